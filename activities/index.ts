@@ -1,0 +1,1 @@
+export { createProviderActivities, type ProviderActivities, type ActivityDependencies } from './provider-activities';

@@ -1,0 +1,195 @@
+import { Context } from '@temporalio/activity';
+import type { AvatarRef } from '../src/contracts/pipeline-state';
+import { readImage } from '../src/images/read-image';
+import type { ImageAccessPolicy } from '../src/images/image-access';
+import { collectAvatars } from '../src/provider/collect-avatars';
+import type { ProviderClient } from '../src/provider/client';
+import { ProviderBadRequestError } from '../src/provider/errors';
+import type { Gender } from '../src/provider/request-schemas';
+import type { Order } from '../src/provider/schemas';
+import { hasStarted, type OrderStatus } from '../src/provider/status';
+import { toUploadImage } from '../src/provider/upload-image';
+import { mapProviderErrors } from './provider-failure';
+
+export interface ActivityDependencies {
+  provider: ProviderClient;
+  imageAccess: ImageAccessPolicy;
+  /** Identifies the provider account in claim ids, so two providers' order ids never collide. */
+  providerScope: string;
+}
+
+export interface ModelOffer {
+  modelId: number;
+  /** Workflow id whose creation claims this model for exactly one pipeline. */
+  claimId: string;
+}
+
+export interface StatusReport {
+  status: OrderStatus;
+  progress?: number;
+  message?: string;
+}
+
+/**
+ * Creates, uploads and runs are not idempotent at the provider. Every write follows one rule:
+ * the first attempt writes; any later attempt (the earlier one may have committed and then lost
+ * its answer, or its worker died) first looks at the provider's lists or status for the write it
+ * may already have made.
+ */
+export function createProviderActivities({ provider, imageAccess, providerScope }: ActivityDependencies) {
+  const isRetry = () => Context.current().info.attempt > 1;
+  const call = () => ({ signal: Context.current().cancellationSignal });
+  const claimIdFor = (modelId: number) => `provider-claim:${providerScope}:model:${modelId}`;
+
+  return {
+    /**
+     * Returns the model just created, or, when reconciling, every empty model of this shape that a
+     * lost create may have left behind. The workflow claims one, so no two pipelines share a model.
+     */
+    async createModel(input: {
+      styles: number[];
+      gender: Gender;
+      reconcileFirst?: boolean;
+    }): Promise<{ created?: ModelOffer; candidates: ModelOffer[] }> {
+      return mapProviderErrors(async () => {
+        if (input.reconcileFirst || isRetry()) {
+          const candidates = await findEmptyModels(provider, input.styles, input.gender, call());
+          if (candidates.length > 0) {
+            return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
+          }
+        }
+        const model = await provider.createModel({ styles: input.styles, gender: input.gender }, call());
+        return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
+      });
+    },
+
+    /** Uploads are sequential per model, so an image the pipeline does not know yet is the one a lost answer hid. */
+    async uploadSelfie(input: {
+      modelId: number;
+      gender: Gender;
+      image: string;
+      index: number;
+      knownImageIds: number[];
+    }): Promise<{ imageId: number; reconciled: boolean }> {
+      return mapProviderErrors(async () => {
+        if (isRetry()) {
+          const known = new Set(input.knownImageIds);
+          const unknown = (await provider.listTrainingImages(input.modelId, call()))
+            .map((image) => image.id)
+            .filter((id) => !known.has(id))
+            .sort((a, b) => a - b);
+          if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
+        }
+        const field = `images[${input.index}]`;
+        const bytes = await readImage(input.image, imageAccess, { field, signal: Context.current().cancellationSignal });
+        const uploaded = await provider.uploadTrainingImage(
+          input.modelId,
+          { gender: input.gender, image: toUploadImage(bytes, { field }) },
+          call(),
+        );
+        return { imageId: uploaded.id, reconciled: false };
+      });
+    },
+
+    /** Selecting the same image twice is harmless, so no reconciliation is needed. */
+    async selectMainImage(input: { modelId: number; imageId: number }): Promise<void> {
+      return mapProviderErrors(async () => {
+        await provider.selectTrainingImage(input.modelId, input.imageId, call());
+      });
+    },
+
+    async runOrder(input: { orderId: number }): Promise<StatusReport> {
+      return mapProviderErrors(async () => {
+        if (isRetry()) {
+          const current = await provider.getOrderStatus(input.orderId, call());
+          if (hasStarted(current.status)) return report(current);
+        }
+        try {
+          return report(await provider.runOrder(input.orderId, call()));
+        } catch (err) {
+          // A refused run of an order that is already running is the answer we lost, not a failure.
+          if (!(err instanceof ProviderBadRequestError)) throw err;
+          const current = await provider.getOrderStatus(input.orderId, call());
+          if (hasStarted(current.status)) return report(current);
+          throw err;
+        }
+      });
+    },
+
+    async getOrderStatus(input: { orderId: number }): Promise<StatusReport> {
+      return mapProviderErrors(async () => report(await provider.getOrderStatus(input.orderId, call())));
+    },
+
+    /** A generation order is found again by its parent (a model only this pipeline owns) and its style. */
+    async createGenerationOrder(input: {
+      modelId: number;
+      styleId: number;
+      gender: Gender;
+    }): Promise<{ orderId: number; reconciled: boolean }> {
+      return mapProviderErrors(async () => {
+        if (isRetry()) {
+          const existing = (await provider.listModelOrders(input.modelId, call())).find((order) =>
+            isOrderForStyle(order, input.modelId, input.styleId),
+          );
+          if (existing) return { orderId: existing.id, reconciled: true };
+        }
+        const order = await provider.createOrder(
+          { styles: [input.styleId], gender: input.gender, parent: input.modelId },
+          call(),
+        );
+        return { orderId: order.id, reconciled: false };
+      });
+    },
+
+    async collectAvatars(input: { orderId: number }): Promise<{ avatars: AvatarRef[]; pagesRead: number }> {
+      return mapProviderErrors(async () => {
+        const collected = await collectAvatars(provider, input.orderId, call());
+        return {
+          pagesRead: collected.pagesRead,
+          avatars: collected.avatars.map((a) => ({
+            avatarId: a.avatar_id,
+            imageUrl: a.image_url,
+            ...(a.filename_small ? { thumbnailUrl: a.filename_small } : {}),
+          })),
+        };
+      });
+    },
+  };
+}
+
+export type ProviderActivities = ReturnType<typeof createProviderActivities>;
+
+function report(status: { status: OrderStatus; progress?: number; message?: string }): StatusReport {
+  return {
+    status: status.status,
+    ...(status.progress !== undefined ? { progress: status.progress } : {}),
+    ...(status.message !== undefined ? { message: status.message } : {}),
+  };
+}
+
+function isOrderForStyle(order: Order, modelId: number, styleId: number): boolean {
+  const parentMatches = order.parent === undefined || order.parent === modelId;
+  return parentMatches && order.styles?.length === 1 && order.styles[0] === styleId;
+}
+
+function sameStyles(a: number[] | undefined, b: number[]): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  const sorted = [...a].sort((x, y) => x - y);
+  return [...b].sort((x, y) => x - y).every((id, i) => id === sorted[i]);
+}
+
+async function findEmptyModels(
+  provider: ProviderClient,
+  styles: number[],
+  gender: Gender,
+  call: { signal: AbortSignal },
+): Promise<number[]> {
+  const shaped = (await provider.listModels(call)).filter(
+    (m) => (m.parent ?? 0) === 0 && m.status === 'CREATED' && m.gender === gender && sameStyles(m.styles, styles),
+  );
+  const empty: number[] = [];
+  for (const model of shaped.sort((a, b) => a.id - b.id)) {
+    if ((await provider.listTrainingImages(model.id, call)).length === 0) empty.push(model.id);
+  }
+  return empty;
+}

@@ -1,0 +1,21 @@
+/** @type {import('jest').Config} */
+const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }];
+const common = { transform: { '^.+\\.ts$': swc }, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+  projects: [
+    // Fast tier: no Temporal server needed.
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    // Needs the Temporal CLI (installed by the global setup if missing) and the test server binaries.
+    {
+      ...common,
+      displayName: 'temporal',
+      // Starting workers (bundling workflow code) and real servers takes seconds, not milliseconds.
+      testTimeout: 60_000,
+      testMatch: ['<rootDir>/test/{workflow,e2e,replay}/**/*.test.ts'],
+      setupFiles: ['<rootDir>/test/setup/quiet-temporal-runtime.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+  ],
+};

@@ -1,0 +1,16 @@
+import { ConfigError } from '../config/config-error';
+import { PipelineInputError } from '../client/input-error';
+import { InvalidInputError } from '../provider/errors';
+import { EXIT } from './exit-codes';
+
+/** Maps an error to the message a user sees and the exit code of DESIGN.md. */
+export function exitCodeFor(err: unknown): number {
+  return err instanceof ConfigError || err instanceof PipelineInputError || err instanceof InvalidInputError
+    ? EXIT.badInput
+    : EXIT.failed;
+}
+
+export function reportError(err: unknown): void {
+  console.error(`avatar-pipeline: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = exitCodeFor(err);
+}

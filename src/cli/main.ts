@@ -1,0 +1,36 @@
+import { Command, CommanderError } from 'commander';
+import { registerRunCommand } from './commands/run';
+import { registerSimulatorCommand } from './commands/simulator';
+import { registerStatusCommand } from './commands/status';
+import { registerStylesCommand } from './commands/styles';
+import { registerWorkerCommand } from './commands/worker';
+import { EXIT } from './exit-codes';
+
+function buildProgram(): Command {
+  const program = new Command('avatar-pipeline')
+    .description('Durable avatar pipelines on Temporal: selfies in, a trained model and avatars out.')
+    .showHelpAfterError()
+    .exitOverride();
+  registerWorkerCommand(program);
+  registerRunCommand(program);
+  registerStatusCommand(program);
+  registerStylesCommand(program);
+  registerSimulatorCommand(program);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version exit 0; every usage error is bad input.
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+      return;
+    }
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = EXIT.failed;
+  }
+}
+
+void main(process.argv);

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { pipelineInputSchema, type PipelineInput, type PipelineRequest } from '../contracts/pipeline-input';
+import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
+import { progressQuery, WORKFLOW_TYPES } from '../../workflows/definitions';
+import type { avatarPipeline } from '../../workflows/pipeline';
+import { PipelineInputError } from './input-error';
+
+export interface StartPipelineOptions {
+  taskQueue: string;
+  /** The caller's id for this request: the same id returns the same run instead of starting a second. */
+  requestId?: string;
+}
+
+export interface PipelineHandle {
+  workflowId: string;
+  progress(): Promise<PipelineProgress>;
+  result(): Promise<PipelineResult>;
+  cancel(): Promise<void>;
+  raw: WorkflowHandle<typeof avatarPipeline>;
+}
+
+export function validatePipelineRequest(request: unknown): PipelineInput {
+  const parsed = pipelineInputSchema.safeParse(request);
+  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  return parsed.data;
+}
+
+export function pipelineWorkflowId(requestId?: string): string {
+  return requestId ? `avatar-pipeline-${requestId}` : `avatar-pipeline-${randomUUID()}`;
+}
+
+/** Validates, then starts one pipeline; an invalid request starts nothing. */
+export async function startPipeline(
+  client: Client,
+  request: PipelineRequest,
+  options: StartPipelineOptions,
+): Promise<PipelineHandle> {
+  const input = validatePipelineRequest(request);
+  const workflowId = pipelineWorkflowId(options.requestId);
+  try {
+    const handle = await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
+      taskQueue: options.taskQueue,
+      workflowId,
+      args: [input],
+      // A repeated request id attaches to the run it started, open or closed, instead of starting another.
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Avatars for ${input.subjectId ?? 'one person'}: ${input.images.length} selfies, styles ${input.styles.join(', ')}`,
+    });
+    return wrap(handle);
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return getPipeline(client, workflowId);
+    throw err;
+  }
+}
+
+export function getPipeline(client: Client, workflowId: string): PipelineHandle {
+  return wrap(client.workflow.getHandle<typeof avatarPipeline>(workflowId));
+}
+
+function wrap(handle: WorkflowHandle<typeof avatarPipeline>): PipelineHandle {
+  return {
+    workflowId: handle.workflowId,
+    progress: () => handle.query(progressQuery),
+    result: () => handle.result(),
+    cancel: () => handle.cancel().then(() => undefined),
+    raw: handle,
+  };
+}

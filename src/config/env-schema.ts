@@ -1,0 +1,47 @@
+import { delimiter } from 'node:path';
+import { z } from 'zod';
+
+/** Where the local provider simulator listens by default (`avatar-pipeline simulator`). */
+export const DEFAULT_SIMULATOR_PORT = 4010;
+export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_PORT}`;
+/** The simulator's default key; only ever used when talking to the simulator. */
+export const SIMULATOR_API_KEY = 'sim-key';
+
+const blankAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUndefined, schema.optional());
+const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
+  z.preprocess(blankAsUndefined, schema.default(fallback as never));
+
+const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .transform((url) => url.replace(/\/+$/, ''));
+const list = (separator: string) =>
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(separator)
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    );
+
+export const envSchema = z.object({
+  PROVIDER_BASE_URL: withDefault(httpUrl, DEFAULT_PROVIDER_BASE_URL),
+  PROVIDER_API_KEY: optional(z.string()),
+  PROVIDER_TIMEOUT_MS: withDefault(positiveInt, 30_000),
+  TEMPORAL_ADDRESS: withDefault(
+    z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233'),
+    'localhost:7233',
+  ),
+  TEMPORAL_NAMESPACE: withDefault(z.string().min(1), 'default'),
+  TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline'),
+  IMAGE_ROOTS: optional(list(delimiter)),
+  IMAGE_URL_HOSTS: withDefault(list(','), ''),
+  API_TOKENS: withDefault(list(','), ''),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
+  WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, 500),
+  WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000),
+});
+export type Env = z.output<typeof envSchema>;

@@ -1,0 +1,45 @@
+import { resolve } from 'node:path';
+import { ConfigError } from './config-error';
+import { DEFAULT_PROVIDER_BASE_URL, envSchema, SIMULATOR_API_KEY } from './env-schema';
+
+export interface AppConfig {
+  provider: { baseUrl: string; apiKey: string; timeoutMs: number };
+  temporal: { address: string; namespace: string; taskQueue: string };
+  imageAccess: { roots: string[]; urlHosts: string[] };
+  api: { tokens: string[] };
+  worker: {
+    maxConcurrentActivities: number;
+    maxConcurrentWorkflowTasks: number;
+    maxCachedWorkflows: number;
+    shutdownGraceMs: number;
+  };
+}
+
+/** Parses the environment once, at start; every bad variable is reported together. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({ variable: issue.path.map(String).join('.'), reason: issue.message })),
+    );
+  }
+  const e = parsed.data;
+  const apiKey = e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
+  if (apiKey === undefined) {
+    throw new ConfigError([
+      { variable: 'PROVIDER_API_KEY', reason: `is required when PROVIDER_BASE_URL points at a real provider (${e.PROVIDER_BASE_URL})` },
+    ]);
+  }
+  return {
+    provider: { baseUrl: e.PROVIDER_BASE_URL, apiKey, timeoutMs: e.PROVIDER_TIMEOUT_MS },
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    imageAccess: { roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)), urlHosts: e.IMAGE_URL_HOSTS },
+    api: { tokens: e.API_TOKENS },
+    worker: {
+      maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+      shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
+    },
+  };
+}

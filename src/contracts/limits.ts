@@ -1,0 +1,2 @@
+/** The provider recommends 5-10 selfies; more than this only slows training and bloats requests. */
+export const MAX_SELFIES = 20;

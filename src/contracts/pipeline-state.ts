@@ -1,0 +1,74 @@
+/**
+ * Types shared by workflows and by everything that starts or watches them (client package,
+ * API, CLI). Plain types only: this module is imported by workflow code.
+ */
+import type { OrderStatus } from '../provider/status';
+
+export type PipelineStage =
+  | 'creating-model'
+  | 'uploading-selfies'
+  | 'selecting-main-image'
+  | 'training'
+  | 'generating'
+  | 'done'
+  | 'failed'
+  | 'cancelled';
+
+export type StyleStage = 'pending' | 'creating-order' | 'running' | 'polling' | 'collecting' | 'done' | 'failed' | 'cancelled';
+
+export interface StyleProgress {
+  styleId: number;
+  stage: StyleStage;
+  orderId?: number;
+  /** The provider's last status as it came, after normalisation (unknown values kept). */
+  providerStatus?: OrderStatus;
+  progress?: number;
+  avatarCount?: number;
+  error?: string;
+}
+
+export interface PipelineProgress {
+  workflowId: string;
+  subjectId?: string;
+  campaignId?: string;
+  stage: PipelineStage;
+  modelId?: number;
+  uploads: { done: number; total: number };
+  training: { providerStatus?: OrderStatus; progress?: number; polls: number };
+  styles: StyleProgress[];
+  error?: string;
+}
+
+export interface AvatarRef {
+  avatarId: number;
+  imageUrl: string;
+  thumbnailUrl?: string;
+}
+
+export type GenerationStatus = 'DONE' | 'ERROR' | 'CANCELLED';
+
+export interface GenerationResult {
+  styleId: number;
+  orderId?: number;
+  status: GenerationStatus;
+  avatars: AvatarRef[];
+  error?: string;
+}
+
+/** The pipeline result of DESIGN.md. */
+export interface PipelineResult {
+  workflowId: string;
+  subjectId?: string;
+  modelId: number;
+  /** DONE when every style succeeded, PARTIAL when at least one did. */
+  status: 'DONE' | 'PARTIAL';
+  generations: GenerationResult[];
+}
+
+export interface StyleGenerationInput {
+  modelId: number;
+  styleId: number;
+  gender: 1 | 2;
+  deadlineMs: number;
+  polling: import('./pipeline-input').PollingOptions;
+}

@@ -1,0 +1,73 @@
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { InvalidInputError } from '../provider/errors';
+import { isPrivateAddress } from './private-address';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+
+export interface ImageAccessPolicy {
+  /** Directories selfie files may be read from (IMAGE_ROOTS). */
+  roots: string[];
+  /** Hosts selfie URLs may point at (IMAGE_URL_HOSTS); listing a private host explicitly allows it. */
+  urlHosts: string[];
+}
+
+export type ResolvedReference = { kind: 'file'; path: string } | { kind: 'url'; url: URL };
+
+/**
+ * Decides whether a selfie reference may be read, before anything is read: files must resolve
+ * (symlinks included) inside an allowed root; URLs must be http(s) on an allowed host, and a host
+ * resolving to a private or loopback address is refused unless it is listed explicitly.
+ */
+export async function resolveImageReference(
+  reference: string,
+  policy: ImageAccessPolicy,
+  field = 'image',
+): Promise<ResolvedReference> {
+  if (/^https?:\/\//i.test(reference)) return { kind: 'url', url: await checkUrl(reference, policy, field) };
+  if (!isAbsolute(reference)) throw new InvalidInputError(field, 'must be an absolute file path or an http(s) URL');
+  return { kind: 'file', path: await checkFile(reference, policy, field) };
+}
+
+async function checkFile(reference: string, policy: ImageAccessPolicy, field: string): Promise<string> {
+  const requested = resolve(reference);
+  let real: string;
+  try {
+    real = await realpath(requested);
+  } catch {
+    throw new InvalidInputError(field, `file does not exist (${reference})`);
+  }
+  for (const root of policy.roots) {
+    const realRoot = await realpath(root).catch(() => resolve(root));
+    const rel = relative(realRoot, real);
+    if (rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel)) return real;
+  }
+  throw new InvalidInputError(field, `is outside the allowed image directories (IMAGE_ROOTS)`);
+}
+
+async function checkUrl(reference: string, policy: ImageAccessPolicy, field: string): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(reference);
+  } catch {
+    throw new InvalidInputError(field, 'is not a valid URL');
+  }
+  if (url.username || url.password) throw new InvalidInputError(field, 'must not carry credentials in the URL');
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const allowed = policy.urlHosts.map((h) => h.toLowerCase());
+  if (!allowed.includes(host)) {
+    throw new InvalidInputError(field, `host "${host}" is not in the allowed image hosts (IMAGE_URL_HOSTS)`);
+  }
+  // Listed hosts are trusted as listed; a name that resolves privately is still refused so a DNS
+  // change cannot turn an allowed public host into a way into the worker's network.
+  if (isIP(host) === 0) {
+    const addresses = await lookup(host, { all: true }).catch(() => {
+      throw new InvalidInputError(field, `host "${host}" cannot be resolved`);
+    });
+    const privateOne = addresses.find((a) => isPrivateAddress(a.address));
+    if (privateOne && !allowed.includes(privateOne.address)) {
+      throw new InvalidInputError(field, `host "${host}" resolves to a private address (${privateOne.address})`);
+    }
+  }
+  return url;
+}

@@ -1,0 +1,53 @@
+import { readFile, stat } from 'node:fs/promises';
+import { InvalidInputError } from '../provider/errors';
+import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
+import { resolveImageReference, type ImageAccessPolicy } from './image-access';
+
+export interface ReadImageOptions {
+  maxBytes?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  field?: string;
+}
+
+/** Reads a selfie's bytes from an allowed reference; refuses anything larger than maxBytes before reading it all. */
+export async function readImage(
+  reference: string,
+  policy: ImageAccessPolicy,
+  options: ReadImageOptions = {},
+): Promise<Buffer> {
+  const field = options.field ?? 'image';
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  const resolved = await resolveImageReference(reference, policy, field);
+  if (resolved.kind === 'file') {
+    const info = await stat(resolved.path);
+    if (!info.isFile()) throw new InvalidInputError(field, 'is not a regular file');
+    if (info.size > maxBytes) {
+      throw new InvalidInputError(field, `is ${info.size} bytes, more than the limit of ${maxBytes} bytes`);
+    }
+    return readFile(resolved.path);
+  }
+  return download(resolved.url, maxBytes, field, options);
+}
+
+async function download(url: URL, maxBytes: number, field: string, options: ReadImageOptions): Promise<Buffer> {
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  // Redirects could lead off the allowed hosts; refuse them rather than follow.
+  const response = await fetch(url, { signal, redirect: 'manual' });
+  if (response.status >= 300 && response.status < 400) {
+    throw new InvalidInputError(field, `redirects elsewhere (HTTP ${response.status}); give the final URL`);
+  }
+  if (response.status === 404 || response.status === 410) throw new InvalidInputError(field, `was not found (HTTP ${response.status})`);
+  if (!response.ok) throw new Error(`Fetching ${url.host} answered HTTP ${response.status}`);
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) throw new InvalidInputError(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of response.body ?? []) {
+    total += (chunk as Uint8Array).length;
+    if (total > maxBytes) throw new InvalidInputError(field, `is more than the limit of ${maxBytes} bytes`);
+    chunks.push(Buffer.from(chunk as Uint8Array));
+  }
+  return Buffer.concat(chunks);
+}

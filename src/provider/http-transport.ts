@@ -1,0 +1,156 @@
+import type { z } from 'zod';
+import {
+  ProviderAuthError,
+  ProviderBadRequestError,
+  ProviderInvalidResponseError,
+  ProviderRateLimitedError,
+  ProviderUnavailableError,
+  type ProviderError,
+  type ProviderErrorDetails,
+} from './errors';
+import { extractErrorMessage } from './error-body';
+import { parseRetryAfter } from './retry-after';
+
+export interface TransportOptions {
+  /** May carry a path prefix (https://host/rest/api): endpoint paths are appended to it. */
+  baseUrl: string;
+  apiKey: string;
+  /** Per-call timeout; a call that exceeds it is "unavailable" and retried by the caller. */
+  timeoutMs: number;
+  fetch?: typeof fetch;
+  /** Observes every call (metrics); must not throw. */
+  onCall?: (call: CallRecord) => void;
+}
+
+export interface CallRecord {
+  method: string;
+  /** The endpoint template, e.g. "/order/{id}/status", so metrics stay low-cardinality. */
+  endpoint: string;
+  outcome: 'ok' | ProviderError['kind'];
+  httpStatus?: number;
+  durationMs: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface Request<T extends z.ZodType> {
+  method: 'GET' | 'POST';
+  /** Concrete path, e.g. /order/12/status. */
+  path: string;
+  endpoint: string;
+  body?: unknown;
+  schema: T;
+}
+
+/** HTTP, auth, timeouts and error classification for every provider call live here and only here. */
+export class HttpTransport {
+  private readonly base: string;
+  private readonly doFetch: typeof fetch;
+
+  constructor(private readonly options: TransportOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.doFetch = options.fetch ?? fetch;
+  }
+
+  async send<T extends z.ZodType>(request: Request<T>, call: CallOptions = {}): Promise<z.output<T>> {
+    const started = performance.now();
+    let httpStatus: number | undefined;
+    try {
+      const { status, text, retryAfter } = await this.exchange(request, call);
+      httpStatus = status;
+      const result = this.interpret(request, status, text, retryAfter);
+      this.record(request, 'ok', httpStatus, started);
+      return result;
+    } catch (err) {
+      const kind = (err as Partial<ProviderError>).kind ?? 'unavailable';
+      this.record(request, kind, httpStatus ?? (err as Partial<ProviderError>).httpStatus, started);
+      throw err;
+    }
+  }
+
+  private async exchange(request: Request<z.ZodType>, call: CallOptions) {
+    const timeoutMs = call.timeoutMs ?? this.options.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${this.options.apiKey}`,
+      Accept: 'application/json',
+    };
+    if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+    try {
+      const response = await this.doFetch(this.base + request.path, {
+        method: request.method,
+        headers,
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        signal,
+      });
+      const text = await response.text();
+      return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
+    } catch (err) {
+      if (call.signal?.aborted) throw call.signal.reason ?? err;
+      const reason = timeout.aborted ? `no answer within ${timeoutMs} ms` : describeNetworkError(err);
+      throw new ProviderUnavailableError(`Provider unreachable (${reason})`, this.details(request, { cause: err }));
+    }
+  }
+
+  private interpret<T extends z.ZodType>(
+    request: Request<T>,
+    status: number,
+    text: string,
+    retryAfter: string | null,
+  ): z.output<T> {
+    if (status >= 200 && status < 300) return this.parse(request, text, status);
+    const details = this.details(request, { httpStatus: status, providerMessage: extractErrorMessage(text) });
+    if (status === 401 || status === 403) throw new ProviderAuthError('Provider refused the API key', details);
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfter(retryAfter);
+      throw new ProviderRateLimitedError('Provider rate limit reached', { ...details, retryAfterMs });
+    }
+    if (status >= 500 || status === 408) throw new ProviderUnavailableError('Provider unavailable', details);
+    if (status >= 400) throw new ProviderBadRequestError('Provider rejected the request', details);
+    throw new ProviderInvalidResponseError('Unexpected HTTP status from provider', details);
+  }
+
+  private parse<T extends z.ZodType>(request: Request<T>, text: string, status: number): z.output<T> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+      throw new ProviderInvalidResponseError(
+        'Provider answered with a body that is not JSON',
+        this.details(request, { httpStatus: status, providerMessage: JSON.stringify(preview), cause: err }),
+      );
+    }
+    const parsed = request.schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+    throw new ProviderInvalidResponseError(
+      `Provider answered in an unknown shape at "${path}" (${issue?.message ?? 'invalid'})`,
+      this.details(request, { httpStatus: status, cause: parsed.error }),
+    );
+  }
+
+  private details(request: Request<z.ZodType>, extra: Partial<ProviderErrorDetails>): ProviderErrorDetails {
+    return { endpoint: request.endpoint, method: request.method, ...extra };
+  }
+
+  private record(request: Request<z.ZodType>, outcome: CallRecord['outcome'], httpStatus: number | undefined, started: number) {
+    this.options.onCall?.({
+      method: request.method,
+      endpoint: request.endpoint,
+      outcome,
+      httpStatus,
+      durationMs: performance.now() - started,
+    });
+  }
+}
+
+function describeNetworkError(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+}

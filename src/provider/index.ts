@@ -1,0 +1,9 @@
+export * from './client';
+export * from './collect-avatars';
+export * from './errors';
+export * from './image-format';
+export * from './request-schemas';
+export * from './schemas';
+export * from './status';
+export * from './upload-image';
+export type { CallOptions, CallRecord } from './http-transport';

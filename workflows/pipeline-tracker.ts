@@ -1,0 +1,106 @@
+import { setCurrentDetails, upsertMemo } from '@temporalio/workflow';
+import type { PipelineInput } from '../src/contracts/pipeline-input';
+import type {
+  PipelineProgress,
+  PipelineStage,
+  StyleProgress,
+} from '../src/contracts/pipeline-state';
+import type { StatusReport } from '../activities/provider-activities';
+
+const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
+
+/** The pipeline's live state: answers the progress query and keeps the UI's current details in step. */
+export class PipelineTracker {
+  private readonly state: PipelineProgress;
+
+  constructor(workflowId: string, input: PipelineInput) {
+    this.state = {
+      workflowId,
+      ...(input.subjectId ? { subjectId: input.subjectId } : {}),
+      ...(input.campaignId ? { campaignId: input.campaignId } : {}),
+      stage: 'creating-model',
+      uploads: { done: 0, total: input.images.length },
+      training: { polls: 0 },
+      styles: input.styles.map((styleId) => ({ styleId, stage: 'pending' })),
+    };
+    this.publish();
+  }
+
+  snapshot(): PipelineProgress {
+    return structuredClone(this.state);
+  }
+
+  get modelId(): number | undefined {
+    return this.state.modelId;
+  }
+
+  stage(stage: PipelineStage): void {
+    this.state.stage = stage;
+    this.publish();
+  }
+
+  model(modelId: number): void {
+    this.state.modelId = modelId;
+    upsertMemo({ modelId });
+    this.publish();
+  }
+
+  uploaded(done: number): void {
+    this.state.uploads.done = done;
+    this.publish();
+  }
+
+  training(status: StatusReport, polls: number): void {
+    this.state.training = {
+      providerStatus: status.status,
+      ...(status.progress !== undefined ? { progress: status.progress } : {}),
+      polls,
+    };
+    this.publish();
+  }
+
+  style(update: StyleProgress): void {
+    const index = this.state.styles.findIndex((s) => s.styleId === update.styleId);
+    if (index < 0) return;
+    const current = this.state.styles[index]!;
+    // Signals can arrive after the parent already recorded the child's end; an end is final.
+    if (TERMINAL_STYLE_STAGES.has(current.stage) && !TERMINAL_STYLE_STAGES.has(update.stage)) return;
+    this.state.styles[index] = { ...current, ...update };
+    this.publish();
+  }
+
+  failed(message: string): void {
+    this.state.error = message;
+    this.stage('failed');
+  }
+
+  cancelled(): void {
+    for (const style of this.state.styles) {
+      if (!TERMINAL_STYLE_STAGES.has(style.stage)) style.stage = 'cancelled';
+    }
+    this.stage('cancelled');
+  }
+
+  private publish(): void {
+    setCurrentDetails(renderDetails(this.state));
+  }
+}
+
+/** Markdown for the Temporal UI's "current details". */
+function renderDetails(p: PipelineProgress): string {
+  const lines = [`**Stage:** ${p.stage}`];
+  if (p.subjectId) lines.push(`**Subject:** ${p.subjectId}`);
+  if (p.modelId !== undefined) lines.push(`**Model:** ${p.modelId}`);
+  lines.push(`**Selfies uploaded:** ${p.uploads.done}/${p.uploads.total}`);
+  if (p.training.providerStatus) {
+    const pct = p.training.progress === undefined ? '' : ` (${p.training.progress}%)`;
+    lines.push(`**Training:** ${p.training.providerStatus}${pct}, ${p.training.polls} polls`);
+  }
+  lines.push('', '| style | stage | order | status | avatars |', '|---|---|---|---|---|');
+  for (const s of p.styles) {
+    const status = s.providerStatus ? `${s.providerStatus}${s.progress === undefined ? '' : ` ${s.progress}%`}` : '';
+    lines.push(`| ${s.styleId} | ${s.stage} | ${s.orderId ?? ''} | ${status} | ${s.avatarCount ?? ''} |`);
+  }
+  if (p.error) lines.push('', `**Error:** ${p.error}`);
+  return lines.join('\n');
+}

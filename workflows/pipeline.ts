@@ -1,0 +1,134 @@
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PipelineInput } from '../src/contracts/pipeline-input';
+import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
+import { uploads, writes } from './activity-proxies';
+import { claim } from './claim';
+import { progressQuery, styleProgressSignal } from './definitions';
+import { PipelineTracker } from './pipeline-tracker';
+import { pollUntilDone } from './poll-order';
+import { styleGeneration } from './style-generation';
+
+/** How many times to look for (or make) a model this pipeline can own before giving up. */
+const MODEL_ROUNDS = 5;
+
+/**
+ * The avatar pipeline: create a model, upload the selfies, pick the main one, train, then
+ * generate every chosen style in parallel and collect the avatars.
+ */
+export async function avatarPipeline(input: PipelineInput): Promise<PipelineResult> {
+  const { workflowId } = workflowInfo();
+  const tracker = new PipelineTracker(workflowId, input);
+  setHandler(progressQuery, () => tracker.snapshot());
+  setHandler(styleProgressSignal, (update) => tracker.style(update));
+
+  try {
+    const modelId = await obtainModel(input, tracker);
+    const imageIds = await uploadSelfies(modelId, input, tracker);
+
+    tracker.stage('selecting-main-image');
+    const mainImageId = imageIds[input.mainImageIndex]!;
+    await writes.selectMainImage.executeWithOptions(
+      { summary: `select selfie ${input.mainImageIndex + 1} as main image` },
+      [{ modelId, imageId: mainImageId }],
+    );
+
+    tracker.stage('training');
+    await writes.runOrder.executeWithOptions({ summary: `run training of model ${modelId}` }, [{ orderId: modelId }]);
+    await pollUntilDone({
+      orderId: modelId,
+      label: `training of model ${modelId}`,
+      deadlineMs: input.trainingDeadlineMs,
+      polling: input.polling,
+      onStatus: (status, polls) => tracker.training(status, polls),
+    });
+
+    tracker.stage('generating');
+    const generations = await Promise.all(input.styles.map((styleId) => generateStyle(modelId, styleId, input, tracker)));
+    const succeeded = generations.filter((g) => g.status === 'DONE').length;
+    if (succeeded === 0) {
+      throw ApplicationFailure.nonRetryable(
+        `No style succeeded for model ${modelId}: ${generations.map((g) => `style ${g.styleId}: ${g.error}`).join('; ')}`,
+        'NoStyleSucceeded',
+        { modelId, generations },
+      );
+    }
+    tracker.stage('done');
+    return {
+      workflowId,
+      ...(input.subjectId ? { subjectId: input.subjectId } : {}),
+      modelId,
+      status: succeeded === generations.length ? 'DONE' : 'PARTIAL',
+      generations,
+    };
+  } catch (err) {
+    if (isCancellation(err)) tracker.cancelled();
+    else tracker.failed(err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}
+
+/** Creates the model, or after a lost answer adopts the one that create left behind; claims make it ours alone. */
+async function obtainModel(input: PipelineInput, tracker: PipelineTracker): Promise<number> {
+  for (let round = 0; round < MODEL_ROUNDS; round++) {
+    const outcome = await writes.createModel.executeWithOptions(
+      { summary: round === 0 ? 'create model' : `find or create model (round ${round + 1})` },
+      [{ styles: input.styles, gender: input.gender, reconcileFirst: round > 0 }],
+    );
+    const offers = outcome.created ? [outcome.created] : outcome.candidates;
+    for (const offer of offers) {
+      if (await claim(offer.claimId, `model ${offer.modelId}`)) {
+        tracker.model(offer.modelId);
+        return offer.modelId;
+      }
+    }
+  }
+  throw ApplicationFailure.nonRetryable(
+    `Could not obtain a model of its own after ${MODEL_ROUNDS} rounds: every candidate was claimed by another pipeline`,
+    'ModelUnavailable',
+  );
+}
+
+/** One at a time, so that after a lost answer the one image the pipeline does not know is the one it uploaded. */
+async function uploadSelfies(modelId: number, input: PipelineInput, tracker: PipelineTracker): Promise<number[]> {
+  tracker.stage('uploading-selfies');
+  const imageIds: number[] = [];
+  for (const [index, image] of input.images.entries()) {
+    const { imageId } = await uploads.uploadSelfie.executeWithOptions(
+      { summary: `upload selfie ${index + 1}/${input.images.length}` },
+      [{ modelId, gender: input.gender, image, index, knownImageIds: [...imageIds] }],
+    );
+    imageIds.push(imageId);
+    tracker.uploaded(imageIds.length);
+  }
+  return imageIds;
+}
+
+/** A style that fails is reported in the result; only cancellation propagates. */
+async function generateStyle(
+  modelId: number,
+  styleId: number,
+  input: PipelineInput,
+  tracker: PipelineTracker,
+): Promise<GenerationResult> {
+  try {
+    return await executeChild(styleGeneration, {
+      workflowId: `${workflowInfo().workflowId}/style-${styleId}`,
+      args: [{ modelId, styleId, gender: input.gender, deadlineMs: input.generationDeadlineMs, polling: input.polling }],
+      staticSummary: `style ${styleId} for model ${modelId}`,
+    });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const cause = err instanceof ChildWorkflowFailure && err.cause ? err.cause : err;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const orderId = tracker.snapshot().styles.find((s) => s.styleId === styleId)?.orderId;
+    tracker.style({ styleId, stage: 'failed', error: message });
+    return { styleId, ...(orderId !== undefined ? { orderId } : {}), status: 'ERROR', avatars: [], error: message };
+  }
+}
