@@ -22,18 +22,40 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'path', 'http', 'https', 'crypto', 'os', 'child_process'], message: 'Workflow code must stay deterministic: no Node built-ins.' },
-            { group: ['../src/*', '!../src/contracts', '!../src/provider'], message: 'Workflows import only the shared contracts (and pure provider status helpers) from src/.' },
-            { group: ['../src/provider/*', '!../src/provider/status'], message: 'Only the pure status helpers of the provider module are allowed in workflows.' },
-            { group: ['../activities', '../activities/*'], message: 'Import activities as types only.', allowTypeImports: true },
+            {
+              group: ['node:*', 'fs', 'path', 'http', 'https', 'crypto', 'os', 'child_process'],
+              message: 'Workflow code must stay deterministic: no Node built-ins.',
+            },
+            {
+              group: ['../src/*', '!../src/contracts', '!../src/provider'],
+              message:
+                'Workflows import only the shared contracts (and pure provider status helpers) from src/.',
+            },
+            {
+              group: ['../src/provider/*', '!../src/provider/status'],
+              message: 'Only the pure status helpers of the provider module are allowed in workflows.',
+            },
+            {
+              group: ['../activities', '../activities/*'],
+              message: 'Import activities as types only.',
+              allowTypeImports: true,
+            },
           ],
         },
       ],
     },
   },
   {
-    files: ['bin/*.js', 'eslint.config.mjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'readonly', process: 'readonly', __dirname: 'readonly', console: 'readonly' } },
+    files: ['bin/*.js', 'eslint.config.mjs', 'jest.config.js'],
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'readonly',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

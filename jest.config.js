@@ -1,6 +1,10 @@
 /** @type {import('jest').Config} */
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }];
-const common = { transform: { '^.+\\.ts$': swc }, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+const common = {
+  transform: { '^.+\\.ts$': swc },
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
 
 module.exports = {
   projects: [
@@ -10,10 +14,9 @@ module.exports = {
     {
       ...common,
       displayName: 'temporal',
-      // Starting workers (bundling workflow code) and real servers takes seconds, not milliseconds.
-      testTimeout: 60_000,
       testMatch: ['<rootDir>/test/{workflow,e2e,replay}/**/*.test.ts'],
       setupFiles: ['<rootDir>/test/setup/quiet-temporal-runtime.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/temporal-test-timeout.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },

@@ -27,7 +27,8 @@ export class PipelineTracker {
   }
 
   snapshot(): PipelineProgress {
-    return structuredClone(this.state);
+    // structuredClone is not available in the workflow sandbox; the state is plain JSON.
+    return JSON.parse(JSON.stringify(this.state)) as PipelineProgress;
   }
 
   get modelId(): number | undefined {

@@ -1,4 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import { registerDevServerCommand } from './commands/dev-server';
+import { registerInstallTemporalCommand } from './commands/install-temporal';
 import { registerRunCommand } from './commands/run';
 import { registerSimulatorCommand } from './commands/simulator';
 import { registerStatusCommand } from './commands/status';
@@ -16,6 +18,8 @@ function buildProgram(): Command {
   registerStatusCommand(program);
   registerStylesCommand(program);
   registerSimulatorCommand(program);
+  registerDevServerCommand(program);
+  registerInstallTemporalCommand(program);
   return program;
 }
 

@@ -9,8 +9,10 @@ export const SIMULATOR_API_KEY = 'sim-key';
 
 const blankAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUndefined, schema.optional());
+// prefault, not default: zod 4 returns a default as is, skipping the schema's transforms, so a
+// list variable's default '' would come out as a string instead of [].
 const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
-  z.preprocess(blankAsUndefined, schema.default(fallback as never));
+  z.preprocess(blankAsUndefined, schema.prefault(fallback as never));
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 const httpUrl = z

@@ -38,7 +38,7 @@ export class ProviderClient {
     this.http = new HttpTransport(options);
   }
 
-  createModel(request: CreateModelRequest, call?: CallOptions): Promise<Order> {
+  async createModel(request: CreateModelRequest, call?: CallOptions): Promise<Order> {
     const body = validate(createModelRequestSchema, request, 'request');
     return this.http.send(
       { method: 'POST', path: '/order/create/model', endpoint: '/order/create/model', body, schema: orderSchema },
@@ -46,7 +46,7 @@ export class ProviderClient {
     );
   }
 
-  createOrder(request: CreateOrderRequest, call?: CallOptions): Promise<Order> {
+  async createOrder(request: CreateOrderRequest, call?: CallOptions): Promise<Order> {
     const body = validate(createOrderRequestSchema, request, 'request');
     return this.http.send(
       { method: 'POST', path: '/order/create', endpoint: '/order/create', body, schema: orderSchema },
@@ -54,15 +54,15 @@ export class ProviderClient {
     );
   }
 
-  listOrders(call?: CallOptions): Promise<Order[]> {
+  async listOrders(call?: CallOptions): Promise<Order[]> {
     return this.http.send({ method: 'GET', path: '/order/list', endpoint: '/order/list', schema: orderListSchema }, call);
   }
 
-  listModels(call?: CallOptions): Promise<Order[]> {
+  async listModels(call?: CallOptions): Promise<Order[]> {
     return this.http.send({ method: 'GET', path: '/model/list', endpoint: '/model/list', schema: orderListSchema }, call);
   }
 
-  listModelOrders(modelId: number, call?: CallOptions): Promise<Order[]> {
+  async listModelOrders(modelId: number, call?: CallOptions): Promise<Order[]> {
     const id = validate(orderIdSchema, modelId, 'modelId');
     return this.http.send(
       { method: 'GET', path: `/model/${id}/order/list`, endpoint: '/model/{id}/order/list', schema: orderListSchema },
@@ -71,7 +71,7 @@ export class ProviderClient {
   }
 
   /** `image` is the Base64 body field; build it with toUploadImage / uploadImageFromFile. */
-  uploadTrainingImage(
+  async uploadTrainingImage(
     orderId: number,
     upload: { gender: Gender; image: string },
     call?: CallOptions,
@@ -94,7 +94,7 @@ export class ProviderClient {
     );
   }
 
-  listTrainingImages(orderId: number, call?: CallOptions): Promise<TrainingImage[]> {
+  async listTrainingImages(orderId: number, call?: CallOptions): Promise<TrainingImage[]> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     return this.http.send(
       {
@@ -107,7 +107,7 @@ export class ProviderClient {
     );
   }
 
-  selectTrainingImage(orderId: number, selfieId: number, call?: CallOptions): Promise<SelectResult> {
+  async selectTrainingImage(orderId: number, selfieId: number, call?: CallOptions): Promise<SelectResult> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     const selfie = validate(orderIdSchema, selfieId, 'selfieId');
     return this.http.send(
@@ -121,7 +121,7 @@ export class ProviderClient {
     );
   }
 
-  getOrderStatus(orderId: number, call?: CallOptions): Promise<OrderStatusResponse> {
+  async getOrderStatus(orderId: number, call?: CallOptions): Promise<OrderStatusResponse> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     return this.http.send(
       { method: 'GET', path: `/order/${id}/status`, endpoint: '/order/{id}/status', schema: orderStatusSchema },
@@ -129,7 +129,7 @@ export class ProviderClient {
     );
   }
 
-  runOrder(orderId: number, call?: CallOptions): Promise<OrderStatusResponse> {
+  async runOrder(orderId: number, call?: CallOptions): Promise<OrderStatusResponse> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     return this.http.send(
       { method: 'GET', path: `/order/${id}/run`, endpoint: '/order/{id}/run', schema: orderStatusSchema },
@@ -137,7 +137,7 @@ export class ProviderClient {
     );
   }
 
-  listAvatarPage(orderId: number, page: number, call?: CallOptions): Promise<Avatar[]> {
+  async listAvatarPage(orderId: number, page: number, call?: CallOptions): Promise<Avatar[]> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     const pageIndex = validate(pageIndexSchema, page, 'page');
     return this.http.send(
@@ -151,7 +151,7 @@ export class ProviderClient {
     );
   }
 
-  listStyles(call?: CallOptions): Promise<Style[]> {
+  async listStyles(call?: CallOptions): Promise<Style[]> {
     return this.http.send({ method: 'GET', path: '/styles/list', endpoint: '/styles/list', schema: styleListSchema }, call);
   }
 }

@@ -1,4 +1,10 @@
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Worker,
+  type WorkerInterceptors,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import { createProviderActivities } from '../../activities';
 import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '../provider/client';
@@ -18,6 +24,7 @@ export interface PipelineWorkerOptions {
   config: Pick<AppConfig, 'provider' | 'temporal' | 'imageAccess' | 'worker'>;
   connection?: NativeConnection;
   onProviderCall?: (call: CallRecord) => void;
+  interceptors?: WorkerInterceptors;
 }
 
 /** Wires the provider client, activities and bundled workflows into one worker on the pipeline task queue. */
@@ -39,6 +46,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceMs,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
   });
 }
 

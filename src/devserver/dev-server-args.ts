@@ -1,0 +1,44 @@
+/** Search attribute types the dev server's `--search-attribute name=Type` accepts. */
+export const SEARCH_ATTRIBUTE_TYPES = [
+  'Keyword',
+  'Text',
+  'Int',
+  'Double',
+  'Bool',
+  'Datetime',
+  'KeywordList',
+] as const;
+export type SearchAttributeTypeName = (typeof SEARCH_ATTRIBUTE_TYPES)[number];
+export type SearchAttributeDefinitions = Readonly<Record<string, SearchAttributeTypeName>>;
+
+export interface DevServerArgsInput {
+  dbFile: string;
+  ip: string;
+  port: number;
+  /** Undefined runs the server without the Web UI. */
+  uiPort: number | undefined;
+  namespace: string;
+  searchAttributes?: SearchAttributeDefinitions;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Arguments for `temporal …` that start a dev server as described. */
+export function buildDevServerArgs(input: DevServerArgsInput): string[] {
+  const args = ['server', 'start-dev', '--db-filename', input.dbFile, '--ip', input.ip];
+  args.push('--port', String(input.port));
+  if (input.uiPort === undefined) args.push('--headless');
+  else args.push('--ui-port', String(input.uiPort));
+  // "default" always exists; naming it again is redundant.
+  if (input.namespace !== 'default') args.push('--namespace', input.namespace);
+  for (const [name, type] of Object.entries(input.searchAttributes ?? {})) {
+    if (!IDENTIFIER.test(name)) throw new Error(`Search attribute name "${name}" is not an identifier`);
+    if (!SEARCH_ATTRIBUTE_TYPES.includes(type)) {
+      throw new Error(`Search attribute ${name}: unknown type "${String(type)}"`);
+    }
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+  args.push('--log-level', input.logLevel ?? 'warn', '--color', 'never');
+  return args;
+}

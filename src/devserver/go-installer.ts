@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { installAtomically } from './atomic-install';
+import { executableName } from './executable-file';
+import { describeOutcome, runCommand } from './run-command';
+import type { ToolInstaller } from './tool-installer';
+
+/** Builds a Go command from the Go module proxy with `go install` (minutes: it compiles everything). */
+export function goInstaller(packagePath: string, version: string): ToolInstaller {
+  const name = path.posix.basename(packagePath);
+  const installDir = (toolsDir: string): string => path.join(toolsDir, 'go', `${name}-${version}`);
+  const relativeExecutable = path.join('bin', executableName(name));
+  const target = `${packagePath}@v${version}`;
+  return {
+    source: `go install ${target}`,
+    installedPath: (toolsDir) => path.join(installDir(toolsDir), relativeExecutable),
+    install: (toolsDir, log) =>
+      installAtomically(installDir(toolsDir), relativeExecutable, async (stagingDir) => {
+        log(`building ${target} with the Go toolchain (this takes several minutes)`);
+        // A pure-Go build (the CLI's SQLite is pure Go) needs no C compiler.
+        const env = { ...process.env, GOBIN: path.join(stagingDir, 'bin'), CGO_ENABLED: '0' };
+        const outcome = await runCommand('go', ['install', target], { env });
+        if (outcome.kind !== 'exited' || outcome.exitCode !== 0) {
+          throw new Error(`go install ${target} failed (${describeOutcome(outcome)})`);
+        }
+      }),
+  };
+}

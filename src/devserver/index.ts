@@ -1,0 +1,17 @@
+/** A real local Temporal: finding or installing its binaries, and running its dev server. */
+export { findTemporalCli, TEMPORAL_CLI } from './find-temporal-cli';
+export { findTestServer, TEMPORAL_TEST_SERVER } from './find-test-server';
+export { findInstalledTool, locateTool } from './locate-tool';
+export type { LocateToolOptions, LocatedTool, ToolOrigin, ToolSpec } from './locate-tool';
+export { startDevServer } from './start-dev-server';
+export type { DevServer, DevServerOptions } from './start-dev-server';
+export { ensureDevServer } from './ensure-dev-server';
+export { parseAddress } from './address';
+export type { EnsureDevServerOptions, EnsuredDevServer } from './ensure-dev-server';
+export { buildDevServerArgs, SEARCH_ATTRIBUTE_TYPES } from './dev-server-args';
+export type { SearchAttributeDefinitions, SearchAttributeTypeName } from './dev-server-args';
+export { findFreePort, findFreePorts, isPortFree } from './free-port';
+export { checkFrontend, waitForFrontend } from './frontend-readiness';
+export { prepareNamespace } from './prepare-namespace';
+export type { Logger } from './log';
+export * from './versions';

@@ -1,0 +1,27 @@
+import { decode as decodeJpeg } from 'jpeg-js';
+import { PNG } from 'pngjs';
+import type { ImageFormat } from '../state-schema';
+import type { RgbaImage } from './rgba-image';
+
+/** Limits that keep a hostile or absurd upload from exhausting the simulator's memory. */
+const MAX_MEGAPIXELS = 50;
+const MAX_DECODE_MEMORY_MB = 512;
+
+/** Decodes an uploaded selfie to RGBA; null when the bytes only look like an image (valid header, broken body). */
+export function decodeSelfie(bytes: Buffer, format: ImageFormat): RgbaImage | null {
+  try {
+    if (format === 'png') {
+      const png = PNG.sync.read(bytes);
+      return { width: png.width, height: png.height, data: png.data };
+    }
+    const jpeg = decodeJpeg(bytes, {
+      useTArray: true,
+      formatAsRGBA: true,
+      maxResolutionInMP: MAX_MEGAPIXELS,
+      maxMemoryUsageInMB: MAX_DECODE_MEMORY_MB,
+    });
+    return { width: jpeg.width, height: jpeg.height, data: jpeg.data };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { SIMULATOR_API_KEY } from '../config/env-schema';
+import { endpointNameSchema } from './endpoints';
+import { DEFAULT_STYLES, styleSchema } from './style-catalog';
+
+const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
+const count = z.number().int('must be a whole number').min(0, 'must not be negative');
+const positiveCount = z.number().int('must be a whole number').min(1, 'must be at least 1');
+
+/** Wall mode: an order finishes a fixed time after its run, measured on the injectable clock. */
+const wallProgressionSchema = z.object({
+  mode: z.literal('wall'),
+  trainingMs: count.default(5_000),
+  generationMs: count.default(3_000),
+});
+
+/**
+ * Calls mode: every status call moves a running order one step, and it finishes on the N-th call.
+ * Time-skipping workflow tests use it so provider progress follows the workflow's polls, not real time.
+ */
+const callsProgressionSchema = z.object({
+  mode: z.literal('calls'),
+  trainingCalls: positiveCount.default(3),
+  generationCalls: positiveCount.default(2),
+});
+
+export const progressionSchema = z.discriminatedUnion('mode', [
+  wallProgressionSchema,
+  callsProgressionSchema,
+]);
+export type Progression = z.infer<typeof progressionSchema>;
+
+export const rateLimitSchema = z.object({
+  requestsPerSecond: z.number().positive('must be greater than 0'),
+  /** Requests allowed at once before the sustained rate applies; defaults to max(1, requestsPerSecond). */
+  burst: positiveCount.optional(),
+  /** Fixed Retry-After value; without it the header says when the next token arrives. */
+  retryAfterSeconds: positiveCount.optional(),
+});
+export type RateLimit = z.infer<typeof rateLimitSchema>;
+
+/** "", or "/rest/api": a leading slash, no trailing slash, plain path segments. */
+const basePathSchema = z
+  .string()
+  .transform((path) => {
+    const trimmed = path.trim().replace(/\/+$/, '');
+    return trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  })
+  .refine((path) => /^(\/[A-Za-z0-9._~-]+)*$/.test(path), 'must be a path like /rest/api');
+
+export const simulatorOptionsSchema = z
+  .object({
+    /** The key clients must send as `Authorization: Bearer <key>`. */
+    apiKey: z.string().min(1, 'must not be empty').default(SIMULATOR_API_KEY),
+    /** contract: the spec's exact shapes. variant: the shapes the real service is known to send. */
+    dialect: z.enum(['contract', 'variant']).default('contract'),
+    /** Prefix before every endpoint path, like the production `/rest/api`. */
+    basePath: basePathSchema.default(''),
+    /** Origin written into image URLs; null uses the Host header of each request. */
+    publicOrigin: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .transform((url) => url.replace(/\/+$/, ''))
+      .nullable()
+      .default(null),
+    progression: progressionSchema.prefault({ mode: 'wall' }),
+    /** Whether status answers carry `progress` (0-100). */
+    reportProgress: z.boolean().default(true),
+    trainingOutcome: z.enum(['DONE', 'ERROR']).default('DONE'),
+    /** A generation order that asks for any of these styles ends in ERROR. */
+    failStyles: z.array(z.number().int()).default([]),
+    minTrainingImages: count.default(1),
+    maxTrainingImages: positiveCount.default(30),
+    /** Largest decoded selfie accepted; larger uploads get 413. */
+    maxImageBytes: positiveCount.default(10 * 1024 * 1024),
+    firstPage: z.union([z.literal(0), z.literal(1)]).default(1),
+    pageSize: positiveCount.default(4),
+    avatarsPerOrder: count.default(8),
+    /** A page index below firstPage answers an empty list, or 404. */
+    pageBeforeFirst: z.enum(['empty', 'error']).default('empty'),
+    /** Edge length in pixels of generated avatars (thumbnails are half). */
+    avatarSize: z
+      .number()
+      .int()
+      .min(16, 'must be at least 16')
+      .max(1024, 'must be at most 1024')
+      .default(128),
+    styles: z
+      .array(styleSchema)
+      .min(1, 'must list at least one style')
+      .refine((styles) => new Set(styles.map((s) => s.id)).size === styles.length, 'style ids must be unique')
+      .default(() => DEFAULT_STYLES.map((style) => ({ ...style }))),
+
+    /** Share of provider requests answered 500/502/503 without being performed. */
+    fail5xxRate: rate.default(0),
+    /** Share of those 5xx answers whose body is a gateway's HTML page. */
+    htmlErrorShare: rate.default(0.3),
+    /** Share of those 5xx answers with an empty body. */
+    emptyErrorShare: rate.default(0.1),
+    /** Share of successful writes performed and committed, whose connection is then cut without an answer. */
+    loseResponseRate: rate.default(0),
+    /** Share of successful answers sent as 200 with a truncated JSON body. */
+    malformedJsonRate: rate.default(0),
+    slowRate: rate.default(0),
+    slowMs: count.default(2_000),
+    /** Token bucket over all provider requests; exceeding it answers 429 with Retry-After. */
+    rateLimit: rateLimitSchema.nullable().default(null),
+    /** Limits 5xx, lost, malformed and slow faults to these endpoints; null means all. */
+    faultEndpoints: z.array(endpointNameSchema).nullable().default(null),
+    /** Seed of the fault PRNG, so a fault pattern can be replayed. */
+    seed: z.number().int().default(1),
+    /** JSON file the state is saved to after every change and loaded from at start; null keeps state in memory. */
+    stateFile: z.string().min(1).nullable().default(null),
+  })
+  .refine((o) => o.htmlErrorShare + o.emptyErrorShare <= 1, {
+    message: 'htmlErrorShare + emptyErrorShare must not exceed 1',
+    path: ['emptyErrorShare'],
+  });
+
+export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
+export type ResolvedSimulatorOptions = z.output<typeof simulatorOptionsSchema>;
+
+/** Names every bad option and why, one per line: "progression.trainingMs: must not be negative". */
+export function describeOptionIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'options'}: ${issue.message}`)
+    .join('\n');
+}
+
+export class InvalidSimulatorOptionsError extends Error {
+  constructor(readonly issues: z.ZodError['issues']) {
+    super(`invalid simulator options:\n${describeOptionIssues(new z.ZodError(issues))}`);
+    this.name = 'InvalidSimulatorOptionsError';
+  }
+}
+
+export function parseSimulatorOptions(input: SimulatorOptions): ResolvedSimulatorOptions {
+  const result = simulatorOptionsSchema.safeParse(input);
+  if (!result.success) throw new InvalidSimulatorOptionsError(result.error.issues);
+  return result.data;
+}

@@ -1,0 +1,69 @@
+import type { NativeConnection, Worker, WorkerInterceptors } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
+import type { AppConfig } from '../../src/config/load-config';
+import { createPipelineWorker } from '../../src/worker/create-worker';
+
+export interface TestWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue: string;
+  providerUrl: string;
+  imageRoots: string[];
+  apiKey?: string;
+  interceptors?: WorkerInterceptors;
+}
+
+export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'interceptors'>): AppConfig {
+  return {
+    provider: { baseUrl: options.providerUrl, apiKey: options.apiKey ?? 'sim-key', timeoutMs: 5_000 },
+    temporal: { address: 'unused', namespace: options.namespace ?? 'default', taskQueue: options.taskQueue },
+    imageAccess: { roots: options.imageRoots, urlHosts: [] },
+    api: { tokens: [] },
+    worker: {
+      maxConcurrentActivities: 50,
+      maxConcurrentWorkflowTasks: 20,
+      maxCachedWorkflows: 200,
+      shutdownGraceMs: 1_000,
+    },
+  };
+}
+
+export function createTestWorker(options: TestWorkerOptions): Promise<Worker> {
+  return createPipelineWorker({
+    config: testConfig(options),
+    connection: options.connection,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+  });
+}
+
+/**
+ * Lets an in-process simulator keep time with a time-skipping test server: before each activity
+ * (and so before any provider call) the simulator's clock is set to the server's current time,
+ * which does not move while an activity is running.
+ */
+export class SkippedClock {
+  private nowMs = Date.now();
+
+  constructor(private readonly env: TestWorkflowEnvironment) {}
+
+  readonly now = (): number => this.nowMs;
+
+  readonly interceptors: WorkerInterceptors = {
+    activity: [
+      () => ({
+        inbound: new (class implements ActivityInboundCallsInterceptor {
+          constructor(private readonly clock: SkippedClock) {}
+          async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>) {
+            await this.clock.sync();
+            return next(input);
+          }
+        })(this),
+      }),
+    ],
+  };
+
+  async sync(): Promise<void> {
+    this.nowMs = await this.env.currentTimeMs();
+  }
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { findTestServer } from '../../src/devserver';
+import { TEST_ENV } from './test-env-vars';
+
+/**
+ * A fresh time-skipping test server (its own process; tear it down in afterAll). Time skips
+ * globally per environment, so do not share one between concurrently running workflows.
+ */
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const path = process.env[TEST_ENV.testServer] ?? (await findTestServer());
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path } },
+  });
+}
+
+/** An environment on the run's shared dev server (teardown only closes the connections). */
+export async function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
+  const { address, namespace } = devServerUnderTest();
+  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
+}
+
+/** The run's dev server, for tests that connect on their own (CLI, API, worker processes). */
+export function devServerUnderTest(): { address: string; namespace: string; uiUrl: string | undefined } {
+  const address = process.env[TEST_ENV.address];
+  if (!address) {
+    throw new Error(
+      `${TEST_ENV.address} is not set: run this test in jest's "temporal" project, whose global setup starts the server`,
+    );
+  }
+  return {
+    address,
+    namespace: process.env[TEST_ENV.namespace] ?? 'default',
+    uiUrl: process.env[TEST_ENV.uiUrl],
+  };
+}
+
+/**
+ * A fresh directory inside this run's directory, for files a test needs (extra databases,
+ * logs): removed with the run, or by the next run if this one was killed.
+ */
+export async function makeScratchDir(prefix: string): Promise<string> {
+  const runDir = process.env[TEST_ENV.runDir];
+  if (!runDir) throw new Error(`${TEST_ENV.runDir} is not set: run this test in jest's "temporal" project`);
+  return mkdtemp(path.join(runDir, `${prefix}-`));
+}
+
+/** Task queues (and workflow ids) unique per test, so tests sharing a server never steal each other's tasks. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomUUID()}`;
+}

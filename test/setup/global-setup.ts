@@ -1,0 +1,37 @@
+import path from 'node:path';
+import { checkFrontend, findTemporalCli, findTestServer, startDevServer } from '../../src/devserver';
+import { TEST_ENV } from '../helpers/test-env-vars';
+import { createTestRunDir } from './test-run-dir';
+import { saveTestServerState } from './test-server-state';
+
+/**
+ * Once per jest run, for the `temporal` project: makes sure both Temporal binaries exist
+ * (installing them on a fresh machine) and starts one dev server that all test files share.
+ * Test workers are forked after this, so what it puts in process.env reaches every test.
+ */
+export default async function globalSetup(): Promise<void> {
+  const [temporalCli, testServer] = await Promise.all([findTemporalCli(), findTestServer()]);
+  process.env[TEST_ENV.temporalCli] = temporalCli;
+  process.env[TEST_ENV.testServer] = testServer;
+
+  const runDir = createTestRunDir();
+  process.env[TEST_ENV.runDir] = runDir;
+
+  const givenAddress = process.env[TEST_ENV.address];
+  if (givenAddress) {
+    // A server the developer keeps running (e.g. `avatar-pipeline dev-server`) saves a start per run.
+    process.stderr.write(`[temporal] tests use the server at ${givenAddress} (${TEST_ENV.address})\n`);
+    const namespace = process.env[TEST_ENV.namespace] || 'default';
+    process.env[TEST_ENV.namespace] = namespace;
+    const problem = await checkFrontend({ address: givenAddress, namespace });
+    if (problem) throw new Error(`${TEST_ENV.address}=${givenAddress} does not answer: ${problem}`);
+    saveTestServerState({ devServer: undefined, runDir });
+    return;
+  }
+
+  const devServer = await startDevServer({ dbFile: path.join(runDir, 'temporal.db'), temporalCli });
+  process.env[TEST_ENV.address] = devServer.address;
+  process.env[TEST_ENV.namespace] = devServer.namespace;
+  if (devServer.uiUrl) process.env[TEST_ENV.uiUrl] = devServer.uiUrl;
+  saveTestServerState({ devServer, runDir });
+}

@@ -1,0 +1,149 @@
+import { delimiter } from 'node:path';
+import { ConfigError } from '../../../src/config/config-error';
+import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from '../../../src/config/env-schema';
+import { loadConfig } from '../../../src/config/load-config';
+
+const cwd = '/srv/app';
+
+/** The ConfigError loadConfig refuses `env` with. */
+function refusal(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env, cwd);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('loadConfig defaults', () => {
+  it('talks to the local simulator with its key when nothing is set', () => {
+    const config = loadConfig({}, cwd);
+    expect(config.provider).toEqual({
+      baseUrl: DEFAULT_PROVIDER_BASE_URL,
+      apiKey: SIMULATOR_API_KEY,
+      timeoutMs: 30_000,
+    });
+    expect(DEFAULT_PROVIDER_BASE_URL).toBe('http://127.0.0.1:4010');
+  });
+
+  it('uses the Temporal defaults of the design', () => {
+    expect(loadConfig({}, cwd).temporal).toEqual({
+      address: 'localhost:7233',
+      namespace: 'default',
+      taskQueue: 'avatar-pipeline',
+    });
+  });
+
+  it('reads images from the working directory only, and from no URL host', () => {
+    expect(loadConfig({}, cwd).imageAccess).toEqual({ roots: [cwd], urlHosts: [] });
+  });
+
+  it('has no API tokens and sane worker limits', () => {
+    const config = loadConfig({}, cwd);
+    expect(config.api.tokens).toEqual([]);
+    expect(config.worker).toEqual({
+      maxConcurrentActivities: 50,
+      maxConcurrentWorkflowTasks: 20,
+      maxCachedWorkflows: 500,
+      shutdownGraceMs: 30_000,
+    });
+  });
+
+  it('treats blank variables as unset', () => {
+    const config = loadConfig(
+      { PROVIDER_BASE_URL: '  ', TEMPORAL_NAMESPACE: '', PROVIDER_TIMEOUT_MS: '' },
+      cwd,
+    );
+    expect(config.provider.baseUrl).toBe(DEFAULT_PROVIDER_BASE_URL);
+    expect(config.temporal.namespace).toBe('default');
+    expect(config.provider.timeoutMs).toBe(30_000);
+  });
+});
+
+describe('loadConfig with values', () => {
+  it('reads every variable', () => {
+    const config = loadConfig(
+      {
+        PROVIDER_BASE_URL: 'https://api.provider.example/rest/api/',
+        PROVIDER_API_KEY: 'live-key',
+        PROVIDER_TIMEOUT_MS: '12000',
+        TEMPORAL_ADDRESS: 'temporal.internal:7233',
+        TEMPORAL_NAMESPACE: 'avatars',
+        TEMPORAL_TASK_QUEUE: 'q1',
+        IMAGE_ROOTS: ['selfies', '/data/uploads'].join(delimiter),
+        IMAGE_URL_HOSTS: 'cdn.example.com, uploads.example.com,',
+        API_TOKENS: 'a,b',
+        WORKER_MAX_CONCURRENT_ACTIVITIES: '8',
+      },
+      cwd,
+    );
+    expect(config.provider).toEqual({
+      baseUrl: 'https://api.provider.example/rest/api',
+      apiKey: 'live-key',
+      timeoutMs: 12_000,
+    });
+    expect(config.temporal).toEqual({
+      address: 'temporal.internal:7233',
+      namespace: 'avatars',
+      taskQueue: 'q1',
+    });
+    expect(config.imageAccess).toEqual({
+      roots: ['/srv/app/selfies', '/data/uploads'],
+      urlHosts: ['cdn.example.com', 'uploads.example.com'],
+    });
+    expect(config.api.tokens).toEqual(['a', 'b']);
+    expect(config.worker.maxConcurrentActivities).toBe(8);
+  });
+
+  it('accepts a key for the simulator too', () => {
+    expect(loadConfig({ PROVIDER_API_KEY: 'other' }, cwd).provider.apiKey).toBe('other');
+  });
+});
+
+describe('loadConfig refusals', () => {
+  it.each([
+    ['PROVIDER_BASE_URL', 'not a url', /http\(s\) URL/],
+    ['PROVIDER_BASE_URL', 'ftp://files.example.com', /http\(s\) URL/],
+    ['PROVIDER_TIMEOUT_MS', 'soon', /./],
+    ['PROVIDER_TIMEOUT_MS', '0', /greater than 0/],
+    ['PROVIDER_TIMEOUT_MS', '1.5', /whole number/],
+    ['TEMPORAL_ADDRESS', 'localhost', /host:port/],
+    ['TEMPORAL_ADDRESS', 'http://localhost:7233', /host:port/],
+    ['WORKER_MAX_CONCURRENT_ACTIVITIES', '-3', /greater than 0/],
+    ['WORKER_SHUTDOWN_GRACE_MS', 'forever', /./],
+  ])('names %s when it is %j', (variable, value, reason) => {
+    const err = refusal({ PROVIDER_API_KEY: 'k', [variable]: value });
+    expect(err.problems).toEqual([{ variable, reason: expect.stringMatching(reason) }]);
+    expect(err.message).toContain(variable);
+  });
+
+  it('reports every bad variable at once', () => {
+    const err = refusal({ PROVIDER_TIMEOUT_MS: 'x', TEMPORAL_ADDRESS: 'nope', PROVIDER_BASE_URL: 'nope' });
+    expect(err.problems.map((p) => p.variable).sort()).toEqual([
+      'PROVIDER_BASE_URL',
+      'PROVIDER_TIMEOUT_MS',
+      'TEMPORAL_ADDRESS',
+    ]);
+  });
+
+  it('requires PROVIDER_API_KEY for a base URL other than the simulator', () => {
+    const err = refusal({ PROVIDER_BASE_URL: 'https://api.provider.example/rest/api' });
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]?.variable).toBe('PROVIDER_API_KEY');
+    expect(err.problems[0]?.reason).toContain('https://api.provider.example/rest/api');
+  });
+
+  it('treats a blank PROVIDER_API_KEY as missing', () => {
+    expect(
+      refusal({ PROVIDER_BASE_URL: 'https://api.provider.example', PROVIDER_API_KEY: ' ' }).problems[0]
+        ?.variable,
+    ).toBe('PROVIDER_API_KEY');
+  });
+
+  it('does not require a key for the simulator given with a trailing slash', () => {
+    expect(loadConfig({ PROVIDER_BASE_URL: `${DEFAULT_PROVIDER_BASE_URL}/` }, cwd).provider.apiKey).toBe(
+      SIMULATOR_API_KEY,
+    );
+  });
+});

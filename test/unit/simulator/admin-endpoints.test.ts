@@ -1,0 +1,96 @@
+import { simulatorStatsSchema, startSimulator, type RunningSimulator } from '../../../src/simulator';
+import { call, callOk } from './support/provider-http';
+import { createModelWithSelfie } from './support/scenario';
+
+describe('simulator controls under /__sim', () => {
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ basePath: '/rest/api' });
+  });
+  afterAll(() => sim.stop());
+  beforeEach(() => sim.reset());
+
+  const admin = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+    fetch(`${sim.url}/__sim${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it('reports stats as JSON without authentication, matching the exported schema', async () => {
+    const modelId = await createModelWithSelfie(sim);
+    await call(sim, 'GET', `/order/${modelId}/run`);
+    await call(sim, 'GET', `/order/${modelId}/run`);
+    await call(sim, 'GET', '/styles/list', { apiKey: 'wrong' });
+    const res = await admin('GET', '/stats');
+    expect(res.status).toBe(200);
+    const stats = simulatorStatsSchema.parse(await res.json());
+    expect(stats.requests.total).toBe(5);
+    expect(stats.requests.byEndpoint).toEqual({
+      createModel: 1,
+      uploadTrainingImage: 1,
+      runOrder: 2,
+      listStyles: 1,
+    });
+    expect(stats.requests.byStatus).toEqual({ '200': 3, '409': 1, '401': 1 });
+    expect(stats.orders).toEqual([
+      {
+        id: modelId,
+        parent: 0,
+        kind: 'model',
+        styles: [3],
+        gender: 1,
+        status: 'STARTED',
+        uploads: 1,
+        runs: 1,
+        runAttempts: 2,
+        selects: 0,
+        statusCalls: 0,
+      },
+    ]);
+    expect(stats.totals).toEqual({
+      modelsCreated: 1,
+      generationOrdersCreated: 0,
+      uploads: 1,
+      runs: 1,
+      runAttempts: 2,
+      selects: 0,
+      statusCalls: 0,
+    });
+    // The same numbers in-process.
+    expect(sim.stats()).toEqual(stats);
+  });
+
+  it('changes knobs live with POST /__sim/options and refuses bad values naming the option', async () => {
+    const changed = await admin('POST', '/options', { dialect: 'variant', pageSize: 2 });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toEqual(expect.objectContaining({ dialect: 'variant', pageSize: 2 }));
+    const styles = await callOk<Record<string, unknown>>(sim, 'GET', '/styles/list');
+    expect(styles).toHaveProperty('data');
+
+    const refused = await admin('POST', '/options', { pageSize: 0, progression: { mode: 'sometimes' } });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { error: string };
+    expect(body.error).toMatch(/pageSize: must be at least 1/);
+    expect(body.error).toMatch(/progression/);
+    const current = (await (await admin('GET', '/options')).json()) as { pageSize: number; dialect: string };
+    expect(current).toEqual(expect.objectContaining({ pageSize: 2, dialect: 'variant' }));
+
+    await admin('POST', '/options', { dialect: 'contract', pageSize: 4 });
+  });
+
+  it('forgets everything with POST /__sim/reset and starts ids afresh', async () => {
+    const first = await createModelWithSelfie(sim);
+    const res = await admin('POST', '/reset');
+    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await callOk<unknown[]>(sim, 'GET', '/order/list')).toEqual([]);
+    expect(sim.stats().requests.total).toBe(1);
+    expect(await createModelWithSelfie(sim)).toBe(first);
+  });
+
+  it('answers health checks and 404 for unknown controls', async () => {
+    expect(await (await admin('GET', '/health')).json()).toEqual({ status: 'ok' });
+    expect((await admin('GET', '/nothing')).status).toBe(404);
+    expect((await admin('GET', '/reset')).status).toBe(405);
+  });
+});

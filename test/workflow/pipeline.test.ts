@@ -1,0 +1,184 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { getPipeline, startPipeline, type PipelineHandle } from '../../src/client/pipelines';
+import type { PipelineRequest } from '../../src/contracts/pipeline-input';
+import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../../src/simulator';
+import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
+
+const MINUTE = 60_000;
+
+describe('avatar pipeline on the time-skipping server', () => {
+  let env: TestWorkflowEnvironment;
+  let clock: SkippedClock;
+  let selfies: { dir: string; files: string[] };
+  let sim: RunningSimulator | undefined;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    clock = new SkippedClock(env);
+    selfies = await writeSelfies(3);
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+  afterEach(async () => {
+    await sim?.stop();
+    sim = undefined;
+  });
+
+  async function simulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
+    await clock.sync();
+    sim = await startSimulator({
+      progression: { mode: 'wall', trainingMs: 10 * MINUTE, generationMs: 2 * MINUTE },
+      clock: clock.now,
+      ...options,
+    });
+    return sim;
+  }
+
+  /** Runs `body` with a worker polling a fresh task queue; the pipeline starts from `request`. */
+  async function withPipeline<T>(
+    provider: RunningSimulator,
+    request: Partial<PipelineRequest>,
+    body: (pipeline: PipelineHandle, worker: Worker) => Promise<T>,
+  ): Promise<T> {
+    const taskQueue = uniqueName('pipeline');
+    const worker = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: provider.url,
+      imageRoots: [selfies.dir],
+      interceptors: clock.interceptors,
+    });
+    return worker.runUntil(async () => {
+      const pipeline = await startPipeline(
+        env.client,
+        { images: selfies.files, styles: [3, 5, 7], gender: 1, ...request },
+        { taskQueue },
+      );
+      return body(pipeline, worker);
+    });
+  }
+
+  test('happy path: one model, one order per style, every avatar collected', async () => {
+    const provider = await simulator();
+    const result = await withPipeline(provider, {}, (p) => p.result());
+
+    expect(result.status).toBe('DONE');
+    expect(result.generations.map((g) => [g.styleId, g.status, g.avatars.length])).toEqual([
+      [3, 'DONE', 8],
+      [5, 'DONE', 8],
+      [7, 'DONE', 8],
+    ]);
+    const stats = provider.stats();
+    expect(stats.totals).toMatchObject({ modelsCreated: 1, generationOrdersCreated: 3, uploads: 3, runs: 4 });
+    const model = stats.orders.find((o) => o.kind === 'model')!;
+    expect(model.id).toBe(result.modelId);
+    for (const g of result.generations) {
+      const order = stats.orders.find((o) => o.id === g.orderId)!;
+      expect(order).toMatchObject({ parent: result.modelId, styles: [g.styleId], runs: 1, status: 'DONE' });
+      expect(new Set(g.avatars.map((a) => a.avatarId)).size).toBe(8);
+    }
+  });
+
+  test('30 simulated minutes of training pass in seconds, with few status calls', async () => {
+    const provider = await simulator({ progression: { mode: 'wall', trainingMs: 30 * MINUTE, generationMs: MINUTE } });
+    const startedAt = await env.currentTimeMs();
+    const wallStart = Date.now();
+    const result = await withPipeline(provider, { styles: [3] }, (p) => p.result());
+    const skipped = (await env.currentTimeMs()) - startedAt;
+
+    expect(result.status).toBe('DONE');
+    expect(skipped).toBeGreaterThanOrEqual(31 * MINUTE);
+    expect(Date.now() - wallStart).toBeLessThan(60_000);
+    const model = provider.stats().orders.find((o) => o.id === result.modelId)!;
+    // Adaptive polling aims at the finish that progress implies instead of polling every few seconds.
+    expect(model.statusCalls).toBeLessThanOrEqual(15);
+  });
+
+  test('training that ends in ERROR fails the pipeline with the provider message', async () => {
+    const provider = await simulator({ trainingOutcome: 'ERROR' });
+    await withPipeline(provider, {}, async (p) => {
+      const failure = await p.result().catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      const message = String((failure as WorkflowFailedError).cause?.message);
+      expect(message).toMatch(/training of model \d+ ended in ERROR/i);
+      const progress = await p.progress();
+      expect(progress.stage).toBe('failed');
+      expect(progress.styles.every((s) => s.stage === 'pending')).toBe(true);
+    });
+    expect(provider.stats().totals.generationOrdersCreated).toBe(0);
+  });
+
+  test('a style that ends in ERROR is reported while the others are returned', async () => {
+    const provider = await simulator({ failStyles: [5] });
+    const result = await withPipeline(provider, {}, (p) => p.result());
+
+    expect(result.status).toBe('PARTIAL');
+    const byStyle = Object.fromEntries(result.generations.map((g) => [g.styleId, g]));
+    expect(byStyle[3]).toMatchObject({ status: 'DONE' });
+    expect(byStyle[7]).toMatchObject({ status: 'DONE' });
+    expect(byStyle[5]).toMatchObject({ status: 'ERROR', avatars: [] });
+    expect(byStyle[5]!.orderId).toEqual(expect.any(Number));
+    expect(byStyle[5]!.error).toMatch(/ERROR/);
+  });
+
+  test('every style failing fails the pipeline', async () => {
+    const provider = await simulator({ failStyles: [3, 5, 7] });
+    await withPipeline(provider, {}, async (p) => {
+      const failure = (await p.result().catch((err: unknown) => err)) as WorkflowFailedError;
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect(failure.cause?.message).toMatch(/No style succeeded/);
+    });
+  });
+
+  test('an order that outlives its deadline fails with the order and the duration named', async () => {
+    const provider = await simulator({ progression: { mode: 'wall', trainingMs: 3 * 60 * MINUTE, generationMs: MINUTE } });
+    await withPipeline(provider, { trainingDeadlineMs: 20 * MINUTE }, async (p) => {
+      const failure = (await p.result().catch((err: unknown) => err)) as WorkflowFailedError;
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      const modelId = (await p.progress()).modelId;
+      expect(failure.cause?.message).toMatch(new RegExp(`order ${modelId}\\) did not finish within 20m`));
+    });
+  });
+
+  test('cancelling mid-poll stops polling, cancels nothing twice and reports what was created', async () => {
+    const provider = await simulator({ progression: { mode: 'wall', trainingMs: 60 * MINUTE, generationMs: MINUTE } });
+    await withPipeline(provider, {}, async (p) => {
+      await waitFor(async () => (await p.progress()).training.polls >= 1);
+      await p.cancel();
+      const failure = (await p.result().catch((err: unknown) => err)) as WorkflowFailedError;
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect(failure.cause?.name).toBe('CancelledFailure');
+      const progress = await getPipeline(env.client, p.workflowId).progress();
+      expect(progress.stage).toBe('cancelled');
+      expect(progress.modelId).toEqual(expect.any(Number));
+      expect(progress.uploads.done).toBe(3);
+      const callsAtCancel = provider.stats().totals.statusCalls;
+      await env.sleep(30 * MINUTE);
+      expect(provider.stats().totals.statusCalls).toBe(callsAtCancel);
+    });
+  });
+
+  test('a provider answering in the variant dialect behind a path prefix, pages from 0', async () => {
+    const provider = await simulator({ dialect: 'variant', basePath: '/rest/api', firstPage: 0, pageSize: 3 });
+    const result = await withPipeline(provider, { mainImageIndex: 2 }, (p) => p.result());
+
+    expect(result.status).toBe('DONE');
+    expect(result.generations.every((g) => g.avatars.length === 8)).toBe(true);
+    expect(provider.url).toMatch(/\/rest\/api$/);
+    const model = provider.stats().orders.find((o) => o.id === result.modelId)!;
+    expect(model).toMatchObject({ uploads: 3, runs: 1, selects: 1 });
+  });
+});
+
+async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
