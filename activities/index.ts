@@ -1,1 +1,5 @@
-export { createProviderActivities, type ProviderActivities, type ActivityDependencies } from './provider-activities';
+export {
+  createProviderActivities,
+  type ProviderActivities,
+  type ActivityDependencies,
+} from './provider-activities';

@@ -81,7 +81,10 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
           if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
         }
         const field = `images[${input.index}]`;
-        const bytes = await readImage(input.image, imageAccess, { field, signal: Context.current().cancellationSignal });
+        const bytes = await readImage(input.image, imageAccess, {
+          field,
+          signal: Context.current().cancellationSignal,
+        });
         const uploaded = await provider.uploadTrainingImage(
           input.modelId,
           { gender: input.gender, image: toUploadImage(bytes, { field }) },
@@ -185,7 +188,8 @@ async function findEmptyModels(
   call: { signal: AbortSignal },
 ): Promise<number[]> {
   const shaped = (await provider.listModels(call)).filter(
-    (m) => (m.parent ?? 0) === 0 && m.status === 'CREATED' && m.gender === gender && sameStyles(m.styles, styles),
+    (m) =>
+      (m.parent ?? 0) === 0 && m.status === 'CREATED' && m.gender === gender && sameStyles(m.styles, styles),
   );
   const empty: number[] = [];
   for (const model of shaped.sort((a, b) => a.id - b.id)) {

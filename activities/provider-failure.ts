@@ -23,8 +23,18 @@ export function toActivityFailure(err: unknown): unknown {
     type: `Provider:${err.kind}`,
     message: err.message,
     nonRetryable: (NON_RETRYABLE_PROVIDER_KINDS as readonly string[]).includes(err.kind),
-    nextRetryDelay: err instanceof ProviderRateLimitedError && err.retryAfterMs !== undefined ? err.retryAfterMs : undefined,
-    details: [{ kind: err.kind, httpStatus: err.httpStatus, providerMessage: err.providerMessage, endpoint: err.endpoint }],
+    nextRetryDelay:
+      err instanceof ProviderRateLimitedError && err.retryAfterMs !== undefined
+        ? err.retryAfterMs
+        : undefined,
+    details: [
+      {
+        kind: err.kind,
+        httpStatus: err.httpStatus,
+        providerMessage: err.providerMessage,
+        endpoint: err.endpoint,
+      },
+    ],
   });
 }
 

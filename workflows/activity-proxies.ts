@@ -8,26 +8,46 @@ const FINAL = ['InvalidInput', 'Provider:auth', 'Provider:bad-request'];
 export const writes = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '30 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: FINAL },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: FINAL,
+  },
 });
 
 /** Uploads read the selfie and send up to 10 MiB: a longer timeout per attempt. */
 export const uploads = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '3 minutes',
   scheduleToCloseTimeout: '1 hour',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: FINAL },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: FINAL,
+  },
 });
 
 /** Status reads are cheap and frequent; retry quickly, and the poll loop bounds the total by its deadline. */
 export const reads = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '15 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: FINAL },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: FINAL,
+  },
 });
 
 /** Walking every avatar page is several reads in one attempt. */
 export const collection = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '3 minutes',
   scheduleToCloseTimeout: '30 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: FINAL },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: FINAL,
+  },
 });

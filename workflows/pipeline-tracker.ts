@@ -1,10 +1,6 @@
 import { setCurrentDetails, upsertMemo } from '@temporalio/workflow';
 import type { PipelineInput } from '../src/contracts/pipeline-input';
-import type {
-  PipelineProgress,
-  PipelineStage,
-  StyleProgress,
-} from '../src/contracts/pipeline-state';
+import type { PipelineProgress, PipelineStage, StyleProgress } from '../src/contracts/pipeline-state';
 import type { StatusReport } from '../activities/provider-activities';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
@@ -99,7 +95,9 @@ function renderDetails(p: PipelineProgress): string {
   }
   lines.push('', '| style | stage | order | status | avatars |', '|---|---|---|---|---|');
   for (const s of p.styles) {
-    const status = s.providerStatus ? `${s.providerStatus}${s.progress === undefined ? '' : ` ${s.progress}%`}` : '';
+    const status = s.providerStatus
+      ? `${s.providerStatus}${s.progress === undefined ? '' : ` ${s.progress}%`}`
+      : '';
     lines.push(`| ${s.styleId} | ${s.stage} | ${s.orderId ?? ''} | ${status} | ${s.avatarCount ?? ''} |`);
   }
   if (p.error) lines.push('', `**Error:** ${p.error}`);

@@ -40,7 +40,9 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
     );
 
     tracker.stage('training');
-    await writes.runOrder.executeWithOptions({ summary: `run training of model ${modelId}` }, [{ orderId: modelId }]);
+    await writes.runOrder.executeWithOptions({ summary: `run training of model ${modelId}` }, [
+      { orderId: modelId },
+    ]);
     await pollUntilDone({
       orderId: modelId,
       label: `training of model ${modelId}`,
@@ -50,7 +52,9 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
     });
 
     tracker.stage('generating');
-    const generations = await Promise.all(input.styles.map((styleId) => generateStyle(modelId, styleId, input, tracker)));
+    const generations = await Promise.all(
+      input.styles.map((styleId) => generateStyle(modelId, styleId, input, tracker)),
+    );
     const succeeded = generations.filter((g) => g.status === 'DONE').length;
     if (succeeded === 0) {
       throw ApplicationFailure.nonRetryable(
@@ -96,7 +100,11 @@ async function obtainModel(input: PipelineInput, tracker: PipelineTracker): Prom
 }
 
 /** One at a time, so that after a lost answer the one image the pipeline does not know is the one it uploaded. */
-async function uploadSelfies(modelId: number, input: PipelineInput, tracker: PipelineTracker): Promise<number[]> {
+async function uploadSelfies(
+  modelId: number,
+  input: PipelineInput,
+  tracker: PipelineTracker,
+): Promise<number[]> {
   tracker.stage('uploading-selfies');
   const imageIds: number[] = [];
   for (const [index, image] of input.images.entries()) {
@@ -120,7 +128,15 @@ async function generateStyle(
   try {
     return await executeChild(styleGeneration, {
       workflowId: `${workflowInfo().workflowId}/style-${styleId}`,
-      args: [{ modelId, styleId, gender: input.gender, deadlineMs: input.generationDeadlineMs, polling: input.polling }],
+      args: [
+        {
+          modelId,
+          styleId,
+          gender: input.gender,
+          deadlineMs: input.generationDeadlineMs,
+          polling: input.polling,
+        },
+      ],
       staticSummary: `style ${styleId} for model ${modelId}`,
     });
   } catch (err) {
@@ -129,6 +145,12 @@ async function generateStyle(
     const message = cause instanceof Error ? cause.message : String(cause);
     const orderId = tracker.snapshot().styles.find((s) => s.styleId === styleId)?.orderId;
     tracker.style({ styleId, stage: 'failed', error: message });
-    return { styleId, ...(orderId !== undefined ? { orderId } : {}), status: 'ERROR', avatars: [], error: message };
+    return {
+      styleId,
+      ...(orderId !== undefined ? { orderId } : {}),
+      status: 'ERROR',
+      avatars: [],
+      error: message,
+    };
   }
 }

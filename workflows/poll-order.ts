@@ -25,7 +25,10 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
   let polls = 0;
   let last: StatusReport | undefined;
   for (;;) {
-    const delay = nextPollDelay({ elapsedMs: Date.now() - started, polls, progress: last?.progress }, request.polling);
+    const delay = nextPollDelay(
+      { elapsedMs: Date.now() - started, polls, progress: last?.progress },
+      request.polling,
+    );
     const wait = Math.min(delay, Math.max(0, deadline - Date.now()));
     await sleep(wait, { summary: `wait ${formatDuration(wait)} before polling ${request.label}` });
     last = await reads.getOrderStatus.executeWithOptions({ summary: `poll ${request.label}` }, [

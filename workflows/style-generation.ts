@@ -19,9 +19,10 @@ export async function styleGeneration(input: StyleGenerationInput): Promise<Gene
   );
 
   report({ stage: 'running', orderId });
-  const started = await writes.runOrder.executeWithOptions({ summary: `run order ${orderId} (style ${styleId})` }, [
-    { orderId },
-  ]);
+  const started = await writes.runOrder.executeWithOptions(
+    { summary: `run order ${orderId} (style ${styleId})` },
+    [{ orderId }],
+  );
 
   report({ stage: 'polling', orderId, providerStatus: started.status });
   try {
@@ -39,7 +40,8 @@ export async function styleGeneration(input: StyleGenerationInput): Promise<Gene
         }),
     });
   } catch (err) {
-    if (!isCancellation(err)) report({ stage: 'failed', orderId, error: err instanceof Error ? err.message : String(err) });
+    if (!isCancellation(err))
+      report({ stage: 'failed', orderId, error: err instanceof Error ? err.message : String(err) });
     throw err;
   }
 

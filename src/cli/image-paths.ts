@@ -17,8 +17,11 @@ export async function resolveImagePaths(args: string[], cwd: string = process.cw
     const info = await stat(path).catch(() => undefined);
     if (!info) throw new InvalidInputError('images', `${arg} does not exist`);
     if (info.isDirectory()) {
-      const entries = (await readdir(path)).filter((name) => IMAGE_EXTENSIONS.has(extname(name).toLowerCase())).sort();
-      if (entries.length === 0) throw new InvalidInputError('images', `directory ${arg} holds no .jpg, .jpeg or .png files`);
+      const entries = (await readdir(path))
+        .filter((name) => IMAGE_EXTENSIONS.has(extname(name).toLowerCase()))
+        .sort();
+      if (entries.length === 0)
+        throw new InvalidInputError('images', `directory ${arg} holds no .jpg, .jpeg or .png files`);
       files.push(...entries.map((name) => join(path, name)));
     } else {
       files.push(path);
@@ -34,13 +37,17 @@ async function checkImageFile(path: string, field: string): Promise<void> {
   if (!info.isFile()) throw new InvalidInputError(field, 'is not a regular file');
   if (info.size === 0) throw new InvalidInputError(field, 'is empty');
   if (info.size > DEFAULT_MAX_IMAGE_BYTES) {
-    throw new InvalidInputError(field, `is ${info.size} bytes, more than the limit of ${DEFAULT_MAX_IMAGE_BYTES} bytes`);
+    throw new InvalidInputError(
+      field,
+      `is ${info.size} bytes, more than the limit of ${DEFAULT_MAX_IMAGE_BYTES} bytes`,
+    );
   }
   const handle = await open(path, 'r');
   try {
     const head = Buffer.alloc(8);
     await handle.read(head, 0, 8, 0);
-    if (detectImageFormat(head) === undefined) throw new InvalidInputError(field, 'is not a JPEG or PNG image');
+    if (detectImageFormat(head) === undefined)
+      throw new InvalidInputError(field, 'is not a JPEG or PNG image');
   } finally {
     await handle.close();
   }

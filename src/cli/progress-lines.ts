@@ -6,10 +6,15 @@ export function describeProgress(p: PipelineProgress): string {
   if (p.modelId !== undefined) parts.push(`model=${p.modelId}`);
   parts.push(`uploads=${p.uploads.done}/${p.uploads.total}`);
   if (p.training.providerStatus) {
-    parts.push(`training=${p.training.providerStatus}${p.training.progress === undefined ? '' : `@${p.training.progress}%`}`);
+    parts.push(
+      `training=${p.training.providerStatus}${p.training.progress === undefined ? '' : `@${p.training.progress}%`}`,
+    );
   }
   const styles = p.styles
-    .map((s) => `${s.styleId}:${s.stage}${s.progress === undefined || s.stage !== 'polling' ? '' : `@${s.progress}%`}${s.avatarCount === undefined ? '' : `(${s.avatarCount})`}`)
+    .map(
+      (s) =>
+        `${s.styleId}:${s.stage}${s.progress === undefined || s.stage !== 'polling' ? '' : `@${s.progress}%`}${s.avatarCount === undefined ? '' : `(${s.avatarCount})`}`,
+    )
     .join(' ');
   parts.push(`styles=[${styles}]`);
   return parts.join(' ');

@@ -9,7 +9,10 @@ export class PipelineInputError extends Error {
 
   static fromZod(error: z.ZodError, prefix: (string | number)[] = []): PipelineInputError {
     return new PipelineInputError(
-      error.issues.map((issue) => ({ path: [...prefix, ...issue.path].map(String).join('.'), message: issue.message })),
+      error.issues.map((issue) => ({
+        path: [...prefix, ...issue.path].map(String).join('.'),
+        message: issue.message,
+      })),
     );
   }
 }

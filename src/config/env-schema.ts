@@ -7,7 +7,8 @@ export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_P
 /** The simulator's default key; only ever used when talking to the simulator. */
 export const SIMULATOR_API_KEY = 'sim-key';
 
-const blankAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const blankAsUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUndefined, schema.optional());
 // prefault, not default: zod 4 returns a default as is, skipping the schema's transforms, so a
 // list variable's default '' would come out as a string instead of [].
@@ -19,14 +20,12 @@ const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .transform((url) => url.replace(/\/+$/, ''));
 const list = (separator: string) =>
-  z
-    .string()
-    .transform((value) =>
-      value
-        .split(separator)
-        .map((item) => item.trim())
-        .filter((item) => item.length > 0),
-    );
+  z.string().transform((value) =>
+    value
+      .split(separator)
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
 
 export const envSchema = z.object({
   PROVIDER_BASE_URL: withDefault(httpUrl, DEFAULT_PROVIDER_BASE_URL),

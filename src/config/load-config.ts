@@ -20,20 +20,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((issue) => ({ variable: issue.path.map(String).join('.'), reason: issue.message })),
+      parsed.error.issues.map((issue) => ({
+        variable: issue.path.map(String).join('.'),
+        reason: issue.message,
+      })),
     );
   }
   const e = parsed.data;
-  const apiKey = e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
+  const apiKey =
+    e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
   if (apiKey === undefined) {
     throw new ConfigError([
-      { variable: 'PROVIDER_API_KEY', reason: `is required when PROVIDER_BASE_URL points at a real provider (${e.PROVIDER_BASE_URL})` },
+      {
+        variable: 'PROVIDER_API_KEY',
+        reason: `is required when PROVIDER_BASE_URL points at a real provider (${e.PROVIDER_BASE_URL})`,
+      },
     ]);
   }
   return {
     provider: { baseUrl: e.PROVIDER_BASE_URL, apiKey, timeoutMs: e.PROVIDER_TIMEOUT_MS },
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
-    imageAccess: { roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)), urlHosts: e.IMAGE_URL_HOSTS },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+    },
+    imageAccess: {
+      roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
+      urlHosts: e.IMAGE_URL_HOSTS,
+    },
     api: { tokens: e.API_TOKENS },
     worker: {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,

@@ -16,7 +16,10 @@ export const imageReferenceSchema = z
     (ref) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(ref) || /^https?:\/\//i.test(ref),
     'must use http or https when it is a URL',
   )
-  .refine((ref) => /^https?:\/\//i.test(ref) || ref.startsWith('/'), 'must be an absolute file path or an http(s) URL');
+  .refine(
+    (ref) => /^https?:\/\//i.test(ref) || ref.startsWith('/'),
+    'must be an absolute file path or an http(s) URL',
+  );
 
 const durationMs = z.number().int().positive();
 
@@ -33,7 +36,10 @@ export type PollingOptions = z.output<typeof pollingOptionsSchema>;
 
 export const pipelineInputSchema = z
   .strictObject({
-    images: z.array(imageReferenceSchema).min(1, 'must name at least one selfie').max(MAX_SELFIES, `must name at most ${MAX_SELFIES} selfies`),
+    images: z
+      .array(imageReferenceSchema)
+      .min(1, 'must name at least one selfie')
+      .max(MAX_SELFIES, `must name at most ${MAX_SELFIES} selfies`),
     styles: stylesSchema,
     gender: genderSchema,
     /** Index into images of the main training image; the first by default. */

@@ -3,6 +3,7 @@
  * API, CLI). Plain types only: this module is imported by workflow code.
  */
 import type { OrderStatus } from '../provider/status';
+import type { PollingOptions } from './pipeline-input';
 
 export type PipelineStage =
   | 'creating-model'
@@ -14,7 +15,8 @@ export type PipelineStage =
   | 'failed'
   | 'cancelled';
 
-export type StyleStage = 'pending' | 'creating-order' | 'running' | 'polling' | 'collecting' | 'done' | 'failed' | 'cancelled';
+export type StyleStage =
+  'pending' | 'creating-order' | 'running' | 'polling' | 'collecting' | 'done' | 'failed' | 'cancelled';
 
 export interface StyleProgress {
   styleId: number;
@@ -70,5 +72,5 @@ export interface StyleGenerationInput {
   styleId: number;
   gender: 1 | 2;
   deadlineMs: number;
-  polling: import('./pipeline-input').PollingOptions;
+  polling: PollingOptions;
 }

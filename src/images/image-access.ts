@@ -25,7 +25,8 @@ export async function resolveImageReference(
   field = 'image',
 ): Promise<ResolvedReference> {
   if (/^https?:\/\//i.test(reference)) return { kind: 'url', url: await checkUrl(reference, policy, field) };
-  if (!isAbsolute(reference)) throw new InvalidInputError(field, 'must be an absolute file path or an http(s) URL');
+  if (!isAbsolute(reference))
+    throw new InvalidInputError(field, 'must be an absolute file path or an http(s) URL');
   return { kind: 'file', path: await checkFile(reference, policy, field) };
 }
 
@@ -52,7 +53,8 @@ async function checkUrl(reference: string, policy: ImageAccessPolicy, field: str
   } catch {
     throw new InvalidInputError(field, 'is not a valid URL');
   }
-  if (url.username || url.password) throw new InvalidInputError(field, 'must not carry credentials in the URL');
+  if (url.username || url.password)
+    throw new InvalidInputError(field, 'must not carry credentials in the URL');
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const allowed = policy.urlHosts.map((h) => h.toLowerCase());
   if (!allowed.includes(host)) {
@@ -66,7 +68,10 @@ async function checkUrl(reference: string, policy: ImageAccessPolicy, field: str
     });
     const privateOne = addresses.find((a) => isPrivateAddress(a.address));
     if (privateOne && !allowed.includes(privateOne.address)) {
-      throw new InvalidInputError(field, `host "${host}" resolves to a private address (${privateOne.address})`);
+      throw new InvalidInputError(
+        field,
+        `host "${host}" resolves to a private address (${privateOne.address})`,
+      );
     }
   }
   return url;

@@ -30,7 +30,12 @@ export async function readImage(
   return download(resolved.url, maxBytes, field, options);
 }
 
-async function download(url: URL, maxBytes: number, field: string, options: ReadImageOptions): Promise<Buffer> {
+async function download(
+  url: URL,
+  maxBytes: number,
+  field: string,
+  options: ReadImageOptions,
+): Promise<Buffer> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   // Redirects could lead off the allowed hosts; refuse them rather than follow.
@@ -38,10 +43,12 @@ async function download(url: URL, maxBytes: number, field: string, options: Read
   if (response.status >= 300 && response.status < 400) {
     throw new InvalidInputError(field, `redirects elsewhere (HTTP ${response.status}); give the final URL`);
   }
-  if (response.status === 404 || response.status === 410) throw new InvalidInputError(field, `was not found (HTTP ${response.status})`);
+  if (response.status === 404 || response.status === 410)
+    throw new InvalidInputError(field, `was not found (HTTP ${response.status})`);
   if (!response.ok) throw new Error(`Fetching ${url.host} answered HTTP ${response.status}`);
   const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw new InvalidInputError(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
+  if (declared > maxBytes)
+    throw new InvalidInputError(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of response.body ?? []) {

@@ -41,7 +41,13 @@ export class ProviderClient {
   async createModel(request: CreateModelRequest, call?: CallOptions): Promise<Order> {
     const body = validate(createModelRequestSchema, request, 'request');
     return this.http.send(
-      { method: 'POST', path: '/order/create/model', endpoint: '/order/create/model', body, schema: orderSchema },
+      {
+        method: 'POST',
+        path: '/order/create/model',
+        endpoint: '/order/create/model',
+        body,
+        schema: orderSchema,
+      },
       call,
     );
   }
@@ -55,17 +61,28 @@ export class ProviderClient {
   }
 
   async listOrders(call?: CallOptions): Promise<Order[]> {
-    return this.http.send({ method: 'GET', path: '/order/list', endpoint: '/order/list', schema: orderListSchema }, call);
+    return this.http.send(
+      { method: 'GET', path: '/order/list', endpoint: '/order/list', schema: orderListSchema },
+      call,
+    );
   }
 
   async listModels(call?: CallOptions): Promise<Order[]> {
-    return this.http.send({ method: 'GET', path: '/model/list', endpoint: '/model/list', schema: orderListSchema }, call);
+    return this.http.send(
+      { method: 'GET', path: '/model/list', endpoint: '/model/list', schema: orderListSchema },
+      call,
+    );
   }
 
   async listModelOrders(modelId: number, call?: CallOptions): Promise<Order[]> {
     const id = validate(orderIdSchema, modelId, 'modelId');
     return this.http.send(
-      { method: 'GET', path: `/model/${id}/order/list`, endpoint: '/model/{id}/order/list', schema: orderListSchema },
+      {
+        method: 'GET',
+        path: `/model/${id}/order/list`,
+        endpoint: '/model/{id}/order/list',
+        schema: orderListSchema,
+      },
       call,
     );
   }
@@ -124,7 +141,12 @@ export class ProviderClient {
   async getOrderStatus(orderId: number, call?: CallOptions): Promise<OrderStatusResponse> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     return this.http.send(
-      { method: 'GET', path: `/order/${id}/status`, endpoint: '/order/{id}/status', schema: orderStatusSchema },
+      {
+        method: 'GET',
+        path: `/order/${id}/status`,
+        endpoint: '/order/{id}/status',
+        schema: orderStatusSchema,
+      },
       call,
     );
   }
@@ -152,7 +174,10 @@ export class ProviderClient {
   }
 
   async listStyles(call?: CallOptions): Promise<Style[]> {
-    return this.http.send({ method: 'GET', path: '/styles/list', endpoint: '/styles/list', schema: styleListSchema }, call);
+    return this.http.send(
+      { method: 'GET', path: '/styles/list', endpoint: '/styles/list', schema: styleListSchema },
+      call,
+    );
   }
 }
 

@@ -50,7 +50,12 @@ export async function collectAvatars(
   return { avatars: [...seen.values()], firstPage, pagesRead };
 }
 
-async function readPage(client: ProviderClient, orderId: number, page: number, call: CallOptions): Promise<Avatar[]> {
+async function readPage(
+  client: ProviderClient,
+  orderId: number,
+  page: number,
+  call: CallOptions,
+): Promise<Avatar[]> {
   try {
     return await client.listAvatarPage(orderId, page, call);
   } catch (err) {

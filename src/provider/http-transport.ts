@@ -92,7 +92,10 @@ export class HttpTransport {
     } catch (err) {
       if (call.signal?.aborted) throw call.signal.reason ?? err;
       const reason = timeout.aborted ? `no answer within ${timeoutMs} ms` : describeNetworkError(err);
-      throw new ProviderUnavailableError(`Provider unreachable (${reason})`, this.details(request, { cause: err }));
+      throw new ProviderUnavailableError(
+        `Provider unreachable (${reason})`,
+        this.details(request, { cause: err }),
+      );
     }
   }
 
@@ -104,7 +107,8 @@ export class HttpTransport {
   ): z.output<T> {
     if (status >= 200 && status < 300) return this.parse(request, text, status);
     const details = this.details(request, { httpStatus: status, providerMessage: extractErrorMessage(text) });
-    if (status === 401 || status === 403) throw new ProviderAuthError('Provider refused the API key', details);
+    if (status === 401 || status === 403)
+      throw new ProviderAuthError('Provider refused the API key', details);
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(retryAfter);
       throw new ProviderRateLimitedError('Provider rate limit reached', { ...details, retryAfterMs });
@@ -139,7 +143,12 @@ export class HttpTransport {
     return { endpoint: request.endpoint, method: request.method, ...extra };
   }
 
-  private record(request: Request<z.ZodType>, outcome: CallRecord['outcome'], httpStatus: number | undefined, started: number) {
+  private record(
+    request: Request<z.ZodType>,
+    outcome: CallRecord['outcome'],
+    httpStatus: number | undefined,
+    started: number,
+  ) {
     this.options.onCall?.({
       method: request.method,
       endpoint: request.endpoint,

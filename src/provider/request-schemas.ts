@@ -15,9 +15,12 @@ export const orderIdSchema = z
   .positive('must be a positive integer');
 
 export const stylesSchema = z
-  .array(z.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer'), {
-    error: 'must be an array of style ids',
-  })
+  .array(
+    z.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer'),
+    {
+      error: 'must be an array of style ids',
+    },
+  )
   .min(1, 'must name at least one style')
   .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a style id');
 

@@ -21,7 +21,16 @@ const gender = z.union([z.literal(1), z.literal(2), z.literal('1'), z.literal('2
 export const statusValue = z.string().min(1).transform(normalizeStatus);
 
 /** Lists may be bare arrays (contract) or wrapped: {"models": [...]}, {"orders": [...]}, {"data": [...]}... */
-const LIST_WRAPPER_KEYS = ['data', 'orders', 'models', 'avatars', 'images', 'training_images', 'styles', 'items'];
+const LIST_WRAPPER_KEYS = [
+  'data',
+  'orders',
+  'models',
+  'avatars',
+  'images',
+  'training_images',
+  'styles',
+  'items',
+];
 export function listOf<T extends z.ZodType>(item: T) {
   return z.preprocess((value) => {
     if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
@@ -91,7 +100,11 @@ export const avatarSchema = z
   .transform((a, ctx) => {
     const imageUrl = a.image_url ?? a.filename;
     if (imageUrl === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'avatar has neither image_url nor filename', path: ['image_url'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'avatar has neither image_url nor filename',
+        path: ['image_url'],
+      });
       return z.NEVER;
     }
     return { ...a, image_url: imageUrl };

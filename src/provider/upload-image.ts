@@ -43,7 +43,8 @@ export function uploadImageFromBase64(encoded: string, options: ImageCheckOption
   const field = options.field ?? 'image';
   const payload = encoded.replace(DATA_URI, '').replace(/\s+/g, '');
   if (payload.length === 0) throw new InvalidInputError(field, 'is empty');
-  if (payload.length % 4 !== 0 || !BASE64.test(payload)) throw new InvalidInputError(field, 'is not valid Base64');
+  if (payload.length % 4 !== 0 || !BASE64.test(payload))
+    throw new InvalidInputError(field, 'is not valid Base64');
   return toUploadImage(Buffer.from(payload, 'base64'), options);
 }
 
@@ -55,7 +56,12 @@ export async function uploadImageFromFile(path: string, options: ImageCheckOptio
     bytes = await readFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'file does not exist' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? String(err)})`;
+    const reason =
+      code === 'ENOENT'
+        ? 'file does not exist'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : `cannot be read (${code ?? String(err)})`;
     throw new InvalidInputError(field, reason);
   }
   return toUploadImage(bytes, { ...options, field });

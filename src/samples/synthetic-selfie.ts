@@ -18,7 +18,9 @@ export function syntheticSelfiePng(seed: number, size = 256): Buffer {
       const dy = y - c * 1.05;
       const inHead = dx * dx + (dy * dy) / 1.3 < headR * headR;
       const inHair = !inHead && dx * dx + (dy + headR * 0.25) ** 2 < (headR * 1.12) ** 2 && dy < 0;
-      const eye = [-1, 1].some((side) => (x - (c + side * headR * 0.38)) ** 2 + (y - (c - headR * 0.1)) ** 2 < (size * 0.025) ** 2);
+      const eye = [-1, 1].some(
+        (side) => (x - (c + side * headR * 0.38)) ** 2 + (y - (c - headR * 0.1)) ** 2 < (size * 0.025) ** 2,
+      );
       const mouth = inHead && Math.abs(dy - headR * 0.45) < size * 0.012 && Math.abs(dx) < headR * 0.35;
       const [r, g, b] = eye || mouth ? [30, 20, 20] : inHead ? skin : inHair ? hair : background;
       const i = (y * size + x) * 4;

@@ -30,7 +30,8 @@ export interface PipelineWorkerOptions {
 /** Wires the provider client, activities and bundled workflows into one worker on the pipeline task queue. */
 export async function createPipelineWorker(options: PipelineWorkerOptions): Promise<Worker> {
   const { config } = options;
-  const connection = options.connection ?? (await NativeConnection.connect({ address: config.temporal.address }));
+  const connection =
+    options.connection ?? (await NativeConnection.connect({ address: config.temporal.address }));
   const provider = new ProviderClient({ ...config.provider, onCall: options.onProviderCall });
   return Worker.create({
     connection,

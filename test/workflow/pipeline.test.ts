@@ -85,7 +85,9 @@ describe('avatar pipeline on the time-skipping server', () => {
   });
 
   test('30 simulated minutes of training pass in seconds, with few status calls', async () => {
-    const provider = await simulator({ progression: { mode: 'wall', trainingMs: 30 * MINUTE, generationMs: MINUTE } });
+    const provider = await simulator({
+      progression: { mode: 'wall', trainingMs: 30 * MINUTE, generationMs: MINUTE },
+    });
     const startedAt = await env.currentTimeMs();
     const wallStart = Date.now();
     const result = await withPipeline(provider, { styles: [3] }, (p) => p.result());
@@ -136,7 +138,9 @@ describe('avatar pipeline on the time-skipping server', () => {
   });
 
   test('an order that outlives its deadline fails with the order and the duration named', async () => {
-    const provider = await simulator({ progression: { mode: 'wall', trainingMs: 3 * 60 * MINUTE, generationMs: MINUTE } });
+    const provider = await simulator({
+      progression: { mode: 'wall', trainingMs: 3 * 60 * MINUTE, generationMs: MINUTE },
+    });
     await withPipeline(provider, { trainingDeadlineMs: 20 * MINUTE }, async (p) => {
       const failure = (await p.result().catch((err: unknown) => err)) as WorkflowFailedError;
       expect(failure).toBeInstanceOf(WorkflowFailedError);
@@ -146,7 +150,9 @@ describe('avatar pipeline on the time-skipping server', () => {
   });
 
   test('cancelling mid-poll stops polling, cancels nothing twice and reports what was created', async () => {
-    const provider = await simulator({ progression: { mode: 'wall', trainingMs: 60 * MINUTE, generationMs: MINUTE } });
+    const provider = await simulator({
+      progression: { mode: 'wall', trainingMs: 60 * MINUTE, generationMs: MINUTE },
+    });
     await withPipeline(provider, {}, async (p) => {
       await waitFor(async () => (await p.progress()).training.polls >= 1);
       await p.cancel();
@@ -164,7 +170,12 @@ describe('avatar pipeline on the time-skipping server', () => {
   });
 
   test('a provider answering in the variant dialect behind a path prefix, pages from 0', async () => {
-    const provider = await simulator({ dialect: 'variant', basePath: '/rest/api', firstPage: 0, pageSize: 3 });
+    const provider = await simulator({
+      dialect: 'variant',
+      basePath: '/rest/api',
+      firstPage: 0,
+      pageSize: 3,
+    });
     const result = await withPipeline(provider, { mainImageIndex: 2 }, (p) => p.result());
 
     expect(result.status).toBe('DONE');

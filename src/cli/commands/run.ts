@@ -89,7 +89,9 @@ function watchProgress(handle: PipelineHandle) {
 function summarize(result: Awaited<ReturnType<PipelineHandle['result']>>): string {
   const lines = [`${result.workflowId}: model ${result.modelId}, ${result.status}`];
   for (const g of result.generations) {
-    lines.push(`  style ${g.styleId}: ${g.status}, ${g.avatars.length} avatars${g.error ? ` (${g.error})` : ''}`);
+    lines.push(
+      `  style ${g.styleId}: ${g.status}, ${g.avatars.length} avatars${g.error ? ` (${g.error})` : ''}`,
+    );
     for (const a of g.avatars) lines.push(`    ${a.imageUrl}`);
   }
   return lines.join('\n');

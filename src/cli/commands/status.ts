@@ -23,7 +23,8 @@ export function registerStatusCommand(program: Command): void {
           const progress = await pipeline.progress();
           const state = description.status.name;
           const result = state === 'COMPLETED' ? await pipeline.result() : undefined;
-          if (options.json) process.stdout.write(`${JSON.stringify({ workflowId, state, progress, result }, null, 2)}\n`);
+          if (options.json)
+            process.stdout.write(`${JSON.stringify({ workflowId, state, progress, result }, null, 2)}\n`);
           else console.log(`${workflowId}: ${state}\n${describeProgress(progress)}`);
         } finally {
           await client.connection.close();
