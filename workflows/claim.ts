@@ -12,13 +12,15 @@ export async function providerOrderClaim(owner: string): Promise<string> {
 /** True when this pipeline now owns the order behind `claimId`; false when another pipeline does. */
 export async function claim(claimId: string, what: string): Promise<boolean> {
   try {
-    await startChild(providerOrderClaim, {
+    const held = await startChild(providerOrderClaim, {
       workflowId: claimId,
       args: [workflowInfo().workflowId],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `claim ${what} for ${workflowInfo().workflowId}`,
     });
+    // Waiting for the claim to close keeps no stray workflow task behind this pipeline.
+    await held.result();
     return true;
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return false;

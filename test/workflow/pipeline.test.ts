@@ -17,16 +17,18 @@ describe('avatar pipeline on the time-skipping server', () => {
   let sim: RunningSimulator | undefined;
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    clock = new SkippedClock(env);
     selfies = await writeSelfies(3);
   });
-  afterAll(async () => {
-    await env?.teardown();
+  // A fresh server per test: the test server stops skipping time for good once an earlier test
+  // leaves anything outstanding, which would turn every later test's minutes into real minutes.
+  beforeEach(async () => {
+    env = await createTimeSkippingEnv();
+    clock = new SkippedClock(env);
   });
   afterEach(async () => {
     await sim?.stop();
     sim = undefined;
+    await env?.teardown();
   });
 
   async function simulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
@@ -97,8 +99,9 @@ describe('avatar pipeline on the time-skipping server', () => {
     expect(skipped).toBeGreaterThanOrEqual(31 * MINUTE);
     expect(Date.now() - wallStart).toBeLessThan(60_000);
     const model = provider.stats().orders.find((o) => o.id === result.modelId)!;
-    // Adaptive polling aims at the finish that progress implies instead of polling every few seconds.
-    expect(model.statusCalls).toBeLessThanOrEqual(15);
+    // A fixed 5 s interval would make 360 calls; adaptive polling backs off to its 60 s cap
+    // (the bound on how late a finish is noticed) and aims at the finish that progress implies.
+    expect(model.statusCalls).toBeLessThanOrEqual(40);
   });
 
   test('training that ends in ERROR fails the pipeline with the provider message', async () => {
