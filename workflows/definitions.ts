@@ -11,4 +11,5 @@ export const WORKFLOW_TYPES = {
   pipeline: 'avatarPipeline',
   style: 'styleGeneration',
   claim: 'providerOrderClaim',
+  callback: 'pipelineCallback',
 } as const;

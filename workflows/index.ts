@@ -2,3 +2,4 @@
 export { avatarPipeline } from './pipeline';
 export { styleGeneration } from './style-generation';
 export { providerOrderClaim } from './claim';
+export { pipelineCallback } from './pipeline-callback';

@@ -10,6 +10,7 @@ import type { PipelineInput } from '../src/contracts/pipeline-input';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
 import { uploads, writes } from './activity-proxies';
 import { claim } from './claim';
+import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
 import { progressQuery, styleProgressSignal } from './definitions';
 import { PipelineTracker } from './pipeline-tracker';
 import { pollUntilDone } from './poll-order';
@@ -64,16 +65,19 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
       );
     }
     tracker.stage('done');
-    return {
+    const result: PipelineResult = {
       workflowId,
       ...(input.subjectId ? { subjectId: input.subjectId } : {}),
       modelId,
       status: succeeded === generations.length ? 'DONE' : 'PARTIAL',
       generations,
     };
+    await announceEnd(input, completedEvent(input, result));
+    return result;
   } catch (err) {
     if (isCancellation(err)) tracker.cancelled();
     else tracker.failed(err instanceof Error ? err.message : String(err));
+    await announceEnd(input, endedEvent(input, err));
     throw err;
   }
 }

@@ -6,6 +6,8 @@ export const DEFAULT_SIMULATOR_PORT = 4010;
 export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_PORT}`;
 /** The simulator's default key; only ever used when talking to the simulator. */
 export const SIMULATOR_API_KEY = 'sim-key';
+/** Where `avatar-pipeline api` listens by default. */
+export const DEFAULT_API_PORT = 8080;
 
 const blankAsUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -40,6 +42,24 @@ export const envSchema = z.object({
   IMAGE_ROOTS: optional(list(delimiter)),
   IMAGE_URL_HOSTS: withDefault(list(','), ''),
   API_TOKENS: withDefault(list(','), ''),
+  API_PORT: withDefault(
+    z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(0, 'must be a port 0-65535')
+      .max(65535, 'must be a port 0-65535'),
+    DEFAULT_API_PORT,
+  ),
+  API_HOST: withDefault(z.string().min(1), '127.0.0.1'),
+  /** Where the API stores uploaded selfies; must lie inside IMAGE_ROOTS so workers may read them. */
+  BLOB_DIR: withDefault(z.string().min(1), '.blobs'),
+  API_MAX_FILE_BYTES: withDefault(positiveInt, 10 * 1024 * 1024),
+  /** Base URL of the Temporal Web UI, for links to runs (e.g. http://localhost:8233). */
+  TEMPORAL_UI_URL: optional(httpUrl),
+  /** Key for the HMAC-SHA256 signature of completion callbacks; without it callbacks are refused. */
+  CALLBACK_SIGNING_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
+  /** Hosts whose private or loopback addresses callbacks may reach (public hosts need no listing). */
+  CALLBACK_PRIVATE_HOSTS: withDefault(list(','), ''),
   WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
   WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, 500),

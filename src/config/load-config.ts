@@ -6,7 +6,21 @@ export interface AppConfig {
   provider: { baseUrl: string; apiKey: string; timeoutMs: number };
   temporal: { address: string; namespace: string; taskQueue: string };
   imageAccess: { roots: string[]; urlHosts: string[] };
-  api: { tokens: string[] };
+  api: {
+    tokens: string[];
+    port: number;
+    host: string;
+    /** Absolute directory for uploaded selfies (BLOB_DIR). */
+    blobDir: string;
+    maxFileBytes: number;
+    temporalUiUrl?: string;
+  };
+  callbacks: {
+    /** Signs completion callbacks (CALLBACK_SIGNING_SECRET); never part of workflow input. */
+    signingSecret?: string;
+    /** Hosts whose private addresses callbacks may reach (CALLBACK_PRIVATE_HOSTS). */
+    privateHosts: string[];
+  };
   worker: {
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
@@ -48,7 +62,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
       urlHosts: e.IMAGE_URL_HOSTS,
     },
-    api: { tokens: e.API_TOKENS },
+    api: {
+      tokens: e.API_TOKENS,
+      port: e.API_PORT,
+      host: e.API_HOST,
+      blobDir: resolve(cwd, e.BLOB_DIR),
+      maxFileBytes: e.API_MAX_FILE_BYTES,
+      ...(e.TEMPORAL_UI_URL ? { temporalUiUrl: e.TEMPORAL_UI_URL } : {}),
+    },
+    callbacks: {
+      ...(e.CALLBACK_SIGNING_SECRET ? { signingSecret: e.CALLBACK_SIGNING_SECRET } : {}),
+      privateHosts: e.CALLBACK_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
+    },
     worker: {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,

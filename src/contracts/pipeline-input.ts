@@ -23,6 +23,16 @@ export const imageReferenceSchema = z
 
 const durationMs = z.number().int().positive();
 
+/** Where a pipeline's end is announced. Credentials in the URL would land in workflow history, so they are refused. */
+export const callbackUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2048, 'must be at most 2048 characters')
+  .refine((url) => {
+    if (!URL.canParse(url)) return true; // the URL check above reports it
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'must not carry credentials (user:password@)');
+
 export const pollingOptionsSchema = z.strictObject({
   /** First wait after a run, before the first status call. */
   initialIntervalMs: durationMs.default(5_000),
@@ -52,6 +62,8 @@ export const pipelineInputSchema = z
     /** How long each style's generation may take. */
     generationDeadlineMs: durationMs.default(60 * 60 * 1000),
     polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+    /** Receives the signed end-of-pipeline event (completed, failed or cancelled); see src/callbacks. */
+    callbackUrl: callbackUrlSchema.optional(),
   })
   .refine((input) => input.mainImageIndex < input.images.length, {
     path: ['mainImageIndex'],

@@ -5,7 +5,7 @@ import {
   type WorkerInterceptors,
   type WorkflowBundle,
 } from '@temporalio/worker';
-import { createProviderActivities } from '../../activities';
+import { createCallbackActivities, createProviderActivities } from '../../activities';
 import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
@@ -21,7 +21,9 @@ export function pipelineWorkflowBundle(): Promise<WorkflowBundle> {
 }
 
 export interface PipelineWorkerOptions {
-  config: Pick<AppConfig, 'provider' | 'temporal' | 'imageAccess' | 'worker'>;
+  config: Pick<AppConfig, 'provider' | 'temporal' | 'imageAccess' | 'worker'> & {
+    callbacks?: AppConfig['callbacks'];
+  };
   connection?: NativeConnection;
   onProviderCall?: (call: CallRecord) => void;
   interceptors?: WorkerInterceptors;
@@ -38,11 +40,14 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: await pipelineWorkflowBundle(),
-    activities: createProviderActivities({
-      provider,
-      imageAccess: config.imageAccess,
-      providerScope: providerScope(config.provider.baseUrl),
-    }),
+    activities: {
+      ...createProviderActivities({
+        provider,
+        imageAccess: config.imageAccess,
+        providerScope: providerScope(config.provider.baseUrl),
+      }),
+      ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
+    },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,

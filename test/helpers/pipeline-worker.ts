@@ -12,6 +12,8 @@ export interface TestWorkerOptions {
   imageRoots: string[];
   apiKey?: string;
   interceptors?: WorkerInterceptors;
+  /** Signing secret and allowed private hosts for completion callbacks. */
+  callbacks?: AppConfig['callbacks'];
 }
 
 export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'interceptors'>): AppConfig {
@@ -19,7 +21,14 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
     provider: { baseUrl: options.providerUrl, apiKey: options.apiKey ?? 'sim-key', timeoutMs: 5_000 },
     temporal: { address: 'unused', namespace: options.namespace ?? 'default', taskQueue: options.taskQueue },
     imageAccess: { roots: options.imageRoots, urlHosts: [] },
-    api: { tokens: [] },
+    api: {
+      tokens: [],
+      port: 0,
+      host: '127.0.0.1',
+      blobDir: options.imageRoots[0] ?? process.cwd(),
+      maxFileBytes: 10 * 1024 * 1024,
+    },
+    callbacks: options.callbacks ?? { privateHosts: [] },
     worker: {
       maxConcurrentActivities: 50,
       maxConcurrentWorkflowTasks: 20,

@@ -1,0 +1,75 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import {
+  checkCallbackTarget,
+  CallbackTargetError,
+  type AddressLookup,
+} from '../src/callbacks/callback-target';
+import { SIGNATURE_HEADER, signCallback } from '../src/callbacks/signature';
+import type { CallbackDelivery } from '../src/contracts/pipeline-event';
+import { parseRetryAfter } from '../src/provider/retry-after';
+
+export interface CallbackDependencies {
+  /** CALLBACK_SIGNING_SECRET: only the worker holds it; workflow input never does. */
+  signingSecret?: string;
+  /** CALLBACK_PRIVATE_HOSTS. */
+  privateHosts: string[];
+  timeoutMs?: number;
+  lookup?: AddressLookup;
+}
+
+export function createCallbackActivities(deps: CallbackDependencies) {
+  return {
+    /**
+     * POSTs the event, signed, to the callback URL. Any answer but 2xx (redirects included: they
+     * are not followed) fails the attempt, and Temporal retries it with backoff; a receiver must
+     * therefore accept the same event more than once (its `eventId` and `X-Avatar-Event-Id` say which).
+     */
+    async notifyCallback(delivery: CallbackDelivery): Promise<{ status: number; attempt: number }> {
+      const { attempt } = Context.current().info;
+      const secret = deps.signingSecret;
+      if (!secret) {
+        throw ApplicationFailure.nonRetryable(
+          'CALLBACK_SIGNING_SECRET is not set on the worker, so the callback cannot be signed',
+          'CallbackNotConfigured',
+        );
+      }
+      let url: URL;
+      try {
+        url = await checkCallbackTarget(delivery.url, { privateHosts: deps.privateHosts }, deps.lookup);
+      } catch (err) {
+        if (err instanceof CallbackTargetError && !err.temporary) {
+          throw ApplicationFailure.nonRetryable(err.message, 'CallbackRefused');
+        }
+        throw err;
+      }
+      const body = JSON.stringify(delivery.event);
+      const timeout = AbortSignal.timeout(deps.timeoutMs ?? 15_000);
+      const response = await fetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.any([Context.current().cancellationSignal, timeout]),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'avatar-pipeline-callback/1',
+          [SIGNATURE_HEADER]: signCallback(body, secret, Math.floor(Date.now() / 1000)),
+          'x-avatar-event': delivery.event.type,
+          'x-avatar-event-id': delivery.event.eventId,
+          'x-avatar-delivery-attempt': String(attempt),
+        },
+        body,
+      });
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) return { status: response.status, attempt };
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+      throw ApplicationFailure.create({
+        message: `callback to ${url.host} answered HTTP ${response.status}${response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : ''}`,
+        type: 'CallbackRejected',
+        ...(retryAfterMs !== undefined && (response.status === 429 || response.status === 503)
+          ? { nextRetryDelay: Math.min(retryAfterMs, 60 * 60 * 1000) }
+          : {}),
+      });
+    },
+  };
+}
+
+export type CallbackActivities = ReturnType<typeof createCallbackActivities>;
