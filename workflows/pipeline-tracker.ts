@@ -1,13 +1,15 @@
-import { setCurrentDetails, upsertMemo } from '@temporalio/workflow';
+import { log, setCurrentDetails, upsertMemo } from '@temporalio/workflow';
 import type { PipelineInput } from '../src/contracts/pipeline-input';
 import type { PipelineProgress, PipelineStage, StyleProgress } from '../src/contracts/pipeline-state';
 import type { StatusReport } from '../activities/provider-activities';
+import { PipelineSearchAttributes } from './pipeline-search-attributes';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
 
 /** The pipeline's live state: answers the progress query and keeps the UI's current details in step. */
 export class PipelineTracker {
   private readonly state: PipelineProgress;
+  private readonly attributes = new PipelineSearchAttributes();
 
   constructor(workflowId: string, input: PipelineInput) {
     this.state = {
@@ -33,12 +35,15 @@ export class PipelineTracker {
 
   stage(stage: PipelineStage): void {
     this.state.stage = stage;
+    this.attributes.stage(stage);
     this.publish();
+    log.info(`pipeline stage ${stage}`, this.logContext());
   }
 
   model(modelId: number): void {
     this.state.modelId = modelId;
     upsertMemo({ modelId });
+    this.attributes.model(modelId);
     this.publish();
   }
 
@@ -76,6 +81,17 @@ export class PipelineTracker {
       if (!TERMINAL_STYLE_STAGES.has(style.stage)) style.stage = 'cancelled';
     }
     this.stage('cancelled');
+  }
+
+  /** The workflow logger adds workflow id, run id and type; subject is SubjectId as started (never a secret). */
+  private logContext(): Record<string, unknown> {
+    return {
+      stage: this.state.stage,
+      ...(this.attributes.subjectKey ? { subject: this.attributes.subjectKey } : {}),
+      ...(this.state.campaignId ? { campaignId: this.state.campaignId } : {}),
+      ...(this.state.modelId !== undefined ? { modelId: this.state.modelId } : {}),
+      ...(this.state.error ? { error: this.state.error } : {}),
+    };
   }
 
   private publish(): void {
