@@ -2,11 +2,11 @@ import { Context } from '@temporalio/activity';
 import type { AvatarRef } from '../src/contracts/pipeline-state';
 import { readImage } from '../src/images/read-image';
 import type { ImageAccessPolicy } from '../src/images/image-access';
-import { collectAvatars } from '../src/provider/collect-avatars';
+import { collectAvatars, readAvatarPage } from '../src/provider/collect-avatars';
 import type { ProviderClient } from '../src/provider/client';
 import { ProviderBadRequestError } from '../src/provider/errors';
 import type { Gender } from '../src/provider/request-schemas';
-import type { Order } from '../src/provider/schemas';
+import type { Avatar, Order } from '../src/provider/schemas';
 import { hasStarted, type OrderStatus } from '../src/provider/status';
 import { toUploadImage } from '../src/provider/upload-image';
 import { mapProviderErrors } from './provider-failure';
@@ -144,16 +144,20 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
       });
     },
 
+    /** One page of an order's avatars: a single provider request, so a rate limit on activities is one on requests. */
+    async listAvatarPage(input: { orderId: number; page: number }): Promise<{ avatars: AvatarRef[] }> {
+      return mapProviderErrors(async () => {
+        const avatars = await readAvatarPage(provider, input.orderId, input.page, call());
+        return { avatars: avatars.map(toAvatarRef) };
+      });
+    },
+
     async collectAvatars(input: { orderId: number }): Promise<{ avatars: AvatarRef[]; pagesRead: number }> {
       return mapProviderErrors(async () => {
         const collected = await collectAvatars(provider, input.orderId, call());
         return {
           pagesRead: collected.pagesRead,
-          avatars: collected.avatars.map((a) => ({
-            avatarId: a.avatar_id,
-            imageUrl: a.image_url,
-            ...(a.filename_small ? { thumbnailUrl: a.filename_small } : {}),
-          })),
+          avatars: collected.avatars.map(toAvatarRef),
         };
       });
     },
@@ -161,6 +165,14 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
 }
 
 export type ProviderActivities = ReturnType<typeof createProviderActivities>;
+
+function toAvatarRef(a: Avatar): AvatarRef {
+  return {
+    avatarId: a.avatar_id,
+    imageUrl: a.image_url,
+    ...(a.filename_small ? { thumbnailUrl: a.filename_small } : {}),
+  };
+}
 
 function report(status: { status: OrderStatus; progress?: number; message?: string }): StatusReport {
   return {

@@ -14,7 +14,10 @@ import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
 import { progressQuery, styleProgressSignal } from './definitions';
 import { PipelineTracker } from './pipeline-tracker';
 import { pollUntilDone } from './poll-order';
+import { providerRoute } from './provider-routing';
 import { styleGeneration } from './style-generation';
+
+type ProviderRoute = ReturnType<typeof providerRoute>;
 
 /** How many times to look for (or make) a model this pipeline can own before giving up. */
 const MODEL_ROUNDS = 5;
@@ -26,22 +29,23 @@ const MODEL_ROUNDS = 5;
 export async function avatarPipeline(input: PipelineInput): Promise<PipelineResult> {
   const { workflowId } = workflowInfo();
   const tracker = new PipelineTracker(workflowId, input);
+  const route = providerRoute(input.providerTaskQueue);
   setHandler(progressQuery, () => tracker.snapshot());
   setHandler(styleProgressSignal, (update) => tracker.style(update));
 
   try {
-    const modelId = await obtainModel(input, tracker);
-    const imageIds = await uploadSelfies(modelId, input, tracker);
+    const modelId = await obtainModel(input, tracker, route);
+    const imageIds = await uploadSelfies(modelId, input, tracker, route);
 
     tracker.stage('selecting-main-image');
     const mainImageId = imageIds[input.mainImageIndex]!;
     await writes.selectMainImage.executeWithOptions(
-      { summary: `select selfie ${input.mainImageIndex + 1} as main image` },
+      { summary: `select selfie ${input.mainImageIndex + 1} as main image`, ...route },
       [{ modelId, imageId: mainImageId }],
     );
 
     tracker.stage('training');
-    await writes.runOrder.executeWithOptions({ summary: `run training of model ${modelId}` }, [
+    await writes.runOrder.executeWithOptions({ summary: `run training of model ${modelId}`, ...route }, [
       { orderId: modelId },
     ]);
     await pollUntilDone({
@@ -49,12 +53,13 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
       label: `training of model ${modelId}`,
       deadlineMs: input.trainingDeadlineMs,
       polling: input.polling,
+      route,
       onStatus: (status, polls) => tracker.training(status, polls),
     });
 
     tracker.stage('generating');
     const generations = await Promise.all(
-      input.styles.map((styleId) => generateStyle(modelId, styleId, input, tracker)),
+      input.styles.map((styleId) => generateStyle(modelId, styleId, input, tracker, route)),
     );
     const succeeded = generations.filter((g) => g.status === 'DONE').length;
     if (succeeded === 0) {
@@ -83,10 +88,14 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
 }
 
 /** Creates the model, or after a lost answer adopts the one that create left behind; claims make it ours alone. */
-async function obtainModel(input: PipelineInput, tracker: PipelineTracker): Promise<number> {
+async function obtainModel(
+  input: PipelineInput,
+  tracker: PipelineTracker,
+  route: ProviderRoute,
+): Promise<number> {
   for (let round = 0; round < MODEL_ROUNDS; round++) {
     const outcome = await writes.createModel.executeWithOptions(
-      { summary: round === 0 ? 'create model' : `find or create model (round ${round + 1})` },
+      { summary: round === 0 ? 'create model' : `find or create model (round ${round + 1})`, ...route },
       [{ styles: input.styles, gender: input.gender, reconcileFirst: round > 0 }],
     );
     const offers = outcome.created ? [outcome.created] : outcome.candidates;
@@ -108,12 +117,13 @@ async function uploadSelfies(
   modelId: number,
   input: PipelineInput,
   tracker: PipelineTracker,
+  route: ProviderRoute,
 ): Promise<number[]> {
   tracker.stage('uploading-selfies');
   const imageIds: number[] = [];
   for (const [index, image] of input.images.entries()) {
     const { imageId } = await uploads.uploadSelfie.executeWithOptions(
-      { summary: `upload selfie ${index + 1}/${input.images.length}` },
+      { summary: `upload selfie ${index + 1}/${input.images.length}`, ...route },
       [{ modelId, gender: input.gender, image, index, knownImageIds: [...imageIds] }],
     );
     imageIds.push(imageId);
@@ -128,6 +138,7 @@ async function generateStyle(
   styleId: number,
   input: PipelineInput,
   tracker: PipelineTracker,
+  route: ProviderRoute,
 ): Promise<GenerationResult> {
   try {
     return await executeChild(styleGeneration, {
@@ -139,6 +150,7 @@ async function generateStyle(
           gender: input.gender,
           deadlineMs: input.generationDeadlineMs,
           polling: input.polling,
+          ...(route.taskQueue ? { providerTaskQueue: route.taskQueue } : {}),
         },
       ],
       staticSummary: `style ${styleId} for model ${modelId}`,

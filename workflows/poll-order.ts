@@ -11,6 +11,8 @@ export interface PollRequest {
   label: string;
   deadlineMs: number;
   polling: PollingOptions;
+  /** Where status calls are scheduled (the provider task queue), when not on the workflow's own queue. */
+  route?: { taskQueue?: string };
   onStatus: (status: StatusReport, polls: number) => void;
 }
 
@@ -31,9 +33,10 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
     );
     const wait = Math.min(delay, Math.max(0, deadline - Date.now()));
     await sleep(wait, { summary: `wait ${formatDuration(wait)} before polling ${request.label}` });
-    last = await reads.getOrderStatus.executeWithOptions({ summary: `poll ${request.label}` }, [
-      { orderId: request.orderId },
-    ]);
+    last = await reads.getOrderStatus.executeWithOptions(
+      { summary: `poll ${request.label}`, ...request.route },
+      [{ orderId: request.orderId }],
+    );
     polls++;
     request.onStatus(last, polls);
     if (last.status === 'DONE') return last;

@@ -1,8 +1,22 @@
-import { getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { GenerationResult, StyleGenerationInput, StyleProgress } from '../src/contracts/pipeline-state';
-import { collection, writes } from './activity-proxies';
+import { getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { AvatarPageWalk } from '../src/contracts/avatar-page-walk';
+import type {
+  AvatarRef,
+  GenerationResult,
+  StyleGenerationInput,
+  StyleProgress,
+} from '../src/contracts/pipeline-state';
+import { collection, reads, writes } from './activity-proxies';
 import { styleProgressSignal } from './definitions';
 import { pollUntilDone } from './poll-order';
+import { providerRoute } from './provider-routing';
+
+/**
+ * Avatars used to be collected by one activity walking every page (several provider requests);
+ * now each page is its own activity, so each provider activity is one request and the provider
+ * queue's rate limit is a request rate. Older histories replay the single collecting activity.
+ */
+export const AVATAR_PAGE_ACTIVITIES_PATCH = 'avatar-page-activities';
 
 /**
  * One style of one pipeline, as its own child workflow so it shows on its own in the UI: create a
@@ -11,16 +25,17 @@ import { pollUntilDone } from './poll-order';
 export async function styleGeneration(input: StyleGenerationInput): Promise<GenerationResult> {
   const { modelId, styleId, gender } = input;
   const report = progressReporter(styleId);
+  const route = providerRoute(input.providerTaskQueue);
 
   report({ stage: 'creating-order' });
   const { orderId } = await writes.createGenerationOrder.executeWithOptions(
-    { summary: `create order for style ${styleId} under model ${modelId}` },
+    { summary: `create order for style ${styleId} under model ${modelId}`, ...route },
     [{ modelId, styleId, gender }],
   );
 
   report({ stage: 'running', orderId });
   const started = await writes.runOrder.executeWithOptions(
-    { summary: `run order ${orderId} (style ${styleId})` },
+    { summary: `run order ${orderId} (style ${styleId})`, ...route },
     [{ orderId }],
   );
 
@@ -31,6 +46,7 @@ export async function styleGeneration(input: StyleGenerationInput): Promise<Gene
       label: `generation of style ${styleId} (order ${orderId})`,
       deadlineMs: input.deadlineMs,
       polling: input.polling,
+      route,
       onStatus: (s) =>
         report({
           stage: 'polling',
@@ -46,12 +62,29 @@ export async function styleGeneration(input: StyleGenerationInput): Promise<Gene
   }
 
   report({ stage: 'collecting', orderId, providerStatus: 'DONE', progress: 100 });
-  const { avatars } = await collection.collectAvatars.executeWithOptions(
-    { summary: `collect avatars of order ${orderId}` },
-    [{ orderId }],
-  );
+  const avatars = patched(AVATAR_PAGE_ACTIVITIES_PATCH)
+    ? await collectPageByPage(orderId, route)
+    : (
+        await collection.collectAvatars.executeWithOptions(
+          { summary: `collect avatars of order ${orderId}` },
+          [{ orderId }],
+        )
+      ).avatars;
   report({ stage: 'done', orderId, avatarCount: avatars.length });
   return { styleId, orderId, status: 'DONE', avatars };
+}
+
+/** Walks the order's avatar pages, one activity (one provider request) per page. */
+async function collectPageByPage(orderId: number, route: { taskQueue?: string }): Promise<AvatarRef[]> {
+  const walk = new AvatarPageWalk<AvatarRef>((a) => a.avatarId);
+  for (let page = walk.next; page !== undefined; page = walk.next) {
+    const { avatars } = await reads.listAvatarPage.executeWithOptions(
+      { summary: `read avatar page ${page} of order ${orderId}`, ...route },
+      [{ orderId, page }],
+    );
+    walk.add(avatars);
+  }
+  return walk.avatars;
 }
 
 /** Tells the parent pipeline (if any) how this style is doing; a closed parent is not an error. */

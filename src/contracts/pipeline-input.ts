@@ -62,6 +62,11 @@ export const pipelineInputSchema = z
     /** How long each style's generation may take. */
     generationDeadlineMs: durationMs.default(60 * 60 * 1000),
     polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+    /**
+     * Task queue of the provider activities (the rate-limited provider worker). Set by the starter
+     * from its configuration; without it they run on the pipeline's own queue.
+     */
+    providerTaskQueue: z.string().min(1).max(200).optional(),
     /** Receives the signed end-of-pipeline event (completed, failed or cancelled); see src/callbacks. */
     callbackUrl: callbackUrlSchema.optional(),
   })

@@ -2,6 +2,7 @@ import type { ProviderClient } from './client';
 import type { CallOptions } from './http-transport';
 import { ProviderBadRequestError } from './errors';
 import type { Avatar } from './schemas';
+import { AvatarPageWalk } from '../contracts/avatar-page-walk';
 
 export interface CollectAvatarsOptions extends CallOptions {
   /** Bound on pages walked, so a provider that never returns an empty page cannot loop us forever. */
@@ -17,40 +18,21 @@ export interface CollectedAvatars {
 
 const DEFAULT_MAX_PAGES = 100;
 
-/**
- * Reads every avatar of an order. The contract leaves the first page index (0 or 1) and the page
- * size open, and a page before the first may be empty or an error: start at 0, move on to 1 if
- * needed, then walk upward until a page adds no avatar we have not seen (an empty page, or a
- * provider that ignores the page index and repeats itself).
- */
+/** Reads every avatar of an order, walking the pages as {@link AvatarPageWalk} describes. */
 export async function collectAvatars(
   client: ProviderClient,
   orderId: number,
   options: CollectAvatarsOptions = {},
 ): Promise<CollectedAvatars> {
-  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  const seen = new Map<number, Avatar>();
-  let firstPage: number | undefined;
-  let pagesRead = 0;
-  for (let page = 0; page < maxPages; page++) {
-    const avatars = await readPage(client, orderId, page, options);
-    pagesRead++;
-    const fresh = avatars.filter((a) => !seen.has(a.avatar_id));
-    for (const avatar of fresh) seen.set(avatar.avatar_id, avatar);
-    if (firstPage === undefined) {
-      if (fresh.length > 0) firstPage = page;
-      // Page 0 may lie before the first page: only give up once page 1 is empty as well.
-      if (page === 0 || fresh.length > 0) continue;
-      break;
-    }
-    // A 1-based provider may answer page 0 as if it were page 1; that single repeat is not the end.
-    const repeatOfClampedFirstPage = firstPage === 0 && page === 1 && avatars.length > 0;
-    if (fresh.length === 0 && !repeatOfClampedFirstPage) break;
+  const walk = new AvatarPageWalk<Avatar>((a) => a.avatar_id, options.maxPages ?? DEFAULT_MAX_PAGES);
+  for (let page = walk.next; page !== undefined; page = walk.next) {
+    walk.add(await readAvatarPage(client, orderId, page, options));
   }
-  return { avatars: [...seen.values()], firstPage, pagesRead };
+  return { avatars: walk.avatars, firstPage: walk.firstPage, pagesRead: walk.pagesRead };
 }
 
-async function readPage(
+/** One page of avatars; page 0 refused (before the first page of a 1-based provider) reads as empty. */
+export async function readAvatarPage(
   client: ProviderClient,
   orderId: number,
   page: number,
