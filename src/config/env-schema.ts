@@ -33,6 +33,10 @@ export const envSchema = z.object({
   PROVIDER_BASE_URL: withDefault(httpUrl, DEFAULT_PROVIDER_BASE_URL),
   PROVIDER_API_KEY: optional(z.string()),
   PROVIDER_TIMEOUT_MS: withDefault(positiveInt, 30_000),
+  /** The provider's request quota: the task-queue-wide rate of provider activities (one request each). Unset: no limit. */
+  PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')),
+  /** Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS; default `<TEMPORAL_TASK_QUEUE>-provider`. */
+  PROVIDER_TASK_QUEUE: optional(z.string().min(1)),
   TEMPORAL_ADDRESS: withDefault(
     z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233'),
     'localhost:7233',
@@ -64,5 +68,9 @@ export const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
   WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, 500),
   WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000),
+  /** Where validated campaign manifests are kept; starters write there and workers read, so both must see it. */
+  CAMPAIGN_DIR: withDefault(z.string().min(1), '.data/campaigns'),
+  /** Child pipelines a campaign keeps running at once, unless the campaign says otherwise. */
+  CAMPAIGN_MAX_IN_FLIGHT: withDefault(positiveInt, 50),
 });
 export type Env = z.output<typeof envSchema>;

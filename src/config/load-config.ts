@@ -3,6 +3,14 @@ import { ConfigError } from './config-error';
 import { DEFAULT_PROVIDER_BASE_URL, envSchema, SIMULATOR_API_KEY } from './env-schema';
 
 export interface AppConfig {
+  /**
+   * Where provider activities run: their own task queue (PROVIDER_TASK_QUEUE), whose workers hold
+   * the whole deployment under the provider's quota (PROVIDER_MAX_RPS, one request per activity).
+   * Optional for hand-built configurations; loadConfig always fills it in.
+   */
+  providerQueue?: { taskQueue: string; maxRequestsPerSecond?: number };
+  /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
+  campaigns?: { dir: string; maxInFlight: number };
   provider: { baseUrl: string; apiKey: string; timeoutMs: number };
   temporal: { address: string; namespace: string; taskQueue: string };
   imageAccess: { roots: string[]; urlHosts: string[] };
@@ -80,5 +88,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
     },
+    providerQueue: {
+      taskQueue: e.PROVIDER_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-provider`,
+      ...(e.PROVIDER_MAX_RPS !== undefined ? { maxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
+    },
+    campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
   };
 }
