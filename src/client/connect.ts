@@ -1,8 +1,21 @@
 import { Client, Connection } from '@temporalio/client';
+import { pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
+import { temporalConnectionOptions } from './connection-options';
 
-/** A Temporal client for the configured cluster; close it with `client.connection.close()`. */
+/**
+ * A Temporal client for the configured cluster (TLS and API key when configured), with payload
+ * encryption when keys are configured; close it with `client.connection.close()`.
+ */
 export async function connectClient(temporal: AppConfig['temporal']): Promise<Client> {
-  const connection = await Connection.connect({ address: temporal.address, connectTimeout: '5 seconds' });
-  return new Client({ connection, namespace: temporal.namespace });
+  const connection = await Connection.connect({
+    ...temporalConnectionOptions(temporal),
+    connectTimeout: '5 seconds',
+  });
+  const dataConverter = pipelineDataConverter(temporal.encryption);
+  return new Client({
+    connection,
+    namespace: temporal.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+  });
 }

@@ -1,5 +1,6 @@
 import { delimiter } from 'node:path';
 import { z } from 'zod';
+import { parseEncryptionKeys } from '../codec/encryption-keys';
 
 /** Where the local provider simulator listens by default (`avatar-pipeline simulator`). */
 export const DEFAULT_SIMULATOR_PORT = 4010;
@@ -29,6 +30,22 @@ const list = (separator: string) =>
       .filter((item) => item.length > 0),
   );
 
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const hostPort = z.string().regex(/^[^\s/]+:\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464');
+const port = z.coerce
+  .number()
+  .int('must be a whole number')
+  .min(0, 'must be a port 0-65535')
+  .max(65535, 'must be a port 0-65535');
+const encryptionKeys = z.string().transform((text, ctx) => {
+  const parsed = parseEncryptionKeys(text);
+  if (parsed.ok) return parsed.keys;
+  ctx.addIssue({ code: 'custom', message: parsed.reason });
+  return z.NEVER;
+});
+
 export const envSchema = z.object({
   PROVIDER_BASE_URL: withDefault(httpUrl, DEFAULT_PROVIDER_BASE_URL),
   PROVIDER_API_KEY: optional(z.string()),
@@ -43,6 +60,40 @@ export const envSchema = z.object({
   ),
   TEMPORAL_NAMESPACE: withDefault(z.string().min(1), 'default'),
   TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline'),
+  /** API key for Temporal Cloud (or any cluster that takes one); turns TLS on unless TEMPORAL_TLS=false. */
+  TEMPORAL_API_KEY: optional(z.string()),
+  TEMPORAL_TLS: optional(booleanFlag),
+  /** mTLS client certificate and key (PEM files), e.g. for Temporal Cloud with certificates. */
+  TEMPORAL_TLS_CERT: optional(z.string()),
+  TEMPORAL_TLS_KEY: optional(z.string()),
+  /** CA bundle (PEM file) for a server certificate the system roots do not cover. */
+  TEMPORAL_TLS_CA: optional(z.string()),
+  TEMPORAL_TLS_SERVER_NAME: optional(z.string()),
+  /** Payload encryption keys, `id:base64key,…` (32-byte keys); setting them turns encryption on. */
+  ENCRYPTION_KEYS: optional(encryptionKeys),
+  /** Which of ENCRYPTION_KEYS encrypts new payloads (the others only decrypt); optional with one key. */
+  ENCRYPTION_KEY_ID: optional(z.string()),
+  /** Where the worker serves Prometheus metrics (e.g. 0.0.0.0:9464); unset: no metrics endpoint. */
+  METRICS_BIND_ADDRESS: optional(hostPort),
+  LOG_LEVEL: withDefault(
+    z
+      .string()
+      .transform((level) => level.toUpperCase())
+      .pipe(
+        z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'], {
+          error: 'must be trace, debug, info, warn or error',
+        }),
+      ),
+    'INFO',
+  ),
+  /** json: one JSON object per line (for log collectors); text: for people. */
+  LOG_FORMAT: withDefault(z.enum(['json', 'text'], { error: 'must be json or text' }), 'json'),
+  /** Bearer tokens the codec server accepts (comma separated); without any it refuses to start. */
+  CODEC_SERVER_TOKENS: withDefault(list(','), ''),
+  /** Origins (e.g. the Temporal UI's, http://localhost:8080) allowed to call the codec server from a browser. */
+  CODEC_CORS_ORIGINS: withDefault(list(','), ''),
+  CODEC_SERVER_HOST: withDefault(z.string().min(1), '127.0.0.1'),
+  CODEC_SERVER_PORT: withDefault(port, 8888),
   IMAGE_ROOTS: optional(list(delimiter)),
   IMAGE_URL_HOSTS: withDefault(list(','), ''),
   API_TOKENS: withDefault(list(','), ''),

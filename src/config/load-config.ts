@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import { DEFAULT_PROVIDER_BASE_URL, envSchema, SIMULATOR_API_KEY } from './env-schema';
+import { temporalAccess, type TemporalAccess } from './temporal-access';
 
 export interface AppConfig {
   /**
@@ -12,7 +13,8 @@ export interface AppConfig {
   /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
   campaigns?: { dir: string; maxInFlight: number };
   provider: { baseUrl: string; apiKey: string; timeoutMs: number };
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /** Optional parts (API key, TLS, payload encryption) are absent when not configured. */
+  temporal: { address: string; namespace: string; taskQueue: string } & TemporalAccess;
   imageAccess: { roots: string[]; urlHosts: string[] };
   api: {
     tokens: string[];
@@ -65,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
+      ...temporalAccess(e, cwd),
     },
     imageAccess: {
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
