@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
+import { registerDemoCommand } from './commands/demo';
 import { registerDevServerCommand } from './commands/dev-server';
 import { registerInstallTemporalCommand } from './commands/install-temporal';
+import { registerListCommand } from './commands/list';
 import { registerRunCommand } from './commands/run';
 import { registerSimulatorCommand } from './commands/simulator';
 import { registerStatusCommand } from './commands/status';
@@ -16,8 +18,10 @@ function buildProgram(): Command {
   registerWorkerCommand(program);
   registerRunCommand(program);
   registerStatusCommand(program);
+  registerListCommand(program);
   registerStylesCommand(program);
   registerSimulatorCommand(program);
+  registerDemoCommand(program);
   registerDevServerCommand(program);
   registerInstallTemporalCommand(program);
   return program;

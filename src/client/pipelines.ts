@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
@@ -19,9 +19,15 @@ export interface StartPipelineOptions {
 
 export interface PipelineHandle {
   workflowId: string;
+  /** Live progress (a query: a worker must be running to answer it). */
   progress(): Promise<PipelineProgress>;
+  /** Waits for the end; throws a WorkflowFailedError when the pipeline failed or was cancelled. */
   result(): Promise<PipelineResult>;
+  /** Asks the pipeline to stop; it cancels its styles and ends as cancelled. */
   cancel(): Promise<void>;
+  /** Temporal's state of the run: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, ... */
+  status(): Promise<WorkflowExecutionStatusName>;
+  /** The underlying Temporal handle, for anything else (describe, history, signals). */
   raw: WorkflowHandle<typeof avatarPipeline>;
 }
 
@@ -51,6 +57,15 @@ export async function startPipeline(
       // A repeated request id attaches to the run it started, open or closed, instead of starting another.
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // Lets listPipelines() show and filter by subject without custom search attributes.
+      ...(input.subjectId || input.campaignId
+        ? {
+            memo: {
+              ...(input.subjectId ? { subjectId: input.subjectId } : {}),
+              ...(input.campaignId ? { campaignId: input.campaignId } : {}),
+            },
+          }
+        : {}),
       staticSummary: `Avatars for ${input.subjectId ?? 'one person'}: ${input.images.length} selfies, styles ${input.styles.join(', ')}`,
     });
     return wrap(handle);
@@ -70,6 +85,7 @@ function wrap(handle: WorkflowHandle<typeof avatarPipeline>): PipelineHandle {
     progress: () => handle.query(progressQuery),
     result: () => handle.result(),
     cancel: () => handle.cancel().then(() => undefined),
+    status: () => handle.describe().then((d) => d.status.name),
     raw: handle,
   };
 }

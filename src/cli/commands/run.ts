@@ -1,12 +1,16 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { connectClient } from '../../client/connect';
-import { startPipeline, validatePipelineRequest, type PipelineHandle } from '../../client/pipelines';
-import { loadConfig } from '../../config/load-config';
+import { PipelineInputError } from '../../client/input-error';
+import { createPipelineClient } from '../../client/pipeline-client';
+import { validatePipelineRequest } from '../../client/pipelines';
+import type { PipelineInput } from '../../contracts/pipeline-input';
+import type { PipelineResult } from '../../contracts/pipeline-state';
+import { InvalidInputError } from '../../provider/errors';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
+import { rootMessage } from '../root-message';
 import { resolveImagePaths } from '../image-paths';
-import { describeProgress } from '../progress-lines';
+import { progressViewFor } from '../progress-view';
+import { watchProgress } from '../watch-progress';
 
 interface RunOptions {
   images: string[];
@@ -18,75 +22,124 @@ interface RunOptions {
   json?: boolean;
 }
 
+/** Exit code of a process ended by Ctrl-C, by shell convention. */
+const INTERRUPTED = 130;
+
+/** Which flag a field of the pipeline input came from, so a bad value names what the user typed. */
+const FLAG_OF_FIELD: Record<string, string> = {
+  images: '--images',
+  styles: '--styles',
+  gender: '--gender',
+  mainImageIndex: '--main-image',
+  subjectId: '--subject',
+};
+
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('Start one pipeline, show its progress and wait for the result')
     .requiredOption('--images <paths...>', 'selfie files or directories of .jpg/.png files')
-    .requiredOption('--styles <ids>', 'comma-separated style ids, e.g. 1,2,3')
+    .requiredOption('--styles <ids>', 'comma-separated style ids, e.g. 3,5,7 (see `avatar-pipeline styles`)')
     .requiredOption('--gender <1|2>', '1 = woman, 2 = man')
     .option('--main-image <n>', 'position of the main training image among the selfies (1 = first)', '1')
-    .option('--subject <id>', 'a name for the person, shown in the Temporal UI')
+    .option('--subject <id>', 'a name for the person, shown in the Temporal UI and in `list`')
     .option('--request-id <id>', 'idempotency key: the same id attaches to the same run')
     .option('--json', 'print exactly one JSON document (the result) on stdout; progress goes to stderr')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Progress goes to stderr: a live view on a terminal, one plain line per change otherwise.',
+        'The result goes to stdout. Ctrl-C stops watching; the pipeline itself keeps running.',
+        'Exit codes: 0 done (all or some styles), 1 the pipeline failed, 2 bad input or configuration.',
+        '',
+        'Example: avatar-pipeline run --images samples/selfies --styles 3,7 --gender 1 --json',
+      ].join('\n'),
+    )
     .action(async (options: RunOptions) => {
       try {
         process.exitCode = await runPipeline(options);
       } catch (err) {
-        reportError(err);
+        reportError(err instanceof PipelineInputError ? withFlagNames(err) : err);
       }
     });
 }
 
 async function runPipeline(options: RunOptions): Promise<number> {
-  const config = loadConfig();
-  const images = await resolveImagePaths(options.images);
-  const input = validatePipelineRequest({
-    images,
-    styles: options.styles.split(',').map((s) => (s.trim() === '' ? s : Number(s))),
-    gender: Number(options.gender),
-    mainImageIndex: Number(options.mainImage) - 1,
-    ...(options.subject ? { subjectId: options.subject } : {}),
-  });
-  const client = await connectClient(config.temporal);
+  const input = await inputFromFlags(options);
+  const pipelines = await createPipelineClient();
   try {
-    const handle = await startPipeline(client, input, {
-      taskQueue: config.temporal.taskQueue,
-      ...(options.requestId ? { requestId: options.requestId } : {}),
-    });
-    console.error(`started ${handle.workflowId}`);
-    const watching = watchProgress(handle);
-    try {
-      const result = await handle.result();
-      if (options.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      else console.log(summarize(result));
-      return EXIT.ok;
-    } catch (err) {
-      console.error(`pipeline ${handle.workflowId} failed: ${rootMessage(err)}`);
-      return EXIT.failed;
-    } finally {
-      watching.stop();
+    const handle = await pipelines.start(input, options.requestId ? { requestId: options.requestId } : {});
+    process.stderr.write(`started ${handle.workflowId}\n`);
+    const watch = watchProgress(handle, progressViewFor(process.stderr, { workflowId: handle.workflowId }));
+    const outcome = await Promise.race([
+      handle.result().then(
+        (result) => ({ kind: 'done' as const, result }),
+        (error: unknown) => ({ kind: 'failed' as const, error }),
+      ),
+      interrupted(),
+    ]);
+    await watch.stop(outcome.kind === 'done' ? outcome.result : undefined);
+    if (outcome.kind === 'interrupted') {
+      process.stderr.write(
+        `stopped watching; ${handle.workflowId} keeps running. Check it with: avatar-pipeline status ${handle.workflowId}\n`,
+      );
+      return INTERRUPTED;
     }
+    if (outcome.kind === 'failed') {
+      process.stderr.write(`pipeline ${handle.workflowId} failed: ${rootMessage(outcome.error)}\n`);
+      return EXIT.failed;
+    }
+    if (options.json) process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
+    else process.stdout.write(`${summarize(outcome.result)}\n`);
+    return EXIT.ok;
   } finally {
-    await client.connection.close();
+    await pipelines.close();
   }
 }
 
-function watchProgress(handle: PipelineHandle) {
-  let stopped = false;
-  let last = '';
-  void (async () => {
-    while (!stopped) {
-      const line = await handle.progress().then(describeProgress, () => undefined);
-      if (line && line !== last && !stopped) console.error(line);
-      last = line ?? last;
-      await delay(1000);
+async function inputFromFlags(options: RunOptions): Promise<PipelineInput> {
+  const images = await resolveImagePaths(options.images);
+  const styles = options.styles.split(',').map((item) => {
+    const trimmed = item.trim();
+    if (!/^\d+$/.test(trimmed)) {
+      throw new InvalidInputError('--styles', `"${trimmed}" is not a style id (a whole number)`);
     }
-  })();
-  return { stop: () => void (stopped = true) };
+    return Number(trimmed);
+  });
+  if (!/^[12]$/.test(options.gender.trim())) {
+    throw new InvalidInputError('--gender', `"${options.gender}" must be 1 (woman) or 2 (man)`);
+  }
+  const mainImage = options.mainImage.trim();
+  if (!/^\d+$/.test(mainImage) || Number(mainImage) < 1) {
+    throw new InvalidInputError('--main-image', `"${options.mainImage}" must be a position from 1`);
+  }
+  return validatePipelineRequest({
+    images,
+    styles,
+    gender: Number(options.gender),
+    mainImageIndex: Number(mainImage) - 1,
+    ...(options.subject ? { subjectId: options.subject } : {}),
+  });
 }
 
-function summarize(result: Awaited<ReturnType<PipelineHandle['result']>>): string {
+function interrupted(): Promise<{ kind: 'interrupted' }> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve({ kind: 'interrupted' }));
+  });
+}
+
+function withFlagNames(err: PipelineInputError): PipelineInputError {
+  return new PipelineInputError(
+    err.issues.map((issue) => {
+      const [field = '', ...rest] = issue.path.split('.');
+      const flag = FLAG_OF_FIELD[field];
+      return flag ? { path: [flag, ...rest].join('.'), message: issue.message } : issue;
+    }),
+  );
+}
+
+function summarize(result: PipelineResult): string {
   const lines = [`${result.workflowId}: model ${result.modelId}, ${result.status}`];
   for (const g of result.generations) {
     lines.push(
@@ -95,10 +148,4 @@ function summarize(result: Awaited<ReturnType<PipelineHandle['result']>>): strin
     for (const a of g.avatars) lines.push(`    ${a.imageUrl}`);
   }
   return lines.join('\n');
-}
-
-function rootMessage(err: unknown): string {
-  let current: unknown = err;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(current);
 }

@@ -7,7 +7,11 @@ export function registerStylesCommand(program: Command): void {
   program
     .command('styles')
     .description("List the provider's public styles")
-    .option('--json', 'print one JSON document')
+    .option('--json', 'print one JSON array of styles (id, name and any further fields the provider sends)')
+    .addHelpText(
+      'after',
+      '\nAsks the provider at PROVIDER_BASE_URL (default: the local simulator, `avatar-pipeline simulator`).\nExit codes: 0 listed, 1 provider unreachable or failing, 2 bad configuration.',
+    )
     .action(async (options: { json?: boolean }) => {
       try {
         const { provider } = loadConfig();

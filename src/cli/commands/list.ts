@@ -1,0 +1,75 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  MAX_LIST_LIMIT,
+  PIPELINE_STATUS_FILTERS,
+  type PipelineStatusFilter,
+} from '../../client/list-pipelines';
+import { createPipelineClient } from '../../client/pipeline-client';
+import { reportError } from '../fail';
+
+interface ListFlags {
+  status?: PipelineStatusFilter;
+  subject?: string;
+  limit: number;
+  json?: boolean;
+}
+
+function parseLimit(value: string): number {
+  const limit = Number(value);
+  if (!/^\d+$/.test(value.trim()) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_LIST_LIMIT}`);
+  }
+  return limit;
+}
+
+function parseStatus(value: string): PipelineStatusFilter {
+  if (!(PIPELINE_STATUS_FILTERS as string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${PIPELINE_STATUS_FILTERS.join(', ')}`);
+  }
+  return value as PipelineStatusFilter;
+}
+
+export function registerListCommand(program: Command): void {
+  program
+    .command('list')
+    .description('List pipeline runs, newest first')
+    .option(
+      '--status <state>',
+      `only runs in this state (${PIPELINE_STATUS_FILTERS.join(', ')})`,
+      parseStatus,
+    )
+    .option('--subject <id>', 'only runs for this subject (the --subject given to `run`)')
+    .option('--limit <n>', `at most this many runs (1-${MAX_LIST_LIMIT})`, parseLimit, 20)
+    .option(
+      '--json',
+      'print one JSON array of {workflowId, runId, status, startTime, closeTime, subjectId, modelId}',
+    )
+    .action(async (flags: ListFlags) => {
+      try {
+        const pipelines = await createPipelineClient();
+        try {
+          const runs = await pipelines.list({
+            limit: flags.limit,
+            ...(flags.status ? { status: flags.status } : {}),
+            ...(flags.subject ? { subjectId: flags.subject } : {}),
+          });
+          if (flags.json) {
+            process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+            return;
+          }
+          if (runs.length === 0) console.error('no pipelines found');
+          for (const run of runs) {
+            const subject = run.subjectId ? `  subject ${run.subjectId}` : '';
+            const model = run.modelId === undefined ? '' : `  model ${run.modelId}`;
+            console.log(
+              `${run.startTime.toISOString()}  ${run.status.padEnd(10)}  ${run.workflowId}${subject}${model}`,
+            );
+          }
+        } finally {
+          await pipelines.close();
+        }
+      } catch (err) {
+        reportError(err);
+      }
+    });
+}

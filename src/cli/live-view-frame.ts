@@ -1,0 +1,98 @@
+import type { PipelineProgress, StyleProgress } from '../contracts/pipeline-state';
+
+export interface FrameOptions {
+  workflowId: string;
+  elapsedMs: number;
+  /** Style names by id, when known (shown beside the id). */
+  styleNames?: ReadonlyMap<number, string>;
+  /** Cells of each progress bar. */
+  barWidth?: number;
+}
+
+const FULL = '█';
+const EMPTY = '░';
+
+/** `[████░░░░]` for a fraction from 0 to 1. */
+export function progressBar(fraction: number, width: number): string {
+  const clamped = Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 0));
+  const filled = Math.round(clamped * width);
+  return `[${FULL.repeat(filled)}${EMPTY.repeat(width - filled)}]`;
+}
+
+function seconds(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+function percent(value: number | undefined): string {
+  return value === undefined ? '' : `${Math.round(value)}%`;
+}
+
+/** How far training is: the provider's figure while it runs, full once the pipeline moved past it. */
+function trainingFraction(p: PipelineProgress): number {
+  if (p.stage === 'generating' || p.stage === 'done') return 1;
+  if (p.stage !== 'training') return 0;
+  return (p.training.progress ?? 0) / 100;
+}
+
+function trainingNote(p: PipelineProgress): string {
+  if (p.stage === 'generating' || p.stage === 'done') return 'trained';
+  if (p.stage !== 'training') return p.stage === 'failed' || p.stage === 'cancelled' ? p.stage : 'waiting';
+  const status = p.training.providerStatus ?? 'starting';
+  return [percent(p.training.progress), status].filter(Boolean).join(' ');
+}
+
+/** A style's bar: the provider's progress while polling, full once its avatars are in. */
+function styleFraction(s: StyleProgress): number {
+  switch (s.stage) {
+    case 'collecting':
+    case 'done':
+      return 1;
+    case 'polling':
+      return (s.progress ?? 0) / 100;
+    default:
+      return 0;
+  }
+}
+
+function styleNote(s: StyleProgress): string {
+  switch (s.stage) {
+    case 'done':
+      return `✓ ${s.avatarCount ?? 0} avatars`;
+    case 'failed':
+      return `✗ failed${s.error ? `: ${s.error}` : ''}`;
+    case 'polling':
+      return [percent(s.progress), s.providerStatus ?? 'running'].filter(Boolean).join(' ');
+    default:
+      return s.stage;
+  }
+}
+
+/**
+ * The lines of the live view for one progress snapshot: a header with the stage and time,
+ * selfies, a training bar, one bar per style and the avatar count. Pure, so it can be tested.
+ */
+export function renderFrame(p: PipelineProgress | undefined, options: FrameOptions): string[] {
+  const width = options.barWidth ?? 24;
+  const header = `${options.workflowId}  ·  ${p?.stage ?? 'starting'}  ·  ${seconds(options.elapsedMs)}`;
+  if (p === undefined) return [header, '  waiting for a worker to pick the pipeline up…'];
+  const lines = [header];
+  const model = p.modelId === undefined ? '' : `   model ${p.modelId}`;
+  lines.push(`  selfies   ${p.uploads.done}/${p.uploads.total} uploaded${model}`);
+  lines.push(`  training  ${progressBar(trainingFraction(p), width)} ${trainingNote(p)}`);
+  const labels = p.styles.map((s) => {
+    const name = options.styleNames?.get(s.styleId);
+    return `style ${s.styleId}${name ? ` ${name}` : ''}`;
+  });
+  const labelWidth = Math.max(0, ...labels.map((l) => l.length));
+  p.styles.forEach((s, i) => {
+    lines.push(
+      `  ${(labels[i] ?? '').padEnd(labelWidth)}  ${progressBar(styleFraction(s), width)} ${styleNote(s)}`,
+    );
+  });
+  const avatars = p.styles.reduce((sum, s) => sum + (s.avatarCount ?? 0), 0);
+  const finished = p.styles.filter((s) => s.stage === 'done').length;
+  lines.push(`  avatars   ${avatars} collected, ${finished}/${p.styles.length} styles done`);
+  if (p.error) lines.push(`  error     ${p.error}`);
+  return lines;
+}

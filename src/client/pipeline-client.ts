@@ -1,0 +1,90 @@
+import type { Client } from '@temporalio/client';
+import { ConfigError } from '../config/config-error';
+import { envSchema } from '../config/env-schema';
+import type { AppConfig } from '../config/load-config';
+import type { PipelineRequest } from '../contracts/pipeline-input';
+import { connectClient } from './connect';
+import { listPipelines, type ListPipelinesOptions, type PipelineSummary } from './list-pipelines';
+import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
+
+export type TemporalConfig = AppConfig['temporal'];
+
+const temporalEnvSchema = envSchema.pick({
+  TEMPORAL_ADDRESS: true,
+  TEMPORAL_NAMESPACE: true,
+  TEMPORAL_TASK_QUEUE: true,
+});
+
+/**
+ * Where the pipelines run, from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE
+ * (defaults localhost:7233, default, avatar-pipeline). Starting and watching pipelines needs
+ * nothing else: the provider settings belong to the worker.
+ */
+export function loadTemporalConfig(env: NodeJS.ProcessEnv = process.env): TemporalConfig {
+  const parsed = temporalEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: issue.path.map(String).join('.'),
+        reason: issue.message,
+      })),
+    );
+  }
+  return {
+    address: parsed.data.TEMPORAL_ADDRESS,
+    namespace: parsed.data.TEMPORAL_NAMESPACE,
+    taskQueue: parsed.data.TEMPORAL_TASK_QUEUE,
+  };
+}
+
+/** Starts, finds and lists avatar pipelines on one Temporal cluster. */
+export interface PipelineClient {
+  readonly config: TemporalConfig;
+  /** The Temporal client underneath, for anything beyond pipelines. */
+  readonly temporal: Client;
+  /**
+   * Validates the request (a PipelineInputError names each bad field) and starts a pipeline. With a
+   * `requestId`, repeating the call returns the run that id started instead of a second one.
+   */
+  start(request: PipelineRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
+  /** A handle on an existing pipeline (not checked until used). */
+  get(workflowId: string): PipelineHandle;
+  /** Newest first; optionally only one state or one subject. */
+  list(options?: ListPipelinesOptions): Promise<PipelineSummary[]>;
+  /** Closes the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to Temporal. Settings not given come from the environment (loadTemporalConfig).
+ *
+ * ```ts
+ * const pipelines = await createPipelineClient();
+ * const run = await pipelines.start({ images: ['/data/selfies/1.png'], styles: [3, 7], gender: 1 });
+ * console.log(await run.progress(), await run.result());
+ * await pipelines.close();
+ * ```
+ */
+export async function createPipelineClient(
+  settings: Partial<TemporalConfig> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PipelineClient> {
+  const config = { ...loadTemporalConfig(env), ...definedOnly(settings) };
+  const temporal = await connectClient(config);
+  return {
+    config,
+    temporal,
+    start: (request, options = {}) =>
+      startPipeline(temporal, request, {
+        taskQueue: config.taskQueue,
+        ...(options.requestId ? { requestId: options.requestId } : {}),
+      }),
+    get: (workflowId) => getPipeline(temporal, workflowId),
+    list: (options) => listPipelines(temporal, options),
+    close: () => temporal.connection.close(),
+  };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,233 @@
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { connectClient } from '../client/connect';
+import { loadTemporalConfig } from '../client/pipeline-client';
+import { startPipeline } from '../client/pipelines';
+import type { PipelineRequest } from '../contracts/pipeline-input';
+import type { PipelineResult } from '../contracts/pipeline-state';
+import { SIMULATOR_API_KEY } from '../config/env-schema';
+import { progressViewFor } from '../cli/progress-view';
+import { rootMessage } from '../cli/root-message';
+import { watchProgress } from '../cli/watch-progress';
+import type { Logger } from '../devserver/log';
+import { ProviderClient } from '../provider/client';
+import { sampleSelfieFiles } from '../samples/sample-selfies';
+import { startDemoStack, type DemoStack } from './demo-stack';
+import { workflowUiUrl } from './temporal-ui';
+import { writeGallery } from './write-gallery';
+
+export interface DemoOptions {
+  /** Galleries go into `<outputDir>/<workflowId>/`. */
+  outputDir: string;
+  /** Keep the dev server, simulator and worker running after the gallery, until `untilStopped` resolves. */
+  keep: boolean;
+  styles: number[];
+  dbFile: string;
+  uiPort?: number;
+  uiUrl?: string;
+  simulatorPort: number;
+  trainingMs: number;
+  generationMs: number;
+  avatarsPerOrder: number;
+  avatarSize: number;
+  /** How long the pipeline may take before the demo gives up on it. */
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  log: Logger;
+  /** Where the live view (or progress lines) is drawn. */
+  progressStream: NodeJS.WriteStream;
+}
+
+export interface DemoReport {
+  workflowId: string;
+  status: 'DONE' | 'PARTIAL' | 'FAILED' | 'INTERRUPTED';
+  /** The gallery page (absent when the pipeline did not finish). */
+  galleryPath?: string;
+  avatarCount: number;
+  /** The run in the Temporal Web UI. */
+  temporalUiLink: string;
+  temporalUiUrl: string;
+  namespace: string;
+  temporal: { address: string; startedHere: boolean; pid?: number };
+  simulator: { url: string; port: number };
+  result?: PipelineResult;
+  error?: string;
+  durationMs: number;
+}
+
+export interface DemoOutcome {
+  report: DemoReport;
+  /** Resolves once everything the demo started has stopped. */
+  stopped: Promise<void>;
+  /** What keeps running, when kept (--keep). */
+  kept?: string;
+}
+
+/**
+ * One pass of the demo. `stopRequested` resolves on Ctrl-C: before the gallery it interrupts the
+ * demo; with `keep`, it ends the stack kept running after it. Whatever the demo started is
+ * stopped before this resolves, or (with `keep`) once `stopRequested` resolves; `stopped`
+ * resolves then.
+ */
+export async function runDemo(options: DemoOptions, stopRequested: Promise<unknown>): Promise<DemoOutcome> {
+  const interrupted = stopRequested;
+  const started = Date.now();
+  const { log } = options;
+  const temporalConfig = loadTemporalConfig(options.env);
+  const selfies = await sampleSelfieFiles(path.resolve(options.outputDir, '.selfies'));
+
+  const starting = startDemoStack({
+    temporal: temporalConfig,
+    dbFile: options.dbFile,
+    ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
+    ...(options.uiUrl !== undefined ? { uiUrl: options.uiUrl } : {}),
+    simulatorPort: options.simulatorPort,
+    trainingMs: options.trainingMs,
+    generationMs: options.generationMs,
+    avatarsPerOrder: options.avatarsPerOrder,
+    avatarSize: options.avatarSize,
+    simulatorStateFile: path.join(path.dirname(path.resolve(options.dbFile)), 'demo-simulator', 'state.json'),
+    imageRoots: [path.dirname(selfies[0]!)],
+    log,
+  });
+  const first = await Promise.race([starting, interrupted.then(() => 'interrupted' as const)]);
+  if (first === 'interrupted') {
+    log('interrupted while starting; stopping what was started');
+    await starting.then((stack) => stack.stop()).catch(() => undefined);
+    throw new DemoInterrupted();
+  }
+  const stack: DemoStack = first;
+  let report: DemoReport | undefined;
+  try {
+    log(
+      `Temporal ${stack.temporal.startedHere ? 'dev server started' : 'server reused'} at ${stack.temporal.address} in ${seconds(Date.now() - started)}`,
+    );
+    if (!stack.uiAnswers)
+      log(`the Temporal UI does not answer at ${stack.uiUrl}; pass --ui-url if it is elsewhere`);
+    const styleNames = await fetchStyleNames(stack.simulator.url);
+    report = await runPipeline(options, stack, temporalConfig, selfies, styleNames, interrupted, started);
+  } finally {
+    if (!options.keep || report === undefined || report.status === 'INTERRUPTED') {
+      await stack.stop();
+      log('stopped everything the demo started');
+    }
+  }
+  if (!options.keep || report.status === 'INTERRUPTED') return { report, stopped: Promise.resolve() };
+  const kept = [
+    'The demo stack keeps running (--keep); Ctrl-C stops it.',
+    `  Temporal:  ${stack.temporal.address} (UI ${stack.uiUrl})`,
+    `  simulator: ${stack.simulator.url}`,
+    `  worker:    task queue "${temporalConfig.taskQueue}"`,
+  ].join('\n');
+  const stopped = stopRequested.then(async () => {
+    log('stopping the demo stack');
+    await stack.stop();
+  });
+  return { report, stopped, kept };
+}
+
+export class DemoInterrupted extends Error {
+  constructor() {
+    super('interrupted');
+    this.name = 'DemoInterrupted';
+  }
+}
+
+async function runPipeline(
+  options: DemoOptions,
+  stack: DemoStack,
+  temporalConfig: ReturnType<typeof loadTemporalConfig>,
+  selfies: string[],
+  styleNames: ReadonlyMap<number, string>,
+  interrupted: Promise<unknown>,
+  started: number,
+): Promise<DemoReport> {
+  const client = await connectClient({ ...temporalConfig, address: stack.temporal.address });
+  try {
+    const request: PipelineRequest = {
+      images: selfies,
+      styles: options.styles,
+      gender: 1,
+      subjectId: 'demo',
+      trainingDeadlineMs: options.timeoutMs,
+      generationDeadlineMs: options.timeoutMs,
+      polling: { initialIntervalMs: 500, minIntervalMs: 250, maxIntervalMs: 1_000 },
+    };
+    const handle = await startPipeline(client, request, { taskQueue: temporalConfig.taskQueue });
+    const temporalUiLink = workflowUiUrl(stack.uiUrl, temporalConfig.namespace, handle.workflowId);
+    options.log(`pipeline ${handle.workflowId} started; watch it in the Temporal UI: ${temporalUiLink}`);
+    const base = {
+      workflowId: handle.workflowId,
+      temporalUiLink,
+      temporalUiUrl: stack.uiUrl,
+      namespace: temporalConfig.namespace,
+      temporal: {
+        address: stack.temporal.address,
+        startedHere: stack.temporal.startedHere,
+        ...(stack.temporal.pid !== undefined ? { pid: stack.temporal.pid } : {}),
+      },
+      simulator: { url: stack.simulator.url, port: stack.simulator.port },
+    };
+
+    const watch = watchProgress(
+      handle,
+      progressViewFor(options.progressStream, { workflowId: handle.workflowId, styleNames }),
+    );
+    const outcome = await Promise.race([
+      handle.result().then(
+        (result) => ({ kind: 'done' as const, result }),
+        (error: unknown) => ({ kind: 'failed' as const, message: rootMessage(error) }),
+      ),
+      stack.workerFailure.catch((error: unknown) => ({
+        kind: 'failed' as const,
+        message: `the worker stopped: ${rootMessage(error)}`,
+      })),
+      interrupted.then(() => ({ kind: 'interrupted' as const })),
+      delay(options.timeoutMs + 30_000, undefined, { ref: false }).then(() => ({
+        kind: 'failed' as const,
+        message: `the pipeline did not finish within ${seconds(options.timeoutMs + 30_000)}`,
+      })),
+    ]);
+    await watch.stop(outcome.kind === 'done' ? outcome.result : undefined);
+    if (outcome.kind === 'interrupted') {
+      await handle.cancel().catch(() => undefined);
+      return { ...base, status: 'INTERRUPTED', avatarCount: 0, durationMs: Date.now() - started };
+    }
+    if (outcome.kind === 'failed') {
+      return {
+        ...base,
+        status: 'FAILED',
+        avatarCount: 0,
+        error: outcome.message,
+        durationMs: Date.now() - started,
+      };
+    }
+    const gallery = await writeGallery({
+      result: outcome.result,
+      outputDir: options.outputDir,
+      styleNames,
+      temporalUiLink,
+      namespace: temporalConfig.namespace,
+      providerUrl: stack.simulator.url,
+    });
+    return {
+      ...base,
+      status: outcome.result.status,
+      galleryPath: gallery.page,
+      avatarCount: gallery.avatarCount,
+      result: outcome.result,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await client.connection.close();
+  }
+}
+
+async function fetchStyleNames(providerUrl: string): Promise<Map<number, string>> {
+  const provider = new ProviderClient({ baseUrl: providerUrl, apiKey: SIMULATOR_API_KEY, timeoutMs: 5_000 });
+  return new Map((await provider.listStyles()).map((style) => [style.id, style.name]));
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,54 @@
+/**
+ * avatar-pipeline: durable avatar pipelines on Temporal, for use from any Node application.
+ *
+ * Start and watch pipelines with createPipelineClient(); run the work with createPipelineWorker();
+ * talk to the provider directly with ProviderClient; try everything locally with startSimulator()
+ * and ensureDevServer().
+ */
+
+// Starting, watching and listing pipelines.
+export { createPipelineClient, loadTemporalConfig } from './client/pipeline-client';
+export type { PipelineClient, TemporalConfig } from './client/pipeline-client';
+export { connectClient } from './client/connect';
+export { getPipeline, pipelineWorkflowId, startPipeline, validatePipelineRequest } from './client/pipelines';
+export type { PipelineHandle, StartPipelineOptions } from './client/pipelines';
+export { listPipelines, MAX_LIST_LIMIT, PIPELINE_STATUS_FILTERS } from './client/list-pipelines';
+export type { ListPipelinesOptions, PipelineStatusFilter, PipelineSummary } from './client/list-pipelines';
+export { PipelineInputError } from './client/input-error';
+
+// The shapes that go in and come out.
+export { pipelineInputSchema, imageReferenceSchema } from './contracts/pipeline-input';
+export type { PipelineInput, PipelineRequest, PollingOptions } from './contracts/pipeline-input';
+export type {
+  AvatarRef,
+  GenerationResult,
+  GenerationStatus,
+  PipelineProgress,
+  PipelineResult,
+  PipelineStage,
+  StyleProgress,
+  StyleStage,
+} from './contracts/pipeline-state';
+
+// Configuration from the environment.
+export { loadConfig, ConfigError } from './config';
+export type { AppConfig } from './config';
+
+// Running the work.
+export { createPipelineWorker, pipelineWorkflowBundle } from './worker/create-worker';
+export type { PipelineWorkerOptions } from './worker/create-worker';
+
+// The provider: typed client and its errors.
+export * from './provider';
+
+// Local stand-ins: the provider simulator and the Temporal dev server.
+export {
+  startSimulator,
+  DEFAULT_STYLES,
+  type RunningSimulator,
+  type SimulatorOptions,
+  type StartSimulatorOptions,
+  type SimulatorStats,
+} from './simulator';
+export { ensureDevServer, startDevServer, findTemporalCli } from './devserver';
+export type { DevServer, DevServerOptions, EnsureDevServerOptions, EnsuredDevServer } from './devserver';
