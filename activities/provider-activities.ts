@@ -43,17 +43,23 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
 
   return {
     /**
-     * Returns the model just created, or, when reconciling, every empty model of this shape that a
-     * lost create may have left behind. The workflow claims one, so no two pipelines share a model.
+     * Returns the model just created or, when reconciling (a retry, or `reconcileFirst`), the
+     * models a lost create may have left behind, for the workflow to claim one. With `listOnce`
+     * that is one list request: every model of this shape still CREATED, newest first, and the
+     * workflow checks the one it claims for images. Without it (pipelines started before), every
+     * candidate's images are read here.
      */
     async createModel(input: {
       styles: number[];
       gender: Gender;
       reconcileFirst?: boolean;
+      listOnce?: boolean;
     }): Promise<{ created?: ModelOffer; candidates: ModelOffer[] }> {
       return mapProviderErrors(async () => {
         if (input.reconcileFirst || isRetry()) {
-          const candidates = await findEmptyModels(provider, input.styles, input.gender, call());
+          const candidates = input.listOnce
+            ? await findUnrunModels(provider, input.styles, input.gender, call())
+            : await findEmptyModels(provider, input.styles, input.gender, call());
           if (candidates.length > 0) {
             return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
           }
@@ -61,6 +67,13 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
         const model = await provider.createModel({ styles: input.styles, gender: input.gender }, call());
         return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
       });
+    },
+
+    /** How many training images a model holds: whether a claimed candidate is still unused. */
+    async countTrainingImages(input: { modelId: number }): Promise<{ count: number }> {
+      return mapProviderErrors(async () => ({
+        count: (await provider.listTrainingImages(input.modelId, call())).length,
+      }));
     },
 
     /** Uploads are sequential per model, so an image the pipeline does not know yet is the one a lost answer hid. */
@@ -193,19 +206,36 @@ function sameStyles(a: number[] | undefined, b: number[]): boolean {
   return [...b].sort((x, y) => x - y).every((id, i) => id === sorted[i]);
 }
 
+/** Models of this shape that are still CREATED (never run), newest first: a lost create's model is likely among the newest. */
+async function findUnrunModels(
+  provider: ProviderClient,
+  styles: number[],
+  gender: Gender,
+  call: { signal: AbortSignal },
+): Promise<number[]> {
+  return (await provider.listModels(call))
+    .filter(
+      (m) =>
+        (m.parent ?? 0) === 0 &&
+        m.status === 'CREATED' &&
+        m.gender === gender &&
+        sameStyles(m.styles, styles),
+    )
+    .map((m) => m.id)
+    .sort((a, b) => b - a);
+}
+
+/** The legacy reconciliation: the unrun models of this shape without training images, oldest first. */
 async function findEmptyModels(
   provider: ProviderClient,
   styles: number[],
   gender: Gender,
   call: { signal: AbortSignal },
 ): Promise<number[]> {
-  const shaped = (await provider.listModels(call)).filter(
-    (m) =>
-      (m.parent ?? 0) === 0 && m.status === 'CREATED' && m.gender === gender && sameStyles(m.styles, styles),
-  );
+  const unrun = (await findUnrunModels(provider, styles, gender, call)).reverse();
   const empty: number[] = [];
-  for (const model of shaped.sort((a, b) => a.id - b.id)) {
-    if ((await provider.listTrainingImages(model.id, call)).length === 0) empty.push(model.id);
+  for (const modelId of unrun) {
+    if ((await provider.listTrainingImages(modelId, call)).length === 0) empty.push(modelId);
   }
   return empty;
 }

@@ -9,7 +9,7 @@ export const writes = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '30 minutes',
   retry: {
-    initialInterval: '2 seconds',
+    initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
     nonRetryableErrorTypes: FINAL,
@@ -21,7 +21,7 @@ export const uploads = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '3 minutes',
   scheduleToCloseTimeout: '1 hour',
   retry: {
-    initialInterval: '2 seconds',
+    initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
     nonRetryableErrorTypes: FINAL,
@@ -45,7 +45,7 @@ export const collection = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '3 minutes',
   scheduleToCloseTimeout: '30 minutes',
   retry: {
-    initialInterval: '2 seconds',
+    initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
     nonRetryableErrorTypes: FINAL,

@@ -9,18 +9,15 @@ import {
 import type { PipelineInput } from '../src/contracts/pipeline-input';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
 import { uploads, writes } from './activity-proxies';
-import { claim } from './claim';
 import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
 import { progressQuery, styleProgressSignal } from './definitions';
 import { PipelineTracker } from './pipeline-tracker';
+import { obtainModel } from './obtain-model';
 import { pollUntilDone } from './poll-order';
 import { providerRoute } from './provider-routing';
 import { styleGeneration } from './style-generation';
 
 type ProviderRoute = ReturnType<typeof providerRoute>;
-
-/** How many times to look for (or make) a model this pipeline can own before giving up. */
-const MODEL_ROUNDS = 5;
 
 /**
  * The avatar pipeline: create a model, upload the selfies, pick the main one, train, then
@@ -34,7 +31,8 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
   setHandler(styleProgressSignal, (update) => tracker.style(update));
 
   try {
-    const modelId = await obtainModel(input, tracker, route);
+    const modelId = await obtainModel(input, route);
+    tracker.model(modelId);
     const imageIds = await uploadSelfies(modelId, input, tracker, route);
 
     tracker.stage('selecting-main-image');
@@ -85,31 +83,6 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
     await announceEnd(input, endedEvent(input, err));
     throw err;
   }
-}
-
-/** Creates the model, or after a lost answer adopts the one that create left behind; claims make it ours alone. */
-async function obtainModel(
-  input: PipelineInput,
-  tracker: PipelineTracker,
-  route: ProviderRoute,
-): Promise<number> {
-  for (let round = 0; round < MODEL_ROUNDS; round++) {
-    const outcome = await writes.createModel.executeWithOptions(
-      { summary: round === 0 ? 'create model' : `find or create model (round ${round + 1})`, ...route },
-      [{ styles: input.styles, gender: input.gender, reconcileFirst: round > 0 }],
-    );
-    const offers = outcome.created ? [outcome.created] : outcome.candidates;
-    for (const offer of offers) {
-      if (await claim(offer.claimId, `model ${offer.modelId}`)) {
-        tracker.model(offer.modelId);
-        return offer.modelId;
-      }
-    }
-  }
-  throw ApplicationFailure.nonRetryable(
-    `Could not obtain a model of its own after ${MODEL_ROUNDS} rounds: every candidate was claimed by another pipeline`,
-    'ModelUnavailable',
-  );
 }
 
 /** One at a time, so that after a lost answer the one image the pipeline does not know is the one it uploaded. */
