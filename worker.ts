@@ -1,4 +1,7 @@
+import { Runtime } from '@temporalio/worker';
 import { loadConfig } from './src/config/load-config';
+import { loadOperationsConfig } from './src/config/operations-config';
+import { installWorkerRuntime } from './src/worker/install-runtime';
 import { createPipelineWorker } from './src/worker/create-worker';
 
 /**
@@ -7,12 +10,35 @@ import { createPipelineWorker } from './src/worker/create-worker';
  */
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
+  const operations = loadOperationsConfig(env);
+  // Before any connection: the runtime (logger, metrics exporter) is fixed once created.
+  const installed = installWorkerRuntime(operations);
+  const log = Runtime.instance().logger;
+  if (!installed)
+    log.warn('an SDK runtime already exists in this process: worker logs and metrics settings not applied');
   const worker = await createPipelineWorker({ config });
-  console.error(
-    `avatar-pipeline worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace}), provider ${config.provider.baseUrl}`,
-  );
+  log.info('avatar-pipeline worker started', {
+    taskQueue: config.temporal.taskQueue,
+    address: config.temporal.address,
+    namespace: config.temporal.namespace,
+    provider: withoutCredentials(config.provider.baseUrl),
+    tls: config.temporal.tls !== undefined,
+    payloadEncryption: config.temporal.encryption
+      ? `on (key ${config.temporal.encryption.currentKeyId})`
+      : 'off',
+    metrics: operations.metrics.bindAddress ? `http://${operations.metrics.bindAddress}/metrics` : 'off',
+  });
   await worker.run();
-  console.error('avatar-pipeline worker: drained and stopped');
+  log.info('avatar-pipeline worker drained and stopped');
+}
+
+/** A base URL may carry user:password@; the log gets the origin and path only. */
+function withoutCredentials(url: string): string {
+  if (!URL.canParse(url)) return '(invalid URL)';
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString().replace(/\/$/, '');
 }
 
 if (require.main === module) {

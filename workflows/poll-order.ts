@@ -2,6 +2,7 @@ import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import type { PollingOptions } from '../src/contracts/pipeline-input';
 import type { StatusReport } from '../activities/provider-activities';
 import { reads } from './activity-proxies';
+import { recordOrderPolls } from './poll-metrics';
 import { nextPollDelay } from './polling-policy';
 import { formatDuration } from './format-duration';
 
@@ -39,8 +40,12 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
     );
     polls++;
     request.onStatus(last, polls);
-    if (last.status === 'DONE') return last;
+    if (last.status === 'DONE') {
+      recordOrderPolls(polls, 'done');
+      return last;
+    }
     if (last.status === 'ERROR') {
+      recordOrderPolls(polls, 'error');
       throw ApplicationFailure.nonRetryable(
         `${capitalize(request.label)} ended in ERROR: ${last.message ?? 'the provider gave no reason'}`,
         'ProviderOrderFailed',
@@ -48,6 +53,7 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
       );
     }
     if (Date.now() >= deadline) {
+      recordOrderPolls(polls, 'deadline');
       const progress = last.progress === undefined ? '' : `, ${last.progress}%`;
       throw ApplicationFailure.nonRetryable(
         `${capitalize(request.label)} (order ${request.orderId}) did not finish within ${formatDuration(request.deadlineMs)} (last status ${last.status}${progress})`,
