@@ -1,0 +1,12 @@
+/** Campaign manifests: CSV or JSONL, one subject per row, validated as a whole before anything starts. */
+export { parseCsv, csvField, csvLine, type CsvRecord } from './csv';
+export { ManifestError, describeIssue, type ManifestIssue } from './manifest-issue';
+export { detectManifestFormat, type ManifestFormat } from './read-rows';
+export { MANIFEST_FIELDS, manifestRowSchema, type ManifestRow } from './row-schema';
+export {
+  loadManifestFile,
+  validateManifestObjects,
+  validateManifestText,
+  type ManifestValidation,
+  type ManifestValidationOptions,
+} from './validate-manifest';

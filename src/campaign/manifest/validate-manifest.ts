@@ -1,0 +1,216 @@
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+
+import type { CampaignSubject } from '../../contracts/campaign';
+import { pipelineInputSchema } from '../../contracts/pipeline-input';
+import type { ManifestIssue } from './manifest-issue';
+import {
+  detectManifestFormat,
+  readManifestRows,
+  readObjectRows,
+  subjectHint,
+  type ManifestFormat,
+  type RawRow,
+  type RawRows,
+} from './read-rows';
+import { manifestRowSchema, REQUIRED_FIELDS, type ManifestField, type ManifestRow } from './row-schema';
+import { expandSelfies, type SelfieCheckOptions } from './selfie-files';
+
+export interface ManifestValidationOptions extends SelfieCheckOptions {
+  /** Style ids the provider offers; when given, any other id is refused. */
+  knownStyles?: number[];
+  /** Rows whose files are checked at once. */
+  concurrency?: number;
+}
+
+export interface ManifestValidation {
+  format: ManifestFormat | 'json';
+  /** Data rows in the manifest. */
+  rows: number;
+  /** The valid rows' subjects, in file order. */
+  subjects: CampaignSubject[];
+  /** Every problem found, by row. */
+  issues: ManifestIssue[];
+  /** Rows refused (line numbers). */
+  invalidRows: number[];
+}
+
+/** Reads and validates a manifest file; relative selfie paths are taken from the file's folder. */
+export async function loadManifestFile(
+  path: string,
+  options: ManifestValidationOptions = {},
+): Promise<ManifestValidation> {
+  const text = await readFile(path, 'utf8');
+  return validateManifestText(text, { baseDir: dirname(resolve(path)), ...options, fileName: path });
+}
+
+/** Validates manifest text (CSV or JSONL; detected from the file name or the content). */
+export async function validateManifestText(
+  text: string,
+  options: ManifestValidationOptions & { format?: ManifestFormat; fileName?: string } = {},
+): Promise<ManifestValidation> {
+  const format = options.format ?? detectManifestFormat(text, options.fileName);
+  return validate(readManifestRows(text, format), format, options);
+}
+
+/** Validates rows given as objects (the API's JSON form). */
+export async function validateManifestObjects(
+  items: unknown[],
+  options: ManifestValidationOptions = {},
+): Promise<ManifestValidation> {
+  return validate(readObjectRows(items), 'json', options);
+}
+
+async function validate(
+  raw: RawRows,
+  format: ManifestValidation['format'],
+  options: ManifestValidationOptions,
+): Promise<ManifestValidation> {
+  const issues = [...raw.issues];
+  const checked: { row: RawRow; subject?: CampaignSubject }[] = [];
+  const concurrency = options.concurrency ?? 16;
+  for (let start = 0; start < raw.rows.length; start += concurrency) {
+    const batch = raw.rows.slice(start, start + concurrency);
+    const results = await Promise.all(batch.map((row) => validateRow(row, options)));
+    results.forEach((result, i) => {
+      issues.push(...result.issues);
+      checked.push({ row: batch[i]!, ...(result.subject ? { subject: result.subject } : {}) });
+    });
+  }
+  issues.push(...duplicateIssues(checked));
+  if (raw.count === 0 && issues.length === 0)
+    issues.push({ row: 1, field: '(file)', message: 'holds no rows' });
+
+  const invalid = new Set(issues.map((issue) => issue.row));
+  const subjects = checked.filter((c) => c.subject && !invalid.has(c.row.row)).map((c) => c.subject!);
+  return {
+    format,
+    rows: raw.count,
+    subjects,
+    issues: issues.sort((a, b) => a.row - b.row),
+    invalidRows: [...invalid].sort((a, b) => a - b),
+  };
+}
+
+async function validateRow(
+  raw: RawRow,
+  options: ManifestValidationOptions,
+): Promise<{ issues: ManifestIssue[]; subject?: CampaignSubject }> {
+  const subjectId = subjectHint(raw.values.subjectId);
+  const issues: ManifestIssue[] = [];
+  const report = (field: string, message: string) =>
+    issues.push({ row: raw.row, ...(subjectId ? { subjectId } : {}), field, message });
+
+  // Field by field, so one bad field never hides another.
+  const parsed: Partial<ManifestRow> = {};
+  for (const field of Object.keys(manifestRowSchema.shape) as ManifestField[]) {
+    const value = raw.values[field];
+    if (value === undefined || value === null) {
+      if (REQUIRED_FIELDS.includes(field)) report(field, 'is required');
+      continue;
+    }
+    const result = manifestRowSchema.shape[field].safeParse(value);
+    if (result.success) (parsed as Record<string, unknown>)[field] = result.data;
+    else for (const issue of result.error.issues) report(joinPath([field, ...issue.path]), issue.message);
+  }
+
+  if (parsed.styles && options.knownStyles) {
+    const known = new Set(options.knownStyles);
+    parsed.styles.forEach((style, i) => {
+      if (!known.has(style))
+        report(
+          `styles.${i}`,
+          `style ${style} is not offered by the provider (styles: ${options.knownStyles!.join(', ')})`,
+        );
+    });
+  }
+
+  let images: string[] | undefined;
+  if (parsed.selfies) {
+    const expanded = await expandSelfies(parsed.selfies, options);
+    for (const problem of expanded.problems) report(`selfies.${problem.entry}`, problem.message);
+    if (expanded.problems.length === 0) images = expanded.images;
+  }
+
+  let mainImageIndex = 0;
+  if (images && parsed.mainImage !== undefined) {
+    const found = mainImagePosition(parsed.mainImage, parsed.selfies ?? [], images);
+    if (typeof found === 'string') report('mainImage', found);
+    else mainImageIndex = found;
+  }
+
+  if (issues.length > 0 || !images || !parsed.subjectId || !parsed.gender || !parsed.styles)
+    return { issues };
+
+  // The pipeline's own schema has the last word (selfie count, reference forms, main image range).
+  const input = pipelineInputSchema.safeParse({
+    images,
+    styles: parsed.styles,
+    gender: parsed.gender,
+    mainImageIndex,
+    subjectId: parsed.subjectId,
+  });
+  if (!input.success) {
+    for (const issue of input.error.issues) report(joinPath(renamePipelinePath(issue.path)), issue.message);
+    return { issues };
+  }
+  return {
+    issues,
+    subject: {
+      subjectId: parsed.subjectId,
+      gender: input.data.gender,
+      styles: input.data.styles,
+      images: input.data.images,
+      mainImageIndex: input.data.mainImageIndex,
+      row: raw.row,
+    },
+  };
+}
+
+/** Names the selfie by 1-based position or by file name; a string result is the reason it cannot. */
+function mainImagePosition(choice: number | string, entries: string[], images: string[]): number | string {
+  if (typeof choice === 'number') {
+    if (choice <= images.length) return choice - 1;
+    return `is ${choice}, but the row has ${images.length} selfie${images.length === 1 ? '' : 's'}`;
+  }
+  const matches = images
+    .map((image, index) => ({ image, index }))
+    .filter(({ image }) => image === choice || basename(image) === choice || entries.includes(choice));
+  if (matches.length === 1) return matches[0]!.index;
+  if (matches.length === 0) return `"${choice}" names none of the row's selfies`;
+  return `"${choice}" matches ${matches.length} selfies; name one file`;
+}
+
+/** Pipeline field names in the manifest's words. */
+function renamePipelinePath(path: PropertyKey[]): PropertyKey[] {
+  const [head, ...rest] = path;
+  if (head === 'images') return ['selfies', ...rest];
+  if (head === 'mainImageIndex') return ['mainImage', ...rest];
+  return path;
+}
+
+function joinPath(path: PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+/** Every row of a subject id that appears more than once is refused: which one was meant is not ours to guess. */
+function duplicateIssues(checked: { row: RawRow; subject?: CampaignSubject }[]): ManifestIssue[] {
+  const byId = new Map<string, number[]>();
+  for (const { row } of checked) {
+    const id = subjectHint(row.values.subjectId);
+    if (id) byId.set(id, [...(byId.get(id) ?? []), row.row]);
+  }
+  const issues: ManifestIssue[] = [];
+  for (const [subjectId, rows] of byId) {
+    if (rows.length < 2) continue;
+    for (const row of rows) {
+      issues.push({
+        row,
+        subjectId,
+        field: 'subjectId',
+        message: `"${subjectId}" is used by ${rows.length} rows (lines ${rows.join(', ')}); subject ids must be unique`,
+      });
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,173 @@
+/**
+ * Campaign types and pure helpers shared by the campaign workflow and everything that starts or
+ * watches campaigns (client package, CLI, API). Workflow-safe: no runtime imports.
+ */
+import type { PollingOptions } from './pipeline-input';
+
+/** Where the workflow reads its subjects: a file written by the starter, checked by its digest. */
+export interface ManifestRef {
+  /** Absolute path under the workers' CAMPAIGN_DIR. */
+  path: string;
+  sha256: string;
+  total: number;
+}
+
+export type SubjectStatus = 'PENDING' | 'RUNNING' | 'DONE' | 'PARTIAL' | 'FAILED' | 'CANCELLED';
+
+/**
+ * Every subject's outcome, compact enough to carry through continue-as-new at any campaign size
+ * (a few bytes per subject): indexes follow the manifest file; subject ids come from it.
+ */
+export interface CompactOutcomes {
+  /** One character per subject: . pending, D done, P partial, F failed, C cancelled. */
+  statuses: string;
+  /** Model id per subject (0 = none yet). */
+  modelIds: number[];
+  /** Avatars collected per subject. */
+  avatarCounts: number[];
+  /** Why a subject failed or was partial: the provider's message where it gave one. Keyed by index. */
+  errors: Record<string, string>;
+  /** Runs started per subject, keyed by index, for subjects started more than once. */
+  attempts: Record<string, number>;
+}
+
+/** State a campaign hands to its next run when it continues as new. */
+export interface CampaignCarry {
+  run: number;
+  /** Next manifest index never started. */
+  cursor: number;
+  /** Indexes queued by a retry, started before new subjects. */
+  retryQueue: number[];
+  outcomes: CompactOutcomes;
+  paused: boolean;
+  cancelled: boolean;
+  startedAtMs: number;
+  /** Recent [time, finished count] samples for the throughput figure. */
+  samples: [number, number][];
+}
+
+export interface CampaignInput {
+  manifest: ManifestRef;
+  maxInFlight: number;
+  priorityKey: number;
+  subjectsPerRun: number;
+  pageSize: number;
+  /** Resolved pipeline settings every subject gets. */
+  pipeline: {
+    trainingDeadlineMs: number;
+    generationDeadlineMs: number;
+    polling: PollingOptions;
+    /** Queue of the child pipelines; the campaign's own queue when absent. */
+    taskQueue?: string;
+    /** Queue of provider activities (rate-limited provider worker). */
+    providerTaskQueue?: string;
+    /** Workflow type of the children; a stand-in only in tests. */
+    workflowType?: string;
+  };
+  carried?: CampaignCarry;
+}
+
+export type CampaignState = 'running' | 'paused' | 'cancelling' | 'completed' | 'cancelled';
+
+export interface SubjectCounts {
+  pending: number;
+  running: number;
+  done: number;
+  partial: number;
+  failed: number;
+  cancelled: number;
+}
+
+export interface CampaignProgress {
+  campaignId: string;
+  state: CampaignState;
+  total: number;
+  counts: SubjectCounts;
+  maxInFlight: number;
+  /** Subjects whose pipelines are running now. */
+  inFlight: string[];
+  /** Workflow runs so far (1 + times continued as new). */
+  run: number;
+  startedAt: string;
+  elapsedMs: number;
+  /** Subjects finished per minute, over the recent past. */
+  throughputPerMinute: number;
+  /** Time until every pending subject is finished at that rate; absent while unknown. */
+  etaMs?: number;
+  /** The latest failures, newest first. */
+  recentFailures: { subjectId: string; error: string }[];
+}
+
+/** The workflow's result: compact; the client joins it with the manifest into a CampaignSummary. */
+export interface CampaignOutcome {
+  campaignId: string;
+  state: 'completed' | 'cancelled';
+  manifest: ManifestRef;
+  total: number;
+  counts: SubjectCounts;
+  outcomes: CompactOutcomes;
+  startedAt: string;
+  finishedAt: string;
+  runs: number;
+}
+
+/** The campaign summary of DESIGN.md. */
+export interface CampaignSummary {
+  workflowId: string;
+  status: 'COMPLETED' | 'CANCELLED';
+  total: number;
+  /** Subjects whose pipeline finished (DONE, or PARTIAL with some styles). */
+  succeeded: number;
+  failed: number;
+  partial: number;
+  cancelled: number;
+  startedAt: string;
+  finishedAt: string;
+  subjects: SubjectSummary[];
+}
+
+export interface SubjectSummary {
+  subjectId: string;
+  status: Exclude<SubjectStatus, 'RUNNING'>;
+  workflowId: string;
+  modelId?: number;
+  avatarCount?: number;
+  error?: string;
+  attempts?: number;
+}
+
+/** One exported avatar: subject, style, avatar id, image URL. */
+export interface CampaignResultRow {
+  subjectId: string;
+  styleId: number;
+  avatarId: number;
+  imageUrl: string;
+}
+
+/** Child pipelines are named after the campaign and the subject, so each person has one stable id. */
+export function subjectWorkflowId(campaignId: string, subjectId: string): string {
+  return `${campaignId}/${subjectId}`;
+}
+
+export const STATUS_CODES: Readonly<Record<Exclude<SubjectStatus, 'RUNNING'>, string>> = {
+  PENDING: '.',
+  DONE: 'D',
+  PARTIAL: 'P',
+  FAILED: 'F',
+  CANCELLED: 'C',
+};
+
+export function statusOfCode(code: string): Exclude<SubjectStatus, 'RUNNING'> {
+  switch (code) {
+    case 'D':
+      return 'DONE';
+    case 'P':
+      return 'PARTIAL';
+    case 'F':
+      return 'FAILED';
+    case 'C':
+      return 'CANCELLED';
+    default:
+      return 'PENDING';
+  }
+}
