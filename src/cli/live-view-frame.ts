@@ -76,23 +76,23 @@ export function renderFrame(p: PipelineProgress | undefined, options: FrameOptio
   const width = options.barWidth ?? 24;
   const header = `${options.workflowId}  ·  ${p?.stage ?? 'starting'}  ·  ${seconds(options.elapsedMs)}`;
   if (p === undefined) return [header, '  waiting for a worker to pick the pipeline up…'];
-  const lines = [header];
-  const model = p.modelId === undefined ? '' : `   model ${p.modelId}`;
-  lines.push(`  selfies   ${p.uploads.done}/${p.uploads.total} uploaded${model}`);
-  lines.push(`  training  ${progressBar(trainingFraction(p), width)} ${trainingNote(p)}`);
-  const labels = p.styles.map((s) => {
+  const styleLabels = p.styles.map((s) => {
     const name = options.styleNames?.get(s.styleId);
     return `style ${s.styleId}${name ? ` ${name}` : ''}`;
   });
-  const labelWidth = Math.max(0, ...labels.map((l) => l.length));
+  // One column of labels, so every bar starts at the same place.
+  const labelWidth = Math.max('training'.length, ...styleLabels.map((l) => l.length));
+  const row = (label: string, content: string): string => `  ${label.padEnd(labelWidth)}  ${content}`;
+  const model = p.modelId === undefined ? '' : `   model ${p.modelId}`;
+  const lines = [header];
+  lines.push(row('selfies', `${p.uploads.done}/${p.uploads.total} uploaded${model}`));
+  lines.push(row('training', `${progressBar(trainingFraction(p), width)} ${trainingNote(p)}`));
   p.styles.forEach((s, i) => {
-    lines.push(
-      `  ${(labels[i] ?? '').padEnd(labelWidth)}  ${progressBar(styleFraction(s), width)} ${styleNote(s)}`,
-    );
+    lines.push(row(styleLabels[i] ?? '', `${progressBar(styleFraction(s), width)} ${styleNote(s)}`));
   });
   const avatars = p.styles.reduce((sum, s) => sum + (s.avatarCount ?? 0), 0);
   const finished = p.styles.filter((s) => s.stage === 'done').length;
-  lines.push(`  avatars   ${avatars} collected, ${finished}/${p.styles.length} styles done`);
-  if (p.error) lines.push(`  error     ${p.error}`);
+  lines.push(row('avatars', `${avatars} collected, ${finished}/${p.styles.length} styles done`));
+  if (p.error) lines.push(row('error', p.error));
   return lines;
 }

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { ConfigError } from '../config/config-error';
 import { envSchema } from '../config/env-schema';
 import type { AppConfig } from '../config/load-config';
+import { temporalAccess } from '../config/temporal-access';
 import type { PipelineRequest } from '../contracts/pipeline-input';
 import { connectClient } from './connect';
 import { listPipelines, type ListPipelinesOptions, type PipelineSummary } from './list-pipelines';
@@ -9,19 +10,17 @@ import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
 
 export type TemporalConfig = AppConfig['temporal'];
 
-const temporalEnvSchema = envSchema.pick({
-  TEMPORAL_ADDRESS: true,
-  TEMPORAL_NAMESPACE: true,
-  TEMPORAL_TASK_QUEUE: true,
-});
-
 /**
- * Where the pipelines run, from TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE
- * (defaults localhost:7233, default, avatar-pipeline). Starting and watching pipelines needs
- * nothing else: the provider settings belong to the worker.
+ * Where the pipelines run and how to reach them, from the environment: TEMPORAL_ADDRESS,
+ * TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE (defaults localhost:7233, default, avatar-pipeline), and
+ * when set TEMPORAL_API_KEY, the TEMPORAL_TLS* files and ENCRYPTION_KEYS. Starting and watching
+ * pipelines needs no provider settings: those belong to the worker.
  */
-export function loadTemporalConfig(env: NodeJS.ProcessEnv = process.env): TemporalConfig {
-  const parsed = temporalEnvSchema.safeParse(env);
+export function loadTemporalConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): TemporalConfig {
+  const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => ({
@@ -30,10 +29,12 @@ export function loadTemporalConfig(env: NodeJS.ProcessEnv = process.env): Tempor
       })),
     );
   }
+  const e = parsed.data;
   return {
-    address: parsed.data.TEMPORAL_ADDRESS,
-    namespace: parsed.data.TEMPORAL_NAMESPACE,
-    taskQueue: parsed.data.TEMPORAL_TASK_QUEUE,
+    address: e.TEMPORAL_ADDRESS,
+    namespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.TEMPORAL_TASK_QUEUE,
+    ...temporalAccess(e, cwd),
   };
 }
 

@@ -1,7 +1,9 @@
 import { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, isPortFree, type EnsuredDevServer } from '../devserver';
 import type { Logger } from '../devserver/log';
+import { temporalConnectionOptions } from '../client/connection-options';
 import type { TemporalConfig } from '../client/pipeline-client';
+import { pipelineDataConverter } from '../codec/data-converter';
 import { SIMULATOR_API_KEY } from '../config/env-schema';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { createPipelineWorker, pipelineWorkflowBundle } from '../worker/create-worker';
@@ -61,7 +63,9 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
   };
   try {
     // Bundling the workflow code takes seconds; it overlaps with the server's start.
-    const bundling = pipelineWorkflowBundle();
+    const bundling = pipelineWorkflowBundle({
+      encodedFailures: pipelineDataConverter(options.temporal.encryption) !== undefined,
+    });
     bundling.catch(() => undefined);
     const temporal = await ensureDevServer({
       address: options.temporal.address,
@@ -89,7 +93,9 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     );
 
     await bundling;
-    const connection = await NativeConnection.connect({ address: temporal.address });
+    const connection = await NativeConnection.connect(
+      temporalConnectionOptions({ ...options.temporal, address: temporal.address }),
+    );
     stops.push(() => connection.close());
     const worker = await createPipelineWorker({
       connection,

@@ -1,0 +1,178 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import {
+  createPipelineClient,
+  createPipelineWorker,
+  PipelineInputError,
+  startSimulator,
+  type PipelineClient,
+  type PipelineSummary,
+  type RunningSimulator,
+} from '../../src/index';
+import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
+import { testConfig } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { devServerUnderTest, uniqueName } from '../helpers/temporal-env';
+
+/** Visibility (what list reads) trails the workflow by a moment. */
+async function eventually<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await delay(250);
+  }
+}
+
+describe('the client package, used as a library user would (src/index.ts)', () => {
+  const { address, namespace } = devServerUnderTest();
+  let connection: NativeConnection;
+  let selfies: { dir: string; files: string[] };
+  const running: { sim: RunningSimulator; worker: Worker; done: Promise<void> }[] = [];
+
+  /** A simulator and a worker for it on a fresh task queue; returns a client for that queue. */
+  async function stack(trainingMs: number): Promise<{ pipelines: PipelineClient; sim: RunningSimulator }> {
+    const sim = await startSimulator({
+      basePath: uniqueBasePath('client-package'),
+      progression: { mode: 'wall', trainingMs, generationMs: 300 },
+      avatarsPerOrder: 3,
+      pageSize: 2,
+    });
+    const taskQueue = uniqueName('client-package');
+    const worker = await createPipelineWorker({
+      connection,
+      config: testConfig({ namespace, taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] }),
+    });
+    running.push({ sim, worker, done: worker.run() });
+    // Settings given here win; nothing comes from this process's environment.
+    const pipelines = await createPipelineClient({ address, namespace, taskQueue }, {});
+    return { pipelines, sim };
+  }
+
+  beforeAll(async () => {
+    connection = await NativeConnection.connect({ address });
+    selfies = await writeSelfies(2);
+  });
+  afterAll(async () => {
+    for (const { worker, sim, done } of running) {
+      worker.shutdown();
+      await done;
+      await sim.stop();
+    }
+    await connection.close();
+  });
+
+  it('starts a pipeline, reads its progress and result, and a repeated request id returns the same run', async () => {
+    const { pipelines, sim } = await stack(500);
+    try {
+      const subjectId = uniqueName('subject');
+      const request = {
+        images: selfies.files,
+        styles: [3, 7],
+        gender: 1 as const,
+        subjectId,
+        polling: FAST_POLLING,
+      };
+      const requestId = uniqueName('request');
+      const run = await pipelines.start(request, { requestId });
+      expect(run.workflowId).toBe(`avatar-pipeline-${requestId}`);
+      const progress = await run.progress();
+      expect(progress.workflowId).toBe(run.workflowId);
+      expect(progress.styles.map((s) => s.styleId)).toEqual([3, 7]);
+
+      const result = await run.result();
+      expect(result.status).toBe('DONE');
+      expect(result.generations.map((g) => [g.styleId, g.avatars.length])).toEqual([
+        [3, 3],
+        [7, 3],
+      ]);
+      expect(await run.status()).toBe('COMPLETED');
+
+      const again = await pipelines.start(request, { requestId });
+      expect(again.workflowId).toBe(run.workflowId);
+      expect(await again.result()).toEqual(result);
+      expect(sim.stats().totals.modelsCreated).toBe(1);
+
+      expect((await pipelines.get(run.workflowId).result()).modelId).toBe(result.modelId);
+
+      const listed = await eventually(
+        () => pipelines.list({ subjectId }),
+        (runs) => runs.length === 1 && runs[0]?.status === 'COMPLETED',
+      );
+      expect(listed).toEqual([
+        expect.objectContaining<Partial<PipelineSummary>>({
+          workflowId: run.workflowId,
+          status: 'COMPLETED',
+          subjectId,
+          modelId: result.modelId,
+        }),
+      ]);
+      expect(await pipelines.list({ subjectId, status: 'running' })).toEqual([]);
+      expect(await pipelines.list({ subjectId, status: 'completed' })).toHaveLength(1);
+    } finally {
+      await pipelines.close();
+    }
+  });
+
+  it('lists running pipelines, cancels one, and then lists it as cancelled', async () => {
+    const { pipelines } = await stack(60_000);
+    try {
+      const subjectId = uniqueName('subject');
+      const request = {
+        images: selfies.files,
+        styles: [5],
+        gender: 2 as const,
+        subjectId,
+        polling: FAST_POLLING,
+      };
+      const first = await pipelines.start(request);
+      const second = await pipelines.start(request);
+      expect(second.workflowId).not.toBe(first.workflowId);
+
+      const runningNow = await eventually(
+        () => pipelines.list({ subjectId, status: 'running' }),
+        (runs) => runs.length === 2,
+      );
+      expect(runningNow.map((r) => r.workflowId).sort()).toEqual(
+        [first.workflowId, second.workflowId].sort(),
+      );
+      expect(await pipelines.list({ subjectId, limit: 1 })).toHaveLength(1);
+
+      await eventually(
+        () => first.progress(),
+        (p) => p.stage === 'training',
+      );
+      await first.cancel();
+      await expect(first.result()).rejects.toThrow();
+      expect(await first.status()).toBe('CANCELLED');
+      expect((await first.progress()).stage).toBe('cancelled');
+      const cancelled = await eventually(
+        () => pipelines.list({ subjectId, status: 'cancelled' }),
+        (runs) => runs.length === 1,
+      );
+      expect(cancelled.map((r) => r.workflowId)).toEqual([first.workflowId]);
+      await second.cancel();
+      await expect(second.result()).rejects.toThrow();
+    } finally {
+      await pipelines.close();
+    }
+  });
+
+  it('refuses an invalid request before starting anything, naming each field', async () => {
+    const { pipelines } = await stack(500);
+    try {
+      const attempt = pipelines.start({ images: ['relative.png'], styles: [], gender: 3 as never });
+      await expect(attempt).rejects.toBeInstanceOf(PipelineInputError);
+      const error = (await attempt.catch((e: unknown) => e)) as PipelineInputError;
+      expect(error.issues.map((i) => i.path)).toEqual(
+        expect.arrayContaining(['images.0', 'styles', 'gender']),
+      );
+    } finally {
+      await pipelines.close();
+    }
+  });
+});

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { detectImageFormat } from '../../../src/provider/image-format';
+import {
+  SAMPLE_SELFIES,
+  sampleSelfieFiles,
+  sampleSelfiePng,
+  sampleSelfiesDir,
+  writeSampleSelfies,
+} from '../../../src/samples/sample-selfies';
+
+describe('the sample selfies shipped in samples/selfies', () => {
+  it('are exactly the synthetic cartoon faces the project draws (no one’s photo)', async () => {
+    const shipped = (await readdir(sampleSelfiesDir())).filter((f) => f.endsWith('.png')).sort();
+    expect(shipped).toEqual(SAMPLE_SELFIES.map((s) => s.file).sort());
+    for (const { file, seed } of SAMPLE_SELFIES) {
+      const bytes = readFileSync(path.join(sampleSelfiesDir(), file));
+      expect(detectImageFormat(bytes)).toBe('png');
+      expect(bytes.equals(sampleSelfiePng(seed))).toBe(true);
+    }
+  });
+
+  it('are found in the package, and can be drawn again elsewhere', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'samples-'));
+    const found = await sampleSelfieFiles(dir);
+    expect(found.every((f) => f.startsWith(sampleSelfiesDir()))).toBe(true);
+    const drawn = await writeSampleSelfies(dir);
+    expect(drawn).toHaveLength(SAMPLE_SELFIES.length);
+    expect(readFileSync(drawn[0]!).equals(readFileSync(found[0]!))).toBe(true);
+  });
+});

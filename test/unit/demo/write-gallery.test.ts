@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PipelineResult } from '../../../src/contracts/pipeline-state';
+import { writeGallery } from '../../../src/demo/write-gallery';
+import { tinyJpeg, tinyPng } from '../../fixtures/images';
+import { startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
+
+describe('writeGallery', () => {
+  let server: TestHttpServer;
+  beforeAll(async () => {
+    server = await startTestHttpServer((req, res) => {
+      if (req.url?.endsWith('.png')) res.writeHead(200, { 'content-type': 'image/png' }).end(tinyPng(6, 5));
+      else if (req.url?.endsWith('.jpg')) res.writeHead(200).end(tinyJpeg());
+      else if (req.url?.endsWith('.html')) res.writeHead(200).end('<html>not an image</html>');
+      else res.writeHead(404).end();
+    });
+  });
+  afterAll(() => server.close());
+
+  const result = (urls: string[][]): PipelineResult => ({
+    workflowId: 'avatar-pipeline-test/1',
+    modelId: 1001,
+    status: 'DONE',
+    generations: urls.map((list, i) => ({
+      styleId: i + 3,
+      status: 'DONE',
+      avatars: list.map((url, j) => ({ avatarId: 100 * i + j, imageUrl: `${server.origin}${url}` })),
+    })),
+  });
+
+  it('saves every avatar beside the page and references only the saved copies', async () => {
+    const outputDir = await mkdtemp(path.join(tmpdir(), 'gallery-'));
+    const gallery = await writeGallery({
+      result: result([['/a.png', '/b.png'], ['/c.jpg']]),
+      outputDir,
+      styleNames: new Map([[3, 'Watercolor']]),
+      temporalUiLink: 'http://ui/namespaces/default/workflows/x',
+      namespace: 'default',
+      providerUrl: server.origin,
+      concurrency: 2,
+    });
+    expect(gallery.dir).toBe(path.join(outputDir, 'avatar-pipeline-test_1'));
+    expect(gallery.avatarCount).toBe(3);
+    expect((await readdir(path.join(gallery.dir, 'images'))).sort()).toEqual([
+      '3-0.png',
+      '3-1.png',
+      '4-100.jpg',
+    ]);
+    const html = readFileSync(gallery.page, 'utf8');
+    expect(html).not.toContain(server.origin + '/a.png');
+    expect(html).toContain('src="images/3-0.png"');
+    expect(html).toContain('width="6" height="5"');
+    expect(html).toContain('Watercolor');
+    expect(html).toContain('Style 4');
+    const saved = JSON.parse(readFileSync(path.join(gallery.dir, 'result.json'), 'utf8')) as PipelineResult;
+    expect(saved.workflowId).toBe('avatar-pipeline-test/1');
+  });
+
+  it('fails, naming the avatar, when an image cannot be fetched or is not an image', async () => {
+    const outputDir = await mkdtemp(path.join(tmpdir(), 'gallery-'));
+    const base = {
+      outputDir,
+      styleNames: new Map(),
+      temporalUiLink: 'x',
+      namespace: 'default',
+      providerUrl: 'x',
+    };
+    await expect(writeGallery({ ...base, result: result([['/gone']]) })).rejects.toThrow(
+      /avatar 0 .* answered 404/,
+    );
+    await expect(writeGallery({ ...base, result: result([['/page.html']]) })).rejects.toThrow(
+      /avatar 0 .* is not a PNG or JPEG/,
+    );
+  });
+});
