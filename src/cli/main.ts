@@ -8,6 +8,7 @@ import { registerSimulatorCommand } from './commands/simulator';
 import { registerStatusCommand } from './commands/status';
 import { registerStylesCommand } from './commands/styles';
 import { registerWorkerCommand } from './commands/worker';
+import { registerSetupCommand } from './commands/setup';
 import { EXIT } from './exit-codes';
 
 function buildProgram(): Command {
@@ -22,6 +23,7 @@ function buildProgram(): Command {
   registerStylesCommand(program);
   registerSimulatorCommand(program);
   registerDemoCommand(program);
+  registerSetupCommand(program);
   registerDevServerCommand(program);
   registerInstallTemporalCommand(program);
   return program;

@@ -10,6 +10,7 @@ import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-sta
 import { progressQuery, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { avatarPipeline } from '../../workflows/pipeline';
 import { PipelineInputError } from './input-error';
+import { missingSearchAttributesError, pipelineStartMetadata } from './pipeline-start-metadata';
 
 export interface StartPipelineOptions {
   taskQueue: string;
@@ -66,12 +67,13 @@ export async function startPipeline(
             },
           }
         : {}),
-      staticSummary: `Avatars for ${input.subjectId ?? 'one person'}: ${input.images.length} selfies, styles ${input.styles.join(', ')}`,
+      // Search attributes (subject, campaign, stage), summary and details for the Temporal UI.
+      ...pipelineStartMetadata(client, input),
     });
     return wrap(handle);
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return getPipeline(client, workflowId);
-    throw err;
+    throw missingSearchAttributesError(client, err) ?? err;
   }
 }
 

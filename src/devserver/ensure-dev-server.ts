@@ -2,6 +2,7 @@ import { Connection } from '@temporalio/client';
 import { parseAddress } from './address';
 import { logToStderr } from './log';
 import { waitForFrontend } from './frontend-readiness';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from './pipeline-search-attributes';
 import { prepareNamespace } from './prepare-namespace';
 import { startDevServer, type DevServerOptions } from './start-dev-server';
 
@@ -31,7 +32,7 @@ export async function ensureDevServer(options: EnsureDevServerOptions): Promise<
   const log = options.log ?? logToStderr;
   const address = options.address ?? '127.0.0.1:7233';
   const namespace = options.namespace ?? 'default';
-  const searchAttributes = options.searchAttributes ?? {};
+  const searchAttributes = { ...PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS, ...options.searchAttributes };
   const running = await connectIfAnswering(address);
   if (running) {
     try {

@@ -3,7 +3,7 @@ import {
   encodeSearchAttributeIndexedValueType,
   type SearchAttributeType,
 } from '@temporalio/common/lib/search-attributes';
-import { msToTs } from '@temporalio/common/lib/time';
+import { msToTs, type Duration } from '@temporalio/common/lib/time';
 import type { SearchAttributeDefinitions, SearchAttributeTypeName } from './dev-server-args';
 import type { Logger } from './log';
 
@@ -30,12 +30,13 @@ export async function prepareNamespace(
   namespace: string,
   searchAttributes: SearchAttributeDefinitions,
   log: Logger,
+  options: { retention?: Duration } = {},
 ): Promise<void> {
   if (!(await namespaceExists(connection, namespace))) {
     log(`registering namespace ${namespace}`);
     await connection.workflowService.registerNamespace({
       namespace,
-      workflowExecutionRetentionPeriod: msToTs('1 day'),
+      workflowExecutionRetentionPeriod: msToTs(options.retention ?? '1 day'),
     });
   }
   const { customAttributes } = await untilNamespaceKnown(() =>
@@ -46,9 +47,20 @@ export async function prepareNamespace(
   );
   if (missing.length === 0) return;
   log(`registering search attributes ${missing.map(([name, type]) => `${name}=${type}`).join(', ')}`);
+  await addSearchAttributes(connection, namespace, Object.fromEntries(missing));
+}
+
+/** Adds search attributes as they are (no listing first: the time-skipping test server cannot list them). */
+export async function addSearchAttributes(
+  connection: Connection,
+  namespace: string,
+  searchAttributes: SearchAttributeDefinitions,
+): Promise<void> {
   await connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, encodeIndexedValueType(type)])),
+    searchAttributes: Object.fromEntries(
+      Object.entries(searchAttributes).map(([name, type]) => [name, encodeIndexedValueType(type)]),
+    ),
   });
 }
 

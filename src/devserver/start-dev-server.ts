@@ -7,6 +7,7 @@ import { findFreePorts, isPortFree } from './free-port';
 import { waitForFrontend } from './frontend-readiness';
 import { logToStderr, type Logger } from './log';
 import { readLogTail } from './log-tail';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from './pipeline-search-attributes';
 import { hasExited, stopProcess } from './stop-process';
 
 export interface DevServerOptions {
@@ -24,6 +25,7 @@ export interface DevServerOptions {
   ip?: string;
   /** Server output (appended). Default: next to the database, `<dbFile>.log`. */
   logFile?: string;
+  /** Registered at start, in addition to the pipeline's own (SubjectId, CampaignId, ModelId, PipelineStage). */
   searchAttributes?: SearchAttributeDefinitions;
   /** Path of the `temporal` executable; found (or installed) with findTemporalCli() when omitted. */
   temporalCli?: string;
@@ -92,6 +94,7 @@ interface ResolvedPaths {
 async function startOnce(options: DevServerOptions, resolved: ResolvedPaths): Promise<DevServer> {
   const ip = options.ip ?? '127.0.0.1';
   const namespace = options.namespace ?? 'default';
+  const searchAttributes = { ...PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS, ...options.searchAttributes };
   const [pickedPort = 0, pickedUiPort = 0] = await findFreePorts(2, ip);
   const port = options.port ?? pickedPort;
   const uiPort = options.ui === false ? undefined : (options.uiPort ?? pickedUiPort);
@@ -101,7 +104,7 @@ async function startOnce(options: DevServerOptions, resolved: ResolvedPaths): Pr
     port,
     uiPort,
     namespace,
-    searchAttributes: options.searchAttributes,
+    searchAttributes,
   });
   const address = `${ip}:${port}`;
   resolved.log(`starting Temporal dev server on ${address} (db ${resolved.dbFile}, log ${resolved.logFile})`);
@@ -116,7 +119,7 @@ async function startOnce(options: DevServerOptions, resolved: ResolvedPaths): Pr
     await waitForFrontend({
       address,
       namespace,
-      searchAttributeNames: Object.keys(options.searchAttributes ?? {}),
+      searchAttributeNames: Object.keys(searchAttributes),
       timeoutMs: options.startTimeoutMs ?? 60_000,
       giveUpReason: () =>
         spawnError

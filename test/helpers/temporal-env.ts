@@ -3,17 +3,27 @@ import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTestServer } from '../../src/devserver';
+import { addSearchAttributes } from '../../src/devserver/prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/devserver/pipeline-search-attributes';
 import { TEST_ENV } from './test-env-vars';
 
 /**
  * A fresh time-skipping test server (its own process; tear it down in afterAll). Time skips
  * globally per environment, so do not share one between concurrently running workflows.
+ * It has the pipeline's search attributes, like every server the package starts.
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const path = process.env[TEST_ENV.testServer] ?? (await findTestServer());
-  return TestWorkflowEnvironment.createTimeSkipping({
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path } },
   });
+  try {
+    await addSearchAttributes(env.connection, 'default', PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS);
+  } catch (err) {
+    await env.teardown();
+    throw err;
+  }
+  return env;
 }
 
 /** An environment on the run's shared dev server (teardown only closes the connections). */

@@ -1,5 +1,14 @@
 import path from 'node:path';
-import { checkFrontend, findTemporalCli, findTestServer, startDevServer } from '../../src/devserver';
+import { Connection } from '@temporalio/client';
+import {
+  checkFrontend,
+  findTemporalCli,
+  findTestServer,
+  prepareNamespace,
+  startDevServer,
+  waitForFrontend,
+} from '../../src/devserver';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/devserver/pipeline-search-attributes';
 import { TEST_ENV } from '../helpers/test-env-vars';
 import { createTestRunDir } from './test-run-dir';
 import { saveTestServerState } from './test-server-state';
@@ -25,6 +34,21 @@ export default async function globalSetup(): Promise<void> {
     process.env[TEST_ENV.namespace] = namespace;
     const problem = await checkFrontend({ address: givenAddress, namespace });
     if (problem) throw new Error(`${TEST_ENV.address}=${givenAddress} does not answer: ${problem}`);
+    // Pipelines start with the package's search attributes: register them there if missing.
+    const connection = await Connection.connect({ address: givenAddress });
+    try {
+      await prepareNamespace(connection, namespace, PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS, (line) =>
+        process.stderr.write(`[temporal] ${line}\n`),
+      );
+    } finally {
+      await connection.close();
+    }
+    await waitForFrontend({
+      address: givenAddress,
+      namespace,
+      searchAttributeNames: Object.keys(PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS),
+      timeoutMs: 30_000,
+    });
     saveTestServerState({ devServer: undefined, runDir });
     return;
   }

@@ -1,0 +1,23 @@
+import type { SearchAttributeType } from '@temporalio/common';
+import { PIPELINE_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
+import type { SearchAttributeDefinitions, SearchAttributeTypeName } from './dev-server-args';
+
+const TYPE_NAMES: Record<SearchAttributeType, SearchAttributeTypeName> = {
+  TEXT: 'Text',
+  KEYWORD: 'Keyword',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+/** `{ name: 'Keyword' | 'Int' | … }` for search attribute keys, as the dev server and setup take them. */
+export function searchAttributeDefinitions(
+  keys: readonly { name: string; type: SearchAttributeType }[],
+): SearchAttributeDefinitions {
+  return Object.fromEntries(keys.map((key) => [key.name, TYPE_NAMES[key.type]]));
+}
+
+/** The package's own search attributes: every dev server it starts has them, and `setup` adds them elsewhere. */
+export const PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS = searchAttributeDefinitions(PIPELINE_SEARCH_ATTRIBUTES);
