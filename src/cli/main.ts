@@ -9,6 +9,7 @@ import { registerStatusCommand } from './commands/status';
 import { registerStylesCommand } from './commands/styles';
 import { registerWorkerCommand } from './commands/worker';
 import { registerSetupCommand } from './commands/setup';
+import { registerCodecServerCommand } from './commands/codec-server';
 import { EXIT } from './exit-codes';
 
 function buildProgram(): Command {
@@ -24,6 +25,7 @@ function buildProgram(): Command {
   registerSimulatorCommand(program);
   registerDemoCommand(program);
   registerSetupCommand(program);
+  registerCodecServerCommand(program);
   registerDevServerCommand(program);
   registerInstallTemporalCommand(program);
   return program;

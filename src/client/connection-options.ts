@@ -20,11 +20,12 @@ export function temporalConnectionOptions(
   if (!tls) return options;
   const config: TLSConfig = {};
   if (tls.serverName) config.serverNameOverride = tls.serverName;
-  if (tls.serverCaPath) config.serverRootCACertificate = readPem(tls.serverCaPath, 'TEMPORAL_TLS_CA');
+  if (tls.serverCaPath)
+    config.serverRootCACertificate = readPem(tls.serverCaPath, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH');
   if (tls.clientCertPath && tls.clientKeyPath) {
     config.clientCertPair = {
-      crt: readPem(tls.clientCertPath, 'TEMPORAL_TLS_CERT'),
-      key: readPem(tls.clientKeyPath, 'TEMPORAL_TLS_KEY'),
+      crt: readPem(tls.clientCertPath, 'TEMPORAL_TLS_CLIENT_CERT_PATH'),
+      key: readPem(tls.clientKeyPath, 'TEMPORAL_TLS_CLIENT_KEY_PATH'),
     };
   }
   options.tls = Object.keys(config).length > 0 ? config : true;

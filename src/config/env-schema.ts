@@ -64,10 +64,10 @@ export const envSchema = z.object({
   TEMPORAL_API_KEY: optional(z.string()),
   TEMPORAL_TLS: optional(booleanFlag),
   /** mTLS client certificate and key (PEM files), e.g. for Temporal Cloud with certificates. */
-  TEMPORAL_TLS_CERT: optional(z.string()),
-  TEMPORAL_TLS_KEY: optional(z.string()),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optional(z.string()),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optional(z.string()),
   /** CA bundle (PEM file) for a server certificate the system roots do not cover. */
-  TEMPORAL_TLS_CA: optional(z.string()),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optional(z.string()),
   TEMPORAL_TLS_SERVER_NAME: optional(z.string()),
   /** Payload encryption keys, `id:base64key,…` (32-byte keys); setting them turns encryption on. */
   ENCRYPTION_KEYS: optional(encryptionKeys),

@@ -24,13 +24,18 @@ export interface TemporalAccess {
  */
 export function temporalAccess(e: Env, cwd: string): TemporalAccess {
   const problems: { variable: string; reason: string }[] = [];
-  if (Boolean(e.TEMPORAL_TLS_CERT) !== Boolean(e.TEMPORAL_TLS_KEY)) {
+  if (Boolean(e.TEMPORAL_TLS_CLIENT_CERT_PATH) !== Boolean(e.TEMPORAL_TLS_CLIENT_KEY_PATH)) {
     problems.push({
-      variable: e.TEMPORAL_TLS_CERT ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT',
-      reason: 'TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together (client certificate and its key)',
+      variable: e.TEMPORAL_TLS_CLIENT_CERT_PATH
+        ? 'TEMPORAL_TLS_CLIENT_KEY_PATH'
+        : 'TEMPORAL_TLS_CLIENT_CERT_PATH',
+      reason:
+        'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (client certificate and its key)',
     });
   }
-  const hasTlsFiles = Boolean(e.TEMPORAL_TLS_CERT || e.TEMPORAL_TLS_KEY || e.TEMPORAL_TLS_CA);
+  const hasTlsFiles = Boolean(
+    e.TEMPORAL_TLS_CLIENT_CERT_PATH || e.TEMPORAL_TLS_CLIENT_KEY_PATH || e.TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+  );
   if (e.TEMPORAL_TLS === false && hasTlsFiles) {
     problems.push({ variable: 'TEMPORAL_TLS', reason: 'is false, but TLS certificate files are set' });
   }
@@ -61,9 +66,11 @@ export function temporalAccess(e: Env, cwd: string): TemporalAccess {
   const file = (path: string | undefined) => (path ? resolve(cwd, path) : undefined);
   const tls: TemporalTlsConfig | undefined = tlsOn
     ? {
-        ...(e.TEMPORAL_TLS_CERT ? { clientCertPath: file(e.TEMPORAL_TLS_CERT) } : {}),
-        ...(e.TEMPORAL_TLS_KEY ? { clientKeyPath: file(e.TEMPORAL_TLS_KEY) } : {}),
-        ...(e.TEMPORAL_TLS_CA ? { serverCaPath: file(e.TEMPORAL_TLS_CA) } : {}),
+        ...(e.TEMPORAL_TLS_CLIENT_CERT_PATH ? { clientCertPath: file(e.TEMPORAL_TLS_CLIENT_CERT_PATH) } : {}),
+        ...(e.TEMPORAL_TLS_CLIENT_KEY_PATH ? { clientKeyPath: file(e.TEMPORAL_TLS_CLIENT_KEY_PATH) } : {}),
+        ...(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH
+          ? { serverCaPath: file(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH) }
+          : {}),
         ...(e.TEMPORAL_TLS_SERVER_NAME ? { serverName: e.TEMPORAL_TLS_SERVER_NAME } : {}),
       }
     : undefined;
