@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerApiCommand } from './commands/api';
 import { registerDemoCommand } from './commands/demo';
 import { registerDevServerCommand } from './commands/dev-server';
 import { registerInstallTemporalCommand } from './commands/install-temporal';
@@ -23,6 +24,7 @@ function buildProgram(): Command {
   registerListCommand(program);
   registerStylesCommand(program);
   registerSimulatorCommand(program);
+  registerApiCommand(program);
   registerDemoCommand(program);
   registerSetupCommand(program);
   registerCodecServerCommand(program);

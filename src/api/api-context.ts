@@ -1,0 +1,22 @@
+import type { Client } from '@temporalio/client';
+import type { AppConfig } from '../config/load-config';
+import type { ProviderClient } from '../provider/client';
+import type { BlobStore } from './blob-store';
+import { pipelineLinks, type PipelineLinks } from './links';
+
+export type ApiConfig = Pick<AppConfig, 'api' | 'temporal' | 'imageAccess' | 'callbacks'>;
+
+/** What the routes share: configuration, the Temporal client, the provider client and the blob store. */
+export interface ApiContext {
+  config: ApiConfig;
+  client: Client;
+  provider: Pick<ProviderClient, 'listStyles'>;
+  blobs: BlobStore;
+  links(workflowId: string): PipelineLinks;
+}
+
+export function createApiContext(parts: Omit<ApiContext, 'links'>): ApiContext {
+  const { namespace } = parts.config.temporal;
+  const uiUrl = parts.config.api.temporalUiUrl;
+  return { ...parts, links: (id) => pipelineLinks(id, { namespace, ...(uiUrl ? { uiUrl } : {}) }) };
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { PipelineInputError } from '../client/input-error';
+
+export interface ApiIssue {
+  /** Dotted field path, e.g. `styles.0`, `selfies.2`, `headers.idempotency-key`; '' for the whole request. */
+  path: string;
+  message: string;
+}
+
+/** Every error the API answers has this one shape. */
+export const errorBodySchema = z
+  .object({
+    error: z.string().describe('What went wrong, in one sentence'),
+    issues: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .describe('One entry per refused field; empty when no single field is at fault'),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** An error with its HTTP status, thrown by handlers and answered by the error handler. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly issues: ApiIssue[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** 422 for a request that parsed but breaks the schema; `rename` maps a path's first segment. */
+  static fromInputError(err: PipelineInputError, rename: Record<string, string> = {}): ApiError {
+    return ApiError.invalid(
+      err.issues.map((issue) => {
+        const [head = '', ...rest] = issue.path.split('.');
+        return {
+          path: [rename[head] ?? head, ...rest].filter((p) => p !== '').join('.'),
+          message: issue.message,
+        };
+      }),
+    );
+  }
+
+  static invalid(issues: ApiIssue[]): ApiError {
+    return new ApiError(422, 'The request is invalid', issues);
+  }
+
+  body(): ErrorBody {
+    return { error: this.message, issues: this.issues };
+  }
+}

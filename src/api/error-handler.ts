@@ -1,0 +1,64 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { PipelineInputError } from '../client/input-error';
+import { ApiError, type ApiIssue } from './api-error';
+
+/** Friendlier words for the errors of Fastify and its multipart parser, by code. */
+const KNOWN_ERRORS: Record<string, { status: number; message: string; path?: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    message: 'Content-Type must be application/json or multipart/form-data',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length does not match the body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'The JSON body is empty' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  FST_FILES_LIMIT: { status: 413, message: 'Too many files', path: 'selfies' },
+  FST_PARTS_LIMIT: { status: 413, message: 'Too many form parts' },
+  FST_FIELDS_LIMIT: { status: 413, message: 'Too many form fields' },
+  FST_REQ_FILE_TOO_LARGE: { status: 413, message: 'A file is too large', path: 'selfies' },
+  FST_PROTO_VIOLATION: { status: 400, message: 'A form field name is not allowed' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, message: 'The request is not multipart/form-data' },
+  FST_MP_PREMATURE_CLOSE: { status: 400, message: 'The upload ended before the form was complete' },
+};
+
+/**
+ * One error shape for every answer that is not a success: `{ error, issues: [{ path, message }] }`.
+ * 400 for a request that cannot be parsed, 422 for one that parses but breaks the schema, and the
+ * status of the condition otherwise (401, 404, 409, 413, 415, 502, 503). Unexpected errors are
+ * logged and answered 500 without details.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
+    if (err instanceof PipelineInputError) return reply.code(422).send(ApiError.fromInputError(err).body());
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const context = err.validationContext ?? 'body';
+      const issues: ApiIssue[] = err.validation.map((v) => {
+        const field = v.instancePath.split('/').filter((s) => s !== '');
+        return {
+          path: (context === 'body' ? field : [context, ...field]).join('.'),
+          message: v.message ?? 'is invalid',
+        };
+      });
+      return reply.code(422).send(ApiError.invalid(issues).body());
+    }
+    const known = err.code ? KNOWN_ERRORS[err.code] : undefined;
+    if (known) {
+      return reply.code(known.status).send({
+        error: known.message,
+        issues: known.path ? [{ path: known.path, message: known.message.toLowerCase() }] : [],
+      });
+    }
+    // JSON syntax errors and other parser refusals carry a 4xx status.
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ error: `Malformed request: ${err.message}`, issues: [] });
+    }
+    request.log.error({ err }, 'request failed');
+    return reply.code(500).send({ error: 'Internal error', issues: [] });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, issues: [] }),
+  );
+}

@@ -1,0 +1,97 @@
+import type { Multipart } from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { MAX_SELFIES } from '../contracts/limits';
+import { ApiError, type ApiIssue } from './api-error';
+import type { BlobBatch, BlobStore, StoredFile } from './blob-store';
+
+/** The file field of a multipart pipeline request. */
+export const SELFIES_FIELD = 'selfies';
+const MAX_FIELD_BYTES = 8 * 1024;
+const MAX_FIELDS = 32;
+
+export interface UploadedSelfie extends StoredFile {
+  /** The client's file name, used by the `mainImage` field. */
+  filename: string;
+}
+
+export interface MultipartUpload {
+  fields: Map<string, string[]>;
+  selfies: UploadedSelfie[];
+  batch: BlobBatch;
+}
+
+/**
+ * Reads a multipart request: every `selfies` file is streamed into the blob store (never held in
+ * memory whole) and checked by its bytes, fields are collected as text. Refusals: more than
+ * MAX_SELFIES files or a file over `maxFileBytes` → 413, a file that is not JPEG or PNG → 415.
+ * On any refusal the files already stored are removed.
+ */
+export async function readMultipartUpload(
+  request: FastifyRequest,
+  store: BlobStore,
+  maxFileBytes: number,
+): Promise<MultipartUpload> {
+  const batch = await store.openBatch();
+  const fields = new Map<string, string[]>();
+  const selfies: UploadedSelfie[] = [];
+  try {
+    const parts = request.parts({
+      limits: {
+        files: MAX_SELFIES,
+        fileSize: maxFileBytes,
+        fields: MAX_FIELDS,
+        fieldSize: MAX_FIELD_BYTES,
+        parts: MAX_SELFIES + MAX_FIELDS,
+      },
+    });
+    for await (const part of parts as AsyncIterableIterator<Multipart>) {
+      if (part.type === 'file') {
+        const index = selfies.length;
+        if (part.fieldname !== SELFIES_FIELD) {
+          await drain(part.file);
+          throw ApiError.invalid([
+            { path: part.fieldname, message: `files go in the "${SELFIES_FIELD}" field` },
+          ]);
+        }
+        const stored = await batch.save(part.file, index);
+        const path = `${SELFIES_FIELD}.${index}`;
+        if (stored.truncated) {
+          throw new ApiError(413, `A selfie is larger than the limit of ${maxFileBytes} bytes`, [
+            { path, message: `is larger than ${maxFileBytes} bytes` },
+          ]);
+        }
+        if (!stored.format) {
+          throw new ApiError(415, 'Selfies must be JPEG or PNG images', [
+            { path, message: `is not a JPEG or PNG image (${part.mimetype || 'no type'} declared)` },
+          ]);
+        }
+        selfies.push({ ...stored, filename: part.filename });
+      } else {
+        if (part.valueTruncated) {
+          throw new ApiError(413, 'A form field is too long', [
+            { path: part.fieldname, message: `is longer than ${MAX_FIELD_BYTES} bytes` },
+          ]);
+        }
+        const value = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+        fields.set(part.fieldname, [...(fields.get(part.fieldname) ?? []), value]);
+      }
+    }
+  } catch (err) {
+    await batch.discard();
+    throw translateLimit(err);
+  }
+  return { fields, selfies, batch };
+}
+
+function translateLimit(err: unknown): unknown {
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_FILES_LIMIT') {
+    const issue: ApiIssue = { path: SELFIES_FIELD, message: `must be at most ${MAX_SELFIES} files` };
+    return new ApiError(413, `At most ${MAX_SELFIES} selfies per request`, [issue]);
+  }
+  return err;
+}
+
+async function drain(stream: AsyncIterable<unknown>): Promise<void> {
+  for await (const chunk of stream) void chunk;
+}

@@ -1,0 +1,66 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { pipelineRequestBodyDocs } from './pipeline-request-docs';
+
+export const BEARER_SCHEME = 'bearerAuth';
+
+/**
+ * OpenAPI 3 generated from the routes' zod schemas, served at GET /openapi.json, with Swagger UI
+ * at /docs. Both are public: they describe the API and hold no secrets.
+ */
+export async function registerOpenApi(
+  app: FastifyInstance,
+  options: { version: string; maxFileBytes: number },
+): Promise<void> {
+  const startBody = pipelineRequestBodyDocs(options.maxFileBytes);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'avatar-pipeline workflow starter API',
+        description:
+          'Starts durable avatar pipelines on Temporal (selfies → trained model → avatars per style), reports their progress and results, and cancels them.',
+        version: options.version,
+      },
+      components: {
+        securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer' } },
+      },
+    },
+    transform: (document) => {
+      const transformed = jsonSchemaTransform(document);
+      if (document.route.method === 'POST' && document.url === '/v1/pipelines') {
+        return { ...transformed, schema: { ...transformed.schema, body: startBody } };
+      }
+      return transformed;
+    },
+    transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+}
+
+/**
+ * Every named zod schema is emitted twice, as request (`…Input`) and response shape; keep only
+ * the component schemas the document refers to.
+ */
+function withoutUnusedSchemas<
+  T extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } },
+>(document: T): T {
+  const schemas = document.components?.schemas;
+  if (!schemas) return document;
+  const used = new Set<string>();
+  const pending = [JSON.stringify(document.paths ?? {})];
+  while (pending.length > 0) {
+    for (const match of pending.pop()!.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      const name = match[1]!;
+      if (!used.has(name) && schemas[name]) {
+        used.add(name);
+        pending.push(JSON.stringify(schemas[name]));
+      }
+    }
+  }
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+  return { ...document, components: { ...document.components, schemas: kept } };
+}

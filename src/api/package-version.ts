@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { findPackageRoot } from '../devserver/project-root';
+
+/** This package's version, for the OpenAPI document. */
+export function packageVersion(): string {
+  try {
+    const manifest = JSON.parse(
+      readFileSync(path.join(findPackageRoot(__dirname), 'package.json'), 'utf8'),
+    ) as {
+      version?: unknown;
+    };
+    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

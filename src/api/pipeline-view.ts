@@ -1,0 +1,112 @@
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowExecutionStatusName,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
+import { progressQuery, WORKFLOW_TYPES } from '../../workflows/definitions';
+import { ApiError } from './api-error';
+import type { PipelineLinks } from './links';
+import type { PipelineState, PipelineStatus } from './response-schemas';
+
+/** How long a progress query may wait for a worker: GET stays quick when no worker is running. */
+const QUERY_DEADLINE_MS = 3_000;
+
+const STATES: Partial<Record<WorkflowExecutionStatusName, PipelineState>> = {
+  RUNNING: 'running',
+  CONTINUED_AS_NEW: 'running',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+};
+
+/** Describes a pipeline run, or answers 404 for an unknown id or a workflow that is not a pipeline. */
+export async function describePipeline(
+  client: Client,
+  workflowId: string,
+): Promise<WorkflowExecutionDescription> {
+  try {
+    const description = await client.workflow.getHandle(workflowId).describe();
+    if (description.type === WORKFLOW_TYPES.pipeline) return description;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  throw new ApiError(404, `No pipeline ${workflowId}`, []);
+}
+
+export function stateOf(description: WorkflowExecutionDescription): PipelineState {
+  return STATES[description.status.name] ?? 'running';
+}
+
+/** State from Temporal's description, live progress from the query, and the outcome once it has ended. */
+export async function pipelineStatus(
+  client: Client,
+  workflowId: string,
+  links: PipelineLinks,
+): Promise<PipelineStatus> {
+  const description = await describePipeline(client, workflowId);
+  const state = stateOf(description);
+  const handle = client.workflow.getHandle(workflowId, description.runId);
+  const [progress, outcome, callback] = await Promise.all([
+    client
+      .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(progressQuery))
+      .catch((): PipelineProgress | undefined => undefined),
+    state === 'running' ? Promise.resolve({}) : outcomeOf(client, workflowId, description.runId),
+    state === 'running' ? Promise.resolve(undefined) : callbackState(client, workflowId),
+  ]);
+  return {
+    workflowId,
+    runId: description.runId,
+    state,
+    startedAt: description.startTime.toISOString(),
+    ...(description.closeTime ? { closedAt: description.closeTime.toISOString() } : {}),
+    ...(progress ? { progress } : {}),
+    ...outcome,
+    ...(callback ? { callback: { state: callback } } : {}),
+    links,
+  };
+}
+
+async function outcomeOf(
+  client: Client,
+  workflowId: string,
+  runId: string,
+): Promise<{ result?: PipelineResult; error?: { message: string; type?: string } }> {
+  try {
+    return { result: await client.workflow.getHandle(workflowId, runId).result() };
+  } catch (err) {
+    if (!(err instanceof WorkflowFailedError)) throw err;
+    const root = rootCause(err);
+    return {
+      error: {
+        message: root.message,
+        ...(root instanceof ApplicationFailure && root.type ? { type: root.type } : {}),
+      },
+    };
+  }
+}
+
+/** The callback delivery is its own workflow (`<id>/callback`); none when the request had no callbackUrl. */
+async function callbackState(
+  client: Client,
+  workflowId: string,
+): Promise<'pending' | 'delivered' | 'failed' | undefined> {
+  try {
+    const status = (await client.workflow.getHandle(`${workflowId}/callback`).describe()).status.name;
+    return status === 'RUNNING' ? 'pending' : status === 'COMPLETED' ? 'delivered' : 'failed';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+}
+
+function rootCause(err: Error): Error {
+  let current = err;
+  for (let depth = 0; depth < 10 && current.cause instanceof Error; depth++) current = current.cause;
+  return current;
+}

@@ -1,0 +1,51 @@
+import { CallbackTargetError, checkCallbackTarget } from '../callbacks/callback-target';
+import type { AppConfig } from '../config/load-config';
+import type { PipelineInput } from '../contracts/pipeline-input';
+import { resolveImageReference, type ImageAccessPolicy } from '../images/image-access';
+import { InvalidInputError } from '../provider/errors';
+import { ApiError, type ApiIssue } from './api-error';
+
+/**
+ * Checks the schema cannot make, done before anything starts so a caller hears about them as a
+ * 422 instead of as a failed run: the callback can be signed and may be called, and every image
+ * reference is one the workers may read (the API applies the same IMAGE_ROOTS and IMAGE_URL_HOSTS).
+ */
+export async function checkRequest(
+  input: PipelineInput,
+  options: {
+    callbacks: AppConfig['callbacks'];
+    /** Only for references given by the caller; uploaded selfies are the API's own files. */
+    imageAccess?: ImageAccessPolicy;
+  },
+): Promise<void> {
+  const issues: ApiIssue[] = [];
+  if (input.callbackUrl !== undefined) {
+    if (!options.callbacks.signingSecret) {
+      issues.push({
+        path: 'callbackUrl',
+        message: 'callbacks are disabled on this server (CALLBACK_SIGNING_SECRET is not set)',
+      });
+    } else {
+      try {
+        await checkCallbackTarget(input.callbackUrl, options.callbacks);
+      } catch (err) {
+        if (!(err instanceof CallbackTargetError)) throw err;
+        issues.push({ path: 'callbackUrl', message: err.reason });
+      }
+    }
+  }
+  if (options.imageAccess) {
+    const policy = options.imageAccess;
+    await Promise.all(
+      input.images.map(async (reference, index) => {
+        try {
+          await resolveImageReference(reference, policy, `images.${index}`);
+        } catch (err) {
+          if (!(err instanceof InvalidInputError)) throw err;
+          issues.push({ path: `images.${index}`, message: err.reason });
+        }
+      }),
+    );
+  }
+  if (issues.length > 0) throw ApiError.invalid(issues.sort((a, b) => (a.path < b.path ? -1 : 1)));
+}

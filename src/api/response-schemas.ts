@@ -1,0 +1,127 @@
+import { z } from 'zod';
+
+/**
+ * Response shapes, used both to serialize and to document the API: the documented fields are the
+ * contract, and anything else the workflow state carries is left out of the answer.
+ */
+export const linksSchema = z
+  .object({
+    self: z.string().describe('This pipeline in the API'),
+    cancel: z.string().describe('POST here to cancel it'),
+    temporalUi: z
+      .string()
+      .optional()
+      .describe('The run in the Temporal Web UI (when TEMPORAL_UI_URL is set)'),
+  })
+  .meta({ id: 'PipelineLinks' });
+
+export const startedSchema = z
+  .object({
+    workflowId: z.string(),
+    created: z.boolean().describe('false when an earlier request with the same Idempotency-Key started it'),
+    links: linksSchema,
+  })
+  .meta({ id: 'PipelineStarted' });
+
+const avatarSchema = z.object({
+  avatarId: z.number(),
+  imageUrl: z.string(),
+  thumbnailUrl: z.string().optional(),
+});
+
+const generationSchema = z.object({
+  styleId: z.number(),
+  orderId: z.number().optional(),
+  status: z.enum(['DONE', 'ERROR', 'CANCELLED']),
+  avatars: z.array(avatarSchema),
+  error: z.string().optional(),
+});
+
+export const pipelineResultSchema = z
+  .object({
+    workflowId: z.string(),
+    subjectId: z.string().optional(),
+    modelId: z.number(),
+    status: z.enum(['DONE', 'PARTIAL']),
+    generations: z.array(generationSchema),
+  })
+  .meta({ id: 'PipelineResult' });
+
+const styleProgressSchema = z.object({
+  styleId: z.number(),
+  stage: z.string(),
+  orderId: z.number().optional(),
+  providerStatus: z.string().optional(),
+  progress: z.number().optional(),
+  avatarCount: z.number().optional(),
+  error: z.string().optional(),
+});
+
+export const pipelineProgressSchema = z
+  .object({
+    stage: z
+      .string()
+      .describe(
+        'creating-model, uploading-selfies, selecting-main-image, training, generating, done, failed, cancelled',
+      ),
+    modelId: z.number().optional(),
+    uploads: z.object({ done: z.number(), total: z.number() }),
+    training: z.object({
+      providerStatus: z.string().optional(),
+      progress: z.number().optional(),
+      polls: z.number(),
+    }),
+    styles: z.array(styleProgressSchema),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'PipelineProgress' });
+
+export const PIPELINE_STATES = [
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+  'timed_out',
+] as const;
+export type PipelineState = (typeof PIPELINE_STATES)[number];
+
+export const pipelineStatusSchema = z
+  .object({
+    workflowId: z.string(),
+    runId: z.string(),
+    state: z.enum(PIPELINE_STATES),
+    startedAt: z.string(),
+    closedAt: z.string().optional(),
+    progress: pipelineProgressSchema
+      .optional()
+      .describe('Live progress; missing when no worker answered the query in time'),
+    result: pipelineResultSchema.optional().describe('When completed'),
+    error: z
+      .object({ message: z.string(), type: z.string().optional() })
+      .optional()
+      .describe('When failed, cancelled, terminated or timed out'),
+    callback: z
+      .object({ state: z.enum(['pending', 'delivered', 'failed']) })
+      .optional()
+      .describe(
+        'Delivery of the completion callback, when the request named a callbackUrl and the run has ended',
+      ),
+    links: linksSchema,
+  })
+  .meta({ id: 'PipelineStatus' });
+export type PipelineStatus = z.infer<typeof pipelineStatusSchema>;
+
+export const cancelAcceptedSchema = z
+  .object({ workflowId: z.string(), state: z.literal('cancelling'), links: linksSchema })
+  .meta({ id: 'PipelineCancelling' });
+
+export const stylesSchema = z
+  .object({ styles: z.array(z.object({ id: z.number(), name: z.string() })) })
+  .meta({ id: 'Styles' });
+
+export const healthSchema = z.object({ status: z.string() });
+
+export const pipelineIdParamsSchema = z.object({
+  id: z.string().min(1).max(300).describe('The workflowId answered by POST /v1/pipelines'),
+});

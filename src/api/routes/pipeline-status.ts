@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorBodySchema } from '../api-error';
+import type { ApiContext } from '../api-context';
+import { BEARER_SCHEME } from '../openapi';
+import { pipelineStatus } from '../pipeline-view';
+import { pipelineIdParamsSchema, pipelineStatusSchema } from '../response-schemas';
+
+export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContext): void {
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: 'GET',
+    url: '/pipelines/:id',
+    schema: {
+      summary: 'State, progress and outcome of a pipeline',
+      description:
+        'state comes from Temporal (running, completed, failed, cancelled, terminated, timed_out); progress from the pipeline\u2019s progress query; result when completed, error when it ended otherwise.',
+      tags: ['pipelines'],
+      security: [{ [BEARER_SCHEME]: [] }],
+      params: pipelineIdParamsSchema,
+      response: {
+        200: pipelineStatusSchema.describe('The pipeline'),
+        401: errorBodySchema,
+        404: errorBodySchema.describe('No pipeline with this id'),
+      },
+    },
+    handler: (request) => pipelineStatus(ctx.client, request.params.id, ctx.links(request.params.id)),
+  });
+}

@@ -1,0 +1,117 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { PipelineInputError } from '../../client/input-error';
+import { validatePipelineRequest } from '../../client/pipelines';
+import type { PipelineInput } from '../../contracts/pipeline-input';
+import { ApiError, errorBodySchema } from '../api-error';
+import type { ApiContext } from '../api-context';
+import type { BlobBatch } from '../blob-store';
+import { requestFromForm } from '../form-fields';
+import { idempotencyKeySchema, requestFingerprint } from '../idempotency';
+import { readMultipartUpload, SELFIES_FIELD } from '../multipart-upload';
+import { BEARER_SCHEME } from '../openapi';
+import { checkRequest } from '../request-checks';
+import { startedSchema } from '../response-schemas';
+import { startRun } from '../start-run';
+
+/** A validated request, with the uploads it stored (if any) and what identifies its images. */
+interface PreparedRequest {
+  input: PipelineInput;
+  imageIdentities: string[];
+  uploads?: BlobBatch;
+}
+
+export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext): void {
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: 'POST',
+    url: '/pipelines',
+    schema: {
+      summary: 'Start a pipeline',
+      description: [
+        'Either multipart/form-data with the selfies as files in the `selfies` field, or JSON with image',
+        'references (absolute paths under the workers\u2019 IMAGE_ROOTS, or URLs on IMAGE_URL_HOSTS).',
+        'Answers 202 for a new run, 200 when an earlier request with the same Idempotency-Key started it.',
+      ].join(' '),
+      tags: ['pipelines'],
+      security: [{ [BEARER_SCHEME]: [] }],
+      headers: z.looseObject({ 'idempotency-key': idempotencyKeySchema.optional() }),
+      response: {
+        200: startedSchema.describe('An earlier request with this Idempotency-Key started the run'),
+        202: startedSchema.describe('Started'),
+        400: errorBodySchema.describe('Malformed request'),
+        401: errorBodySchema.describe('Missing or wrong bearer token'),
+        413: errorBodySchema.describe('Too many files, or a file too large'),
+        415: errorBodySchema.describe('Not JSON or multipart, or a file that is not JPEG/PNG'),
+        422: errorBodySchema.describe('Invalid fields, with their paths'),
+      },
+    },
+    handler: async (request, reply) => {
+      const requestId = request.headers['idempotency-key'];
+      const prepared = await prepare(request, ctx);
+      try {
+        const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
+        const run = await startRun(ctx.client, prepared.input, {
+          taskQueue: ctx.config.temporal.taskQueue,
+          fingerprint,
+          ...(requestId ? { requestId } : {}),
+        });
+        if (!run.created) {
+          await prepared.uploads?.discard();
+          if (run.existingFingerprint !== undefined && run.existingFingerprint !== fingerprint) {
+            throw ApiError.invalid([
+              { path: 'headers.idempotency-key', message: 'was already used for a different request' },
+            ]);
+          }
+        }
+        const links = ctx.links(run.workflowId);
+        return await reply
+          .code(run.created ? 202 : 200)
+          .header('location', links.self)
+          .send({ workflowId: run.workflowId, created: run.created, links });
+      } catch (err) {
+        await prepared.uploads?.discard();
+        throw err;
+      }
+    },
+  });
+}
+
+async function prepare(request: FastifyRequest, ctx: ApiContext): Promise<PreparedRequest> {
+  if (request.isMultipart()) return prepareUpload(request, ctx);
+  if (request.body === undefined || request.body === null) {
+    throw new ApiError(415, 'Send application/json or multipart/form-data', []);
+  }
+  const input = validate(request.body);
+  await checkRequest(input, { callbacks: ctx.config.callbacks, imageAccess: ctx.config.imageAccess });
+  return { input, imageIdentities: input.images };
+}
+
+async function prepareUpload(request: FastifyRequest, ctx: ApiContext): Promise<PreparedRequest> {
+  const upload = await readMultipartUpload(request, ctx.blobs, ctx.config.api.maxFileBytes);
+  try {
+    const { request: draft, issues } = requestFromForm(upload.fields, upload.selfies);
+    let input: PipelineInput | undefined;
+    try {
+      input = validate(draft, { images: SELFIES_FIELD });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      issues.push(...err.issues);
+    }
+    if (issues.length > 0 || !input) throw ApiError.invalid(issues);
+    await checkRequest(input, { callbacks: ctx.config.callbacks });
+    return { input, imageIdentities: upload.selfies.map((s) => `sha256:${s.sha256}`), uploads: upload.batch };
+  } catch (err) {
+    await upload.batch.discard();
+    throw err;
+  }
+}
+
+function validate(body: unknown, rename: Record<string, string> = {}): PipelineInput {
+  try {
+    return validatePipelineRequest(body);
+  } catch (err) {
+    if (err instanceof PipelineInputError) throw ApiError.fromInputError(err, rename);
+    throw err;
+  }
+}

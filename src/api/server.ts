@@ -1,0 +1,123 @@
+import { isAbsolute, relative } from 'node:path';
+import fastifyMultipart from '@fastify/multipart';
+import type { Client } from '@temporalio/client';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { ConfigError } from '../config/config-error';
+import { ProviderClient } from '../provider/client';
+import type { AppConfig } from '../config/load-config';
+import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
+import { bearerAuth } from './bearer-auth';
+import { BlobStore } from './blob-store';
+import { installErrorHandling } from './error-handler';
+import { registerOpenApi } from './openapi';
+import { packageVersion } from './package-version';
+import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
+import { registerHealthRoutes } from './routes/health';
+import { registerPipelineStatusRoute } from './routes/pipeline-status';
+import { registerStartPipelineRoute } from './routes/start-pipeline';
+import { registerStylesRoute } from './routes/styles';
+
+export interface ApiServerOptions {
+  config: ApiConfig & { provider?: AppConfig['provider'] };
+  /** Temporal client for the configured namespace; the caller owns (and closes) its connection. */
+  client: Client;
+  /** Defaults to a provider client built from `config.provider`. */
+  provider?: ApiContext['provider'];
+  /** Fastify logger options (pino); authorization headers are always redacted. Default: no logging. */
+  logger?: boolean | FastifyLoggerSettings;
+}
+
+type FastifyLoggerSettings = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
+
+/** Headers that carry credentials: never written to logs. */
+const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'];
+
+/**
+ * The workflow starter API: a Fastify instance with zod validation and serialization, the routes
+ * under /v1 behind bearer tokens, health checks and the OpenAPI document and docs. Call
+ * `listen()` on it; `close()` stops it (the Temporal connection stays the caller's).
+ * Refuses to build without tokens, or with a blob directory the workers may not read.
+ */
+export async function createApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  checkApiConfig(config);
+  const provider = options.provider ?? providerFrom(config.provider);
+  const app = Fastify({
+    logger: loggerSettings(options.logger),
+    bodyLimit: 1024 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+  // Bodies are JSON or multipart only; anything else (text/plain included) is answered 415.
+  app.removeContentTypeParser('text/plain');
+  await app.register(fastifyMultipart);
+  await registerOpenApi(app, { version: packageVersion(), maxFileBytes: config.api.maxFileBytes });
+
+  const ctx = createApiContext({
+    config,
+    client: options.client,
+    provider,
+    blobs: new BlobStore(config.api.blobDir),
+  });
+  registerHealthRoutes(app, ctx);
+  await app.register(
+    (v1, _opts, done) => {
+      v1.addHook('onRequest', bearerAuth(config.api.tokens));
+      registerStartPipelineRoute(v1, ctx);
+      registerPipelineStatusRoute(v1, ctx);
+      registerCancelPipelineRoute(v1, ctx);
+      registerStylesRoute(v1, ctx);
+      done();
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}
+
+function checkApiConfig(config: ApiConfig): void {
+  const problems: { variable: string; reason: string }[] = [];
+  if (config.api.tokens.length === 0) {
+    problems.push({
+      variable: 'API_TOKENS',
+      reason: 'is empty: the API refuses to run without bearer tokens (set API_TOKENS=token1,token2)',
+    });
+  }
+  const blobDir = config.api.blobDir;
+  const readable = config.imageAccess.roots.some((root) => {
+    const rel = relative(root, blobDir);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  });
+  if (!readable) {
+    problems.push({
+      variable: 'BLOB_DIR',
+      reason: `${blobDir} is outside IMAGE_ROOTS (${config.imageAccess.roots.join(', ')}), so workers could not read uploaded selfies: put it inside one of them or add it to IMAGE_ROOTS`,
+    });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+function providerFrom(provider: AppConfig['provider'] | undefined): ApiContext['provider'] {
+  if (!provider) throw new Error('createApiServer needs config.provider or a provider client');
+  return new ProviderClient(provider);
+}
+
+function loggerSettings(logger: ApiServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const base = logger === true ? {} : logger;
+  return {
+    ...base,
+    redact: { paths: REDACTED, censor: '[redacted]' },
+    serializers: {
+      // Headers help when tracing a request (idempotency keys, user agents); credentials are redacted above.
+      req: (req: { method: string; url: string; headers: Record<string, unknown>; ip?: string }) => ({
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        remoteAddress: req.ip,
+      }),
+      ...(typeof base === 'object' && 'serializers' in base ? base.serializers : {}),
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import { Client, Connection } from '@temporalio/client';
+import { pipelineDataConverter } from '../codec/data-converter';
+import { temporalConnectionOptions } from '../client/connection-options';
+import type { AppConfig } from '../config/load-config';
+
+/**
+ * A client whose connection is made on first use, so the API starts (and /readyz answers 503)
+ * while Temporal is still down. Same TLS, API key and payload encryption as connectClient.
+ */
+export function lazyTemporalClient(temporal: AppConfig['temporal']): Client {
+  const connection = Connection.lazy({ ...temporalConnectionOptions(temporal), connectTimeout: '5 seconds' });
+  const dataConverter = pipelineDataConverter(temporal.encryption);
+  return new Client({
+    connection,
+    namespace: temporal.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+  });
+}

@@ -1,0 +1,63 @@
+import { loadConfig } from '../../../src/config/load-config';
+import { ConfigError } from '../../../src/config/config-error';
+
+const cwd = '/srv/app';
+
+describe('API and callback configuration', () => {
+  it('has defaults: port 8080 on loopback, .blobs under the working directory, 10 MiB files, no callbacks', () => {
+    const config = loadConfig({}, cwd);
+    expect(config.api).toEqual({
+      tokens: [],
+      port: 8080,
+      host: '127.0.0.1',
+      blobDir: '/srv/app/.blobs',
+      maxFileBytes: 10 * 1024 * 1024,
+    });
+    expect(config.callbacks).toEqual({ privateHosts: [] });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig(
+      {
+        API_TOKENS: 'a, b',
+        API_PORT: '9000',
+        API_HOST: '0.0.0.0',
+        BLOB_DIR: '/data/blobs',
+        API_MAX_FILE_BYTES: '2048',
+        TEMPORAL_UI_URL: 'http://localhost:8233/',
+        CALLBACK_SIGNING_SECRET: 'a-long-enough-secret',
+        CALLBACK_PRIVATE_HOSTS: 'Receiver.Internal,127.0.0.1',
+      },
+      cwd,
+    );
+    expect(config.api).toEqual({
+      tokens: ['a', 'b'],
+      port: 9000,
+      host: '0.0.0.0',
+      blobDir: '/data/blobs',
+      maxFileBytes: 2048,
+      temporalUiUrl: 'http://localhost:8233',
+    });
+    expect(config.callbacks).toEqual({
+      signingSecret: 'a-long-enough-secret',
+      privateHosts: ['receiver.internal', '127.0.0.1'],
+    });
+  });
+
+  it.each([
+    ['API_PORT', '70000', /port 0-65535/],
+    ['API_PORT', 'http', /./],
+    ['API_MAX_FILE_BYTES', '0', /greater than 0/],
+    ['TEMPORAL_UI_URL', 'localhost:8233', /http\(s\) URL/],
+    ['CALLBACK_SIGNING_SECRET', 'short', /at least 16 characters/],
+  ])('names %s when it is %j', (variable, value, reason) => {
+    let error: unknown;
+    try {
+      loadConfig({ [variable]: value }, cwd);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([{ variable, reason: expect.stringMatching(reason) }]);
+  });
+});
