@@ -1,0 +1,262 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { connectClient } from '../../src/client/connect';
+import { startPipeline } from '../../src/client/pipelines';
+import type { EncryptionConfig } from '../../src/codec/encryption-keys';
+import type { payloadsToJson } from '../../src/codec/payload-json';
+import { subjectSearchToken } from '../../src/codec/subject-token';
+import type { PipelineResult } from '../../src/contracts/pipeline-state';
+import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { createPipelineWorker } from '../../src/worker/create-worker';
+import { testConfig } from '../helpers/pipeline-worker';
+import { listWorkflowIds, showHistory, temporalCli, waitForListed } from '../helpers/temporal-cli';
+import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+
+const ROOT = path.join(__dirname, '..', '..');
+const CODEC_TOKEN = `codec-${randomUUID()}`;
+
+/**
+ * With payload encryption on, the server's stored history holds no personal data in plaintext:
+ * no selfie reference, no avatar URL, no subject id. Clients still read everything, and the codec
+ * server decodes for token holders only.
+ */
+describe('payload encryption end to end', () => {
+  const encryption: EncryptionConfig = {
+    currentKeyId: 'test-k1',
+    keys: [{ id: 'test-k1', key: randomBytes(32) }],
+  };
+  let env: TestWorkflowEnvironment;
+  let client: Client;
+  let sim: RunningSimulator;
+  let worker: Worker;
+  let running: Promise<void>;
+  let taskQueue: string;
+  let selfieDir: string;
+  let selfies: string[];
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    const { address, namespace } = devServerUnderTest();
+    taskQueue = uniqueName('encrypted');
+    // The directory name is personal data as well: it names the person.
+    selfieDir = path.join(await makeScratchDir('encryption'), `selfies-of-${randomUUID()}`);
+    await mkdir(selfieDir);
+    selfies = [];
+    for (let i = 1; i <= 2; i++) {
+      const file = path.join(selfieDir, `face-${i}.png`);
+      await writeFile(file, syntheticSelfiePng(i, 64));
+      selfies.push(file);
+    }
+    sim = await startSimulator({ progression: { mode: 'wall', trainingMs: 500, generationMs: 300 } });
+    const base = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfieDir] });
+    worker = await createPipelineWorker({
+      config: { ...base, temporal: { ...base.temporal, encryption } },
+      connection: env.nativeConnection,
+    });
+    running = worker.run();
+    client = await connectClient({ address, namespace, taskQueue, encryption });
+  });
+  afterAll(async () => {
+    if (worker) {
+      worker.shutdown();
+      await running;
+    }
+    await client?.connection.close();
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  const polling = { initialIntervalMs: 200, minIntervalMs: 200, maxIntervalMs: 400 };
+
+  test('a pipeline leaves no selfie reference, avatar URL or subject id in plaintext history', async () => {
+    const subjectId = `person-${randomUUID()}`;
+    const pipeline = await startPipeline(
+      client,
+      { images: selfies, styles: [3, 5], gender: 2, subjectId, polling },
+      { taskQueue },
+    );
+    const result: PipelineResult = await pipeline.result();
+    // The client decrypts: the result is whole.
+    expect(result.subjectId).toBe(subjectId);
+    const imageUrls = result.generations.flatMap((g) => g.avatars.map((a) => a.imageUrl));
+    expect(imageUrls).toHaveLength(16);
+    expect((await pipeline.progress()).subjectId).toBe(subjectId);
+
+    const histories = await historiesOfRun(pipeline.workflowId);
+    expect(Object.keys(histories).length).toBeGreaterThanOrEqual(4); // pipeline, 2 styles, model claim
+    const personal = [subjectId, selfieDir, ...selfies, ...imageUrls];
+    for (const [workflowId, history] of Object.entries(histories)) {
+      expect({ workflowId, found: personal.filter((secret) => mentions(history, secret)) }).toEqual({
+        workflowId,
+        found: [],
+      });
+    }
+
+    // SubjectId holds a keyed hash of the subject: searchable by those who hold the key, not readable.
+    const token = subjectSearchToken(encryption, subjectId);
+    // Search attributes are stored as they are (so the token is there to see), and the scan finds it.
+    expect(mentions(histories[pipeline.workflowId]!, token)).toBe(true);
+    expect(await waitForListed(`SubjectId = '${token}'`, [pipeline.workflowId])).toEqual([
+      pipeline.workflowId,
+    ]);
+    expect(await listWorkflowIds(`SubjectId = '${subjectId}'`)).toEqual([]);
+    const listed = await temporalCli([
+      'workflow',
+      'list',
+      '--query',
+      `SubjectId = '${token}'`,
+      '--output',
+      'json',
+    ]);
+    expect(mentions(listed, token)).toBe(true); // the scan sees through base64, so its silence above means something
+    expect(mentions(listed, subjectId)).toBe(false);
+  });
+
+  test('failure messages are encrypted too: a missing selfie is named to the client only', async () => {
+    const missing = path.join(selfieDir, `missing-${randomUUID()}.png`);
+    const pipeline = await startPipeline(
+      client,
+      { images: [missing], styles: [3], gender: 1, polling },
+      { taskQueue },
+    );
+    const failure = await pipeline.result().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(causeMessages(failure)).toContain(missing);
+    const history = await showHistory(pipeline.workflowId);
+    expect(history).toContain('WORKFLOW_EXECUTION_FAILED');
+    expect(mentions(history, missing)).toBe(false);
+    expect(mentions(history, selfieDir)).toBe(false);
+  });
+
+  describe('codec server', () => {
+    let codecServer: ChildProcess;
+    let url: string;
+
+    beforeAll(async () => {
+      ({ child: codecServer, url } = await startCodecServerProcess({
+        ENCRYPTION_KEYS: `${encryption.keys[0]!.id}:${encryption.keys[0]!.key.toString('base64')}`,
+        CODEC_SERVER_TOKENS: CODEC_TOKEN,
+        CODEC_CORS_ORIGINS: 'http://localhost:8080',
+      }));
+    });
+    afterAll(async () => {
+      if (codecServer && codecServer.exitCode === null) {
+        const exited = new Promise((resolve) => codecServer.once('exit', resolve));
+        codecServer.kill('SIGTERM');
+        await exited;
+      }
+    });
+
+    test('decodes stored payloads for an authorised caller and refuses others', async () => {
+      const subjectId = `person-${randomUUID()}`;
+      const pipeline = await startPipeline(
+        client,
+        { images: selfies, styles: [7], gender: 1, subjectId, polling },
+        { taskQueue },
+      );
+      await pipeline.result();
+      const history = JSON.parse(await showHistory(pipeline.workflowId)) as HistoryJson;
+      const input = history.events[0]!.workflowExecutionStartedEventAttributes!.input!;
+      expect(mentions(JSON.stringify(input), subjectId)).toBe(false);
+
+      const decode = (headers: Record<string, string>) =>
+        fetch(`${url}/decode`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Namespace': 'default', ...headers },
+          body: JSON.stringify(input),
+        });
+      const authorised = await decode({ Authorization: `Bearer ${CODEC_TOKEN}` });
+      expect(authorised.status).toBe(200);
+      const decoded = (await authorised.json()) as ReturnType<typeof payloadsToJson>;
+      const args = decoded.payloads.map(
+        (p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')) as unknown,
+      );
+      expect(args).toEqual([expect.objectContaining({ subjectId, images: selfies })]);
+
+      expect((await decode({})).status).toBe(401);
+      expect((await decode({ Authorization: 'Bearer not-the-token' })).status).toBe(403);
+
+      // The Temporal CLI speaks the same protocol: with the codec server it shows the history decoded.
+      const shown = await temporalCli([
+        'workflow',
+        'show',
+        '--workflow-id',
+        pipeline.workflowId,
+        '--output',
+        'json',
+        '--codec-endpoint',
+        url,
+        '--codec-auth',
+        `Bearer ${CODEC_TOKEN}`,
+      ]);
+      expect(mentions(shown, subjectId)).toBe(true);
+    });
+  });
+});
+
+interface HistoryJson {
+  events: { workflowExecutionStartedEventAttributes?: { input?: { payloads: unknown[] } } }[];
+}
+
+/** Histories of a pipeline and of every workflow it started (styles, claims), by workflow id. */
+async function historiesOfRun(workflowId: string): Promise<Record<string, string>> {
+  const ids = new Set([workflowId, ...(await listWorkflowIds(`RootWorkflowId = '${workflowId}'`))]);
+  const histories: Record<string, string> = {};
+  for (const id of ids) histories[id] = await showHistory(id);
+  return histories;
+}
+
+/** Whether `text` holds `secret` as is, or inside any base64 string in it (how payloads are printed). */
+function mentions(text: string, secret: string): boolean {
+  if (text.includes(secret)) return true;
+  for (const match of text.matchAll(/[A-Za-z0-9+/]{8,}={0,2}/g)) {
+    if (Buffer.from(match[0], 'base64').toString('utf8').includes(secret)) return true;
+  }
+  return false;
+}
+
+function causeMessages(err: unknown): string {
+  const messages: string[] = [];
+  for (let e: unknown = err; e instanceof Error; e = e.cause) messages.push(e.message);
+  return messages.join(' <- ');
+}
+
+/** `avatar-pipeline codec-server --port 0` (the compiled CLI: npm test builds it first); resolves with its URL. */
+function startCodecServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'avatar-pipeline.js'), 'codec-server', '--port', '0'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`codec server did not start:\n${stderr}`)), 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const line = stdout.split('\n')[0];
+      if (stdout.includes('\n') && line) {
+        clearTimeout(timer);
+        resolve({ child, url: line.trim() });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`codec server exited (${String(code)}):\n${stderr}`));
+    });
+  });
+}
