@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import { buildDevServerArgs, type SearchAttributeDefinitions } from './dev-server-args';
 import { findTemporalCli } from './find-temporal-cli';
 import { findFreePorts, isPortFree } from './free-port';
@@ -8,6 +9,7 @@ import { waitForFrontend } from './frontend-readiness';
 import { logToStderr, type Logger } from './log';
 import { readLogTail } from './log-tail';
 import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from './pipeline-search-attributes';
+import { prepareNamespace } from './prepare-namespace';
 import { hasExited, stopProcess } from './stop-process';
 
 export interface DevServerOptions {
@@ -116,10 +118,9 @@ async function startOnce(options: DevServerOptions, resolved: ResolvedPaths): Pr
   child.once('error', (err) => (spawnError = err));
   const started = Date.now();
   try {
-    await waitForFrontend({
+    const readiness = {
       address,
       namespace,
-      searchAttributeNames: Object.keys(searchAttributes),
       timeoutMs: options.startTimeoutMs ?? 60_000,
       giveUpReason: () =>
         spawnError
@@ -127,7 +128,17 @@ async function startOnce(options: DevServerOptions, resolved: ResolvedPaths): Pr
           : hasExited(child)
             ? `the server exited (${child.signalCode ?? `exit code ${String(child.exitCode)}`})`
             : undefined,
-    });
+    };
+    await waitForFrontend({ ...readiness, searchAttributeNames: [] });
+    // `--search-attribute` only takes effect when the database is created: a database from an
+    // earlier version of this package gets the attributes it lacks here.
+    const connection = await Connection.connect({ address });
+    try {
+      await prepareNamespace(connection, namespace, searchAttributes, resolved.log);
+    } finally {
+      await connection.close();
+    }
+    await waitForFrontend({ ...readiness, searchAttributeNames: Object.keys(searchAttributes) });
   } catch (err) {
     process.removeListener('exit', killOnExit);
     await stopProcess(child, 2_000);
