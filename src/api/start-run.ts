@@ -4,10 +4,12 @@ import {
   WorkflowIdReusePolicy,
   type Client,
 } from '@temporalio/client';
+import { missingSearchAttributesError, pipelineStartMetadata } from '../client/pipeline-start-metadata';
 import { pipelineWorkflowId } from '../client/pipelines';
 import type { PipelineInput } from '../contracts/pipeline-input';
 import { WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { avatarPipeline } from '../../workflows/pipeline';
+import { ApiError } from './api-error';
 
 export interface StartedRun {
   workflowId: string;
@@ -41,11 +43,15 @@ export async function startRun(
         ...(input.subjectId ? { subjectId: input.subjectId } : {}),
         ...(input.campaignId ? { campaignId: input.campaignId } : {}),
       },
-      staticSummary: `Avatars for ${input.subjectId ?? 'one person'}: ${input.images.length} selfies, styles ${input.styles.join(', ')} (via API)`,
+      // The same search attributes, summary and details as the client package's starts.
+      ...pipelineStartMetadata(client, input),
     });
     return { workflowId, created: true };
   } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
+      const setupProblem = missingSearchAttributesError(client, err);
+      throw setupProblem ? new ApiError(503, setupProblem.message, []) : err;
+    }
     const existing = await client.workflow.getHandle(workflowId).describe();
     const fingerprint = existing.memo?.requestFingerprint;
     return {

@@ -12,6 +12,7 @@ import { ConfigError } from '../../src/config/config-error';
 import type { AppConfig } from '../../src/config/load-config';
 import { MAX_SELFIES } from '../../src/contracts/limits';
 import type { PipelineEvent } from '../../src/contracts/pipeline-event';
+import { SubjectIdAttribute } from '../../src/contracts/search-attributes';
 import { ProviderClient } from '../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
@@ -51,6 +52,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     sim = await startSimulator({
       basePath: uniqueBasePath('api'),
       progression: { mode: 'wall', trainingMs: 1_000, generationMs: 600 },
+      failStyles: [19],
     });
     // Deliveries answer 503 once per event, then 200: a delivered callback has been retried.
     const refusedOnce = new Set<string>();
@@ -219,6 +221,9 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     expect(input.images).toHaveLength(3);
     for (const image of input.images) expect(image.startsWith(`${blobDir}${path.sep}`)).toBe(true);
     expect(input.mainImageIndex).toBe(1);
+    // Started like the client package starts pipelines: searchable by subject in the Temporal UI.
+    const description = await env.client.workflow.getHandle(id).describe();
+    expect(description.typedSearchAttributes.get(SubjectIdAttribute)).toBe('person-multipart');
 
     const seen = await watch(id, (b) => b.state !== 'running');
     const running = seen.filter((b) => b.state === 'running' && b.progress);
@@ -298,6 +303,38 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     ).toBe(true);
   });
 
+  test('a failed pipeline: GET reports the failure and the callback announces it', async () => {
+    const started = await call('POST', '/v1/pipelines', {
+      body: {
+        images: selfies.files.slice(0, 1),
+        styles: [19],
+        gender: 1,
+        subjectId: 'person-failing',
+        callbackUrl: `${receiver.origin}/hooks/failed`,
+        polling: FAST_POLLING,
+      },
+    });
+    expect(started.status).toBe(202);
+    const id: string = started.body.workflowId;
+
+    const final = (await watch(id, (b) => b.state !== 'running')).at(-1);
+    expect(final.state).toBe('failed');
+    expect(final.error).toEqual({
+      message: expect.stringContaining('No style succeeded'),
+      type: 'NoStyleSucceeded',
+    });
+    expect(final.result).toBeUndefined();
+    expect(final.progress.stage).toBe('failed');
+
+    const [, delivered] = await deliveries(`${id}:failed`, 2);
+    const event = JSON.parse(delivered!.body) as PipelineEvent;
+    expect(event).toMatchObject({ type: 'pipeline.failed', workflowId: id, subjectId: 'person-failing' });
+    expect(event.type === 'pipeline.failed' && event.error).toEqual(final.error);
+    expect(
+      verifyCallbackSignature(delivered!.headers['x-avatar-signature'] as string, delivered!.body, SECRET),
+    ).toBe(true);
+  });
+
   test('Idempotency-Key: a repeat answers the same run and starts nothing; a different request with the key is refused', async () => {
     const key = uniqueName('key');
     const request = { images: selfies.files.slice(0, 2), styles: [8], gender: 1, polling: FAST_POLLING };
@@ -366,6 +403,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     expect(wrong.status).toBe(401);
     const wrongStart = await call('POST', '/v1/pipelines', {
       token: 'nope',
+      headers: { 'idempotency-key': 'logged-key-1' },
       body: { images: selfies.files, styles: [3], gender: 1 },
     });
     expect(wrongStart.status).toBe(401);
@@ -381,7 +419,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     });
 
     const logs = logLines.join('\n');
-    expect(logs).toContain('idempotency-key'); // headers are logged...
+    expect(logs).toContain('logged-key-1'); // headers are logged...
     expect(logs).not.toContain(TOKEN); // ...but never the credentials
     expect(logs).not.toContain('other-token');
   });

@@ -44,6 +44,7 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         413: errorBodySchema.describe('Too many files, or a file too large'),
         415: errorBodySchema.describe('Not JSON or multipart, or a file that is not JPEG/PNG'),
         422: errorBodySchema.describe('Invalid fields, with their paths'),
+        503: errorBodySchema.describe('The Temporal namespace is not set up for pipelines'),
       },
     },
     handler: async (request, reply) => {
