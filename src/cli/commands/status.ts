@@ -8,6 +8,7 @@ import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { describeProgress } from '../progress-lines';
 import { rootMessage } from '../root-message';
+import { settledProgress } from '../settled-progress';
 
 /** The progress query needs a worker; without one it would wait, so status gives up on it after this. */
 const PROGRESS_QUERY_MS = 5_000;
@@ -73,7 +74,9 @@ async function statusReport(pipeline: PipelineHandle): Promise<PipelineStatusRep
   if (state === 'RUNNING') return report;
   // A closed run's outcome comes from its history, no worker needed.
   try {
-    return { ...report, result: await pipeline.result() };
+    const result = await pipeline.result();
+    // A style reports its own end just as it closes, so the query can lag behind the result.
+    return { ...report, progress: settledProgress(progress, result), result };
   } catch (err) {
     return { ...report, error: rootMessage(err) };
   }
