@@ -30,6 +30,9 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   });
   await worker.run();
   log.info('avatar-pipeline worker drained and stopped');
+  // Forwarding core logs keeps the runtime (and so the process) alive after the workers stop;
+  // a runtime this process did not install for the worker is not ours to shut down.
+  if (installed) await Runtime.instance().shutdown();
 }
 
 /** A base URL may carry user:password@; the log gets the origin and path only. */
