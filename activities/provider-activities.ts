@@ -9,6 +9,7 @@ import type { Gender } from '../src/provider/request-schemas';
 import type { Avatar, Order } from '../src/provider/schemas';
 import { hasStarted, type OrderStatus } from '../src/provider/status';
 import { toUploadImage } from '../src/provider/upload-image';
+import { withHeartbeats } from './heartbeats';
 import { mapProviderErrors } from './provider-failure';
 
 export interface ActivityDependencies {
@@ -76,7 +77,11 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
       }));
     },
 
-    /** Uploads are sequential per model, so an image the pipeline does not know yet is the one a lost answer hid. */
+    /**
+     * Uploads are sequential per model, so an image the pipeline does not know yet is the one a lost
+     * answer (or a worker that died mid-upload) left behind. Heartbeats let a dead worker's attempt
+     * be retried within seconds.
+     */
     async uploadSelfie(input: {
       modelId: number;
       gender: Gender;
@@ -84,27 +89,29 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
       index: number;
       knownImageIds: number[];
     }): Promise<{ imageId: number; reconciled: boolean }> {
-      return mapProviderErrors(async () => {
-        if (isRetry()) {
-          const known = new Set(input.knownImageIds);
-          const unknown = (await provider.listTrainingImages(input.modelId, call()))
-            .map((image) => image.id)
-            .filter((id) => !known.has(id))
-            .sort((a, b) => a - b);
-          if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
-        }
-        const field = `images[${input.index}]`;
-        const bytes = await readImage(input.image, imageAccess, {
-          field,
-          signal: Context.current().cancellationSignal,
-        });
-        const uploaded = await provider.uploadTrainingImage(
-          input.modelId,
-          { gender: input.gender, image: toUploadImage(bytes, { field }) },
-          call(),
-        );
-        return { imageId: uploaded.id, reconciled: false };
-      });
+      return mapProviderErrors(() =>
+        withHeartbeats(async () => {
+          if (isRetry()) {
+            const known = new Set(input.knownImageIds);
+            const unknown = (await provider.listTrainingImages(input.modelId, call()))
+              .map((image) => image.id)
+              .filter((id) => !known.has(id))
+              .sort((a, b) => a - b);
+            if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
+          }
+          const field = `images[${input.index}]`;
+          const bytes = await readImage(input.image, imageAccess, {
+            field,
+            signal: Context.current().cancellationSignal,
+          });
+          const uploaded = await provider.uploadTrainingImage(
+            input.modelId,
+            { gender: input.gender, image: toUploadImage(bytes, { field }) },
+            call(),
+          );
+          return { imageId: uploaded.id, reconciled: false };
+        }),
+      );
     },
 
     /** Selecting the same image twice is harmless, so no reconciliation is needed. */

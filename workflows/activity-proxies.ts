@@ -16,9 +16,13 @@ export const writes = proxyActivities<ProviderActivities>({
   },
 });
 
-/** Uploads read the selfie and send up to 10 MiB: a longer timeout per attempt. */
+/**
+ * Uploads read the selfie and send up to 10 MiB: a longer timeout per attempt. They heartbeat, so
+ * an attempt whose worker died is retried (and reconciled) after the heartbeat timeout.
+ */
 export const uploads = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 hour',
   retry: {
     initialInterval: '1 second',
