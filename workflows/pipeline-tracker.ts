@@ -5,6 +5,17 @@ import type { StatusReport } from '../activities/provider-activities';
 import { PipelineSearchAttributes } from './pipeline-search-attributes';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
+/** Signals from a style's child may arrive out of order; a style's stage only ever moves forward. */
+const STYLE_STAGE_ORDER: StyleProgress['stage'][] = [
+  'pending',
+  'creating-order',
+  'running',
+  'polling',
+  'collecting',
+  'done',
+  'failed',
+  'cancelled',
+];
 
 /** The pipeline's live state: answers the progress query and keeps the UI's current details in step. */
 export class PipelineTracker {
@@ -65,8 +76,10 @@ export class PipelineTracker {
     const index = this.state.styles.findIndex((s) => s.styleId === update.styleId);
     if (index < 0) return;
     const current = this.state.styles[index]!;
-    // Signals can arrive after the parent already recorded the child's end; an end is final.
+    // Signals can arrive late or out of order (after the parent recorded the child's end, or a
+    // last poll after "collecting"): an end is final and no stage goes back.
     if (TERMINAL_STYLE_STAGES.has(current.stage) && !TERMINAL_STYLE_STAGES.has(update.stage)) return;
+    if (STYLE_STAGE_ORDER.indexOf(update.stage) < STYLE_STAGE_ORDER.indexOf(current.stage)) return;
     this.state.styles[index] = { ...current, ...update };
     this.publish();
   }

@@ -114,7 +114,7 @@ async function generateStyle(
   route: ProviderRoute,
 ): Promise<GenerationResult> {
   try {
-    return await executeChild(styleGeneration, {
+    const generated = await executeChild(styleGeneration, {
       workflowId: `${workflowInfo().workflowId}/style-${styleId}`,
       args: [
         {
@@ -128,6 +128,16 @@ async function generateStyle(
       ],
       staticSummary: `style ${styleId} for model ${modelId}`,
     });
+    // The child's own last progress signal may never arrive (it closes first); its result is final.
+    tracker.style({
+      styleId,
+      stage: 'done',
+      orderId: generated.orderId,
+      providerStatus: 'DONE',
+      progress: 100,
+      avatarCount: generated.avatars.length,
+    });
+    return generated;
   } catch (err) {
     if (isCancellation(err)) throw err;
     const cause = err instanceof ChildWorkflowFailure && err.cause ? err.cause : err;

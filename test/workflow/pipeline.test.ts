@@ -67,8 +67,19 @@ describe('avatar pipeline on the time-skipping server', () => {
 
   test('happy path: one model, one order per style, every avatar collected', async () => {
     const provider = await simulator();
-    const result = await withPipeline(provider, {}, (p) => p.result());
+    const [result, progress] = await withPipeline(
+      provider,
+      {},
+      async (p) => [await p.result(), await p.progress()] as const,
+    );
 
+    // The progress of a finished pipeline is its end state, whatever order the children's signals took.
+    expect(progress.stage).toBe('done');
+    expect(progress.styles.map((s) => [s.styleId, s.stage, s.avatarCount])).toEqual([
+      [3, 'done', 8],
+      [5, 'done', 8],
+      [7, 'done', 8],
+    ]);
     expect(result.status).toBe('DONE');
     expect(result.generations.map((g) => [g.styleId, g.status, g.avatars.length])).toEqual([
       [3, 'DONE', 8],
