@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { CLI_BIN, cliEnv } from './run-cli';
 
 const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
-export const CLI_BIN = path.join(PACKAGE_ROOT, 'bin', 'avatar-pipeline.js');
 const COMPILED_CLI = path.join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** Tests that run the real `avatar-pipeline` command need the compiled package (`npm test` builds it first). */
@@ -25,11 +25,11 @@ export interface CliProcess {
 
 const running = new Set<ChildProcess>();
 
-/** Starts `avatar-pipeline <args>` as a child process, with `env` over this process's environment. */
+/** Starts `avatar-pipeline <args>` as a child process with `env` (and PATH and HOME: see cliEnv). */
 export function spawnCli(args: string[], env: Record<string, string>): CliProcess {
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
     cwd: PACKAGE_ROOT,
-    env: { ...process.env, ...env },
+    env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

@@ -9,6 +9,7 @@ import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
 import { resolveImagePaths } from '../image-paths';
+import { checkOfferedStyles } from '../offered-styles';
 import { progressViewFor } from '../progress-view';
 import { watchProgress } from '../watch-progress';
 
@@ -67,6 +68,7 @@ export function registerRunCommand(program: Command): void {
 
 async function runPipeline(options: RunOptions): Promise<number> {
   const input = await inputFromFlags(options);
+  await checkOfferedStyles(input.styles, (line) => process.stderr.write(line));
   const pipelines = await createPipelineClient();
   try {
     const handle = await pipelines.start(input, options.requestId ? { requestId: options.requestId } : {});
