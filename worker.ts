@@ -2,11 +2,12 @@ import { Runtime } from '@temporalio/worker';
 import { loadConfig } from './src/config/load-config';
 import { loadOperationsConfig } from './src/config/operations-config';
 import { installWorkerRuntime } from './src/worker/install-runtime';
-import { createPipelineWorker } from './src/worker/create-worker';
+import { PipelineWorkers } from './src/worker/pipeline-workers';
 
 /**
  * The pipeline worker: configuration from the environment, one worker on the pipeline task
- * queue. The SDK drains in-flight work on SIGINT/SIGTERM before `run()` resolves.
+ * queue and one on the rate-limited provider task queue. The SDK drains in-flight work on
+ * SIGINT/SIGTERM before `run()` resolves.
  */
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
@@ -16,9 +17,11 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const log = Runtime.instance().logger;
   if (!installed)
     log.warn('an SDK runtime already exists in this process: worker logs and metrics settings not applied');
-  const worker = await createPipelineWorker({ config });
+  const workers = await PipelineWorkers.create({ config });
   log.info('avatar-pipeline worker started', {
-    taskQueue: config.temporal.taskQueue,
+    taskQueue: workers.taskQueues.pipeline,
+    providerTaskQueue: workers.taskQueues.provider,
+    providerMaxRequestsPerSecond: config.providerQueue?.maxRequestsPerSecond ?? 'unlimited',
     address: config.temporal.address,
     namespace: config.temporal.namespace,
     provider: withoutCredentials(config.provider.baseUrl),
@@ -28,7 +31,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       : 'off',
     metrics: operations.metrics.bindAddress ? `http://${operations.metrics.bindAddress}/metrics` : 'off',
   });
-  await worker.run();
+  await workers.run();
   log.info('avatar-pipeline worker drained and stopped');
   // Forwarding core logs keeps the runtime (and so the process) alive after the workers stop;
   // a runtime this process did not install for the worker is not ours to shut down.

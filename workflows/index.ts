@@ -3,3 +3,4 @@ export { avatarPipeline } from './pipeline';
 export { styleGeneration } from './style-generation';
 export { providerOrderClaim } from './claim';
 export { pipelineCallback } from './pipeline-callback';
+export { avatarCampaign } from './campaign';

@@ -44,6 +44,20 @@ export interface CampaignCarry {
   startedAtMs: number;
   /** Recent [time, finished count] samples for the throughput figure. */
   samples: [number, number][];
+  /** The latest failures, newest first (a handful). */
+  recentFailures: { subjectId: string; error: string }[];
+}
+
+/** The campaign input without the state a run carries over. */
+export type CampaignSettings = Omit<CampaignInput, 'carried' | 'retry'>;
+
+/** The ledger as it stands (query): what summaries and exports are built from while a campaign runs. */
+export interface CampaignLedger {
+  manifest: ManifestRef;
+  state: CampaignState;
+  counts: SubjectCounts;
+  outcomes: CompactOutcomes;
+  startedAt: string;
 }
 
 export interface CampaignInput {
@@ -65,6 +79,8 @@ export interface CampaignInput {
     workflowType?: string;
   };
   carried?: CampaignCarry;
+  /** Subjects to run again when a campaign that had ended is restarted (applied once, not carried). */
+  retry?: RetryRequest;
 }
 
 export type CampaignState = 'running' | 'paused' | 'cancelling' | 'completed' | 'cancelled';
@@ -103,6 +119,8 @@ export interface CampaignOutcome {
   campaignId: string;
   state: 'completed' | 'cancelled';
   manifest: ManifestRef;
+  /** The campaign's settings, so that a retry after the end restarts it as it was. */
+  settings: CampaignSettings;
   total: number;
   counts: SubjectCounts;
   outcomes: CompactOutcomes;
@@ -136,12 +154,38 @@ export interface SubjectSummary {
   attempts?: number;
 }
 
+/** Which subjects to run again: indexes into the manifest (the client maps subject ids); all failed and cancelled ones when absent. */
+export interface RetryRequest {
+  indexes?: number[];
+}
+
+export interface RetryReport {
+  /** Subject indexes queued to run again. */
+  queued: number[];
+  progress: CampaignProgress;
+}
+
 /** One exported avatar: subject, style, avatar id, image URL. */
 export interface CampaignResultRow {
   subjectId: string;
   styleId: number;
   avatarId: number;
   imageUrl: string;
+}
+
+/** The state of an ended campaign, for restarting it under the same id (retry after the end). */
+export function carryFromOutcome(outcome: CampaignOutcome): CampaignCarry {
+  return {
+    run: outcome.runs,
+    cursor: outcome.total,
+    retryQueue: [],
+    outcomes: outcome.outcomes,
+    paused: false,
+    cancelled: false,
+    startedAtMs: Date.parse(outcome.startedAt),
+    samples: [],
+    recentFailures: [],
+  };
 }
 
 /** Child pipelines are named after the campaign and the subject, so each person has one stable id. */

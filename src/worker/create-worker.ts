@@ -6,7 +6,9 @@ import {
   type WorkerInterceptors,
   type WorkflowBundle,
 } from '@temporalio/worker';
+import { resolve } from 'node:path';
 import { createCallbackActivities, createProviderActivities } from '../../activities';
+import { createCampaignActivities } from '../../activities/campaign-activities';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
@@ -39,22 +41,22 @@ export function pipelineWorkflowBundle(options: { encodedFailures?: boolean } = 
 export interface PipelineWorkerOptions {
   config: Pick<AppConfig, 'provider' | 'temporal' | 'imageAccess' | 'worker'> & {
     callbacks?: AppConfig['callbacks'];
+    providerQueue?: AppConfig['providerQueue'];
+    campaigns?: AppConfig['campaigns'];
   };
   connection?: NativeConnection;
   onProviderCall?: (call: CallRecord) => void;
   interceptors?: WorkerInterceptors;
 }
 
-/** Wires the provider client, activities and bundled workflows into one worker on the pipeline task queue. */
+/**
+ * Wires the provider client, activities and bundled workflows into one worker on the pipeline task
+ * queue. It also runs provider activities scheduled on that queue (pipelines started without a
+ * provider task queue); see createProviderWorker for the rate-limited provider queue.
+ */
 export async function createPipelineWorker(options: PipelineWorkerOptions): Promise<Worker> {
   const { config } = options;
-  const connection =
-    options.connection ?? (await NativeConnection.connect(temporalConnectionOptions(config.temporal)));
-  const observeCall = providerCallObserver(Runtime.instance().metricMeter);
-  const provider = new ProviderClient({
-    ...config.provider,
-    onCall: options.onProviderCall ? combineCallObservers(observeCall, options.onProviderCall) : observeCall,
-  });
+  const connection = options.connection ?? (await connect(config));
   const dataConverter = pipelineDataConverter(config.temporal.encryption);
   return Worker.create({
     connection,
@@ -63,18 +65,65 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     workflowBundle: await pipelineWorkflowBundle({ encodedFailures: dataConverter !== undefined }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: {
-      ...createProviderActivities({
-        provider,
-        imageAccess: config.imageAccess,
-        providerScope: providerScope(config.provider.baseUrl),
-      }),
+      ...providerActivities(options),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
+      ...createCampaignActivities({ manifestDir: config.campaigns?.dir ?? resolve('.data/campaigns') }),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceMs,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+  });
+}
+
+/** The provider task queue of a configuration: PROVIDER_TASK_QUEUE, or `<task queue>-provider`. */
+export function providerTaskQueueOf(
+  config: Pick<AppConfig, 'temporal'> & { providerQueue?: AppConfig['providerQueue'] },
+): string {
+  return config.providerQueue?.taskQueue ?? `${config.temporal.taskQueue}-provider`;
+}
+
+/**
+ * An activity-only worker on the provider task queue. Every provider activity is one request, and
+ * `maxTaskQueueActivitiesPerSecond` (PROVIDER_MAX_RPS) is enforced by the Temporal server for the
+ * whole queue, so all workers and all campaigns together stay under the provider's quota; 429
+ * answers with Retry-After are still honoured on top. Higher-priority tasks (interactive
+ * pipelines) are dispatched ahead of campaign work waiting in the same queue.
+ */
+export async function createProviderWorker(options: PipelineWorkerOptions): Promise<Worker> {
+  const { config } = options;
+  const connection = options.connection ?? (await connect(config));
+  const dataConverter = pipelineDataConverter(config.temporal.encryption);
+  const rate = config.providerQueue?.maxRequestsPerSecond;
+  return Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: providerTaskQueueOf(config),
+    ...(dataConverter ? { dataConverter } : {}),
+    activities: providerActivities(options),
+    ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
+    shutdownGraceTime: config.worker.shutdownGraceMs,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+  });
+}
+
+function connect(config: PipelineWorkerOptions['config']): Promise<NativeConnection> {
+  return NativeConnection.connect(temporalConnectionOptions(config.temporal));
+}
+
+function providerActivities(options: PipelineWorkerOptions) {
+  const { config } = options;
+  const observeCall = providerCallObserver(Runtime.instance().metricMeter);
+  const provider = new ProviderClient({
+    ...config.provider,
+    onCall: options.onProviderCall ? combineCallObservers(observeCall, options.onProviderCall) : observeCall,
+  });
+  return createProviderActivities({
+    provider,
+    imageAccess: config.imageAccess,
+    providerScope: providerScope(config.provider.baseUrl),
   });
 }
 

@@ -1,0 +1,347 @@
+import { randomBytes } from 'node:crypto';
+import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+} from '@temporalio/client';
+import {
+  campaignOptionsSchema,
+  carryFromOutcome,
+  statusOfCode,
+  subjectWorkflowId,
+  type CampaignInput,
+  type CampaignLedger,
+  type CampaignOptions,
+  type CampaignOutcome,
+  type CampaignProgress,
+  type CampaignResultRow,
+  type CampaignSubject,
+  type CampaignSummary,
+  type RetryReport,
+  type SubjectSummary,
+} from '../contracts/campaign';
+import type { PipelineResult } from '../contracts/pipeline-state';
+import { readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
+import { csvLine } from '../campaign/manifest/csv';
+import {
+  CAMPAIGN_WORKFLOW_TYPE,
+  campaignLedgerQuery,
+  campaignProgressQuery,
+  cancelCampaignUpdate,
+  pauseCampaignUpdate,
+  resumeCampaignUpdate,
+  retryCampaignUpdate,
+} from '../../workflows/campaign-definitions';
+import type { avatarCampaign } from '../../workflows/campaign';
+import { PipelineInputError } from './input-error';
+
+export interface StartCampaignOptions {
+  /** Task queue of the campaign and its pipelines (TEMPORAL_TASK_QUEUE). */
+  taskQueue: string;
+  /** Task queue of provider activities (the rate-limited provider worker); see providerTaskQueueOf. */
+  providerTaskQueue?: string;
+  /** CAMPAIGN_DIR: where the subjects are stored for the workers to read. */
+  manifestDir: string;
+  /** Also the idempotency key: starting the same id again attaches to that campaign. */
+  campaignId?: string;
+  options?: CampaignOptions;
+  /** Default window when options.maxInFlight is not given (CAMPAIGN_MAX_IN_FLIGHT). */
+  defaultMaxInFlight?: number;
+  /** Workflow type of the children; tests use a stand-in. */
+  pipelineWorkflowType?: string;
+}
+
+export interface CampaignHandle {
+  campaignId: string;
+  /** Counts by state, throughput, estimated finish (a query: a worker must be running). */
+  progress(): Promise<CampaignProgress>;
+  /** Waits for the end and returns the campaign summary of DESIGN.md. */
+  result(): Promise<CampaignSummary>;
+  /** The summary as it stands now: at the end, or while running (from the ledger query). */
+  summary(): Promise<CampaignSummary>;
+  pause(): Promise<CampaignProgress>;
+  resume(): Promise<CampaignProgress>;
+  /** Cancels the running subjects and starts no more; the campaign then ends with its summary. */
+  cancel(): Promise<CampaignProgress>;
+  /**
+   * Runs failed (and cancelled) subjects again — all of them, or the ones named. While the
+   * campaign runs they join its queue; after it ended, the campaign restarts under the same id
+   * with its ledger and runs just those.
+   */
+  retry(subjectIds?: string[]): Promise<RetryReport>;
+  status(): Promise<WorkflowExecutionStatusName>;
+  /** Every collected avatar (subject, style, avatar id, image URL) of the subjects finished so far. */
+  resultRows(): AsyncGenerator<CampaignResultRow>;
+  /** The same rows as CSV (with a header line) or JSONL, chunk by chunk. */
+  exportResults(format: 'csv' | 'jsonl'): AsyncGenerator<string>;
+  raw: WorkflowHandle<typeof avatarCampaign>;
+}
+
+/** Starts a campaign over validated subjects (see loadManifestFile); nothing starts when there are none. */
+export async function startCampaign(
+  client: Client,
+  subjects: CampaignSubject[],
+  options: StartCampaignOptions,
+): Promise<CampaignHandle> {
+  if (subjects.length === 0)
+    throw new PipelineInputError([{ path: 'manifest', message: 'has no valid subject to start' }]);
+  const parsed = campaignOptionsSchema.safeParse(options.options ?? {});
+  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error, ['options']);
+  const settings = parsed.data;
+  const campaignId = options.campaignId ?? newCampaignId();
+  const manifest = await storeCampaignManifest(options.manifestDir, campaignId, subjects);
+  const input: CampaignInput = {
+    manifest,
+    maxInFlight: settings.maxInFlight ?? options.defaultMaxInFlight ?? 50,
+    priorityKey: settings.priorityKey,
+    subjectsPerRun: settings.subjectsPerRun,
+    pageSize: settings.pageSize,
+    pipeline: {
+      trainingDeadlineMs: settings.trainingDeadlineMs,
+      generationDeadlineMs: settings.generationDeadlineMs,
+      polling: settings.polling,
+      ...(options.providerTaskQueue ? { providerTaskQueue: options.providerTaskQueue } : {}),
+      ...(options.pipelineWorkflowType ? { workflowType: options.pipelineWorkflowType } : {}),
+    },
+  };
+  try {
+    await client.workflow.start<typeof avatarCampaign>(CAMPAIGN_WORKFLOW_TYPE, {
+      workflowId: campaignId,
+      taskQueue: options.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      priority: { priorityKey: settings.priorityKey },
+      memo: { kind: 'campaign', total: subjects.length },
+      staticSummary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${input.maxInFlight} at a time`,
+    });
+  } catch (err) {
+    // The same id (and, as the store checked, the same subjects) was started before: attach.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return getCampaign(client, campaignId, { manifestDir: options.manifestDir });
+}
+
+export function getCampaign(
+  client: Client,
+  campaignId: string,
+  options: { manifestDir: string },
+): CampaignHandle {
+  const raw = client.workflow.getHandle<typeof avatarCampaign>(campaignId);
+  const subjectsOf = memoize((ledger: Pick<CampaignLedger, 'manifest'>) =>
+    readCampaignSubjects(ledger.manifest, options.manifestDir, 0, ledger.manifest.total),
+  );
+  const status = () => raw.describe().then((d) => d.status.name);
+
+  const ledger = async (): Promise<CampaignLedger & { finishedAt?: string }> => {
+    if ((await status()) === 'COMPLETED') {
+      const outcome = await raw.result();
+      return { ...outcome, state: outcome.state, finishedAt: outcome.finishedAt };
+    }
+    return raw.query(campaignLedgerQuery);
+  };
+
+  const summarize = async (l: CampaignLedger & { finishedAt?: string }): Promise<CampaignSummary> => {
+    const subjects = await subjectsOf(l);
+    return buildSummary(campaignId, l, subjects);
+  };
+
+  const handle: CampaignHandle = {
+    campaignId,
+    progress: () => raw.query(campaignProgressQuery),
+    result: async () => summarize(await raw.result()),
+    summary: async () => summarize(await ledger()),
+    pause: () => raw.executeUpdate(pauseCampaignUpdate),
+    resume: () => raw.executeUpdate(resumeCampaignUpdate),
+    cancel: () => raw.executeUpdate(cancelCampaignUpdate),
+    status,
+    retry: async (subjectIds) => {
+      const current = await ledger();
+      const indexes = subjectIds ? indexesOf(subjectIds, await subjectsOf(current)) : undefined;
+      if ((await status()) === 'RUNNING') {
+        return raw
+          .executeUpdate(retryCampaignUpdate, { args: [indexes ? { indexes } : {}] })
+          .catch((err: unknown) => {
+            // The workflow's validator refused: the reason names the subjects.
+            if (err instanceof WorkflowUpdateFailedError && err.cause)
+              throw new PipelineInputError([{ path: 'subjectIds', message: err.cause.message }]);
+            throw err;
+          });
+      }
+      return restart(client, raw, indexes);
+    },
+    resultRows: () => resultRows(client, campaignId, ledger, subjectsOf),
+    exportResults: (format) => exportRows(resultRows(client, campaignId, ledger, subjectsOf), format),
+    raw,
+  };
+  return handle;
+}
+
+/** A campaign that has ended starts again under its id, carrying its ledger, to run the named subjects. */
+async function restart(
+  client: Client,
+  raw: WorkflowHandle<typeof avatarCampaign>,
+  indexes: number[] | undefined,
+): Promise<RetryReport> {
+  const description = await raw.describe();
+  if (description.status.name !== 'COMPLETED') {
+    throw new Error(
+      `campaign ${raw.workflowId} is ${description.status.name}: only a running or completed campaign can be retried`,
+    );
+  }
+  const outcome = await raw.result();
+  const carried = carryFromOutcome(outcome);
+  const retryable = [...carried.outcomes.statuses]
+    .map((code, index) => (code === 'F' || code === 'C' ? index : -1))
+    .filter((index) => index >= 0);
+  const wanted = indexes ?? retryable;
+  const refused = wanted.filter((index) => !retryable.includes(index));
+  if (refused.length > 0) {
+    throw new PipelineInputError(
+      refused.map((index) => ({
+        path: `subjects.${index}`,
+        message: `is ${statusOfCode(carried.outcomes.statuses[index] ?? '.')}; only failed or cancelled subjects can be retried`,
+      })),
+    );
+  }
+  if (wanted.length === 0)
+    throw new PipelineInputError([{ path: 'subjects', message: 'none failed or was cancelled' }]);
+  const handle = await client.workflow.start<typeof avatarCampaign>(CAMPAIGN_WORKFLOW_TYPE, {
+    workflowId: raw.workflowId,
+    taskQueue: description.taskQueue,
+    args: [{ ...outcome.settings, carried, retry: { indexes: wanted } }],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    priority: { priorityKey: outcome.settings.priorityKey },
+    memo: { kind: 'campaign', total: outcome.total },
+    staticSummary: `Campaign of ${outcome.total} subjects: retry of ${wanted.length}`,
+  });
+  return { queued: wanted, progress: await handle.query(campaignProgressQuery) };
+}
+
+function buildSummary(
+  campaignId: string,
+  ledger: CampaignLedger & { finishedAt?: string },
+  subjects: CampaignSubject[],
+): CampaignSummary {
+  const { outcomes } = ledger;
+  const rows: SubjectSummary[] = subjects.map((subject, index) => {
+    const status = statusOfCode(outcomes.statuses[index] ?? '.');
+    const modelId = outcomes.modelIds[index] ?? 0;
+    const error = outcomes.errors[index];
+    const attempts = outcomes.attempts[index];
+    return {
+      subjectId: subject.subjectId,
+      status,
+      workflowId: subjectWorkflowId(campaignId, subject.subjectId),
+      ...(modelId > 0 ? { modelId } : {}),
+      ...(status === 'DONE' || status === 'PARTIAL'
+        ? { avatarCount: outcomes.avatarCounts[index] ?? 0 }
+        : {}),
+      ...(error ? { error } : {}),
+      ...(attempts ? { attempts } : {}),
+    };
+  });
+  const count = (status: SubjectSummary['status']) => rows.filter((r) => r.status === status).length;
+  return {
+    workflowId: campaignId,
+    status: ledger.state === 'cancelled' ? 'CANCELLED' : 'COMPLETED',
+    total: rows.length,
+    succeeded: count('DONE') + count('PARTIAL'),
+    failed: count('FAILED'),
+    partial: count('PARTIAL'),
+    cancelled: count('CANCELLED'),
+    startedAt: ledger.startedAt,
+    finishedAt: ledger.finishedAt ?? '',
+    subjects: rows,
+  };
+}
+
+const EXPORT_CONCURRENCY = 16;
+
+/** Reads the result of every finished subject's pipeline (kept by Temporal for the namespace's retention). */
+async function* resultRows(
+  client: Client,
+  campaignId: string,
+  ledger: () => Promise<CampaignLedger>,
+  subjectsOf: (l: CampaignLedger) => Promise<CampaignSubject[]>,
+): AsyncGenerator<CampaignResultRow> {
+  const current = await ledger();
+  const subjects = await subjectsOf(current);
+  const finished = subjects.filter((_, index) => {
+    const code = current.outcomes.statuses[index];
+    return code === 'D' || code === 'P';
+  });
+  for (let start = 0; start < finished.length; start += EXPORT_CONCURRENCY) {
+    const batch = finished.slice(start, start + EXPORT_CONCURRENCY);
+    const results = await Promise.all(
+      batch.map(
+        (subject) =>
+          client.workflow
+            .getHandle(subjectWorkflowId(campaignId, subject.subjectId))
+            .result() as Promise<PipelineResult>,
+      ),
+    );
+    for (const [i, result] of results.entries()) {
+      for (const generation of result.generations) {
+        for (const avatar of generation.avatars) {
+          yield {
+            subjectId: batch[i]!.subjectId,
+            styleId: generation.styleId,
+            avatarId: avatar.avatarId,
+            imageUrl: avatar.imageUrl,
+          };
+        }
+      }
+    }
+  }
+}
+
+export const RESULT_COLUMNS = ['subjectId', 'styleId', 'avatarId', 'imageUrl'] as const;
+
+async function* exportRows(
+  rows: AsyncGenerator<CampaignResultRow>,
+  format: 'csv' | 'jsonl',
+): AsyncGenerator<string> {
+  if (format === 'csv') yield csvLine([...RESULT_COLUMNS]);
+  for await (const row of rows) {
+    yield format === 'csv'
+      ? csvLine([row.subjectId, row.styleId, row.avatarId, row.imageUrl])
+      : `${JSON.stringify(row)}\n`;
+  }
+}
+
+function indexesOf(subjectIds: string[], subjects: CampaignSubject[]): number[] {
+  const byId = new Map(subjects.map((s, index) => [s.subjectId, index]));
+  const unknown = subjectIds.filter((id) => !byId.has(id));
+  if (unknown.length > 0) {
+    throw new PipelineInputError(
+      unknown.map((id) => ({ path: 'subjectIds', message: `"${id}" is not a subject of this campaign` })),
+    );
+  }
+  return subjectIds.map((id) => byId.get(id)!);
+}
+
+function memoize<A extends { manifest: { sha256: string } }, R>(fn: (a: A) => Promise<R>) {
+  const cache = new Map<string, Promise<R>>();
+  return (a: A): Promise<R> => {
+    const key = a.manifest.sha256;
+    let value = cache.get(key);
+    if (!value) {
+      value = fn(a);
+      cache.set(key, value);
+      value.catch(() => cache.delete(key));
+    }
+    return value;
+  };
+}
+
+/** "campaign-20261122-0631-5f2c": sortable by start, unique enough to never collide. */
+export function newCampaignId(now = new Date()): string {
+  const stamp = now.toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-');
+  return `campaign-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+export { subjectWorkflowId };
+export type { CampaignOutcome };

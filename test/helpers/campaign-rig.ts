@@ -1,0 +1,90 @@
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
+import { startCampaign, type CampaignHandle, type StartCampaignOptions } from '../../src/client/campaigns';
+import type { CampaignSubject } from '../../src/contracts/campaign';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { testConfig } from './pipeline-worker';
+import { uniqueName } from './temporal-env';
+
+export interface CampaignRigOptions {
+  connection: NativeConnection;
+  client: Client;
+  providerUrl: string;
+  imageRoots: string[];
+  manifestDir: string;
+  /** Task-queue-wide provider activity rate (PROVIDER_MAX_RPS). */
+  maxRequestsPerSecond?: number;
+  interceptors?: WorkerInterceptors;
+}
+
+/** Workers on fresh pipeline and provider task queues, and a way to start campaigns on them. */
+export class CampaignRig {
+  readonly taskQueue = uniqueName('campaign');
+  readonly providerTaskQueue = `${this.taskQueue}-provider`;
+
+  private constructor(
+    private readonly options: CampaignRigOptions,
+    readonly workers: PipelineWorkers,
+  ) {}
+
+  static async create(options: CampaignRigOptions): Promise<CampaignRig> {
+    const taskQueue = uniqueName('campaign');
+    const config = {
+      ...testConfig({ taskQueue, providerUrl: options.providerUrl, imageRoots: options.imageRoots }),
+      providerQueue: {
+        taskQueue: `${taskQueue}-provider`,
+        ...(options.maxRequestsPerSecond ? { maxRequestsPerSecond: options.maxRequestsPerSecond } : {}),
+      },
+      campaigns: { dir: options.manifestDir, maxInFlight: 10 },
+    };
+    const workers = await PipelineWorkers.create({
+      config,
+      connection: options.connection,
+      ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+    });
+    const rig = new CampaignRig(options, workers);
+    Object.assign(rig, { taskQueue, providerTaskQueue: `${taskQueue}-provider` });
+    return rig;
+  }
+
+  start(
+    subjects: CampaignSubject[],
+    options: Partial<Omit<StartCampaignOptions, 'taskQueue' | 'manifestDir'>> = {},
+  ): Promise<CampaignHandle> {
+    return startCampaign(this.options.client, subjects, {
+      taskQueue: this.taskQueue,
+      providerTaskQueue: this.providerTaskQueue,
+      manifestDir: this.options.manifestDir,
+      campaignId: uniqueName('test-campaign'),
+      ...options,
+    });
+  }
+
+  run<T>(body: () => Promise<T>): Promise<T> {
+    return this.workers.runUntil(body);
+  }
+}
+
+/** Subjects u1…uN with one selfie each and the given styles (per subject when a function). */
+export function subjects(
+  count: number,
+  image: string,
+  styles: number[] | ((index: number) => number[]) = [3],
+): CampaignSubject[] {
+  return Array.from({ length: count }, (_, i) => ({
+    subjectId: `u${i + 1}`,
+    gender: 1 as const,
+    styles: typeof styles === 'function' ? styles(i) : styles,
+    images: [image],
+    mainImageIndex: 0,
+    row: i + 2,
+  }));
+}
+
+/** Polling that keeps up with a simulator finishing orders in a few hundred milliseconds. */
+export const FAST_POLLING = {
+  initialIntervalMs: 200,
+  minIntervalMs: 100,
+  maxIntervalMs: 400,
+  backoffCoefficient: 1.5,
+};

@@ -1,0 +1,44 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { CampaignActivities } from '../activities/campaign-activities';
+import type { CampaignSubject } from '../src/contracts/campaign';
+import type { ManifestRef } from '../src/contracts/campaign-state';
+
+const { readCampaignSubjects } = proxyActivities<CampaignActivities>({
+  startToCloseTimeout: '1 minute',
+  // A worker that cannot see CAMPAIGN_DIR retries; after this the campaign fails with its message.
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', backoffCoefficient: 2 },
+});
+
+/**
+ * The campaign's subjects, a page at a time from the stored manifest: history holds the pages
+ * read by this run, never the whole manifest, and retries of far-away subjects read their page.
+ */
+export class SubjectPages {
+  private from = -1;
+  private page: CampaignSubject[] = [];
+
+  constructor(
+    private readonly manifest: ManifestRef,
+    private readonly pageSize: number,
+  ) {}
+
+  /** The subject id when its page is loaded (for messages); undefined otherwise. */
+  peekId(index: number): string | undefined {
+    return this.page[index - this.from]?.subjectId;
+  }
+
+  async get(index: number): Promise<CampaignSubject> {
+    if (index < this.from || index >= this.from + this.page.length) {
+      const from = Math.floor(index / this.pageSize) * this.pageSize;
+      this.page = await readCampaignSubjects.executeWithOptions(
+        { summary: `read subjects ${from + 1}-${Math.min(from + this.pageSize, this.manifest.total)}` },
+        [{ manifest: this.manifest, from, count: this.pageSize }],
+      );
+      this.from = from;
+    }
+    const subject = this.page[index - this.from];
+    if (!subject) throw new Error(`subject #${index} is missing from the campaign manifest`);
+    return subject;
+  }
+}
