@@ -16,6 +16,12 @@ export interface StartPipelineOptions {
   taskQueue: string;
   /** The caller's id for this request: the same id returns the same run instead of starting a second. */
   requestId?: string;
+  /**
+   * The rate-limited provider task queue (providerTaskQueueOf(config)): provider calls of this
+   * pipeline then count against PROVIDER_MAX_RPS with everything else, ahead of campaign work.
+   * Without it they run on `taskQueue`, outside the limit.
+   */
+  providerTaskQueue?: string;
 }
 
 export interface PipelineHandle {
@@ -48,7 +54,11 @@ export async function startPipeline(
   request: PipelineRequest,
   options: StartPipelineOptions,
 ): Promise<PipelineHandle> {
-  const input = validatePipelineRequest(request);
+  const validated = validatePipelineRequest(request);
+  const input =
+    options.providerTaskQueue && !validated.providerTaskQueue
+      ? { ...validated, providerTaskQueue: options.providerTaskQueue }
+      : validated;
   const workflowId = pipelineWorkflowId(options.requestId);
   try {
     const handle = await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
