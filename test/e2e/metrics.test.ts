@@ -1,0 +1,206 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startPipeline } from '../../src/client/pipelines';
+import { findFreePort } from '../../src/devserver';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { parsePrometheusText, sumOf, type Sample } from '../helpers/prometheus-text';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createDevServerEnv, devServerUnderTest, uniqueName } from '../helpers/temporal-env';
+
+const ROOT = path.join(__dirname, '..', '..');
+const PROVIDER_KEY = `key-${randomUUID()}`;
+
+/**
+ * The worker as operators run it (`avatar-pipeline worker`, a process of its own) serves the SDK's
+ * metrics and the package's provider and polling metrics on METRICS_BIND_ADDRESS, and logs JSON
+ * lines with workflow context and no secrets.
+ */
+describe('worker metrics and logs', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let worker: ChildProcess;
+  let output = '';
+  let metricsUrl: string;
+  const taskQueue = uniqueName('metrics');
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    const { address, namespace } = devServerUnderTest();
+    const selfies = await writeSelfies(2, 'metrics-selfies-');
+    // A tight rate limit, so that some answers are 429s and the rate-limit counter has something to count.
+    sim = await startSimulator({
+      apiKey: PROVIDER_KEY,
+      progression: { mode: 'wall', trainingMs: 800, generationMs: 300 },
+      rateLimit: { requestsPerSecond: 8, burst: 2, retryAfterSeconds: 1 },
+    });
+    const port = await findFreePort();
+    metricsUrl = `http://127.0.0.1:${port}/metrics`;
+    worker = spawn(process.execPath, [path.join(ROOT, 'bin', 'avatar-pipeline.js'), 'worker'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_NAMESPACE: namespace,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        PROVIDER_BASE_URL: sim.url,
+        PROVIDER_API_KEY: PROVIDER_KEY,
+        IMAGE_ROOTS: selfies.dir,
+        METRICS_BIND_ADDRESS: `127.0.0.1:${port}`,
+        LOG_LEVEL: 'debug',
+        LOG_FORMAT: 'json',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitUntil('the worker to start', () => output.includes('avatar-pipeline worker started'), worker);
+
+    const pipeline = await startPipeline(
+      env.client,
+      {
+        images: selfies.files,
+        styles: [3, 5],
+        gender: 1,
+        subjectId: 'metrics-subject',
+        polling: { initialIntervalMs: 200, minIntervalMs: 200, maxIntervalMs: 400 },
+      },
+      { taskQueue },
+    );
+    workflowId = pipeline.workflowId;
+    await pipeline.result();
+  });
+  afterAll(async () => {
+    if (worker && worker.exitCode === null && worker.signalCode === null) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGKILL');
+      await exited;
+    }
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  let workflowId: string;
+
+  async function scrape(): Promise<Sample[]> {
+    const res = await fetch(metricsUrl);
+    expect(res.status).toBe(200);
+    return parsePrometheusText(await res.text());
+  }
+
+  test("the SDK's metrics count the pipeline's workflows and activities", async () => {
+    const samples = await scrape();
+    expect(
+      sumOf(samples, 'temporal_workflow_completed', {
+        workflow_type: 'avatarPipeline',
+        task_queue: taskQueue,
+      }),
+    ).toBe(1);
+    expect(sumOf(samples, 'temporal_workflow_completed', { workflow_type: 'styleGeneration' })).toBe(2);
+    expect(
+      sumOf(samples, 'temporal_activity_execution_latency_count', { activity_type: 'createModel' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sumOf(samples, 'temporal_activity_execution_latency_count', { activity_type: 'uploadSelfie' }),
+    ).toBeGreaterThanOrEqual(2);
+  });
+
+  test('the provider metrics agree with what the provider saw', async () => {
+    const samples = await scrape();
+    const stats = sim.stats();
+    const requests = 'avatar_pipeline_provider_requests';
+    // Every request the provider received was counted once, under its endpoint and outcome.
+    expect(sumOf(samples, requests)).toBe(stats.requests.total);
+    expect(sumOf(samples, requests, { endpoint: '/order/create/model', outcome: 'ok' })).toBe(1);
+    expect(sumOf(samples, requests, { endpoint: '/order/create', outcome: 'ok' })).toBe(2);
+    expect(stats.rateLimited).toBeGreaterThan(0);
+    expect(sumOf(samples, requests, { outcome: 'rate-limited' })).toBe(stats.rateLimited);
+    expect(sumOf(samples, 'avatar_pipeline_provider_rate_limited')).toBe(stats.rateLimited);
+    // Latency: one observation per request, and a plausible total.
+    expect(sumOf(samples, 'avatar_pipeline_provider_request_latency_count')).toBe(stats.requests.total);
+    const latencySum = sumOf(samples, 'avatar_pipeline_provider_request_latency_sum');
+    expect(latencySum).toBeGreaterThan(0);
+    expect(latencySum / stats.requests.total).toBeLessThan(5_000);
+  });
+
+  test('polls per order: one training order, one per style, each polled as often as the provider says', async () => {
+    const samples = await scrape();
+    const stats = sim.stats();
+    const model = stats.orders.find((o) => o.kind === 'model')!;
+    const generations = stats.orders.filter((o) => o.kind === 'generation');
+    expect(sumOf(samples, 'avatar_pipeline_order_polls_count', { kind: 'training', outcome: 'done' })).toBe(
+      1,
+    );
+    expect(sumOf(samples, 'avatar_pipeline_order_polls_count', { kind: 'generation', outcome: 'done' })).toBe(
+      2,
+    );
+    // Status calls that were answered (not refused with 429) are the polls.
+    const polled = sumOf(samples, 'avatar_pipeline_order_polls_sum');
+    expect(polled).toBeGreaterThanOrEqual(3);
+    expect(polled).toBeLessThanOrEqual(
+      model.statusCalls + generations.reduce((n, o) => n + o.statusCalls, 0),
+    );
+  });
+
+  test('logs are JSON lines with workflow context, and carry no secret', async () => {
+    // Workflow log lines travel through the worker's sinks, a moment after the result.
+    await waitUntil(
+      'the last stage to be logged',
+      () => output.includes('"message":"pipeline stage done"'),
+      worker,
+    );
+    expect(output).not.toContain(PROVIDER_KEY);
+    const lines = output
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines)
+      expect(line).toEqual(
+        expect.objectContaining({
+          time: expect.any(String),
+          level: expect.any(String),
+          message: expect.any(String),
+        }),
+      );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        message: 'provider call',
+        endpoint: '/order/create/model',
+        workflowId,
+        activityType: 'createModel',
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        message: 'pipeline stage done',
+        workflowId,
+        subject: 'metrics-subject',
+        stage: 'done',
+      }),
+    );
+  });
+
+  test('SIGTERM drains and stops the worker with exit code 0', async () => {
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('avatar-pipeline worker drained and stopped');
+  });
+});
+
+async function waitUntil(
+  what: string,
+  check: () => boolean,
+  child: ChildProcess,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode}) before ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
