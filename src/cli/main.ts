@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api';
+import { registerCampaignCommand } from './commands/campaign';
+import { registerCampaignsCommand } from './commands/campaigns';
 import { registerDemoCommand } from './commands/demo';
 import { registerDevServerCommand } from './commands/dev-server';
 import { registerInstallTemporalCommand } from './commands/install-temporal';
@@ -20,6 +22,8 @@ function buildProgram(): Command {
     .exitOverride();
   registerWorkerCommand(program);
   registerRunCommand(program);
+  registerCampaignCommand(program);
+  registerCampaignsCommand(program);
   registerStatusCommand(program);
   registerListCommand(program);
   registerStylesCommand(program);

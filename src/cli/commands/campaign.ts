@@ -1,0 +1,219 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Command } from 'commander';
+import { describeIssue, loadManifestFile, ManifestError } from '../../campaign/manifest';
+import { loadCampaignSettings } from '../../client/campaign-settings';
+import { startCampaign, type CampaignHandle } from '../../client/campaigns';
+import { connectClient } from '../../client/connect';
+import type { CampaignOptions, CampaignSummary } from '../../contracts/campaign';
+import { ConfigError } from '../../config/config-error';
+import { loadConfig } from '../../config/load-config';
+import { ProviderClient } from '../../provider/client';
+import { InvalidInputError } from '../../provider/errors';
+import { campaignViewFor, type CampaignView } from '../campaign-view';
+import { EXIT } from '../exit-codes';
+import { reportError } from '../fail';
+
+interface CampaignCommandOptions {
+  manifest: string;
+  json?: boolean;
+  maxInFlight?: string;
+  skipInvalid?: boolean;
+  campaignId?: string;
+  subjectsPerRun?: string;
+  priority?: string;
+  results?: string;
+}
+
+/** Exit code of a process ended by Ctrl-C, by shell convention. */
+const INTERRUPTED = 130;
+const STYLE_CHECK_TIMEOUT_MS = 5_000;
+
+export function registerCampaignCommand(program: Command): void {
+  program
+    .command('campaign')
+    .description('Start a batch campaign from a manifest (CSV or JSONL, one subject per row) and wait for it')
+    .requiredOption(
+      '--manifest <file>',
+      'CSV or JSONL: subjectId, gender, styles, selfies, optional mainImage',
+    )
+    .option('--json', 'print exactly one JSON document (the campaign summary) on stdout')
+    .option('--max-in-flight <n>', 'subjects running at once (default CAMPAIGN_MAX_IN_FLIGHT, 50)')
+    .option('--skip-invalid', 'start the valid rows and report the invalid ones, instead of starting nothing')
+    .option('--campaign-id <id>', 'name the campaign; starting the same id again attaches to it')
+    .option('--subjects-per-run <n>', 'subjects per workflow run before it continues as new (default 400)')
+    .option('--priority <1-5>', 'Temporal priority of campaign work; interactive pipelines use 3 (default 4)')
+    .option(
+      '--results <file>',
+      'write every avatar (subject, style, avatar id, image URL) to a .csv or .jsonl file',
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The manifest is validated as a whole first: every bad row is reported with its line, field and',
+        'reason, and nothing starts unless it is clean (or --skip-invalid). CSV styles are "3;5;7"; selfies',
+        'are a folder or files separated by ";" (relative to the manifest). JSONL takes arrays.',
+        '',
+        '  subjectId,gender,styles,selfies,mainImage',
+        '  anna,1,3;5;7,people/anna,',
+        '  ben,2,3,people/ben/1.jpg;people/ben/2.jpg,2',
+        '',
+        'Progress goes to stderr: a live view on a terminal (done/failed/in flight, rate, ETA), a line per',
+        'change otherwise. Ctrl-C stops watching; the campaign keeps running (see `avatar-pipeline campaigns`).',
+        'Exit codes: 0 every subject done, 1 some subject failed, was partial or cancelled, 2 bad input.',
+      ].join('\n'),
+    )
+    .action(async (options: CampaignCommandOptions) => {
+      try {
+        process.exitCode = await runCampaign(options);
+      } catch (err) {
+        reportCampaignError(err);
+      }
+    });
+}
+
+async function runCampaign(options: CampaignCommandOptions): Promise<number> {
+  const settings = loadCampaignSettings();
+  const campaignOptions = optionsFromFlags(options);
+  const knownStyles = await offeredStyles((line) => process.stderr.write(line));
+  const validation = await loadManifestFile(options.manifest, {
+    imageAccess: settings.imageAccess,
+    ...(knownStyles ? { knownStyles } : {}),
+  });
+  if (validation.issues.length > 0) {
+    if (!options.skipInvalid || validation.subjects.length === 0) {
+      throw new ManifestError(validation.issues, validation.rows);
+    }
+    process.stderr.write(
+      `skipping ${validation.invalidRows.length} invalid row(s) of ${validation.rows}:\n${validation.issues
+        .map((issue) => `  ${describeIssue(issue)}\n`)
+        .join('')}`,
+    );
+  }
+
+  const client = await connectClient(settings.temporal);
+  try {
+    const campaign = await startCampaign(client, validation.subjects, {
+      taskQueue: settings.temporal.taskQueue,
+      providerTaskQueue: settings.providerTaskQueue,
+      manifestDir: settings.manifestDir,
+      defaultMaxInFlight: settings.defaultMaxInFlight,
+      options: campaignOptions,
+      ...(options.campaignId ? { campaignId: options.campaignId } : {}),
+    });
+    process.stderr.write(`started campaign ${campaign.campaignId}: ${validation.subjects.length} subjects\n`);
+    const view = campaignViewFor(process.stderr, campaign.campaignId);
+    const watching = watch(campaign, view);
+    const outcome = await Promise.race([
+      campaign.result().then((summary) => ({ kind: 'done' as const, summary })),
+      interrupted(),
+    ]);
+    await watching.stop();
+    if (outcome.kind === 'interrupted') {
+      process.stderr.write(
+        `stopped watching; campaign ${campaign.campaignId} keeps running. Follow it with: avatar-pipeline campaigns status ${campaign.campaignId}\n`,
+      );
+      return INTERRUPTED;
+    }
+    const { summary } = outcome;
+    if (options.results) await writeResults(campaign, options.results);
+    if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    else process.stdout.write(`${summarize(summary)}\n`);
+    return summary.failed + summary.partial + summary.cancelled === 0 ? EXIT.ok : EXIT.failed;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
+  const whole = (flag: string, value: string | undefined, min: number, max: number): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value.trim());
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+      throw new InvalidInputError(flag, `"${value}" must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+  const maxInFlight = whole('--max-in-flight', options.maxInFlight, 1, 2000);
+  const subjectsPerRun = whole('--subjects-per-run', options.subjectsPerRun, 1, 5000);
+  const priorityKey = whole('--priority', options.priority, 1, 5);
+  if (options.results && !/\.(csv|jsonl)$/i.test(options.results))
+    throw new InvalidInputError('--results', `"${options.results}" must end in .csv or .jsonl`);
+  return {
+    ...(maxInFlight !== undefined ? { maxInFlight } : {}),
+    ...(subjectsPerRun !== undefined ? { subjectsPerRun } : {}),
+    ...(priorityKey !== undefined ? { priorityKey } : {}),
+  };
+}
+
+/** The provider's style ids, to refuse unknown ones up front; undefined (with a note) when it cannot be asked. */
+async function offeredStyles(note: (line: string) => void): Promise<number[] | undefined> {
+  let provider;
+  try {
+    provider = loadConfig().provider;
+  } catch (err) {
+    if (err instanceof ConfigError) return undefined;
+    throw err;
+  }
+  try {
+    const client = new ProviderClient({ ...provider, timeoutMs: STYLE_CHECK_TIMEOUT_MS });
+    return (await client.listStyles()).map((style) => style.id);
+  } catch (err) {
+    note(`styles not checked: ${err instanceof Error ? err.message : String(err)}\n`);
+    return undefined;
+  }
+}
+
+function watch(campaign: CampaignHandle, view: CampaignView) {
+  const abort = new AbortController();
+  const loop = (async () => {
+    while (!abort.signal.aborted) {
+      view.update(await campaign.progress().catch(() => undefined));
+      await delay(view.intervalMs, undefined, { signal: abort.signal }).catch(() => undefined);
+    }
+  })();
+  return {
+    stop: async () => {
+      abort.abort();
+      await loop;
+      view.update(await campaign.progress().catch(() => undefined));
+      view.finish();
+    },
+  };
+}
+
+async function writeResults(campaign: CampaignHandle, file: string): Promise<void> {
+  const out = createWriteStream(file);
+  for await (const chunk of campaign.exportResults(file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl')) {
+    if (!out.write(chunk)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  process.stderr.write(`wrote ${file}\n`);
+}
+
+/** Like reportError, with a refused manifest as bad input (exit 2). */
+export function reportCampaignError(err: unknown): void {
+  if (err instanceof ManifestError) {
+    process.stderr.write(`avatar-pipeline: ${err.message}\n`);
+    process.exitCode = EXIT.badInput;
+    return;
+  }
+  reportError(err);
+}
+
+function interrupted(): Promise<{ kind: 'interrupted' }> {
+  return new Promise((resolve) => process.once('SIGINT', () => resolve({ kind: 'interrupted' })));
+}
+
+export function summarize(summary: CampaignSummary): string {
+  const lines = [
+    `${summary.workflowId}: ${summary.status.toLowerCase()}, ${summary.total} subjects: ${summary.succeeded - summary.partial} done, ${summary.partial} partial, ${summary.failed} failed, ${summary.cancelled} cancelled`,
+  ];
+  for (const s of summary.subjects) {
+    if (s.status === 'DONE') continue;
+    lines.push(`  ${s.subjectId}: ${s.status}${s.error ? ` (${s.error})` : ''}`);
+  }
+  return lines.join('\n');
+}

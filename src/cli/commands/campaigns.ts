@@ -1,0 +1,120 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Command } from 'commander';
+import { loadCampaignSettings } from '../../client/campaign-settings';
+import { getCampaign, type CampaignHandle } from '../../client/campaigns';
+import { connectClient } from '../../client/connect';
+import { InvalidInputError } from '../../provider/errors';
+import { describeCampaignProgress, formatEta } from '../campaign-view';
+import { EXIT } from '../exit-codes';
+import { reportCampaignError, summarize } from './campaign';
+
+/** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */
+export function registerCampaignsCommand(program: Command): void {
+  const campaigns = program
+    .command('campaigns')
+    .description('Look at and steer campaigns: status, pause, resume, cancel, retry, results');
+
+  campaigns
+    .command('status <campaignId>')
+    .description('Progress (counts by state, rate, ETA) and, with --json, the summary so far')
+    .option('--json', 'print the campaign summary (subjects and their outcomes) as JSON')
+    .action((campaignId: string, options: { json?: boolean }) =>
+      withCampaign(campaignId, async (campaign) => {
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(await campaign.summary(), null, 2)}\n`);
+          return EXIT.ok;
+        }
+        const progress = await campaign.progress();
+        process.stdout.write(`${campaignId}: ${describeCampaignProgress(progress)}\n`);
+        if (progress.etaMs !== undefined && progress.state === 'running')
+          process.stdout.write(`  estimated finish in ${formatEta(progress.etaMs)}\n`);
+        for (const f of progress.recentFailures) process.stdout.write(`  ✗ ${f.subjectId}: ${f.error}\n`);
+        return EXIT.ok;
+      }),
+    );
+
+  for (const action of ['pause', 'resume', 'cancel'] as const) {
+    campaigns
+      .command(`${action} <campaignId>`)
+      .description(
+        action === 'pause'
+          ? 'Start no more subjects (running ones finish)'
+          : action === 'resume'
+            ? 'Start subjects again after a pause'
+            : 'Cancel the running subjects and start no more; the campaign ends with its summary',
+      )
+      .action((campaignId: string) =>
+        withCampaign(campaignId, async (campaign) => {
+          const progress = await campaign[action]();
+          process.stdout.write(`${campaignId}: ${describeCampaignProgress(progress)}\n`);
+          return EXIT.ok;
+        }),
+      );
+  }
+
+  campaigns
+    .command('retry <campaignId> [subjectIds...]')
+    .description(
+      'Run failed or cancelled subjects again (all of them, or those named); restarts an ended campaign',
+    )
+    .action((campaignId: string, subjectIds: string[]) =>
+      withCampaign(campaignId, async (campaign) => {
+        const report = await campaign.retry(subjectIds.length > 0 ? subjectIds : undefined);
+        process.stdout.write(`${campaignId}: ${report.queued.length} subject(s) queued to run again\n`);
+        return EXIT.ok;
+      }),
+    );
+
+  campaigns
+    .command('results <campaignId>')
+    .description('Every avatar so far: subject, style, avatar id, image URL')
+    .option('--format <csv|jsonl>', 'output format', 'csv')
+    .option('--out <file>', 'write to a file instead of stdout')
+    .action((campaignId: string, options: { format: string; out?: string }) =>
+      withCampaign(campaignId, async (campaign) => {
+        if (options.format !== 'csv' && options.format !== 'jsonl')
+          throw new InvalidInputError('--format', `"${options.format}" must be csv or jsonl`);
+        const out = options.out ? createWriteStream(options.out) : process.stdout;
+        for await (const chunk of campaign.exportResults(options.format)) {
+          if (!out.write(chunk)) await once(out, 'drain');
+        }
+        if (out !== process.stdout) {
+          out.end();
+          await once(out, 'finish');
+        }
+        return EXIT.ok;
+      }),
+    );
+
+  campaigns
+    .command('summary <campaignId>')
+    .description('Wait for the campaign to end and print its summary')
+    .option('--json', 'print the summary as JSON')
+    .action((campaignId: string, options: { json?: boolean }) =>
+      withCampaign(campaignId, async (campaign) => {
+        const summary = await campaign.result();
+        process.stdout.write(
+          options.json ? `${JSON.stringify(summary, null, 2)}\n` : `${summarize(summary)}\n`,
+        );
+        return summary.failed + summary.partial + summary.cancelled === 0 ? EXIT.ok : EXIT.failed;
+      }),
+    );
+}
+
+async function withCampaign(
+  campaignId: string,
+  body: (campaign: CampaignHandle) => Promise<number>,
+): Promise<void> {
+  try {
+    const settings = loadCampaignSettings();
+    const client = await connectClient(settings.temporal);
+    try {
+      process.exitCode = await body(getCampaign(client, campaignId, { manifestDir: settings.manifestDir }));
+    } finally {
+      await client.connection.close();
+    }
+  } catch (err) {
+    reportCampaignError(err);
+  }
+}
