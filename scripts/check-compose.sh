@@ -6,4 +6,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/ensure-debian-packages.sh docker-compose=docker-compose
 docker-compose --env-file .env.example -f docker-compose.yml config -q
 docker-compose --env-file .env.example -f docker-compose.yml --profile simulator config -q
+docker-compose --env-file .env.example -f docker-compose.yml --profile simulator --profile encryption config -q
 echo "docker-compose.yml is valid"
