@@ -13,6 +13,7 @@ import { registerStylesCommand } from './commands/styles';
 import { registerWorkerCommand } from './commands/worker';
 import { registerSetupCommand } from './commands/setup';
 import { registerCodecServerCommand } from './commands/codec-server';
+import { registerSubjectQueryCommand } from './commands/subject-query';
 import { EXIT } from './exit-codes';
 
 function buildProgram(): Command {
@@ -32,6 +33,7 @@ function buildProgram(): Command {
   registerDemoCommand(program);
   registerSetupCommand(program);
   registerCodecServerCommand(program);
+  registerSubjectQueryCommand(program);
   registerDevServerCommand(program);
   registerInstallTemporalCommand(program);
   return program;

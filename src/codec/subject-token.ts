@@ -26,3 +26,19 @@ function tokenUnder({ id, key }: EncryptionKey, subjectId: string): string {
   const digest = createHmac('sha256', hashKey).update(subjectId, 'utf8').digest('base64url');
   return `${id}.${digest.slice(0, 22)}`;
 }
+
+/**
+ * The `temporal workflow list --query` (and Temporal UI) filter that finds a subject's runs:
+ * the plain id without encryption, else its token under every configured key.
+ */
+export function subjectSearchQuery(config: EncryptionConfig | undefined, subjectId: string): string {
+  if (!config) {
+    if (/['"\\]/.test(subjectId))
+      throw new Error('a subject id with quotes or backslashes cannot be put in a query');
+    return `SubjectId = '${subjectId}'`;
+  }
+  const tokens = subjectSearchTokens(config, subjectId);
+  return tokens.length === 1
+    ? `SubjectId = '${tokens[0]}'`
+    : `SubjectId IN (${tokens.map((t) => `'${t}'`).join(', ')})`;
+}

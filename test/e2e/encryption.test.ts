@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
@@ -106,6 +107,9 @@ describe('payload encryption end to end', () => {
       pipeline.workflowId,
     ]);
     expect(await listWorkflowIds(`SubjectId = '${subjectId}'`)).toEqual([]);
+    // Operators get the query from the CLI, which knows the keys.
+    const query = await subjectQueryCli(subjectId, encryption);
+    expect(await listWorkflowIds(query)).toEqual([pipeline.workflowId]);
     const listed = await temporalCli([
       'workflow',
       'list',
@@ -143,7 +147,7 @@ describe('payload encryption end to end', () => {
 
     beforeAll(async () => {
       ({ child: codecServer, url } = await startCodecServerProcess({
-        ENCRYPTION_KEYS: `${encryption.keys[0]!.id}:${encryption.keys[0]!.key.toString('base64')}`,
+        ENCRYPTION_KEYS: keysEnv(encryption),
         CODEC_SERVER_TOKENS: CODEC_TOKEN,
         CODEC_CORS_ORIGINS: 'http://localhost:8080',
       }));
@@ -228,6 +232,23 @@ function causeMessages(err: unknown): string {
   const messages: string[] = [];
   for (let e: unknown = err; e instanceof Error; e = e.cause) messages.push(e.message);
   return messages.join(' <- ');
+}
+
+/** `avatar-pipeline subject-query <subjectId>` with the keys in its environment; resolves to the query it prints. */
+async function subjectQueryCli(subjectId: string, encryption: EncryptionConfig): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'avatar-pipeline.js'), 'subject-query', subjectId],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ENCRYPTION_KEYS: keysEnv(encryption) },
+    },
+  );
+  return stdout.trim();
+}
+
+function keysEnv(encryption: EncryptionConfig): string {
+  return encryption.keys.map((k) => `${k.id}:${k.key.toString('base64')}`).join(',');
 }
 
 /** `avatar-pipeline codec-server --port 0` (the compiled CLI: npm test builds it first); resolves with its URL. */

@@ -8,7 +8,11 @@ import {
 } from '../../../src/codec/aes-gcm-codec';
 import { parseEncryptionKeys } from '../../../src/codec/encryption-keys';
 import { bytesToPayload, payloadToBytes } from '../../../src/codec/payload-bytes';
-import { subjectSearchToken, subjectSearchTokens } from '../../../src/codec/subject-token';
+import {
+  subjectSearchQuery,
+  subjectSearchToken,
+  subjectSearchTokens,
+} from '../../../src/codec/subject-token';
 
 const key = (): Buffer => randomBytes(32);
 const text = (bytes: Uint8Array | null | undefined): string => Buffer.from(bytes ?? []).toString('utf8');
@@ -154,5 +158,20 @@ describe('ENCRYPTION_KEYS parsing', () => {
       expect(parsed.reason).toContain(reason);
       expect(parsed.reason).not.toContain(b64);
     }
+  });
+});
+
+describe('subject search queries', () => {
+  it('name the plain id without encryption, and every key token with it', () => {
+    expect(subjectSearchQuery(undefined, 'u1')).toBe("SubjectId = 'u1'");
+    expect(() => subjectSearchQuery(undefined, "o'brien")).toThrow('quotes');
+    const one = { currentKeyId: 'k1', keys: [{ id: 'k1', key: key() }] };
+    expect(subjectSearchQuery(one, 'u1')).toBe(`SubjectId = '${subjectSearchToken(one, 'u1')}'`);
+    const two = { currentKeyId: 'k2', keys: [...one.keys, { id: 'k2', key: key() }] };
+    expect(subjectSearchQuery(two, "o'brien")).toBe(
+      `SubjectId IN (${subjectSearchTokens(two, "o'brien")
+        .map((t) => `'${t}'`)
+        .join(', ')})`,
+    );
   });
 });
