@@ -5,9 +5,10 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { writeNoisePngs } from '../helpers/noise-selfies';
 import { createTestWorker } from '../helpers/pipeline-worker';
-import { historyToJson } from '../helpers/history-json';
+import { historyToJson } from '../../src/histories/history-json';
+import { fetchFamilyHistories } from '../../src/histories/fetch-family';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { decodedHistoryText, fetchFamilyHistories, payloadSizes } from '../helpers/workflow-histories';
+import { decodedHistoryText, payloadSizes } from '../helpers/workflow-histories';
 
 const SELFIE_BYTES = 5_000_000;
 const HISTORY_BUDGET_BYTES = 200 * 1024;

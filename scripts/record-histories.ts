@@ -1,0 +1,187 @@
+/**
+ * Records the workflow histories that test/replay/pipeline-replay.test.ts replays, so that a change
+ * to workflow code that would break running pipelines fails CI. Run it when a change to the
+ * workflows is meant to change their commands (behind `patched()`), to add the new path:
+ *
+ *   npm run record:histories [-- <label>]   (builds, then runs dist/scripts/record-histories.js)
+ *
+ * Starts its own throwaway Temporal dev server, provider simulator and pipeline workers (the same
+ * ones `avatar-pipeline worker` runs, with a provider task queue), runs each main path once and
+ * writes one standard history JSON file per workflow (pipeline, styles, claim) to test/histories/.
+ * Files of other labels are kept: histories of older workflow code are exactly what replay must
+ * accept while pipelines started by it may still be running.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { startPipeline, type PipelineHandle } from '../src/client/pipelines';
+import type { AppConfig } from '../src/config/load-config';
+import type { PipelineRequest } from '../src/contracts/pipeline-input';
+import type { PipelineProgress } from '../src/contracts/pipeline-state';
+import { findPackageRoot } from '../src/devserver/project-root';
+import { startDevServer } from '../src/devserver';
+import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
+import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
+import { PipelineWorkers } from '../src/worker/pipeline-workers';
+import { fetchFamilyHistories } from '../src/histories/fetch-family';
+import { historyToJson } from '../src/histories/history-json';
+
+interface Scenario {
+  /** In the file names: `<label>-<name>--<workflow>.json`. */
+  name: string;
+  simulator: StartSimulatorOptions;
+  request: Omit<PipelineRequest, 'images'>;
+  /** What to do while it runs; by default wait for the end. */
+  drive?: (pipeline: PipelineHandle) => Promise<void>;
+}
+
+const POLLING = { initialIntervalMs: 100, minIntervalMs: 100, maxIntervalMs: 500, backoffCoefficient: 1.5 };
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'happy-path',
+    simulator: {},
+    request: { styles: [3, 5], gender: 1, subjectId: 'replay-happy', polling: POLLING },
+  },
+  {
+    name: 'style-error',
+    simulator: { failStyles: [7] },
+    request: { styles: [3, 7], gender: 2, subjectId: 'replay-style-error', polling: POLLING },
+  },
+  {
+    name: 'cancelled-in-training',
+    // Training never finishes on its own: the pipeline is cancelled while it polls.
+    simulator: { progression: { mode: 'calls', trainingCalls: 1_000, generationCalls: 1 } },
+    request: { styles: [3, 5], gender: 1, subjectId: 'replay-cancelled-training', polling: POLLING },
+    drive: (pipeline) => cancelWhen(pipeline, (p) => p.stage === 'training' && p.training.polls >= 2),
+  },
+  {
+    name: 'cancelled-in-generation',
+    // Generation never finishes on its own: cancelled while every style's child polls its order.
+    simulator: { progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1_000 } },
+    request: { styles: [3, 5], gender: 2, subjectId: 'replay-cancelled-generation', polling: POLLING },
+    drive: (pipeline) =>
+      cancelWhen(
+        pipeline,
+        (p) => p.stage === 'generating' && p.styles.every((s) => s.stage === 'polling' && s.providerStatus),
+      ),
+  },
+];
+
+async function cancelWhen(
+  pipeline: PipelineHandle,
+  ready: (progress: PipelineProgress) => boolean | undefined,
+): Promise<void> {
+  while (!ready(await pipeline.progress())) await new Promise((resolve) => setTimeout(resolve, 100));
+  await pipeline.cancel();
+}
+
+async function main(): Promise<void> {
+  // Files are named <label>-<scenario>--<workflow>.json; a new label keeps the histories of older
+  // workflow code beside the new ones (replay must accept both). Default: today, e.g. 20261122.
+  const label = process.argv[2] ?? new Date().toISOString().slice(0, 10).replaceAll('-', '');
+  if (!/^[A-Za-z0-9_.]+$/.test(label)) throw new Error(`label "${label}": letters, digits, _ and . only`);
+  // The style that fails and the cancellations make the worker log warnings by design.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const outDir = path.join(findPackageRoot(), 'test', 'histories');
+  await mkdir(outDir, { recursive: true });
+  const scratch = await mkdtemp(path.join(tmpdir(), 'record-histories-'));
+  const server = await startDevServer({ dbFile: path.join(scratch, 'temporal.db'), ui: false });
+  try {
+    const selfies = [1, 2].map((i) => path.join(scratch, `selfie-${i}.png`));
+    await Promise.all(selfies.map((file, i) => writeFile(file, syntheticSelfiePng(i + 1, 64))));
+    const connection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection, namespace: server.namespace });
+    const workerConnection = await NativeConnection.connect({ address: server.address });
+    try {
+      for (const scenario of SCENARIOS) {
+        const written = await record(scenario, { label, server, client, workerConnection, selfies, outDir });
+        console.log(`${scenario.name}: ${written.join(', ')}`);
+      }
+    } finally {
+      await connection.close();
+      await workerConnection.close();
+    }
+  } finally {
+    await server.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function record(
+  scenario: Scenario,
+  context: {
+    label: string;
+    server: { address: string; namespace: string };
+    client: Client;
+    workerConnection: NativeConnection;
+    selfies: string[];
+    outDir: string;
+  },
+): Promise<string[]> {
+  const sim: RunningSimulator = await startSimulator({
+    progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 },
+    avatarsPerOrder: 4,
+    ...scenario.simulator,
+  });
+  try {
+    const taskQueue = `record-${scenario.name}`;
+    const config: AppConfig = {
+      provider: { baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 },
+      providerQueue: { taskQueue: `${taskQueue}-provider` },
+      temporal: { address: context.server.address, namespace: context.server.namespace, taskQueue },
+      imageAccess: { roots: [path.dirname(context.selfies[0]!)], urlHosts: [] },
+      api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: tmpdir(), maxFileBytes: 1 },
+      callbacks: { privateHosts: [] },
+      worker: {
+        maxConcurrentActivities: 10,
+        maxConcurrentWorkflowTasks: 10,
+        maxCachedWorkflows: 10,
+        shutdownGraceMs: 1_000,
+      },
+    };
+    const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
+    const workflowId = await workers.runUntil(async () => {
+      const pipeline = await startPipeline(
+        context.client,
+        { images: context.selfies, ...scenario.request },
+        { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
+      );
+      if (scenario.drive) await scenario.drive(pipeline);
+      await pipeline.result().catch((err: unknown) => {
+        if (!(err instanceof WorkflowFailedError)) throw err;
+      });
+      return pipeline.workflowId;
+    });
+
+    const histories = await fetchFamilyHistories(context.client, workflowId);
+    const written: string[] = [];
+    for (const [id, history] of histories) {
+      const file = `${context.label}-${scenario.name}--${roleOf(id, workflowId)}.json`;
+      await writeFile(
+        path.join(context.outDir, file),
+        `${JSON.stringify(JSON.parse(historyToJson(history)))}\n`,
+      );
+      written.push(file);
+    }
+    return written;
+  } finally {
+    await sim.stop();
+  }
+}
+
+/** pipeline, style-3, claim-model-1001: stable names for the workflows of one run. */
+function roleOf(id: string, pipelineId: string): string {
+  if (id === pipelineId) return 'pipeline';
+  if (id.startsWith(`${pipelineId}/`)) return id.slice(pipelineId.length + 1);
+  const claim = /:model:(\d+)$/.exec(id);
+  if (claim) return `claim-model-${claim[1]}`;
+  return id.replace(/[^A-Za-z0-9-]+/g, '_');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

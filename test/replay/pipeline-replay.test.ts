@@ -1,0 +1,88 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { historyFromJson, type History } from '../../src/histories/history-json';
+import { pipelineWorkflowBundle } from '../../src/worker/create-worker';
+
+/** Recorded by scripts/record-histories.ts (`npm run record:histories`). */
+const HISTORY_DIR = path.join(__dirname, '..', 'histories');
+
+/** The main paths, each recorded at least once; how each must have ended. */
+const SCENARIOS = {
+  'happy-path': 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+  'style-error': 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+  'cancelled-in-training': 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED',
+  'cancelled-in-generation': 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED',
+} as const;
+
+interface Recorded {
+  file: string;
+  workflowId: string;
+  history: History;
+  /** The type of the last event as the file spells it, e.g. EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED. */
+  ending: string | undefined;
+}
+
+async function loadRecorded(): Promise<Recorded[]> {
+  const files = (await readdir(HISTORY_DIR)).filter((f) => f.endsWith('.json')).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const json = JSON.parse(await readFile(path.join(HISTORY_DIR, file), 'utf8')) as {
+        events?: { eventType?: string }[];
+      };
+      const history = historyFromJson(json);
+      // The workflow id is not part of a history's identity, but child ids derive from it.
+      const workflowId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
+      if (!workflowId) throw new Error(`${file}: no workflow id in its first event`);
+      return { file, workflowId, history, ending: json.events?.at(-1)?.eventType };
+    }),
+  );
+}
+
+describe('recorded pipeline histories', () => {
+  let recorded: Recorded[];
+  beforeAll(async () => {
+    recorded = await loadRecorded();
+  });
+
+  test('cover the main paths: happy path, a style in ERROR, cancellation in training and in generation', () => {
+    for (const [scenario, ending] of Object.entries(SCENARIOS)) {
+      const pipelines = recorded.filter((r) => r.file.endsWith(`-${scenario}--pipeline.json`));
+      expect({ scenario, recorded: pipelines.length > 0 }).toEqual({ scenario, recorded: true });
+      for (const pipeline of pipelines) {
+        expect({ file: pipeline.file, ending: pipeline.ending }).toEqual({
+          file: pipeline.file,
+          ending,
+        });
+      }
+    }
+    // Style children (and the model claims) are replayed too.
+    expect(recorded.filter((r) => /--style-\d+\.json$/.test(r.file)).length).toBeGreaterThanOrEqual(6);
+  });
+
+  test('every one replays against the workflow bundle the worker runs', async () => {
+    const outcomes: { file: string; error: string | undefined }[] = [];
+    const replays = Worker.runReplayHistories(
+      { workflowBundle: await pipelineWorkflowBundle(), replayName: 'pipeline-replay' },
+      recorded.map(({ history, workflowId }) => ({ history, workflowId })),
+    );
+    let index = 0;
+    for await (const result of replays) {
+      outcomes.push({ file: recorded[index++]!.file, error: result.error?.message });
+    }
+    expect(outcomes).toEqual(recorded.map(({ file }) => ({ file, error: undefined })));
+  });
+
+  test('a change that breaks determinism fails the replay', async () => {
+    const happy = recorded.find((r) => r.file.endsWith('-happy-path--pipeline.json'));
+    if (!happy) throw new Error('no recorded happy-path pipeline');
+    await expect(
+      Worker.runReplayHistory(
+        { workflowsPath: require.resolve('./fixtures/altered-pipeline'), replayName: 'altered-pipeline' },
+        happy.history,
+        happy.workflowId,
+      ),
+    ).rejects.toBeInstanceOf(DeterminismViolationError);
+  });
+});
