@@ -1,54 +1,60 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
+import { ConfigError } from '../config/config-error';
+import { envSchema } from '../config/env-schema';
+import { resolveImageReference } from '../images/image-access';
+import { imageFileProblem } from '../images/image-file-problem';
 import { InvalidInputError } from '../provider/errors';
-import { detectImageFormat } from '../provider/image-format';
-import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
 
+const FLAG = '--images';
+
 /**
  * Turns `--images` arguments (directories or files) into absolute file paths, checking each is a
- * real JPEG/PNG within the size limit, so a bad selfie is refused before a pipeline starts.
+ * whole JPEG/PNG within the size limit, so a bad selfie is refused before a pipeline starts. With
+ * `roots` (IMAGE_ROOTS, when set where the command runs), files outside them are refused as well,
+ * as the workers would refuse them; without it the workers' own IMAGE_ROOTS have the last word.
  */
-export async function resolveImagePaths(args: string[], cwd: string = process.cwd()): Promise<string[]> {
+export async function resolveImagePaths(
+  args: string[],
+  options: { cwd?: string; roots?: string[] } = {},
+): Promise<string[]> {
+  const cwd = options.cwd ?? process.cwd();
   const files: string[] = [];
   for (const arg of args.flatMap((a) => a.split(',')).filter((a) => a.length > 0)) {
     const path = resolve(cwd, arg);
     const info = await stat(path).catch(() => undefined);
-    if (!info) throw new InvalidInputError('images', `${arg} does not exist`);
+    if (!info) throw new InvalidInputError(FLAG, `${arg} does not exist`);
     if (info.isDirectory()) {
       const entries = (await readdir(path))
         .filter((name) => IMAGE_EXTENSIONS.has(extname(name).toLowerCase()))
         .sort();
       if (entries.length === 0)
-        throw new InvalidInputError('images', `directory ${arg} holds no .jpg, .jpeg or .png files`);
+        throw new InvalidInputError(FLAG, `directory ${arg} holds no .jpg, .jpeg or .png files`);
       files.push(...entries.map((name) => join(path, name)));
     } else {
       files.push(path);
     }
   }
-  if (files.length === 0) throw new InvalidInputError('images', 'must name at least one selfie');
-  for (const [index, file] of files.entries()) await checkImageFile(file, `images[${index}] (${file})`);
+  if (files.length === 0) throw new InvalidInputError(FLAG, 'must name at least one selfie');
+  for (const [index, file] of files.entries()) {
+    const field = `${FLAG}[${index}] (${file})`;
+    if (options.roots) await resolveImageReference(file, { roots: options.roots, urlHosts: [] }, field);
+    const problem = await imageFileProblem(file);
+    if (problem) throw new InvalidInputError(field, problem);
+  }
   return files;
 }
 
-async function checkImageFile(path: string, field: string): Promise<void> {
-  const info = await stat(path);
-  if (!info.isFile()) throw new InvalidInputError(field, 'is not a regular file');
-  if (info.size === 0) throw new InvalidInputError(field, 'is empty');
-  if (info.size > DEFAULT_MAX_IMAGE_BYTES) {
-    throw new InvalidInputError(
-      field,
-      `is ${info.size} bytes, more than the limit of ${DEFAULT_MAX_IMAGE_BYTES} bytes`,
-    );
+/** IMAGE_ROOTS from the environment (absolute), or undefined when it is not set. */
+export function imageRootsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): string[] | undefined {
+  const parsed = envSchema.shape.IMAGE_ROOTS.safeParse(env.IMAGE_ROOTS);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => ({ variable: 'IMAGE_ROOTS', reason: i.message })));
   }
-  const handle = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(8);
-    await handle.read(head, 0, 8, 0);
-    if (detectImageFormat(head) === undefined)
-      throw new InvalidInputError(field, 'is not a JPEG or PNG image');
-  } finally {
-    await handle.close();
-  }
+  return parsed.data?.map((root) => resolve(cwd, root));
 }

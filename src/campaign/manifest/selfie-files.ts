@@ -1,7 +1,7 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
 import { resolveImageReference, type ImageAccessPolicy } from '../../images/image-access';
-import { detectImageFormat } from '../../provider/image-format';
+import { imageFileProblem } from '../../images/image-file-problem';
 import { InvalidInputError } from '../../provider/errors';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../../provider/upload-image';
 
@@ -83,19 +83,8 @@ async function imageFilesIn(dir: string): Promise<string[]> {
 }
 
 async function fileProblem(path: string, options: SelfieCheckOptions): Promise<string | undefined> {
-  const info = await stat(path);
-  if (!info.isFile()) return `${path} is not a regular file`;
-  if (info.size === 0) return `${path} is empty`;
-  const maxBytes = options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
-  if (info.size > maxBytes) return `${path} is ${info.size} bytes, more than the limit of ${maxBytes} bytes`;
-  const head = Buffer.alloc(8);
-  const handle = await open(path, 'r');
-  try {
-    await handle.read(head, 0, 8, 0);
-  } finally {
-    await handle.close();
-  }
-  if (detectImageFormat(head) === undefined) return `${path} is not a JPEG or PNG image`;
+  const problem = await imageFileProblem(path, options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES);
+  if (problem) return `${path} ${problem}`;
   if (options.imageAccess) {
     try {
       await resolveImageReference(path, options.imageAccess);

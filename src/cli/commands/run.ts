@@ -8,7 +8,7 @@ import { InvalidInputError } from '../../provider/errors';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
-import { resolveImagePaths } from '../image-paths';
+import { imageRootsFromEnv, resolveImagePaths } from '../image-paths';
 import { checkOfferedStyles } from '../offered-styles';
 import { progressViewFor } from '../progress-view';
 import { watchProgress } from '../watch-progress';
@@ -101,7 +101,8 @@ async function runPipeline(options: RunOptions): Promise<number> {
 }
 
 async function inputFromFlags(options: RunOptions): Promise<PipelineInput> {
-  const images = await resolveImagePaths(options.images);
+  const roots = imageRootsFromEnv();
+  const images = await resolveImagePaths(options.images, roots ? { roots } : {});
   const styles = options.styles.split(',').map((item) => {
     const trimmed = item.trim();
     if (!/^\d+$/.test(trimmed)) {
