@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/load-config';
 import type { ProviderClient } from '../provider/client';
 import type { BlobStore } from './blob-store';
 import { pipelineLinks, type PipelineLinks } from './links';
+import { offeredStylesCache } from './offered-styles';
 
 export type ApiConfig = Pick<AppConfig, 'api' | 'temporal' | 'imageAccess' | 'callbacks'>;
 
@@ -13,10 +14,16 @@ export interface ApiContext {
   provider: Pick<ProviderClient, 'listStyles'>;
   blobs: BlobStore;
   links(workflowId: string): PipelineLinks;
+  /** The provider's style ids (cached), or undefined while the provider cannot be asked. */
+  offeredStyles(): Promise<number[] | undefined>;
 }
 
-export function createApiContext(parts: Omit<ApiContext, 'links'>): ApiContext {
+export function createApiContext(parts: Omit<ApiContext, 'links' | 'offeredStyles'>): ApiContext {
   const { namespace } = parts.config.temporal;
   const uiUrl = parts.config.api.temporalUiUrl;
-  return { ...parts, links: (id) => pipelineLinks(id, { namespace, ...(uiUrl ? { uiUrl } : {}) }) };
+  return {
+    ...parts,
+    links: (id) => pipelineLinks(id, { namespace, ...(uiUrl ? { uiUrl } : {}) }),
+    offeredStyles: offeredStylesCache(parts.provider),
+  };
 }

@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { MAX_SELFIES } from '../contracts/limits';
+import { imageProblem } from '../images/image-structure';
 import { ApiError, type ApiIssue } from './api-error';
 import type { BlobBatch, BlobStore, StoredFile } from './blob-store';
 
@@ -23,7 +25,8 @@ export interface MultipartUpload {
 /**
  * Reads a multipart request: every `selfies` file is streamed into the blob store (never held in
  * memory whole) and checked by its bytes, fields are collected as text. Refusals: more than
- * MAX_SELFIES files or a file over `maxFileBytes` → 413, a file that is not JPEG or PNG → 415.
+ * MAX_SELFIES files or a file over `maxFileBytes` → 413, a file that is not JPEG or PNG → 415, a
+ * truncated or damaged one → 422.
  * On any refusal the files already stored are removed.
  */
 export async function readMultipartUpload(
@@ -65,6 +68,8 @@ export async function readMultipartUpload(
             { path, message: `is not a JPEG or PNG image (${part.mimetype || 'no type'} declared)` },
           ]);
         }
+        const problem = imageProblem(await readFile(stored.path));
+        if (problem) throw ApiError.invalid([{ path, message: problem }]);
         selfies.push({ ...stored, filename: part.filename });
       } else {
         if (part.valueTruncated) {

@@ -2,13 +2,16 @@ import { CallbackTargetError, checkCallbackTarget } from '../callbacks/callback-
 import type { AppConfig } from '../config/load-config';
 import type { PipelineInput } from '../contracts/pipeline-input';
 import { resolveImageReference, type ImageAccessPolicy } from '../images/image-access';
+import { imageFileProblem } from '../images/image-file-problem';
 import { InvalidInputError } from '../provider/errors';
 import { ApiError, type ApiIssue } from './api-error';
 
 /**
  * Checks the schema cannot make, done before anything starts so a caller hears about them as a
- * 422 instead of as a failed run: the callback can be signed and may be called, and every image
- * reference is one the workers may read (the API applies the same IMAGE_ROOTS and IMAGE_URL_HOSTS).
+ * 422 instead of as a failed run: the callback can be signed and may be called, every style is
+ * one the provider offers (when it can be asked), and every image reference is one the workers may
+ * read (the API applies the same IMAGE_ROOTS and IMAGE_URL_HOSTS), a referenced file being a whole
+ * JPEG or PNG within the workers' size limit.
  */
 export async function checkRequest(
   input: PipelineInput,
@@ -16,9 +19,23 @@ export async function checkRequest(
     callbacks: AppConfig['callbacks'];
     /** Only for references given by the caller; uploaded selfies are the API's own files. */
     imageAccess?: ImageAccessPolicy;
+    /** The provider's style ids, or undefined when they cannot be had (the styles go unchecked). */
+    offeredStyles?: () => Promise<number[] | undefined>;
   },
 ): Promise<void> {
   const issues: ApiIssue[] = [];
+  const offered = await options.offeredStyles?.();
+  if (offered) {
+    input.styles.forEach((style, index) => {
+      if (!offered.includes(style)) {
+        const list = [...offered].sort((a, b) => a - b).join(', ');
+        issues.push({
+          path: `styles.${index}`,
+          message: `style ${style} is not offered by the provider (offered: ${list})`,
+        });
+      }
+    });
+  }
   if (input.callbackUrl !== undefined) {
     if (!options.callbacks.signingSecret) {
       issues.push({
@@ -39,7 +56,9 @@ export async function checkRequest(
     await Promise.all(
       input.images.map(async (reference, index) => {
         try {
-          await resolveImageReference(reference, policy, `images.${index}`);
+          const resolved = await resolveImageReference(reference, policy, `images.${index}`);
+          const problem = resolved.kind === 'file' ? await imageFileProblem(resolved.path) : undefined;
+          if (problem) issues.push({ path: `images.${index}`, message: problem });
         } catch (err) {
           if (!(err instanceof InvalidInputError)) throw err;
           issues.push({ path: `images.${index}`, message: err.reason });

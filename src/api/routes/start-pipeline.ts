@@ -84,7 +84,11 @@ async function prepare(request: FastifyRequest, ctx: ApiContext): Promise<Prepar
     throw new ApiError(415, 'Send application/json or multipart/form-data', []);
   }
   const input = validate(request.body);
-  await checkRequest(input, { callbacks: ctx.config.callbacks, imageAccess: ctx.config.imageAccess });
+  await checkRequest(input, {
+    callbacks: ctx.config.callbacks,
+    imageAccess: ctx.config.imageAccess,
+    offeredStyles: ctx.offeredStyles,
+  });
   return { input, imageIdentities: input.images };
 }
 
@@ -100,7 +104,7 @@ async function prepareUpload(request: FastifyRequest, ctx: ApiContext): Promise<
       issues.push(...err.issues);
     }
     if (issues.length > 0 || !input) throw ApiError.invalid(issues);
-    await checkRequest(input, { callbacks: ctx.config.callbacks });
+    await checkRequest(input, { callbacks: ctx.config.callbacks, offeredStyles: ctx.offeredStyles });
     return { input, imageIdentities: upload.selfies.map((s) => `sha256:${s.sha256}`), uploads: upload.batch };
   } catch (err) {
     await upload.batch.discard();
