@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
 import { temporalConnectionOptions } from './connection-options';
+import { TemporalUnreachableError } from './temporal-unreachable';
 
 /**
  * A Temporal client for the configured cluster (TLS and API key when configured), with payload
@@ -11,6 +12,8 @@ export async function connectClient(temporal: AppConfig['temporal']): Promise<Cl
   const connection = await Connection.connect({
     ...temporalConnectionOptions(temporal),
     connectTimeout: '5 seconds',
+  }).catch((err: unknown) => {
+    throw new TemporalUnreachableError(temporal.address, err);
   });
   const dataConverter = pipelineDataConverter(temporal.encryption);
   return new Client({

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { createCallbackActivities, createProviderActivities } from '../../activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
 import { temporalConnectionOptions } from '../client/connection-options';
+import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '../provider/client';
@@ -110,7 +111,9 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
 }
 
 function connect(config: PipelineWorkerOptions['config']): Promise<NativeConnection> {
-  return NativeConnection.connect(temporalConnectionOptions(config.temporal));
+  return NativeConnection.connect(temporalConnectionOptions(config.temporal)).catch((err: unknown) => {
+    throw new TemporalUnreachableError(config.temporal.address, err);
+  });
 }
 
 function providerActivities(options: PipelineWorkerOptions) {
