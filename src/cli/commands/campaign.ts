@@ -81,6 +81,12 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   const validation = await loadManifestFile(options.manifest, {
     imageAccess: settings.imageAccess,
     ...(knownStyles ? { knownStyles } : {}),
+  }).catch((err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new InvalidInputError('--manifest', `${options.manifest} does not exist`);
+    if (code === 'EISDIR') throw new InvalidInputError('--manifest', `${options.manifest} is a directory`);
+    if (code === 'EACCES') throw new InvalidInputError('--manifest', `${options.manifest} cannot be read`);
+    throw err;
   });
   if (validation.issues.length > 0) {
     if (!options.skipInvalid || validation.subjects.length === 0) {
