@@ -16,6 +16,7 @@ import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { createPipelineWorker } from '../../src/worker/create-worker';
 import { testConfig } from '../helpers/pipeline-worker';
+import { mentions } from '../helpers/secret-scan';
 import { listWorkflowIds, showHistory, temporalCli, waitForListed } from '../helpers/temporal-cli';
 import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
@@ -217,15 +218,6 @@ async function historiesOfRun(workflowId: string): Promise<Record<string, string
   const histories: Record<string, string> = {};
   for (const id of ids) histories[id] = await showHistory(id);
   return histories;
-}
-
-/** Whether `text` holds `secret` as is, or inside any base64 string in it (how payloads are printed). */
-function mentions(text: string, secret: string): boolean {
-  if (text.includes(secret)) return true;
-  for (const match of text.matchAll(/[A-Za-z0-9+/]{8,}={0,2}/g)) {
-    if (Buffer.from(match[0], 'base64').toString('utf8').includes(secret)) return true;
-  }
-  return false;
 }
 
 function causeMessages(err: unknown): string {
