@@ -52,6 +52,8 @@ export function registerRunCommand(program: Command): void {
         '',
         'Progress goes to stderr: a live view on a terminal, one plain line per change otherwise.',
         'The result goes to stdout. Ctrl-C stops watching; the pipeline itself keeps running.',
+        'Selfies are checked before anything starts (whole JPEG/PNG, at most 10 MiB each); with IMAGE_ROOTS',
+        'set, files outside it are refused too, as the workers would refuse them.',
         'Exit codes: 0 done (all or some styles), 1 the pipeline failed, 2 bad input or configuration.',
         '',
         'Example: avatar-pipeline run --images samples/selfies --styles 3,7 --gender 1 --json',
