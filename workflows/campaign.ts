@@ -23,6 +23,7 @@ import type {
   CampaignState,
 } from '../src/contracts/campaign-state';
 import { subjectWorkflowId } from '../src/contracts/campaign-state';
+import { pipelineStartAttributes } from '../src/contracts/search-attributes';
 import type { PipelineInput } from '../src/contracts/pipeline-input';
 import type { PipelineResult } from '../src/contracts/pipeline-state';
 import { CampaignBook, type SubjectOutcome } from './campaign-book';
@@ -231,6 +232,11 @@ async function runSubject(
       // Campaign work yields to interactive pipelines (default priority 3) on every task queue.
       priority: { priorityKey: input.priorityKey },
       memo: { subjectId: subject.subjectId, campaignId },
+      // As every starter does: the UI filters a campaign's pipelines by CampaignId (SubjectId keyed when encrypted).
+      typedSearchAttributes: pipelineStartAttributes({
+        ...(subject.searchKey ? { subjectKey: subject.searchKey } : {}),
+        campaignId,
+      }),
       staticSummary: `${subject.subjectId} (campaign ${campaignId}): ${subject.images.length} selfies, styles ${subject.styles.join(', ')}`,
     },
   );

@@ -23,6 +23,10 @@ import {
   type SubjectSummary,
 } from '../contracts/campaign';
 import type { PipelineResult } from '../contracts/pipeline-state';
+import { CampaignIdAttribute } from '../contracts/search-attributes';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { encryptionCodecOf } from '../codec/data-converter';
+import { missingSearchAttributesError } from './pipeline-start-metadata';
 import { readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
 import { csvLine } from '../campaign/manifest/csv';
 import {
@@ -91,7 +95,13 @@ export async function startCampaign(
   if (!parsed.success) throw PipelineInputError.fromZod(parsed.error, ['options']);
   const settings = parsed.data;
   const campaignId = options.campaignId ?? newCampaignId();
-  const manifest = await storeCampaignManifest(options.manifestDir, campaignId, subjects);
+  // Search attributes are plaintext on the server: with payload encryption, only a keyed hash of the id.
+  const codec = encryptionCodecOf(client.options.loadedDataConverter);
+  const keyed = subjects.map((s) => ({
+    ...s,
+    searchKey: codec ? codec.subjectToken(s.subjectId) : s.subjectId,
+  }));
+  const manifest = await storeCampaignManifest(options.manifestDir, campaignId, keyed);
   const input: CampaignInput = {
     manifest,
     maxInFlight: settings.maxInFlight ?? options.defaultMaxInFlight ?? 50,
@@ -114,12 +124,14 @@ export async function startCampaign(
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       priority: { priorityKey: settings.priorityKey },
+      typedSearchAttributes: campaignAttributes(campaignId),
       memo: { kind: 'campaign', total: subjects.length },
       staticSummary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${input.maxInFlight} at a time`,
     });
   } catch (err) {
     // The same id (and, as the store checked, the same subjects) was started before: attach.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
+      throw missingSearchAttributesError(client, err) ?? err;
   }
   return getCampaign(client, campaignId, { manifestDir: options.manifestDir });
 }
@@ -214,10 +226,16 @@ async function restart(
     args: [{ ...outcome.settings, carried, retry: { indexes: wanted } }],
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     priority: { priorityKey: outcome.settings.priorityKey },
+    typedSearchAttributes: campaignAttributes(raw.workflowId),
     memo: { kind: 'campaign', total: outcome.total },
     staticSummary: `Campaign of ${outcome.total} subjects: retry of ${wanted.length}`,
   });
   return { queued: wanted, progress: await handle.query(campaignProgressQuery) };
+}
+
+/** The campaign itself is found by its CampaignId too (with its pipelines). */
+function campaignAttributes(campaignId: string): TypedSearchAttributes {
+  return new TypedSearchAttributes([{ key: CampaignIdAttribute, value: campaignId }]);
 }
 
 function buildSummary(

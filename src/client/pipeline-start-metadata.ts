@@ -46,7 +46,10 @@ export function pipelineStartMetadata(client: Client, input: PipelineInput): Pip
  */
 export function missingSearchAttributesError(client: Client, err: unknown): Error | undefined {
   const cause = err instanceof Error && isGrpcServiceError(err.cause) ? err.cause : err;
-  if (!isGrpcServiceError(cause) || !/search attribute .* is not defined/i.test(cause.details ?? '')) {
+  if (
+    !isGrpcServiceError(cause) ||
+    !/search attribute .* is not defined|no mapping defined for search attribute/i.test(cause.details ?? '')
+  ) {
     return undefined;
   }
   return new Error(

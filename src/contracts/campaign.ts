@@ -27,6 +27,8 @@ export const campaignSubjectSchema = z.strictObject({
   mainImageIndex: z.number().int().nonnegative(),
   /** Line of the source manifest this subject came from, for messages. */
   row: z.number().int().positive(),
+  /** The SubjectId search attribute: the id, or its keyed hash when payloads are encrypted (set at start). */
+  searchKey: z.string().min(1).optional(),
 });
 export type CampaignSubject = z.infer<typeof campaignSubjectSchema>;
 

@@ -14,6 +14,7 @@ import { InvalidInputError } from '../../provider/errors';
 import { campaignViewFor, type CampaignView } from '../campaign-view';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
+import { rootMessage } from '../root-message';
 
 interface CampaignCommandOptions {
   manifest: string;
@@ -113,10 +114,17 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     const view = campaignViewFor(process.stderr, campaign.campaignId);
     const watching = watch(campaign, view);
     const outcome = await Promise.race([
-      campaign.result().then((summary) => ({ kind: 'done' as const, summary })),
+      campaign.result().then(
+        (summary) => ({ kind: 'done' as const, summary }),
+        (error: unknown) => ({ kind: 'failed' as const, error }),
+      ),
       interrupted(),
     ]);
     await watching.stop();
+    if (outcome.kind === 'failed') {
+      process.stderr.write(`campaign ${campaign.campaignId} failed: ${rootMessage(outcome.error)}\n`);
+      return EXIT.failed;
+    }
     if (outcome.kind === 'interrupted') {
       process.stderr.write(
         `stopped watching; campaign ${campaign.campaignId} keeps running. Follow it with: avatar-pipeline campaigns status ${campaign.campaignId}\n`,

@@ -25,7 +25,16 @@ export function registerCampaignsCommand(program: Command): void {
           process.stdout.write(`${JSON.stringify(await campaign.summary(), null, 2)}\n`);
           return EXIT.ok;
         }
-        const progress = await campaign.progress();
+        const progress = await campaign.progress().catch(async (err: unknown) => {
+          // A campaign that failed or was terminated has no progress to ask for: say how it ended.
+          const status = await campaign.status();
+          if (status === 'RUNNING' || status === 'COMPLETED') throw err;
+          return undefined;
+        });
+        if (!progress) {
+          process.stdout.write(`${campaignId}: ${(await campaign.status()).toLowerCase()}\n`);
+          return EXIT.failed;
+        }
         process.stdout.write(`${campaignId}: ${describeCampaignProgress(progress)}\n`);
         if (progress.etaMs !== undefined && progress.state === 'running')
           process.stdout.write(`  estimated finish in ${formatEta(progress.etaMs)}\n`);
