@@ -1,0 +1,474 @@
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import type { Multipart } from '@fastify/multipart';
+import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  validateManifestObjects,
+  validateManifestText,
+  type ManifestIssue,
+  type ManifestValidation,
+} from '../campaign/manifest';
+import { PipelineInputError } from '../client/input-error';
+import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
+import { campaignOptionsSchema } from '../contracts/campaign';
+import type { AppConfig } from '../config/load-config';
+import { ApiError, errorBodySchema } from './api-error';
+import type { ApiContext } from './api-context';
+import { BEARER_SCHEME } from './openapi';
+import { CAMPAIGN_WORKFLOW_TYPE } from '../../workflows/campaign-definitions';
+
+/** Where campaigns go, from the configuration (CAMPAIGN_DIR, PROVIDER_TASK_QUEUE, CAMPAIGN_MAX_IN_FLIGHT). */
+export interface CampaignApiSettings {
+  taskQueue: string;
+  providerTaskQueue: string;
+  manifestDir: string;
+  defaultMaxInFlight: number;
+}
+
+export function campaignApiSettings(
+  config: Pick<AppConfig, 'temporal'> & Partial<Pick<AppConfig, 'campaigns' | 'providerQueue'>>,
+): CampaignApiSettings {
+  return {
+    taskQueue: config.temporal.taskQueue,
+    providerTaskQueue: config.providerQueue?.taskQueue ?? `${config.temporal.taskQueue}-provider`,
+    manifestDir: config.campaigns?.dir ?? resolve('.data/campaigns'),
+    defaultMaxInFlight: config.campaigns?.maxInFlight ?? 50,
+  };
+}
+
+const MANIFEST_FIELD = 'manifest';
+const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
+const MAX_JSON_SUBJECTS = 10_000;
+
+const campaignIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]*$/,
+    'must start with a letter or digit and hold only letters, digits and . _ : -',
+  );
+const idParams = z.object({ id: campaignIdSchema });
+
+const countsSchema = z.object({
+  pending: z.number(),
+  running: z.number(),
+  done: z.number(),
+  partial: z.number(),
+  failed: z.number(),
+  cancelled: z.number(),
+});
+
+const progressSchema = z
+  .object({
+    campaignId: z.string(),
+    state: z.enum(['running', 'paused', 'cancelling', 'completed', 'cancelled']),
+    total: z.number(),
+    counts: countsSchema,
+    maxInFlight: z.number(),
+    inFlight: z.array(z.string()).describe('Subjects running now (up to 50 listed)'),
+    run: z.number().describe('Workflow runs so far (continue-as-new keeps each history small)'),
+    startedAt: z.string(),
+    elapsedMs: z.number(),
+    throughputPerMinute: z.number().describe('Subjects finished per minute, recently'),
+    etaMs: z.number().optional().describe('Estimated time to finish, when known'),
+    recentFailures: z.array(z.object({ subjectId: z.string(), error: z.string() })),
+  })
+  .meta({ id: 'CampaignProgress' });
+
+const statusSchema = z
+  .object({
+    campaignId: z.string(),
+    status: z.string().describe('Temporal state: RUNNING, COMPLETED, FAILED, TERMINATED, …'),
+    progress: progressSchema.optional(),
+    links: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'CampaignStatus' });
+
+const subjectSchema = z.object({
+  subjectId: z.string(),
+  status: z.enum(['PENDING', 'DONE', 'PARTIAL', 'FAILED', 'CANCELLED']),
+  workflowId: z.string(),
+  modelId: z.number().optional(),
+  avatarCount: z.number().optional(),
+  error: z.string().optional().describe('The pipeline’s message, quoting the provider’s'),
+  attempts: z.number().optional(),
+});
+
+const summarySchema = z
+  .object({
+    workflowId: z.string(),
+    status: z.enum(['COMPLETED', 'CANCELLED']),
+    total: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    partial: z.number(),
+    cancelled: z.number(),
+    startedAt: z.string(),
+    finishedAt: z.string(),
+    subjects: z.array(subjectSchema),
+  })
+  .meta({ id: 'CampaignSummary' });
+
+const startedSchema = z
+  .object({
+    campaignId: z.string(),
+    total: z.number().describe('Subjects started'),
+    skipped: z
+      .array(
+        z.object({
+          row: z.number(),
+          field: z.string(),
+          message: z.string(),
+          subjectId: z.string().optional(),
+        }),
+      )
+      .describe('Rows refused and left out (skipInvalid)'),
+    links: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'CampaignStarted' });
+
+const jsonStartSchema = z.strictObject({
+  subjects: z
+    .array(z.unknown())
+    .min(1)
+    .max(MAX_JSON_SUBJECTS)
+    .describe(
+      'One object per subject: subjectId, gender (1|2), styles (ids), selfies (absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS), optional mainImage',
+    ),
+  campaignId: campaignIdSchema.optional(),
+  skipInvalid: z.boolean().optional(),
+  options: campaignOptionsSchema.optional(),
+});
+
+/**
+ * Campaign routes, registered inside the API's authenticated /v1 scope:
+ * POST /campaigns (JSON subjects, or a CSV/JSONL manifest uploaded as multipart field `manifest`),
+ * GET /campaigns/:id, GET /campaigns/:id/summary, POST /campaigns/:id/{pause,resume,cancel,retry},
+ * GET /campaigns/:id/results.csv and results.jsonl.
+ */
+export function registerCampaignRoutes(
+  app: FastifyInstance,
+  ctx: ApiContext,
+  settings: CampaignApiSettings,
+): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const security = [{ [BEARER_SCHEME]: [] }];
+  const links = (id: string) => ({
+    self: `/v1/campaigns/${encodeURIComponent(id)}`,
+    summary: `/v1/campaigns/${encodeURIComponent(id)}/summary`,
+    resultsCsv: `/v1/campaigns/${encodeURIComponent(id)}/results.csv`,
+    resultsJsonl: `/v1/campaigns/${encodeURIComponent(id)}/results.jsonl`,
+  });
+  const handle = (id: string): CampaignHandle =>
+    getCampaign(ctx.client, id, { manifestDir: settings.manifestDir });
+
+  api.route({
+    method: 'POST',
+    url: '/campaigns',
+    schema: {
+      summary: 'Start a campaign',
+      description: [
+        'JSON `{subjects: [...], options?, campaignId?, skipInvalid?}`, or multipart/form-data with the manifest',
+        '(CSV or JSONL) in the `manifest` field and optional fields campaignId, skipInvalid, maxInFlight.',
+        'The manifest is validated as a whole first: 422 lists every bad row (path `subjects.<index>.<field>`',
+        'for JSON, `manifest.<line>.<field>` for a file), and nothing starts unless it is clean or skipInvalid.',
+        'Selfie paths must be absolute (under the workers’ IMAGE_ROOTS) or URLs on IMAGE_URL_HOSTS.',
+      ].join(' '),
+      tags: ['campaigns'],
+      security,
+      response: {
+        202: startedSchema,
+        400: errorBodySchema,
+        401: errorBodySchema,
+        413: errorBodySchema,
+        415: errorBodySchema,
+        422: errorBodySchema.describe('Invalid manifest or options, every problem listed'),
+      },
+    },
+    handler: async (request, reply) => {
+      const form = request.isMultipart() ? await readManifestForm(request) : readJsonBody(request.body);
+      const knownStyles = await ctx.provider
+        .listStyles()
+        .then((styles) => styles.map((s) => s.id))
+        .catch(() => undefined);
+      const check = { imageAccess: ctx.config.imageAccess, ...(knownStyles ? { knownStyles } : {}) };
+      const validation =
+        form.kind === 'json'
+          ? await validateManifestObjects(form.subjects, check)
+          : await validateManifestText(form.text, { ...check, fileName: form.fileName });
+      const prefix = form.kind === 'json' ? 'subjects' : MANIFEST_FIELD;
+      if (validation.issues.length > 0 && (!form.skipInvalid || validation.subjects.length === 0)) {
+        throw new ApiError(
+          422,
+          manifestMessage(validation),
+          apiIssues(validation.issues, form.kind === 'json', prefix),
+        );
+      }
+      try {
+        const campaign = await startCampaign(ctx.client, validation.subjects, {
+          taskQueue: settings.taskQueue,
+          providerTaskQueue: settings.providerTaskQueue,
+          manifestDir: settings.manifestDir,
+          defaultMaxInFlight: settings.defaultMaxInFlight,
+          ...(form.options ? { options: form.options } : {}),
+          ...(form.campaignId ? { campaignId: form.campaignId } : {}),
+        });
+        return await reply
+          .code(202)
+          .header('location', links(campaign.campaignId).self)
+          .send({
+            campaignId: campaign.campaignId,
+            total: validation.subjects.length,
+            skipped: validation.issues,
+            links: links(campaign.campaignId),
+          });
+      } catch (err) {
+        if (err instanceof PipelineInputError) throw ApiError.fromInputError(err);
+        if (err instanceof Error && err.name === 'CampaignManifestError')
+          throw new ApiError(409, err.message, []);
+        throw err;
+      }
+    },
+  });
+
+  api.route({
+    method: 'GET',
+    url: '/campaigns/:id',
+    schema: {
+      summary: 'State and progress of a campaign',
+      description: 'Counts by state, in-flight subjects, throughput and estimated finish.',
+      tags: ['campaigns'],
+      security,
+      params: idParams,
+      response: { 200: statusSchema, 401: errorBodySchema, 404: errorBodySchema },
+    },
+    handler: async (request) => {
+      const { id } = request.params;
+      const campaign = handle(id);
+      const status = await known(id, campaign);
+      const progress = await campaign.progress().catch(() => undefined);
+      return { campaignId: id, status, ...(progress ? { progress } : {}), links: links(id) };
+    },
+  });
+
+  api.route({
+    method: 'GET',
+    url: '/campaigns/:id/summary',
+    schema: {
+      summary: 'The campaign summary: every subject with its status, model, avatar count and error',
+      description: 'While the campaign runs, the subjects finished so far (the others PENDING).',
+      tags: ['campaigns'],
+      security,
+      params: idParams,
+      response: { 200: summarySchema, 401: errorBodySchema, 404: errorBodySchema },
+    },
+    handler: async (request) => {
+      const campaign = handle(request.params.id);
+      await known(request.params.id, campaign);
+      return campaign.summary();
+    },
+  });
+
+  for (const action of ['pause', 'resume', 'cancel'] as const) {
+    api.route({
+      method: 'POST',
+      url: `/campaigns/:id/${action}`,
+      schema: {
+        summary:
+          action === 'pause'
+            ? 'Pause: start no more subjects (running ones finish)'
+            : action === 'resume'
+              ? 'Resume after a pause'
+              : 'Cancel the running subjects and start no more; the campaign ends with its summary',
+        tags: ['campaigns'],
+        security,
+        params: idParams,
+        response: { 200: progressSchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema },
+      },
+      handler: async (request) => {
+        const { id } = request.params;
+        const campaign = handle(id);
+        const status = await known(id, campaign);
+        if (status !== 'RUNNING') throw new ApiError(409, `Campaign ${id} is not running (${status})`, []);
+        return campaign[action]();
+      },
+    });
+  }
+
+  api.route({
+    method: 'POST',
+    url: '/campaigns/:id/retry',
+    schema: {
+      summary: 'Run failed or cancelled subjects again',
+      description:
+        'All of them, or the subjectIds given. While the campaign runs they join its queue; a campaign that ended restarts under its id for them.',
+      tags: ['campaigns'],
+      security,
+      params: idParams,
+      body: z.strictObject({ subjectIds: z.array(z.string().min(1)).min(1).optional() }).optional(),
+      response: {
+        202: z.object({ queued: z.number(), progress: progressSchema }),
+        401: errorBodySchema,
+        404: errorBodySchema,
+        409: errorBodySchema,
+        422: errorBodySchema,
+      },
+    },
+    handler: async (request, reply) => {
+      const { id } = request.params;
+      const campaign = handle(id);
+      await known(id, campaign);
+      try {
+        const report = await campaign.retry(request.body?.subjectIds);
+        return await reply.code(202).send({ queued: report.queued.length, progress: report.progress });
+      } catch (err) {
+        if (err instanceof PipelineInputError) throw ApiError.fromInputError(err);
+        if (err instanceof Error && /only a running or completed campaign/.test(err.message))
+          throw new ApiError(409, err.message, []);
+        throw err;
+      }
+    },
+  });
+
+  for (const format of ['csv', 'jsonl'] as const) {
+    // Untyped route: the body is a stream (never serialized), which the typed reply would not accept.
+    app.route<{ Params: z.infer<typeof idParams> }>({
+      method: 'GET',
+      url: `/campaigns/:id/results.${format}`,
+      schema: {
+        summary: `Every avatar so far as ${format.toUpperCase()}: subject, style, avatar id, image URL`,
+        tags: ['campaigns'],
+        security,
+        params: idParams,
+        produces: [format === 'csv' ? 'text/csv' : 'application/x-ndjson'],
+        response: { 401: errorBodySchema, 404: errorBodySchema },
+      },
+      handler: async (request, reply) => {
+        const campaign = handle(request.params.id);
+        await known(request.params.id, campaign);
+        return reply
+          .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${request.params.id}-results.${format}"`)
+          .send(Readable.from(campaign.exportResults(format)));
+      },
+    });
+  }
+}
+
+type ManifestForm = (
+  { kind: 'json'; subjects: unknown[] } | { kind: 'file'; text: string; fileName: string }
+) & {
+  campaignId?: string;
+  skipInvalid?: boolean;
+  options?: z.input<typeof campaignOptionsSchema>;
+};
+
+function readJsonBody(body: unknown): ManifestForm {
+  if (body === undefined || body === null)
+    throw new ApiError(415, 'Send application/json or multipart/form-data', []);
+  const parsed = jsonStartSchema.safeParse(body);
+  if (!parsed.success) {
+    throw ApiError.invalid(
+      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
+  }
+  const { subjects, campaignId, skipInvalid, options } = parsed.data;
+  return {
+    kind: 'json',
+    subjects,
+    ...(campaignId ? { campaignId } : {}),
+    ...(skipInvalid ? { skipInvalid } : {}),
+    ...(options ? { options } : {}),
+  };
+}
+
+/** The multipart form: the manifest file (CSV or JSONL) and a few text fields. */
+async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> {
+  let text: string | undefined;
+  let fileName = 'manifest';
+  const fields = new Map<string, string>();
+  const parts = request.parts({
+    limits: { files: 1, fileSize: MAX_MANIFEST_BYTES, fields: 8, fieldSize: 1024 },
+  });
+  for await (const part of parts as AsyncIterableIterator<Multipart>) {
+    if (part.type === 'file') {
+      if (part.fieldname !== MANIFEST_FIELD) {
+        part.file.resume();
+        throw ApiError.invalid([
+          { path: part.fieldname, message: `the manifest goes in the "${MANIFEST_FIELD}" field` },
+        ]);
+      }
+      const buffer = await part.toBuffer();
+      if (part.file.truncated)
+        throw new ApiError(413, `The manifest is larger than ${MAX_MANIFEST_BYTES} bytes`, [
+          { path: MANIFEST_FIELD, message: 'is too large' },
+        ]);
+      text = buffer.toString('utf8');
+      fileName = part.filename || fileName;
+    } else {
+      fields.set(part.fieldname, String(part.value));
+    }
+  }
+  if (text === undefined)
+    throw ApiError.invalid([{ path: MANIFEST_FIELD, message: 'is required (a CSV or JSONL file)' }]);
+  const issues: { path: string; message: string }[] = [];
+  const campaignId = fields.get('campaignId');
+  if (campaignId !== undefined && !campaignIdSchema.safeParse(campaignId).success)
+    issues.push({
+      path: 'campaignId',
+      message: 'must start with a letter or digit and hold only letters, digits and . _ : -',
+    });
+  const skip = fields.get('skipInvalid');
+  if (skip !== undefined && !/^(true|false)$/.test(skip))
+    issues.push({ path: 'skipInvalid', message: 'must be true or false' });
+  const maxInFlight = fields.get('maxInFlight');
+  if (maxInFlight !== undefined && !/^\d+$/.test(maxInFlight))
+    issues.push({ path: 'maxInFlight', message: 'must be a whole number' });
+  for (const name of fields.keys()) {
+    if (!['campaignId', 'skipInvalid', 'maxInFlight'].includes(name))
+      issues.push({ path: name, message: 'is not a campaign field (campaignId, skipInvalid, maxInFlight)' });
+  }
+  if (issues.length > 0) throw ApiError.invalid(issues);
+  return {
+    kind: 'file',
+    text,
+    fileName,
+    ...(campaignId ? { campaignId } : {}),
+    ...(skip === 'true' ? { skipInvalid: true } : {}),
+    ...(maxInFlight ? { options: { maxInFlight: Number(maxInFlight) } } : {}),
+  };
+}
+
+function apiIssues(issues: ManifestIssue[], json: boolean, prefix: string) {
+  return issues.map((issue) => {
+    // JSON rows are numbered from 1 by the validator; the path uses the array index.
+    const where = json ? issue.row - 1 : issue.row;
+    const field = issue.field.startsWith('(') ? [] : [issue.field];
+    return {
+      path: [prefix, where, ...field].join('.'),
+      message: `${json ? `subject ${where}` : `line ${issue.row}`}${issue.subjectId ? ` (${issue.subjectId})` : ''}: ${issue.field.startsWith('(') ? '' : `${issue.field} `}${issue.message}`,
+    };
+  });
+}
+
+function manifestMessage(validation: ManifestValidation): string {
+  const rows = validation.invalidRows.length;
+  return `The manifest has ${validation.issues.length} problem(s) in ${rows} of ${validation.rows} row(s); nothing was started`;
+}
+
+/** The campaign's Temporal status; 404 for an id Temporal does not know or that is not a campaign. */
+async function known(id: string, campaign: CampaignHandle): Promise<string> {
+  try {
+    const description = await campaign.raw.describe();
+    if (description.type !== CAMPAIGN_WORKFLOW_TYPE) throw new ApiError(404, `${id} is not a campaign`, []);
+    return description.status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5))
+      throw new ApiError(404, `No campaign ${id}`, []);
+    throw err;
+  }
+}

@@ -1,0 +1,224 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { setTimeout as delay } from 'node:timers/promises';
+import path from 'node:path';
+import { createApiServer } from '../../src/api/server';
+import { ProviderClient } from '../../src/provider/client';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { CampaignRig, FAST_POLLING } from '../helpers/campaign-rig';
+import { testConfig } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+
+const TOKEN = 'campaign-token-0123456789';
+
+describe('campaign routes of the starter API', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let rig: CampaignRig;
+  let app: FastifyInstance;
+  let base: string;
+  let selfies: { dir: string; files: string[] };
+  let stop: () => void;
+  let running: Promise<unknown>;
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    selfies = await writeSelfies(2, 'campaign-api-');
+    const manifestDir = await makeScratchDir('campaign-api');
+    sim = await startSimulator({
+      progression: { mode: 'wall', trainingMs: 150, generationMs: 150 },
+      avatarsPerOrder: 2,
+      failStyles: [19],
+    });
+    rig = await CampaignRig.create({
+      connection: env.nativeConnection,
+      client: env.client,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+      manifestDir,
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    stop = release;
+    running = rig.run(() => released);
+    const base_ = testConfig({ taskQueue: rig.taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
+    const config = {
+      ...base_,
+      api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(selfies.dir, 'blobs') },
+      providerQueue: { taskQueue: rig.providerTaskQueue },
+      campaigns: { dir: manifestDir, maxInFlight: 4 },
+    };
+    app = await createApiServer({
+      config,
+      client: env.client,
+      provider: new ProviderClient(config.provider),
+    });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await app?.close();
+    stop?.();
+    await running;
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  async function call(method: string, url: string, body?: unknown, token: string | null = TOKEN) {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    let payload: string | FormData | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] = 'application/json';
+    }
+    const response = await fetch(`${base}${url}`, { method, headers, ...(payload ? { body: payload } : {}) });
+    const text = await response.text();
+    let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, text, json, type: response.headers.get('content-type') };
+  }
+
+  async function waitUntilEnded(id: string) {
+    for (let i = 0; i < 300; i++) {
+      const { json } = await call('GET', `/v1/campaigns/${id}`);
+      if (json?.status !== 'RUNNING') return json;
+      await delay(200);
+    }
+    throw new Error(`campaign ${id} did not end`);
+  }
+
+  test('an invalid JSON manifest is refused with every bad row, and nothing starts', async () => {
+    const [a] = selfies.files as [string];
+    const id = uniqueName('refused');
+    const res = await call('POST', '/v1/campaigns', {
+      campaignId: id,
+      subjects: [
+        { subjectId: 'ok', gender: 1, styles: [3], selfies: [a] },
+        { subjectId: 'bad', gender: 7, styles: [3, 3], selfies: ['relative.png'] },
+        { subjectId: 'ok', gender: 2, styles: [5], selfies: [a], extra: 1 },
+      ],
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.error).toMatch(/nothing was started/);
+    const paths = res.json.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'subjects.1.gender',
+        'subjects.1.styles',
+        'subjects.1.selfies.0',
+        'subjects.2.extra',
+        'subjects.0.subjectId',
+        'subjects.2.subjectId',
+      ]),
+    );
+    expect((await call('GET', `/v1/campaigns/${id}`)).status).toBe(404);
+  });
+
+  test('an uploaded CSV with skipInvalid: the good rows run; status, summary, results as CSV and JSONL, retry', async () => {
+    const [a, b] = selfies.files as [string, string];
+    const csv = [
+      'subjectId,gender,styles,selfies,mainImage',
+      `anna,1,3;5,${a};${b},2`,
+      `ben,2,19,${a},`,
+      `cleo,3,3,${a},`,
+    ].join('\n');
+    const form = new FormData();
+    form.set('skipInvalid', 'true');
+    form.set('maxInFlight', '2');
+    form.set('manifest', new Blob([csv], { type: 'text/csv' }), 'people.csv');
+    const started = await call('POST', '/v1/campaigns', form);
+    expect(started.status).toBe(202);
+    expect(started.json).toMatchObject({
+      total: 2,
+      skipped: [{ row: 4, subjectId: 'cleo', field: 'gender', message: 'must be 1 (woman) or 2 (man)' }],
+    });
+    const id: string = started.json.campaignId;
+
+    const ended = await waitUntilEnded(id);
+    expect(ended).toMatchObject({
+      status: 'COMPLETED',
+      progress: { state: 'completed', counts: { done: 1, failed: 1 } },
+    });
+    const summary = await call('GET', `/v1/campaigns/${id}/summary`);
+    expect(summary.json).toMatchObject({ workflowId: id, total: 2, succeeded: 1, failed: 1 });
+    expect(summary.json.subjects[1]).toMatchObject({ subjectId: 'ben', status: 'FAILED' });
+    expect(summary.json.subjects[1].error).toMatch(/could not be rendered/);
+
+    const csvRows = await call('GET', `/v1/campaigns/${id}/results.csv`);
+    expect(csvRows.type).toMatch(/text\/csv/);
+    const lines = csvRows.text.trim().split('\n');
+    expect(lines[0]).toBe('subjectId,styleId,avatarId,imageUrl');
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 2).join(','))).toEqual([
+      'anna,3',
+      'anna,3',
+      'anna,5',
+      'anna,5',
+    ]);
+    const jsonl = await call('GET', `/v1/campaigns/${id}/results.jsonl`);
+    const rows = jsonl.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(4);
+    expect(rows[0]).toEqual({
+      subjectId: 'anna',
+      styleId: 3,
+      avatarId: expect.any(Number),
+      imageUrl: expect.stringMatching(/^http/),
+    });
+
+    expect((await call('POST', `/v1/campaigns/${id}/pause`)).status).toBe(409);
+    expect((await call('POST', `/v1/campaigns/${id}/retry`, { subjectIds: ['anna'] })).status).toBe(422);
+    sim.setOptions({ failStyles: [] });
+    const retried = await call('POST', `/v1/campaigns/${id}/retry`, { subjectIds: ['ben'] });
+    expect(retried.status).toBe(202);
+    expect(retried.json.queued).toBe(1);
+    await delay(300);
+    await waitUntilEnded(id);
+    const after = await call('GET', `/v1/campaigns/${id}/summary`);
+    expect(after.json).toMatchObject({ succeeded: 2, failed: 0 });
+    expect(after.json.subjects[1]).toMatchObject({ subjectId: 'ben', status: 'DONE', attempts: 2 });
+  });
+
+  test('pause and cancel a running campaign; unknown ids are 404; no token is 401; the OpenAPI document stays valid', async () => {
+    sim.setOptions({ progression: { mode: 'wall', trainingMs: 2_000, generationMs: 150 } });
+    const [a] = selfies.files as [string];
+    const subjects = Array.from({ length: 6 }, (_, i) => ({
+      subjectId: `p${i}`,
+      gender: 1,
+      styles: [3],
+      selfies: [a],
+    }));
+    const started = await call('POST', '/v1/campaigns', {
+      subjects,
+      options: { maxInFlight: 1, polling: FAST_POLLING },
+    });
+    expect(started.status).toBe(202);
+    const id: string = started.json.campaignId;
+    const paused = await call('POST', `/v1/campaigns/${id}/pause`);
+    expect(paused.status).toBe(200);
+    expect(paused.json.state).toBe('paused');
+    const cancelled = await call('POST', `/v1/campaigns/${id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json.counts.pending).toBe(0);
+    await waitUntilEnded(id);
+    const summary = await call('GET', `/v1/campaigns/${id}/summary`);
+    expect(summary.json).toMatchObject({ status: 'CANCELLED', total: 6 });
+    expect(summary.json.cancelled).toBeGreaterThanOrEqual(5);
+
+    expect((await call('GET', '/v1/campaigns/no-such-campaign')).status).toBe(404);
+    expect((await call('GET', `/v1/campaigns/${id}`, undefined, null)).status).toBe(401);
+    const doc = await call('GET', '/openapi.json', undefined, null);
+    expect(Object.keys(doc.json.paths)).toEqual(
+      expect.arrayContaining(['/v1/campaigns', '/v1/campaigns/{id}', '/v1/campaigns/{id}/results.csv']),
+    );
+    await expect(SwaggerParser.validate(doc.json)).resolves.toBeDefined();
+  });
+});
