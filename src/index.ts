@@ -16,6 +16,27 @@ export { listPipelines, MAX_LIST_LIMIT, PIPELINE_STATUS_FILTERS } from './client
 export type { ListPipelinesOptions, PipelineStatusFilter, PipelineSummary } from './client/list-pipelines';
 export { PipelineInputError } from './client/input-error';
 
+// Batch campaigns: manifests, starting, steering and exporting.
+export { startCampaign, getCampaign, newCampaignId } from './client/campaigns';
+export type { CampaignHandle, StartCampaignOptions } from './client/campaigns';
+export { loadCampaignSettings } from './client/campaign-settings';
+export {
+  loadManifestFile,
+  validateManifestText,
+  validateManifestObjects,
+  ManifestError,
+  type ManifestIssue,
+  type ManifestValidation,
+} from './campaign/manifest';
+export type {
+  CampaignOptions,
+  CampaignProgress,
+  CampaignResultRow,
+  CampaignSubject,
+  CampaignSummary,
+  SubjectSummary,
+} from './contracts/campaign';
+
 // The shapes that go in and come out.
 export { pipelineInputSchema, imageReferenceSchema } from './contracts/pipeline-input';
 export type { PipelineInput, PipelineRequest, PollingOptions } from './contracts/pipeline-input';
@@ -35,7 +56,13 @@ export { loadConfig, ConfigError } from './config';
 export type { AppConfig } from './config';
 
 // Running the work.
-export { createPipelineWorker, pipelineWorkflowBundle } from './worker/create-worker';
+export {
+  createPipelineWorker,
+  createProviderWorker,
+  pipelineWorkflowBundle,
+  providerTaskQueueOf,
+} from './worker/create-worker';
+export { PipelineWorkers } from './worker/pipeline-workers';
 export type { PipelineWorkerOptions } from './worker/create-worker';
 
 // The provider: typed client and its errors.
