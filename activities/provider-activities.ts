@@ -9,14 +9,18 @@ import type { Gender } from '../src/provider/request-schemas';
 import type { Avatar, Order } from '../src/provider/schemas';
 import { hasStarted, type OrderStatus } from '../src/provider/status';
 import { toUploadImage } from '../src/provider/upload-image';
+import { DEFAULT_PROVIDER_WRITE_SETTLE_MS } from '../src/config/env-schema';
 import { withHeartbeats } from './heartbeats';
 import { mapProviderErrors } from './provider-failure';
+import { sendWrite } from './unsettled-write';
 
 export interface ActivityDependencies {
   provider: ProviderClient;
   imageAccess: ImageAccessPolicy;
   /** Identifies the provider account in claim ids, so two providers' order ids never collide. */
   providerScope: string;
+  /** PROVIDER_WRITE_SETTLE_MS: how long a timed-out write may still be performed; its retry waits that long. */
+  writeSettleMs?: number;
 }
 
 export interface ModelOffer {
@@ -37,9 +41,16 @@ export interface StatusReport {
  * its answer, or its worker died) first looks at the provider's lists or status for the write it
  * may already have made.
  */
-export function createProviderActivities({ provider, imageAccess, providerScope }: ActivityDependencies) {
+export function createProviderActivities({
+  provider,
+  imageAccess,
+  providerScope,
+  writeSettleMs = DEFAULT_PROVIDER_WRITE_SETTLE_MS,
+}: ActivityDependencies) {
   const isRetry = () => Context.current().info.attempt > 1;
   const call = () => ({ signal: Context.current().cancellationSignal });
+  /** A write that times out is retried only once the provider has settled (see UnsettledWriteError). */
+  const write = <T>(send: () => Promise<T>) => sendWrite(send, writeSettleMs);
   const claimIdFor = (modelId: number) => `provider-claim:${providerScope}:model:${modelId}`;
 
   return {
@@ -65,7 +76,9 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
             return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
           }
         }
-        const model = await provider.createModel({ styles: input.styles, gender: input.gender }, call());
+        const model = await write(() =>
+          provider.createModel({ styles: input.styles, gender: input.gender }, call()),
+        );
         return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
       });
     },
@@ -104,10 +117,12 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
             field,
             signal: Context.current().cancellationSignal,
           });
-          const uploaded = await provider.uploadTrainingImage(
-            input.modelId,
-            { gender: input.gender, image: toUploadImage(bytes, { field }) },
-            call(),
+          const uploaded = await write(() =>
+            provider.uploadTrainingImage(
+              input.modelId,
+              { gender: input.gender, image: toUploadImage(bytes, { field }) },
+              call(),
+            ),
           );
           return { imageId: uploaded.id, reconciled: false };
         }),
@@ -128,7 +143,7 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
           if (hasStarted(current.status)) return report(current);
         }
         try {
-          return report(await provider.runOrder(input.orderId, call()));
+          return report(await write(() => provider.runOrder(input.orderId, call())));
         } catch (err) {
           // A refused run of an order that is already running is the answer we lost, not a failure.
           if (!(err instanceof ProviderBadRequestError)) throw err;
@@ -156,9 +171,11 @@ export function createProviderActivities({ provider, imageAccess, providerScope 
           );
           if (existing) return { orderId: existing.id, reconciled: true };
         }
-        const order = await provider.createOrder(
-          { styles: [input.styleId], gender: input.gender, parent: input.modelId },
-          call(),
+        const order = await write(() =>
+          provider.createOrder(
+            { styles: [input.styleId], gender: input.gender, parent: input.modelId },
+            call(),
+          ),
         );
         return { orderId: order.id, reconciled: false };
       });

@@ -7,6 +7,8 @@ export const DEFAULT_SIMULATOR_PORT = 4010;
 export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_PORT}`;
 /** The simulator's default key; only ever used when talking to the simulator. */
 export const SIMULATOR_API_KEY = 'sim-key';
+/** How long the provider may still perform a write whose answer timed out (PROVIDER_WRITE_SETTLE_MS). */
+export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** Where `avatar-pipeline api` listens by default. */
 export const DEFAULT_API_PORT = 8080;
 
@@ -50,6 +52,11 @@ export const envSchema = z.object({
   PROVIDER_BASE_URL: withDefault(httpUrl, DEFAULT_PROVIDER_BASE_URL),
   PROVIDER_API_KEY: optional(z.string()),
   PROVIDER_TIMEOUT_MS: withDefault(positiveInt, 30_000),
+  /**
+   * A write (create, upload, run) whose answer timed out may still be performed by the provider
+   * afterwards: its retry waits this long before looking for it, so it finds it instead of writing twice.
+   */
+  PROVIDER_WRITE_SETTLE_MS: withDefault(positiveInt, DEFAULT_PROVIDER_WRITE_SETTLE_MS),
   /** The provider's request quota: the task-queue-wide rate of provider activities (one request each). Unset: no limit. */
   PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')),
   /** Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS; default `<TEMPORAL_TASK_QUEUE>-provider`. */

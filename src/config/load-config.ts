@@ -12,7 +12,8 @@ export interface AppConfig {
   providerQueue?: { taskQueue: string; maxRequestsPerSecond?: number };
   /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
   campaigns?: { dir: string; maxInFlight: number };
-  provider: { baseUrl: string; apiKey: string; timeoutMs: number };
+  /** writeSettleMs: PROVIDER_WRITE_SETTLE_MS (activities default to 60 s when a hand-built config leaves it out). */
+  provider: { baseUrl: string; apiKey: string; timeoutMs: number; writeSettleMs?: number };
   /** Optional parts (API key, TLS, payload encryption) are absent when not configured. */
   temporal: { address: string; namespace: string; taskQueue: string } & TemporalAccess;
   imageAccess: { roots: string[]; urlHosts: string[] };
@@ -62,7 +63,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     ]);
   }
   return {
-    provider: { baseUrl: e.PROVIDER_BASE_URL, apiKey, timeoutMs: e.PROVIDER_TIMEOUT_MS },
+    provider: {
+      baseUrl: e.PROVIDER_BASE_URL,
+      apiKey,
+      timeoutMs: e.PROVIDER_TIMEOUT_MS,
+      writeSettleMs: e.PROVIDER_WRITE_SETTLE_MS,
+    },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

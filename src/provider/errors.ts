@@ -58,6 +58,13 @@ export class ProviderUnavailableError extends ProviderError {
   readonly kind = 'unavailable' as const;
 }
 
+/**
+ * No answer within the client's timeout. Unlike a 5xx (not performed) or a cut connection (the
+ * provider had already answered), the request may still be on its way through the provider and be
+ * performed after the client gave up: a write's retry must allow for that before repeating it.
+ */
+export class ProviderTimeoutError extends ProviderUnavailableError {}
+
 /** A 2xx answer whose body is not JSON or not any shape the provider is known to send. */
 export class ProviderInvalidResponseError extends ProviderError {
   readonly kind = 'invalid-response' as const;

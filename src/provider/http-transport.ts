@@ -4,6 +4,7 @@ import {
   ProviderBadRequestError,
   ProviderInvalidResponseError,
   ProviderRateLimitedError,
+  ProviderTimeoutError,
   ProviderUnavailableError,
   type ProviderError,
   type ProviderErrorDetails,
@@ -91,9 +92,14 @@ export class HttpTransport {
       return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
     } catch (err) {
       if (call.signal?.aborted) throw call.signal.reason ?? err;
-      const reason = timeout.aborted ? `no answer within ${timeoutMs} ms` : describeNetworkError(err);
+      if (timeout.aborted) {
+        throw new ProviderTimeoutError(
+          `Provider unreachable (no answer within ${timeoutMs} ms)`,
+          this.details(request, { cause: err }),
+        );
+      }
       throw new ProviderUnavailableError(
-        `Provider unreachable (${reason})`,
+        `Provider unreachable (${describeNetworkError(err)})`,
         this.details(request, { cause: err }),
       );
     }

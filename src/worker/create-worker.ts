@@ -117,16 +117,17 @@ function connect(config: PipelineWorkerOptions['config']): Promise<NativeConnect
 }
 
 function providerActivities(options: PipelineWorkerOptions) {
-  const { config } = options;
+  const { writeSettleMs, ...clientOptions } = options.config.provider;
   const observeCall = providerCallObserver(Runtime.instance().metricMeter);
   const provider = new ProviderClient({
-    ...config.provider,
+    ...clientOptions,
     onCall: options.onProviderCall ? combineCallObservers(observeCall, options.onProviderCall) : observeCall,
   });
   return createProviderActivities({
     provider,
-    imageAccess: config.imageAccess,
-    providerScope: providerScope(config.provider.baseUrl),
+    imageAccess: options.config.imageAccess,
+    providerScope: providerScope(clientOptions.baseUrl),
+    ...(writeSettleMs !== undefined ? { writeSettleMs } : {}),
   });
 }
 

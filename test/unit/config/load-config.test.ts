@@ -23,6 +23,7 @@ describe('loadConfig defaults', () => {
       baseUrl: DEFAULT_PROVIDER_BASE_URL,
       apiKey: SIMULATOR_API_KEY,
       timeoutMs: 30_000,
+      writeSettleMs: 60_000,
     });
     expect(DEFAULT_PROVIDER_BASE_URL).toBe('http://127.0.0.1:4010');
   });
@@ -68,6 +69,7 @@ describe('loadConfig with values', () => {
         PROVIDER_BASE_URL: 'https://api.provider.example/rest/api/',
         PROVIDER_API_KEY: 'live-key',
         PROVIDER_TIMEOUT_MS: '12000',
+        PROVIDER_WRITE_SETTLE_MS: '90000',
         TEMPORAL_ADDRESS: 'temporal.internal:7233',
         TEMPORAL_NAMESPACE: 'avatars',
         TEMPORAL_TASK_QUEUE: 'q1',
@@ -82,6 +84,7 @@ describe('loadConfig with values', () => {
       baseUrl: 'https://api.provider.example/rest/api',
       apiKey: 'live-key',
       timeoutMs: 12_000,
+      writeSettleMs: 90_000,
     });
     expect(config.temporal).toEqual({
       address: 'temporal.internal:7233',
@@ -108,6 +111,7 @@ describe('loadConfig refusals', () => {
     ['PROVIDER_TIMEOUT_MS', 'soon', /./],
     ['PROVIDER_TIMEOUT_MS', '0', /greater than 0/],
     ['PROVIDER_TIMEOUT_MS', '1.5', /whole number/],
+    ['PROVIDER_WRITE_SETTLE_MS', '0', /greater than 0/],
     ['TEMPORAL_ADDRESS', 'localhost', /host:port/],
     ['TEMPORAL_ADDRESS', 'http://localhost:7233', /host:port/],
     ['WORKER_MAX_CONCURRENT_ACTIVITIES', '-3', /greater than 0/],

@@ -1,0 +1,120 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import {
+  createProviderActivities,
+  type ProviderActivities,
+  type StatusReport,
+} from '../../../activities/provider-activities';
+import { ProviderClient } from '../../../src/provider/client';
+import { ProviderTimeoutError, ProviderUnavailableError } from '../../../src/provider/errors';
+import { toUploadImage } from '../../../src/provider/upload-image';
+import { startSimulator, type RunningSimulator } from '../../../src/simulator';
+import { tinyPng } from '../../fixtures/images';
+
+/**
+ * A write whose answer times out may still be performed by the provider after the client gave up
+ * (the simulator's slow answers wait before performing). Its retry must not look for it at once,
+ * find nothing and write again: the failure asks Temporal to wait PROVIDER_WRITE_SETTLE_MS first.
+ */
+describe('provider writes that time out', () => {
+  const TIMEOUT_MS = 150;
+  const LATE_MS = 400;
+  const SETTLE_MS = 1_000;
+  let sim: RunningSimulator;
+  let provider: ProviderClient;
+  let activities: ProviderActivities;
+
+  beforeEach(async () => {
+    sim = await startSimulator({ progression: { mode: 'calls' }, slowMs: LATE_MS });
+    provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: TIMEOUT_MS });
+    activities = createProviderActivities({
+      provider,
+      imageAccess: { roots: [], urlHosts: [] },
+      providerScope: 'unit',
+      writeSettleMs: SETTLE_MS,
+    });
+  });
+  afterEach(() => sim.stop());
+
+  const quiet = {
+    log: () => {},
+    trace: () => {},
+    debug: () => {},
+    info: () => {},
+    warn: () => {},
+    error: () => {},
+  };
+  const attempt = (n: number) => new MockActivityEnvironment({ attempt: n }, { logger: quiet });
+  const failureOf = (run: Promise<unknown>) =>
+    run.then(
+      () => {
+        throw new Error('expected the attempt to fail');
+      },
+      (err: unknown) => {
+        if (!(err instanceof ApplicationFailure)) throw err;
+        return err;
+      },
+    );
+
+  async function modelWithSelfie(): Promise<number> {
+    const model = await provider.createModel({ styles: [3], gender: 1 });
+    await provider.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(tinyPng(8, 8)) });
+    return model.id;
+  }
+
+  it('the transport reports a timeout as ProviderTimeoutError, still of kind unavailable', async () => {
+    sim.setOptions({ slowRate: 1 });
+    const err = await provider.listModels().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderTimeoutError);
+    expect(err).toBeInstanceOf(ProviderUnavailableError);
+    expect((err as ProviderTimeoutError).kind).toBe('unavailable');
+  });
+
+  it('a timed-out run is retried only after the settle time, and the retry finds the late run', async () => {
+    const modelId = await modelWithSelfie();
+    sim.setOptions({ slowRate: 1, faultEndpoints: ['runOrder'] });
+    const failure = await failureOf(attempt(1).run(activities.runOrder, { orderId: modelId }));
+    expect(failure).toMatchObject({
+      type: 'Provider:unavailable',
+      nonRetryable: false,
+      nextRetryDelay: SETTLE_MS,
+    });
+    expect(failure.message).toMatch(/no answer within 150 ms.*retry waits 1000 ms/);
+
+    // Within the settle time the provider performs the run the client gave up on.
+    await delay(LATE_MS + 100);
+    sim.setOptions({ slowRate: 0 });
+    const report: StatusReport = await attempt(2).run(activities.runOrder, { orderId: modelId });
+    expect(report.status).not.toBe('CREATED');
+    const model = sim.stats().orders.find((o) => o.id === modelId);
+    expect(model).toMatchObject({ runs: 1, runAttempts: 1 });
+  });
+
+  it('a timed-out create is retried after the settle time and finds the late model', async () => {
+    sim.setOptions({ slowRate: 1, faultEndpoints: ['createModel'] });
+    const input = { styles: [5], gender: 1 as const, listOnce: true };
+    const failure = await failureOf(attempt(1).run(activities.createModel, input));
+    expect(failure.nextRetryDelay).toBe(SETTLE_MS);
+
+    await delay(LATE_MS + 100);
+    const outcome: Awaited<ReturnType<ProviderActivities['createModel']>> = await attempt(2).run(
+      activities.createModel,
+      input,
+    );
+    expect(outcome.created).toBeUndefined();
+    expect(outcome.candidates.map((c) => c.modelId)).toEqual([sim.stats().orders[0]?.id]);
+    expect(sim.stats().totals.modelsCreated).toBe(1);
+  });
+
+  it('other failures keep the usual backoff: a 5xx write, a timed-out read', async () => {
+    const modelId = await modelWithSelfie();
+    sim.setOptions({ fail5xxRate: 1, faultEndpoints: ['runOrder'] });
+    const refused = await failureOf(attempt(1).run(activities.runOrder, { orderId: modelId }));
+    expect(refused).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: undefined });
+
+    sim.setOptions({ fail5xxRate: 0, slowRate: 1, faultEndpoints: ['getOrderStatus'] });
+    const slowRead = await failureOf(attempt(1).run(activities.getOrderStatus, { orderId: modelId }));
+    expect(slowRead).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: undefined });
+  });
+});
