@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The full chaos suite: `npm run chaos [-- --repeat N] [jest arguments…]`. Builds once (worker
+# processes run the compiled CLI), then runs test/chaos N times in a row, stopping at the first
+# failing run. CHAOS_SIZE=fast runs the scenarios at the fast subset's size.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repeat=1
+args=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --repeat) repeat="$2"; shift 2 ;;
+    --repeat=*) repeat="${1#*=}"; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+if ! [[ "$repeat" =~ ^[1-9][0-9]*$ ]]; then
+  echo "chaos: --repeat must be a whole number above 0, not \"$repeat\"" >&2
+  exit 2
+fi
+npm run build
+for ((run = 1; run <= repeat; run++)); do
+  echo "[chaos] run $run of $repeat" >&2
+  started=$SECONDS
+  node_modules/.bin/jest -c jest.chaos.config.js --runInBand "${args[@]}"
+  echo "[chaos] run $run of $repeat passed in $((SECONDS - started)) s" >&2
+done

@@ -1,0 +1,167 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { startCampaign, type CampaignHandle } from '../../../src/client/campaigns';
+import type { CampaignSubject, CampaignSummary } from '../../../src/contracts/campaign';
+import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
+import type { SimulatorOptions } from '../../../src/simulator';
+import { makeScratchDir, uniqueName } from '../../helpers/temporal-env';
+import { killAllSpawned, startWorkerProcess, type CliProcess } from '../../helpers/worker-process';
+import { ChaosProvider } from './chaos-provider';
+import { CHAOS_POLLING, type ChaosSize } from './chaos-size';
+import { ownTemporal, sharedTemporal, type ChaosTemporal } from './chaos-temporal';
+
+export interface ChaosStageOptions {
+  /** Names the task queue, scratch directories and campaign. */
+  name: string;
+  size: ChaosSize;
+  /** Faults and knobs of the simulator; its timing comes from the size. */
+  provider?: SimulatorOptions;
+  /** 'own': a dev server only this scenario uses, so it may be killed. Default 'shared'. */
+  temporal?: 'shared' | 'own';
+  /** Extra environment of every worker process (e.g. PROVIDER_TIMEOUT_MS). */
+  workerEnv?: Record<string, string>;
+}
+
+/**
+ * Everything one chaos scenario runs on: a Temporal server, the provider simulator, selfie files,
+ * `avatar-pipeline worker` processes (the compiled CLI) on a task queue of its own, and a campaign
+ * of `size.subjects` subjects started through the client package.
+ */
+export class ChaosStage {
+  readonly taskQueue: string;
+  private readonly workers = new Set<CliProcess>();
+
+  private constructor(
+    readonly options: ChaosStageOptions,
+    readonly temporal: ChaosTemporal,
+    readonly provider: ChaosProvider,
+    readonly selfies: { dir: string; files: string[] },
+    readonly manifestDir: string,
+  ) {
+    this.taskQueue = uniqueName(`chaos-${options.name}`);
+  }
+
+  static async open(options: ChaosStageOptions): Promise<ChaosStage> {
+    const { size } = options;
+    const selfiesDir = await makeScratchDir(`chaos-${options.name}-selfies`);
+    const files: string[] = [];
+    for (let i = 0; i < size.selfiesPerSubject; i++) {
+      const file = path.join(selfiesDir, `selfie-${i + 1}.png`);
+      await writeFile(file, syntheticSelfiePng(i + 1, 64));
+      files.push(file);
+    }
+    const manifestDir = await makeScratchDir(`chaos-${options.name}-campaigns`);
+    const temporal =
+      options.temporal === 'own' ? await ownTemporal(`chaos-${options.name}`) : await sharedTemporal();
+    const provider = await ChaosProvider.start(`chaos-${options.name}`, {
+      progression: { mode: 'wall', trainingMs: size.trainingMs, generationMs: size.generationMs },
+      seed: 7_001,
+      ...options.provider,
+    }).catch(async (err: unknown) => {
+      await temporal.close();
+      throw err;
+    });
+    return new ChaosStage(options, temporal, provider, { dir: selfiesDir, files }, manifestDir);
+  }
+
+  get size(): ChaosSize {
+    return this.options.size;
+  }
+
+  /** The environment of a worker process on this stage. */
+  workerEnv(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      TEMPORAL_ADDRESS: this.temporal.address,
+      TEMPORAL_NAMESPACE: this.temporal.namespace,
+      TEMPORAL_TASK_QUEUE: this.taskQueue,
+      PROVIDER_BASE_URL: this.provider.url,
+      PROVIDER_API_KEY: 'sim-key',
+      IMAGE_ROOTS: this.selfies.dir,
+      CAMPAIGN_DIR: this.manifestDir,
+      WORKER_SHUTDOWN_GRACE_MS: '5000',
+      LOG_LEVEL: 'info',
+      ...this.options.workerEnv,
+      ...extra,
+    };
+  }
+
+  /** Starts `avatar-pipeline worker`; resolves once it polls. */
+  async startWorker(extra: Record<string, string> = {}): Promise<CliProcess> {
+    const worker = await startWorkerProcess(this.workerEnv(extra));
+    this.workers.add(worker);
+    void worker.exited.then(() => this.workers.delete(worker));
+    return worker;
+  }
+
+  /** SIGKILL: no drain, no goodbye; whatever it was doing is left for Temporal to time out and retry. */
+  async killWorker(worker: CliProcess): Promise<void> {
+    worker.child.kill('SIGKILL');
+    const how = await worker.exited;
+    if (how !== 'SIGKILL') throw new Error(`worker ${worker.pid} ended with ${how}, not by the SIGKILL`);
+  }
+
+  /** SIGTERM and the drain the CLI promises: exit code 0. */
+  async stopWorker(worker: CliProcess): Promise<number | string> {
+    worker.child.kill('SIGTERM');
+    return worker.exited;
+  }
+
+  get liveWorkers(): CliProcess[] {
+    return [...this.workers];
+  }
+
+  subjects(): CampaignSubject[] {
+    const { size } = this;
+    return Array.from({ length: size.subjects }, (_, i) => ({
+      subjectId: `s${i + 1}`,
+      gender: (i % 2 === 0 ? 1 : 2) as 1 | 2,
+      styles: size.styles,
+      images: this.selfies.files,
+      mainImageIndex: i % size.selfiesPerSubject,
+      row: i + 2,
+    }));
+  }
+
+  startCampaign(): Promise<CampaignHandle> {
+    return startCampaign(this.temporal.client, this.subjects(), {
+      taskQueue: this.taskQueue,
+      providerTaskQueue: `${this.taskQueue}-provider`,
+      manifestDir: this.manifestDir,
+      campaignId: uniqueName(`chaos-${this.options.name}`),
+      options: { maxInFlight: this.size.maxInFlight, polling: CHAOS_POLLING },
+    });
+  }
+
+  /**
+   * Whether the campaign is still running; undefined while Temporal cannot be asked (it is down).
+   */
+  async campaignRunning(handle: CampaignHandle): Promise<boolean | undefined> {
+    try {
+      return (await handle.raw.describe()).status.name === 'RUNNING';
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Waits for the campaign to end (riding out a Temporal outage), then returns its summary. */
+  async campaignSummary(handle: CampaignHandle, timeoutMs: number): Promise<CampaignSummary> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.campaignRunning(handle)) !== false) {
+      if (Date.now() > deadline) {
+        const progress = await handle.progress().catch((err: unknown) => String(err));
+        throw new Error(
+          `campaign ${handle.campaignId} still running after ${timeoutMs} ms: ${JSON.stringify(progress)}`,
+        );
+      }
+      await delay(500);
+    }
+    return handle.result();
+  }
+
+  async close(): Promise<void> {
+    await killAllSpawned();
+    await this.provider.stop();
+    await this.temporal.close();
+  }
+}

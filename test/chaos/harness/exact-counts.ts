@@ -1,0 +1,95 @@
+import type { CampaignSummary } from '../../../src/contracts/campaign';
+import type { SimulatorStats } from '../../../src/simulator';
+import { AVATARS_PER_ORDER, type ChaosSize } from './chaos-size';
+
+/** What the provider holds for one subject, found from its own records by the subject's model. */
+interface SubjectFootprint {
+  subjectId: string;
+  status: string;
+  avatarCount: number | undefined;
+  model: { kind: string; uploads: number; runs: number; runAttempts: number; status: string } | null;
+  generations: { styles: number[]; runs: number; runAttempts: number; status: string }[];
+}
+
+function footprints(summary: CampaignSummary, stats: SimulatorStats): SubjectFootprint[] {
+  const byId = new Map(stats.orders.map((order) => [order.id, order]));
+  return [...summary.subjects]
+    .sort((a, b) => Number(a.subjectId.slice(1)) - Number(b.subjectId.slice(1)))
+    .map((subject) => {
+      const model = subject.modelId === undefined ? undefined : byId.get(subject.modelId);
+      return {
+        subjectId: subject.subjectId,
+        status: subject.status,
+        avatarCount: subject.avatarCount,
+        model: model
+          ? {
+              kind: model.kind,
+              uploads: model.uploads,
+              runs: model.runs,
+              runAttempts: model.runAttempts,
+              status: model.status,
+            }
+          : null,
+        generations: stats.orders
+          .filter((order) => order.kind === 'generation' && model !== undefined && order.parent === model.id)
+          .map((order) => ({
+            styles: order.styles,
+            runs: order.runs,
+            runAttempts: order.runAttempts,
+            status: order.status,
+          }))
+          .sort((a, b) => (a.styles[0] ?? 0) - (b.styles[0] ?? 0)),
+      };
+    });
+}
+
+/**
+ * The chaos suite's verdict: every subject DONE with all its avatars, and at the provider,
+ * per subject, exactly one model holding exactly its selfies and run once (one run call: a blind
+ * second run would show in runAttempts even though the provider refuses it), and exactly one
+ * generation order per style, each run once; nothing else at the provider (no orphan model or
+ * order a lost answer left behind). Every figure is compared in one go, so a failure shows the
+ * subjects that went wrong.
+ */
+export function expectExactCounts(summary: CampaignSummary, stats: SimulatorStats, size: ChaosSize): void {
+  const styles = [...size.styles].sort((a, b) => a - b);
+  expect({
+    total: summary.total,
+    succeeded: summary.succeeded,
+    failed: summary.failed,
+    partial: summary.partial,
+    cancelled: summary.cancelled,
+  }).toEqual({ total: size.subjects, succeeded: size.subjects, failed: 0, partial: 0, cancelled: 0 });
+
+  const expected: SubjectFootprint[] = Array.from({ length: size.subjects }, (_, i) => ({
+    subjectId: `s${i + 1}`,
+    status: 'DONE',
+    avatarCount: AVATARS_PER_ORDER * styles.length,
+    model: { kind: 'model', uploads: size.selfiesPerSubject, runs: 1, runAttempts: 1, status: 'DONE' },
+    generations: styles.map((style) => ({ styles: [style], runs: 1, runAttempts: 1, status: 'DONE' })),
+  }));
+  expect(footprints(summary, stats)).toEqual(expected);
+
+  const modelIds = summary.subjects.map((s) => s.modelId);
+  expect(new Set(modelIds).size).toBe(size.subjects);
+  expect(stats.totals).toMatchObject({
+    modelsCreated: size.subjects,
+    generationOrdersCreated: size.subjects * styles.length,
+    uploads: size.subjects * size.selfiesPerSubject,
+    runs: size.subjects * (1 + styles.length),
+    runAttempts: size.subjects * (1 + styles.length),
+  });
+}
+
+/** One line for the log: what the provider went through. */
+export function describeProviderLoad(stats: SimulatorStats): string {
+  const { faults } = stats;
+  return [
+    `${stats.requests.total} requests`,
+    `${faults.serverErrors} 5xx`,
+    `${faults.lostResponses} lost`,
+    `${faults.malformedJson} malformed`,
+    `${faults.slowResponses} slow`,
+    `${stats.rateLimited} 429`,
+  ].join(', ');
+}
