@@ -1,0 +1,139 @@
+/**
+ * What bench/campaign.ts runs against: its own Temporal dev server (database on tmpfs when there
+ * is one, so the server's disk is not what is measured), the provider simulator in this process,
+ * and the product's worker (`avatar-pipeline worker`) as a child process, whose peak RSS is read
+ * from /proc.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { startDevServer, type DevServer } from '../src/devserver';
+import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
+
+export interface Stack {
+  dir: string;
+  server: DevServer;
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function startStack(): Promise<Stack> {
+  const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+  const dir = path.join(base, `avatar-bench-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const server = await startDevServer({
+    dbFile: path.join(dir, 'temporal.db'),
+    ui: false,
+    log: () => undefined,
+  });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  return {
+    dir,
+    server,
+    client,
+    close: async () => {
+      await connection.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface WorkerProcess {
+  pid: number;
+  /** Peak resident set size so far (VmHWM), in bytes. */
+  peakRss(): number;
+  stop(): Promise<void>;
+}
+
+/** `avatar-pipeline worker` with the given environment; resolves once both its task queues have pollers. */
+export async function startWorkerProcess(
+  stack: Stack,
+  env: Record<string, string>,
+  queues: { pipeline: string; provider: string },
+): Promise<WorkerProcess> {
+  const bin = path.resolve(__dirname, '../../bin/avatar-pipeline.js');
+  const log = openSync(path.join(stack.dir, 'worker.log'), 'a');
+  const child: ChildProcess = spawn(process.execPath, [bin, 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', log, log],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null)
+      throw new Error(`the worker exited (${child.exitCode}); see ${stack.dir}/worker.log`);
+    if ((await hasPollers(stack, queues.pipeline)) && (await hasPollers(stack, queues.provider))) break;
+    if (i > 120) throw new Error('the worker did not start polling within a minute');
+    await delay(500);
+  }
+  return {
+    pid: child.pid!,
+    peakRss: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+      return kb ? Number(kb) * 1024 : NaN;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await Promise.race([exited, delay(30_000)]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+async function hasPollers(stack: Stack, taskQueue: string): Promise<boolean> {
+  const answer = await stack.client.workflowService.describeTaskQueue({
+    namespace: stack.server.namespace,
+    // TASK_QUEUE_KIND_NORMAL = 1, TASK_QUEUE_TYPE_ACTIVITY = 2 (numbers: the proto package is not a dependency).
+    taskQueue: { name: taskQueue, kind: 1 },
+    taskQueueType: 2,
+  });
+  return (answer.pollers?.length ?? 0) > 0;
+}
+
+/** A fresh simulator per approach, so each one's counts are its own. */
+export function freshSimulator(options: StartSimulatorOptions): Promise<RunningSimulator> {
+  return startSimulator(options);
+}
+
+/** Accepted and refused (429) requests per second, sampled while an approach runs. */
+export class RateSampler {
+  private readonly samples: { at: number; total: number; limited: number }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly sim: RunningSimulator) {}
+
+  start(): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 1_000);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.sample();
+  }
+
+  /** Accepted requests per second between the given shares of the run (e.g. 0.1-0.9: the steady part). */
+  acceptedRate(fromShare: number, toShare: number): number {
+    const first = this.samples[0];
+    const last = this.samples[this.samples.length - 1];
+    if (!first || !last || last.at === first.at) return 0;
+    const span = last.at - first.at;
+    const at = (share: number) =>
+      this.samples.reduce((best, s) =>
+        Math.abs(s.at - (first.at + share * span)) < Math.abs(best.at - (first.at + share * span)) ? s : best,
+      );
+    const a = at(fromShare);
+    const b = at(toShare);
+    return b.at > a.at ? (b.total - b.limited - (a.total - a.limited)) / ((b.at - a.at) / 1000) : 0;
+  }
+
+  private sample(): void {
+    const stats = this.sim.stats();
+    this.samples.push({ at: Date.now(), total: stats.requests.total, limited: stats.rateLimited });
+  }
+}
