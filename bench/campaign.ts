@@ -13,6 +13,7 @@
  * divided by R, plus one subject's training and generation time.
  * The sequential loop runs for a time budget and its makespan is projected from its pace.
  */
+import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startCampaign } from '../src/client/campaigns';
@@ -159,6 +160,8 @@ async function runNaive(args: Args, image: Buffer): Promise<Result> {
   const sim = await freshSimulator(simulatorOptions(args.rps));
   const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
   const abort = new AbortController();
+  // Every waiting call listens on the one signal.
+  setMaxListeners(0, abort.signal);
   const budget = setTimeout(() => abort.abort(), args.naiveBudgetS * 1000);
   const sampler = new RateSampler(sim);
   let done = 0;
