@@ -18,7 +18,13 @@ import { createPipelineWorker } from '../../src/worker/create-worker';
 import { testConfig } from '../helpers/pipeline-worker';
 import { mentions } from '../helpers/secret-scan';
 import { listWorkflowIds, showHistory, temporalCli, waitForListed } from '../helpers/temporal-cli';
-import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import {
+  createDevServerEnv,
+  devServerUnderTest,
+  makeScratchDir,
+  uniqueName,
+  useOwnNamespace,
+} from '../helpers/temporal-env';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CODEC_TOKEN = `codec-${randomUUID()}`;
@@ -42,7 +48,11 @@ describe('payload encryption end to end', () => {
   let selfieDir: string;
   let selfies: string[];
 
+  let restoreNamespace: (() => void) | undefined;
+
   beforeAll(async () => {
+    // Encrypted runs stay out of the shared namespace, where other tests' clients list workflows.
+    restoreNamespace = await useOwnNamespace('encrypted');
     env = await createDevServerEnv();
     const { address, namespace } = devServerUnderTest();
     taskQueue = uniqueName('encrypted');
@@ -56,7 +66,7 @@ describe('payload encryption end to end', () => {
       selfies.push(file);
     }
     sim = await startSimulator({ progression: { mode: 'wall', trainingMs: 500, generationMs: 300 } });
-    const base = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfieDir] });
+    const base = testConfig({ taskQueue, namespace, providerUrl: sim.url, imageRoots: [selfieDir] });
     worker = await createPipelineWorker({
       config: { ...base, temporal: { ...base.temporal, encryption } },
       connection: env.nativeConnection,
@@ -72,6 +82,7 @@ describe('payload encryption end to end', () => {
     await client?.connection.close();
     await sim?.stop();
     await env?.teardown();
+    restoreNamespace?.();
   });
 
   const polling = { initialIntervalMs: 200, minIntervalMs: 200, maxIntervalMs: 400 };

@@ -67,7 +67,10 @@ describe('search attributes on the dev server', () => {
     expect(await listWorkflowIds(`ModelId = ${modelId} AND CampaignId = '${campaignId}'`)).toEqual([
       workflowId,
     ]);
-    expect(await listWorkflowIds(`ModelId = ${modelId}`)).toEqual([workflowId]);
+    // Other tests' simulators hand out the same model ids on this shared server: narrow by task queue.
+    expect(await listWorkflowIds(`ModelId = ${modelId} AND TaskQueue = '${taskQueue}'`)).toEqual([
+      workflowId,
+    ]);
     // It left the training stage behind.
     expect(await listWorkflowIds(`SubjectId = '${subjectId}' AND PipelineStage = 'training'`)).toEqual([]);
 

@@ -3,7 +3,8 @@ import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTestServer } from '../../src/devserver';
-import { addSearchAttributes } from '../../src/devserver/prepare-namespace';
+import { Connection } from '@temporalio/client';
+import { addSearchAttributes, prepareNamespace } from '../../src/devserver/prepare-namespace';
 import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/devserver/pipeline-search-attributes';
 import { TEST_ENV } from './test-env-vars';
 
@@ -60,4 +61,26 @@ export async function makeScratchDir(prefix: string): Promise<string> {
 /** Task queues (and workflow ids) unique per test, so tests sharing a server never steal each other's tasks. */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomUUID()}`;
+}
+
+/**
+ * Moves the rest of a test file onto its own namespace of the run's dev server (registered with
+ * the pipeline's search attributes): for tests whose workflows others must not list, such as
+ * encrypted ones, which a client without the keys cannot decode. Call in beforeAll; the returned
+ * function (for afterAll) restores the shared namespace, as jest runs files one after another.
+ */
+export async function useOwnNamespace(namespace: string): Promise<() => void> {
+  const { address } = devServerUnderTest();
+  const previous = process.env[TEST_ENV.namespace];
+  const connection = await Connection.connect({ address });
+  try {
+    await prepareNamespace(connection, namespace, PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS, () => undefined);
+  } finally {
+    await connection.close();
+  }
+  process.env[TEST_ENV.namespace] = namespace;
+  return () => {
+    if (previous === undefined) delete process.env[TEST_ENV.namespace];
+    else process.env[TEST_ENV.namespace] = previous;
+  };
 }
