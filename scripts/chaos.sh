@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The full chaos suite: `npm run chaos [-- --repeat N] [jest arguments…]`. Builds once (worker
 # processes run the compiled CLI), then runs test/chaos N times in a row, stopping at the first
-# failing run. CHAOS_SIZE=fast runs the scenarios at the fast subset's size.
+# failing run. CHAOS_SIZE=fast runs the scenarios at the fast subset's size; CHAOS_SEED=<n> varies
+# the moments of the worker kills.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repeat=1

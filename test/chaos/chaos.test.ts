@@ -13,6 +13,9 @@ import { requireCompiledCli } from '../helpers/worker-process';
  * same scenarios small in `npm test`.
  */
 const size = chaosSizeFromEnv();
+/** CHAOS_SEED replays (or varies) the moments of the worker kills; default a fixed seed. */
+const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : undefined;
+if (seed !== undefined && !Number.isSafeInteger(seed)) throw new Error('CHAOS_SEED must be a whole number');
 
 describe(`chaos suite (${size.label}: ${size.subjects} subjects)`, () => {
   const timeout = size.scenarioTimeoutMs;
