@@ -6,7 +6,7 @@
  *   npm run bench:campaign-history          (or: node dist/bench/campaign-history.js --subjects 5000)
  */
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createCampaignActivities } from '../activities/campaign-activities';
 import { startCampaign } from '../src/client/campaigns';
 import type { CampaignSubject } from '../src/contracts/campaign';
@@ -18,6 +18,7 @@ const WARN_BYTES = 10 * 1024 * 1024;
 async function main(): Promise<void> {
   const i = process.argv.indexOf('--subjects');
   const count = i >= 0 ? Number(process.argv[i + 1]) : 5_000;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const stack = await startStack();
   const manifestDir = path.join(stack.dir, 'campaigns');
   const taskQueue = `history-${Date.now()}`;

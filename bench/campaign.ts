@@ -165,6 +165,7 @@ async function runNaive(args: Args, image: Buffer): Promise<Result> {
   const budget = setTimeout(() => abort.abort(), args.naiveBudgetS * 1000);
   const sampler = new RateSampler(sim);
   let done = 0;
+  const failures: string[] = [];
   try {
     sampler.start();
     const started = Date.now();
@@ -177,7 +178,7 @@ async function runNaive(args: Args, image: Buffer): Promise<Result> {
           signal: abort.signal,
         })
           .then(() => void done++)
-          .catch(() => undefined),
+          .catch((err: unknown) => void failures.push(err instanceof Error ? err.message : String(err))),
       ),
     );
     const makespanS = (Date.now() - started) / 1000;
@@ -192,7 +193,16 @@ async function runNaive(args: Args, image: Buffer): Promise<Result> {
       limited: stats.rateLimited,
       acceptedRps: (stats.requests.total - stats.rateLimited) / makespanS,
       steadyRps: sampler.acceptedRate(0.1, 0.9),
-      ...(abort.signal.aborted ? { note: `stopped at the ${args.naiveBudgetS} s budget` } : {}),
+      ...(abort.signal.aborted || failures.length > 0
+        ? {
+            note: [
+              abort.signal.aborted ? `stopped at the ${args.naiveBudgetS} s budget` : '',
+              failures.length > 0 ? `${failures.length} subject(s) failed, first: ${failures[0]}` : '',
+            ]
+              .filter(Boolean)
+              .join('; '),
+          }
+        : {}),
     };
   } finally {
     clearTimeout(budget);
