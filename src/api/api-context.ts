@@ -5,7 +5,7 @@ import type { BlobStore } from './blob-store';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from './offered-styles';
 
-export type ApiConfig = Pick<AppConfig, 'api' | 'temporal' | 'imageAccess' | 'callbacks'>;
+export type ApiConfig = Pick<AppConfig, 'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue'>;
 
 /** What the routes share: configuration, the Temporal client, the provider client and the blob store. */
 export interface ApiContext {

@@ -52,7 +52,12 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
       const prepared = await prepare(request, ctx);
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
-        const run = await startRun(ctx.client, prepared.input, {
+        // Interactive runs use the rate-limited provider queue too, where they go ahead of campaign work.
+        const providerQueue = ctx.config.providerQueue?.taskQueue;
+        const input = providerQueue
+          ? { ...prepared.input, providerTaskQueue: providerQueue }
+          : prepared.input;
+        const run = await startRun(ctx.client, input, {
           taskQueue: ctx.config.temporal.taskQueue,
           fingerprint,
           ...(requestId ? { requestId } : {}),
