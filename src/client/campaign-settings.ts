@@ -1,6 +1,5 @@
+import { parseEnv } from '../config/parse-env';
 import { resolve } from 'node:path';
-import { ConfigError } from '../config/config-error';
-import { envSchema } from '../config/env-schema';
 import type { ImageAccessPolicy } from '../images/image-access';
 import { loadTemporalConfig, type TemporalConfig } from './pipeline-client';
 
@@ -22,16 +21,7 @@ export function loadCampaignSettings(
   cwd: string = process.cwd(),
 ): CampaignSettings {
   const temporal = loadTemporalConfig(env, cwd);
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        variable: issue.path.map(String).join('.'),
-        reason: issue.message,
-      })),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnv(env);
   return {
     temporal,
     providerTaskQueue: e.PROVIDER_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-provider`,

@@ -1,6 +1,5 @@
+import { parseEnv } from '../config/parse-env';
 import type { Client } from '@temporalio/client';
-import { ConfigError } from '../config/config-error';
-import { envSchema } from '../config/env-schema';
 import type { AppConfig } from '../config/load-config';
 import { temporalAccess } from '../config/temporal-access';
 import type { PipelineRequest } from '../contracts/pipeline-input';
@@ -20,16 +19,7 @@ export function loadTemporalConfig(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): TemporalConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        variable: issue.path.map(String).join('.'),
-        reason: issue.message,
-      })),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnv(env);
   return {
     address: e.TEMPORAL_ADDRESS,
     namespace: e.TEMPORAL_NAMESPACE,

@@ -1,6 +1,7 @@
+import { parseEnv } from './parse-env';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
-import { DEFAULT_PROVIDER_BASE_URL, envSchema, SIMULATOR_API_KEY } from './env-schema';
+import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
 import { temporalAccess, type TemporalAccess } from './temporal-access';
 
 export interface AppConfig {
@@ -42,16 +43,7 @@ export interface AppConfig {
 
 /** Parses the environment once, at start; every bad variable is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AppConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        variable: issue.path.map(String).join('.'),
-        reason: issue.message,
-      })),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnv(env);
   const apiKey =
     e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
   if (apiKey === undefined) {

@@ -1,5 +1,5 @@
+import { parseEnv } from './parse-env';
 import { ConfigError } from './config-error';
-import { envSchema } from './env-schema';
 
 export type LogLevelName = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -11,16 +11,7 @@ export interface OperationsConfig {
 }
 
 export function loadOperationsConfig(env: NodeJS.ProcessEnv = process.env): OperationsConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        variable: issue.path.map(String).join('.'),
-        reason: issue.message,
-      })),
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnv(env);
   const badOrigin = e.CODEC_CORS_ORIGINS.find((origin) => !isOrigin(origin));
   if (badOrigin !== undefined) {
     throw new ConfigError([
