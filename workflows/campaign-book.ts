@@ -4,7 +4,7 @@ import type {
   SubjectCounts,
   SubjectStatus,
 } from '../src/contracts/campaign-state';
-import { STATUS_CODES } from '../src/contracts/campaign-state';
+import { STATUS_CODES, statusOfCode } from '../src/contracts/campaign-state';
 
 /** How a subject's pipeline ended, as the campaign keeps it. */
 export type SubjectOutcome =
@@ -138,20 +138,8 @@ export class CampaignBook {
   }
 
   statusOf(index: number): SubjectStatus {
-    switch (this.statuses[index]) {
-      case RUNNING:
-        return 'RUNNING';
-      case 'D':
-        return 'DONE';
-      case 'P':
-        return 'PARTIAL';
-      case 'F':
-        return 'FAILED';
-      case 'C':
-        return 'CANCELLED';
-      default:
-        return 'PENDING';
-    }
+    const code = this.statuses[index] ?? '.';
+    return code === RUNNING ? 'RUNNING' : statusOfCode(code);
   }
 
   counts(): SubjectCounts {
