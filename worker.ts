@@ -2,6 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import { loadConfig } from './src/config/load-config';
 import { loadOperationsConfig } from './src/config/operations-config';
 import { installWorkerRuntime } from './src/worker/install-runtime';
+import { PipelineTracing } from './src/tracing/pipeline-tracing';
 import { PipelineWorkers } from './src/worker/pipeline-workers';
 
 /**
@@ -17,7 +18,8 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const log = Runtime.instance().logger;
   if (!installed)
     log.warn('an SDK runtime already exists in this process: worker logs and metrics settings not applied');
-  const workers = await PipelineWorkers.create({ config });
+  const tracing = PipelineTracing.start(operations.tracing);
+  const workers = await PipelineWorkers.create({ config, ...(tracing ? { tracing } : {}) });
   log.info('avatar-pipeline worker started', {
     taskQueue: workers.taskQueues.pipeline,
     providerTaskQueue: workers.taskQueues.provider,
@@ -30,8 +32,10 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       ? `on (key ${config.temporal.encryption.currentKeyId})`
       : 'off',
     metrics: operations.metrics.bindAddress ? `http://${operations.metrics.bindAddress}/metrics` : 'off',
+    tracing: operations.tracing.endpoint ?? 'off',
   });
   await workers.run();
+  await tracing?.shutdown();
   log.info('avatar-pipeline worker drained and stopped');
   // Forwarding core logs keeps the runtime (and so the process) alive after the workers stop;
   // a runtime this process did not install for the worker is not ours to shut down.

@@ -93,6 +93,10 @@ export const envSchema = z.object({
       ),
     'INFO',
   ),
+  /** OTLP/HTTP collector base URL (spans go to <url>/v1/traces); setting it turns tracing on. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(httpUrl),
+  /** The service.name on this process's spans. */
+  OTEL_SERVICE_NAME: withDefault(z.string().min(1), 'avatar-pipeline'),
   /** json: one JSON object per line (for log collectors); text: for people. */
   LOG_FORMAT: withDefault(z.enum(['json', 'text'], { error: 'must be json or text' }), 'json'),
   /** Bearer tokens the codec server accepts (comma separated); without any it refuses to start. */

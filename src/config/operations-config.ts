@@ -3,10 +3,11 @@ import { ConfigError } from './config-error';
 
 export type LogLevelName = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
-/** Settings only the long-running processes need: the worker's metrics and logs, the codec server. */
+/** Settings only the long-running processes need: metrics, logs and traces, the codec server. */
 export interface OperationsConfig {
   metrics: { bindAddress?: string };
   logging: { level: LogLevelName; format: 'json' | 'text' };
+  tracing: { endpoint?: string; serviceName: string };
   codecServer: { tokens: string[]; corsOrigins: string[]; host: string; port: number };
 }
 
@@ -24,6 +25,10 @@ export function loadOperationsConfig(env: NodeJS.ProcessEnv = process.env): Oper
   return {
     metrics: e.METRICS_BIND_ADDRESS ? { bindAddress: e.METRICS_BIND_ADDRESS } : {},
     logging: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
+    tracing: {
+      ...(e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT } : {}),
+      serviceName: e.OTEL_SERVICE_NAME,
+    },
     codecServer: {
       tokens: e.CODEC_SERVER_TOKENS,
       corsOrigins: e.CODEC_CORS_ORIGINS,

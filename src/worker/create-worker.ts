@@ -4,6 +4,7 @@ import {
   Runtime,
   Worker,
   type WorkerInterceptors,
+  type WorkerOptions,
   type WorkflowBundle,
 } from '@temporalio/worker';
 import { resolve } from 'node:path';
@@ -17,22 +18,27 @@ import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
 import { providerScope } from './provider-scope';
+import { TRACING_WORKFLOW_INTERCEPTORS, type PipelineTracing } from '../tracing/pipeline-tracing';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
 
 const bundles = new Map<string, Promise<WorkflowBundle>>();
 /**
  * Bundling takes seconds; do it once per process however many workers are created. With payload
- * encryption the sandbox gets the failure converter that encodes failure messages too.
+ * encryption the sandbox gets the failure converter that encodes failure messages too; with
+ * tracing, the OpenTelemetry workflow interceptors (a prebuilt bundle is the only place for them).
  */
-export function pipelineWorkflowBundle(options: { encodedFailures?: boolean } = {}): Promise<WorkflowBundle> {
-  const key = options.encodedFailures ? 'encoded-failures' : 'default';
+export function pipelineWorkflowBundle(
+  options: { encodedFailures?: boolean; tracing?: boolean } = {},
+): Promise<WorkflowBundle> {
+  const key = `${options.encodedFailures ? 'encoded-failures' : 'default'}${options.tracing ? '+tracing' : ''}`;
   let bundle = bundles.get(key);
   if (!bundle) {
     bundle = bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       logger: quietBundlerLogger,
       ...(options.encodedFailures ? { failureConverterPath: ENCODED_FAILURE_CONVERTER_PATH } : {}),
+      ...(options.tracing ? { workflowInterceptorModules: [TRACING_WORKFLOW_INTERCEPTORS] } : {}),
     });
     bundles.set(key, bundle);
   }
@@ -48,6 +54,8 @@ export interface PipelineWorkerOptions {
   connection?: NativeConnection;
   onProviderCall?: (call: CallRecord) => void;
   interceptors?: WorkerInterceptors;
+  /** OpenTelemetry spans for workflows and activities (PipelineTracing.start). */
+  tracing?: PipelineTracing;
 }
 
 /**
@@ -63,7 +71,10 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowBundle: await pipelineWorkflowBundle({ encodedFailures: dataConverter !== undefined }),
+    workflowBundle: await pipelineWorkflowBundle({
+      encodedFailures: dataConverter !== undefined,
+      tracing: options.tracing !== undefined,
+    }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: {
       ...providerActivities(options),
@@ -74,7 +85,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceMs,
-    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+    ...observability(options),
   });
 }
 
@@ -106,8 +117,22 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: config.worker.shutdownGraceMs,
-    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+    ...observability(options),
   });
+}
+
+/** The caller's interceptors, plus tracing's interceptors and workflow span sink when tracing is on. */
+function observability(options: PipelineWorkerOptions): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  const { tracing, interceptors } = options;
+  if (!tracing) return interceptors ? { interceptors } : {};
+  const traced = tracing.workerInterceptors();
+  return {
+    interceptors: {
+      ...interceptors,
+      activity: [...(interceptors?.activity ?? []), ...(traced.activity ?? [])],
+    },
+    sinks: tracing.workerSinks(),
+  };
 }
 
 function connect(config: PipelineWorkerOptions['config']): Promise<NativeConnection> {

@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startPipeline } from '../../src/client/pipelines';
 import { findFreePort } from '../../src/devserver';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { PipelineTracing } from '../../src/tracing/pipeline-tracing';
+import { OtlpReceiver } from '../helpers/otlp-receiver';
 import { parsePrometheusText, sumOf, type Sample } from '../helpers/prometheus-text';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, devServerUnderTest, uniqueName } from '../helpers/temporal-env';
@@ -14,12 +17,15 @@ const PROVIDER_KEY = `key-${randomUUID()}`;
 
 /**
  * The worker as operators run it (`avatar-pipeline worker`, a process of its own) serves the SDK's
- * metrics and the package's provider and polling metrics on METRICS_BIND_ADDRESS, and logs JSON
- * lines with workflow context and no secrets.
+ * metrics and the package's provider and polling metrics on METRICS_BIND_ADDRESS, logs JSON lines
+ * with workflow context and no secrets, and exports OpenTelemetry spans continuing the starter's
+ * trace when OTEL_EXPORTER_OTLP_ENDPOINT is set.
  */
-describe('worker metrics and logs', () => {
+describe('worker metrics, logs and traces', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
+  let collector: OtlpReceiver;
+  let starterTracing: PipelineTracing;
   let worker: ChildProcess;
   let output = '';
   let metricsUrl: string;
@@ -35,6 +41,7 @@ describe('worker metrics and logs', () => {
       progression: { mode: 'wall', trainingMs: 800, generationMs: 300 },
       rateLimit: { requestsPerSecond: 8, burst: 2, retryAfterSeconds: 1 },
     });
+    collector = await OtlpReceiver.start();
     const port = await findFreePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     worker = spawn(process.execPath, [path.join(ROOT, 'bin', 'avatar-pipeline.js'), 'worker'], {
@@ -51,6 +58,7 @@ describe('worker metrics and logs', () => {
         METRICS_BIND_ADDRESS: `127.0.0.1:${port}`,
         LOG_LEVEL: 'debug',
         LOG_FORMAT: 'json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -58,8 +66,15 @@ describe('worker metrics and logs', () => {
     worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitUntil('the worker to start', () => output.includes('avatar-pipeline worker started'), worker);
 
+    // The starter traces too (as `avatar-pipeline api` does), so its start is the root of the trace.
+    starterTracing = PipelineTracing.start({ endpoint: collector.url, serviceName: 'metrics-test-starter' })!;
+    const starter = new Client({
+      connection: env.connection,
+      namespace,
+      interceptors: { workflow: starterTracing.clientInterceptors() },
+    });
     const pipeline = await startPipeline(
-      env.client,
+      starter,
       {
         images: selfies.files,
         styles: [3, 5],
@@ -79,6 +94,8 @@ describe('worker metrics and logs', () => {
       await exited;
     }
     await sim?.stop();
+    await starterTracing?.shutdown();
+    await collector?.stop();
     await env?.teardown();
   });
 
@@ -181,6 +198,37 @@ describe('worker metrics and logs', () => {
         stage: 'done',
       }),
     );
+  });
+
+  test("one trace runs from the starter's start through the workflows to every provider activity", async () => {
+    await starterTracing.shutdown(); // flushes the starter's spans
+    await waitUntil(
+      'the worker to export the last style workflow',
+      () => collector.spans.filter((span) => span.name === 'RunWorkflow:styleGeneration').length === 2,
+      worker,
+    );
+    const start = collector.spans.find(
+      (span) =>
+        span.name === 'StartWorkflow:avatarPipeline' && span.attributes.temporalWorkflowId === workflowId,
+    );
+    expect(start).toEqual(expect.objectContaining({ service: 'metrics-test-starter' }));
+    const trace = collector.spans.filter((span) => span.traceId === start!.traceId);
+    const names = new Set(trace.map((span) => span.name));
+    for (const name of [
+      'RunWorkflow:avatarPipeline',
+      'StartActivity:createModel',
+      'RunActivity:createModel',
+      'RunActivity:uploadSelfie',
+      'StartChildWorkflow:styleGeneration',
+      'RunWorkflow:styleGeneration',
+      'RunActivity:createGenerationOrder',
+    ])
+      expect(names).toContain(name);
+    // The worker's spans carry OTEL_SERVICE_NAME's default, and parents are spans of the same trace.
+    expect(trace.find((span) => span.name === 'RunActivity:createModel')!.service).toBe('avatar-pipeline');
+    const ids = new Set(trace.map((span) => span.spanId));
+    for (const span of trace.filter((s) => s !== start)) expect(ids).toContain(span.parentSpanId);
+    for (const body of collector.bodies) expect(body).not.toContain(PROVIDER_KEY);
   });
 
   test('SIGTERM drains and stops the worker with exit code 0', async () => {

@@ -4,6 +4,7 @@ import { lazyTemporalClient } from '../../api/temporal-client';
 import { ConfigError } from '../../config/config-error';
 import { loadConfig } from '../../config/load-config';
 import { loadOperationsConfig } from '../../config/operations-config';
+import { PipelineTracing } from '../../tracing/pipeline-tracing';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 
@@ -35,16 +36,18 @@ function applyFlags(env: NodeJS.ProcessEnv, flags: ApiFlags): NodeJS.ProcessEnv 
 
 async function runApi(flags: ApiFlags): Promise<void> {
   let config;
-  let logLevel: string;
+  let operations;
   try {
     const env = applyFlags(process.env, flags);
     config = loadConfig(env);
-    logLevel = loadOperationsConfig(env).logging.level.toLowerCase();
+    operations = loadOperationsConfig(env);
   } catch (err) {
     reportError(err);
     return;
   }
-  const client = lazyTemporalClient(config.temporal);
+  const logLevel = operations.logging.level.toLowerCase();
+  const tracing = PipelineTracing.start(operations.tracing);
+  const client = lazyTemporalClient(config.temporal, tracing ? { tracing } : {});
   try {
     const app = await createApiServer({
       config,
@@ -74,6 +77,7 @@ async function runApi(flags: ApiFlags): Promise<void> {
         `  docs: ${url}/docs   OpenAPI: ${url}/openapi.json`,
         `  uploads stored in ${config.api.blobDir}`,
         `  callbacks: ${config.callbacks.signingSecret ? 'enabled (signed)' : 'disabled (CALLBACK_SIGNING_SECRET not set)'}`,
+        `  tracing: ${operations.tracing.endpoint ?? 'off (OTEL_EXPORTER_OTLP_ENDPOINT not set)'}`,
         '  stop with Ctrl-C',
       ].join('\n'),
     );
@@ -85,6 +89,7 @@ async function runApi(flags: ApiFlags): Promise<void> {
     reportError(err);
   } finally {
     await client.connection.close();
+    await tracing?.shutdown();
   }
 }
 
@@ -100,7 +105,7 @@ export function registerApiCommand(program: Command): void {
         '',
         'Needs API_TOKENS (comma separated bearer tokens): without any the API refuses to start (exit 2).',
         'Uploaded selfies go to BLOB_DIR (default .blobs), which must lie inside IMAGE_ROOTS so workers can read them.',
-        'Other settings: API_MAX_FILE_BYTES, TEMPORAL_UI_URL (links to runs), CALLBACK_SIGNING_SECRET, CALLBACK_PRIVATE_HOSTS, LOG_LEVEL.',
+        'Other settings: API_MAX_FILE_BYTES, TEMPORAL_UI_URL (links to runs), CALLBACK_SIGNING_SECRET, CALLBACK_PRIVATE_HOSTS, LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT.',
         'Logs (JSON lines, credentials redacted) go to stderr; stdout prints only the URL.',
       ].join('\n'),
     )

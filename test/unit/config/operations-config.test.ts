@@ -78,10 +78,11 @@ describe('Temporal access settings', () => {
 });
 
 describe('operations settings', () => {
-  it('defaults: JSON logs at INFO, no metrics endpoint, codec server on localhost without tokens', () => {
+  it('defaults: JSON logs at INFO, no metrics endpoint, no tracing, codec server on localhost without tokens', () => {
     expect(loadOperationsConfig({})).toEqual({
       metrics: {},
       logging: { level: 'INFO', format: 'json' },
+      tracing: { serviceName: 'avatar-pipeline' },
       codecServer: { tokens: [], corsOrigins: [], host: '127.0.0.1', port: 8888 },
     });
   });
@@ -92,6 +93,8 @@ describe('operations settings', () => {
         METRICS_BIND_ADDRESS: '0.0.0.0:9464',
         LOG_LEVEL: 'debug',
         LOG_FORMAT: 'text',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+        OTEL_SERVICE_NAME: 'avatars-eu',
         CODEC_SERVER_TOKENS: 'a, b',
         CODEC_CORS_ORIGINS: 'http://localhost:8080,https://ui.example.com',
         CODEC_SERVER_HOST: '0.0.0.0',
@@ -100,6 +103,7 @@ describe('operations settings', () => {
     ).toEqual({
       metrics: { bindAddress: '0.0.0.0:9464' },
       logging: { level: 'DEBUG', format: 'text' },
+      tracing: { endpoint: 'http://collector:4318', serviceName: 'avatars-eu' },
       codecServer: {
         tokens: ['a', 'b'],
         corsOrigins: ['http://localhost:8080', 'https://ui.example.com'],
@@ -113,6 +117,7 @@ describe('operations settings', () => {
     [{ METRICS_BIND_ADDRESS: '9464' }, 'METRICS_BIND_ADDRESS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
     [{ CODEC_CORS_ORIGINS: 'http://localhost:8080/' }, 'CODEC_CORS_ORIGINS'],
     [{ CODEC_CORS_ORIGINS: '*' }, 'CODEC_CORS_ORIGINS'],
     [{ CODEC_SERVER_PORT: '70000' }, 'CODEC_SERVER_PORT'],
