@@ -8,6 +8,7 @@ import {
   executeChild,
   isCancellation,
   ParentClosePolicy,
+  patched,
   setHandler,
   upsertMemo,
   workflowInfo,
@@ -22,7 +23,7 @@ import type {
   CampaignSettings,
   CampaignState,
 } from '../src/contracts/campaign-state';
-import { subjectWorkflowId } from '../src/contracts/campaign-state';
+import { legacySubjectWorkflowId, subjectWorkflowId } from '../src/contracts/campaign-state';
 import { pipelineStartAttributes } from '../src/contracts/search-attributes';
 import type { PipelineInput } from '../src/contracts/pipeline-input';
 import type { PipelineResult } from '../src/contracts/pipeline-state';
@@ -37,6 +38,12 @@ import {
 } from './campaign-definitions';
 import { SubjectPages } from './campaign-subjects';
 import { WORKFLOW_TYPES } from './definitions';
+
+/**
+ * Children are named `<campaign>/<searchKey>` (the keyed hash of the subject with payload
+ * encryption, so no subject id is stored in plaintext); before, `<campaign>/<subjectId>`.
+ */
+export const KEYED_SUBJECT_WORKFLOW_IDS_PATCH = 'keyed-subject-workflow-ids';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
@@ -223,7 +230,9 @@ async function runSubject(
   const result = await executeChild<(input: PipelineInput) => Promise<PipelineResult>>(
     input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline,
     {
-      workflowId: subjectWorkflowId(campaignId, subject.subjectId),
+      workflowId: patched(KEYED_SUBJECT_WORKFLOW_IDS_PATCH)
+        ? subjectWorkflowId(campaignId, subject)
+        : legacySubjectWorkflowId(campaignId, subject.subjectId),
       args: [args],
       ...(input.pipeline.taskQueue ? { taskQueue: input.pipeline.taskQueue } : {}),
       // A subject that succeeded is never run twice; a failed or cancelled one may be retried.

@@ -252,7 +252,7 @@ function buildSummary(
     return {
       subjectId: subject.subjectId,
       status,
-      workflowId: subjectWorkflowId(campaignId, subject.subjectId),
+      workflowId: subjectWorkflowId(campaignId, subject),
       ...(modelId > 0 ? { modelId } : {}),
       ...(status === 'DONE' || status === 'PARTIAL'
         ? { avatarCount: outcomes.avatarCounts[index] ?? 0 }
@@ -297,7 +297,7 @@ async function* resultRows(
       batch.map(
         (subject) =>
           client.workflow
-            .getHandle(subjectWorkflowId(campaignId, subject.subjectId))
+            .getHandle(subjectWorkflowId(campaignId, subject))
             .result() as Promise<PipelineResult>,
       ),
     );

@@ -188,8 +188,20 @@ export function carryFromOutcome(outcome: CampaignOutcome): CampaignCarry {
   };
 }
 
-/** Child pipelines are named after the campaign and the subject, so each person has one stable id. */
-export function subjectWorkflowId(campaignId: string, subjectId: string): string {
+/**
+ * Child pipelines are named after the campaign and the subject, so each person has one stable id.
+ * Workflow ids are stored in plaintext, so with payload encryption the subject's keyed hash
+ * (its searchKey, fixed when the campaign was started) stands in for the id.
+ */
+export function subjectWorkflowId(
+  campaignId: string,
+  subject: { subjectId: string; searchKey?: string | undefined },
+): string {
+  return `${campaignId}/${subject.searchKey ?? subject.subjectId}`;
+}
+
+/** Campaigns started before KEYED_SUBJECT_WORKFLOW_IDS_PATCH named children by the plain subject id. */
+export function legacySubjectWorkflowId(campaignId: string, subjectId: string): string {
   return `${campaignId}/${subjectId}`;
 }
 

@@ -7,7 +7,7 @@ import { genderSchema, stylesSchema } from '../provider/request-schemas';
 import { imageReferenceSchema, pollingOptionsSchema } from './pipeline-input';
 import { MAX_SELFIES } from './limits';
 
-/** Subject ids become part of child workflow ids (`<campaign>/<subject>`), so they are kept plain. */
+/** Subject ids become part of child workflow ids (`<campaign>/<subject>` without encryption), so they are kept plain. */
 export const subjectIdSchema = z
   .string({ error: 'must be text' })
   .trim()

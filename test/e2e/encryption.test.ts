@@ -7,6 +7,7 @@ import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { connectClient } from '../../src/client/connect';
+import { startCampaign } from '../../src/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import type { EncryptionConfig } from '../../src/codec/encryption-keys';
 import type { payloadsToJson } from '../../src/codec/payload-json';
@@ -47,6 +48,7 @@ describe('payload encryption end to end', () => {
   let taskQueue: string;
   let selfieDir: string;
   let selfies: string[];
+  let manifestDir: string;
 
   let restoreNamespace: (() => void) | undefined;
 
@@ -67,8 +69,13 @@ describe('payload encryption end to end', () => {
     }
     sim = await startSimulator({ progression: { mode: 'wall', trainingMs: 500, generationMs: 300 } });
     const base = testConfig({ taskQueue, namespace, providerUrl: sim.url, imageRoots: [selfieDir] });
+    manifestDir = await makeScratchDir('encrypted-campaigns');
     worker = await createPipelineWorker({
-      config: { ...base, temporal: { ...base.temporal, encryption } },
+      config: {
+        ...base,
+        temporal: { ...base.temporal, encryption },
+        campaigns: { dir: manifestDir, maxInFlight: 10 },
+      },
       connection: env.nativeConnection,
     });
     running = worker.run();
@@ -132,6 +139,43 @@ describe('payload encryption end to end', () => {
     ]);
     expect(mentions(listed, token)).toBe(true); // the scan sees through base64, so its silence above means something
     expect(mentions(listed, subjectId)).toBe(false);
+  });
+
+  test("a campaign's pipelines are named by keyed hash: no subject id in workflow ids or histories", async () => {
+    const people = [`person-${randomUUID()}`, `person-${randomUUID()}`];
+    const campaign = await startCampaign(
+      client,
+      people.map((subjectId, i) => ({
+        subjectId,
+        images: selfies,
+        styles: [3],
+        gender: 1 as const,
+        mainImageIndex: 0,
+        row: i + 2,
+      })),
+      { taskQueue, manifestDir, options: { polling } },
+    );
+    const summary = await campaign.result();
+    // The client decrypts: the summary names the people, and each row its pipeline's id.
+    expect(summary.subjects.map((s) => [s.subjectId, s.status])).toEqual(people.map((p) => [p, 'DONE']));
+    const childIds = people.map(
+      (subjectId) => `${campaign.campaignId}/${subjectSearchToken(encryption, subjectId)}`,
+    );
+    expect(summary.subjects.map((s) => s.workflowId)).toEqual(childIds);
+    const rows = [];
+    for await (const row of campaign.resultRows()) rows.push(row);
+    expect(new Set(rows.map((r) => r.subjectId))).toEqual(new Set(people));
+
+    const ids = await listWorkflowIds(`RootWorkflowId = '${campaign.campaignId}'`);
+    expect(ids).toEqual(expect.arrayContaining([campaign.campaignId, ...childIds]));
+    for (const id of ids) {
+      expect(people.filter((p) => id.includes(p))).toEqual([]);
+      const history = await showHistory(id);
+      expect({ id, found: [...people, selfieDir].filter((secret) => mentions(history, secret)) }).toEqual({
+        id,
+        found: [],
+      });
+    }
   });
 
   test('failure messages are encrypted too: a missing selfie is named to the client only', async () => {
