@@ -24,14 +24,14 @@ import type { StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect, type DirectSubject } from './campaign-direct';
 import { freshSimulator, RateSampler, startStack, startWorkerProcess, type Stack } from './campaign-stack';
 
-const STYLES = [3, 5, 7];
-const TRAINING_MS = 300;
-const GENERATION_MS = 300;
+export const STYLES = [3, 5, 7];
+export const TRAINING_MS = 300;
+export const GENERATION_MS = 300;
 /** Requests a subject needs at the least: create, upload, select, run, one status call; per style create, run, one status call, two avatar pages. */
 const MIN_REQUESTS_PER_SUBJECT = 5 + STYLES.length * 5;
 const POLLING = { initialIntervalMs: 400, minIntervalMs: 200, maxIntervalMs: 1_000, backoffCoefficient: 1.5 };
 
-interface Args {
+export interface Args {
   subjects: number;
   rps: number;
   maxInFlight: number;
@@ -40,7 +40,7 @@ interface Args {
   skipBaselines: boolean;
 }
 
-interface Result {
+export interface Result {
   approach: string;
   done: number;
   total: number;
@@ -54,7 +54,7 @@ interface Result {
   note?: string;
 }
 
-function parseArgs(argv: string[]): Args {
+export function parseArgs(argv: string[]): Args {
   const value = (name: string, fallback: number) => {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 && argv[i + 1] ? Number(argv[i + 1]) : fallback;
@@ -80,7 +80,7 @@ function simulatorOptions(rps: number): StartSimulatorOptions {
   };
 }
 
-async function runCampaign(stack: Stack, args: Args, selfie: string): Promise<Result> {
+export async function runCampaign(stack: Stack, args: Args, selfie: string): Promise<Result> {
   const sim = await freshSimulator(simulatorOptions(args.rps));
   const taskQueue = `bench-${Date.now()}`;
   const queues = { pipeline: taskQueue, provider: `${taskQueue}-provider` };
@@ -156,7 +156,7 @@ async function runCampaign(stack: Stack, args: Args, selfie: string): Promise<Re
   }
 }
 
-async function runNaive(args: Args, image: Buffer): Promise<Result> {
+export async function runNaive(args: Args, image: Buffer): Promise<Result> {
   const sim = await freshSimulator(simulatorOptions(args.rps));
   const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
   const abort = new AbortController();
@@ -210,7 +210,7 @@ async function runNaive(args: Args, image: Buffer): Promise<Result> {
   }
 }
 
-async function runSequential(args: Args, image: Buffer): Promise<Result> {
+export async function runSequential(args: Args, image: Buffer): Promise<Result> {
   const sim = await freshSimulator(simulatorOptions(args.rps));
   const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
   const deadline = Date.now() + args.sequentialBudgetS * 1000;
@@ -277,10 +277,25 @@ function report(results: Result[], args: Args, lowerBoundS: number): string {
   return out.join('\n');
 }
 
+/** The quota's lower bound of the makespan: the fewest requests the work needs over R, plus one subject's processing. */
+export function campaignLowerBoundS(args: Pick<Args, 'subjects' | 'rps'>): number {
+  return (args.subjects * MIN_REQUESTS_PER_SUBJECT) / args.rps + (TRAINING_MS + GENERATION_MS) / 1000;
+}
+
+/** The campaign targets of the campaign issue, met or not. */
+export function campaignTargets(campaign: Result, args: Args): (readonly [string, boolean])[] {
+  const lowerBoundS = campaignLowerBoundS(args);
+  return [
+    [`all ${args.subjects} done`, campaign.done === args.subjects],
+    ['accepted request rate ≥ 90% of R', campaign.acceptedRps >= 0.9 * args.rps],
+    ['429 answers ≤ 1% of requests', campaign.limited <= 0.01 * campaign.requests],
+    ['makespan ≤ 1.15 × lower bound', campaign.makespanS <= 1.15 * lowerBoundS],
+  ];
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv);
-  const lowerBoundS =
-    (args.subjects * MIN_REQUESTS_PER_SUBJECT) / args.rps + (TRAINING_MS + GENERATION_MS) / 1000;
+  const lowerBoundS = campaignLowerBoundS(args);
   console.log(
     `Campaign benchmark: ${args.subjects} subjects × ${STYLES.length} styles, quota R = ${args.rps} requests/s ` +
       `(simulator: 429 beyond it), training ${TRAINING_MS} ms, generation ${GENERATION_MS} ms.\n` +
@@ -304,18 +319,14 @@ async function main(): Promise<void> {
     await stack.close();
   }
   console.log(report(results, args, lowerBoundS));
-  const campaign = results[0]!;
-  const targets = [
-    [`all ${args.subjects} done`, campaign.done === args.subjects],
-    ['accepted request rate ≥ 90% of R', campaign.acceptedRps >= 0.9 * args.rps],
-    ['429 answers ≤ 1% of requests', campaign.limited <= 0.01 * campaign.requests],
-    ['makespan ≤ 1.15 × lower bound', campaign.makespanS <= 1.15 * lowerBoundS],
-  ] as const;
   console.log('\nCampaign targets:');
-  for (const [name, met] of targets) console.log(`  ${met ? 'met    ' : 'MISSED '} ${name}`);
+  for (const [name, met] of campaignTargets(results[0]!, args))
+    console.log(`  ${met ? 'met    ' : 'MISSED '} ${name}`);
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

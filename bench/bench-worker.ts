@@ -1,0 +1,36 @@
+import path from 'node:path';
+import type { RunningSimulator } from '../src/simulator';
+import { startWorkerProcess, type Stack, type WorkerProcess } from './campaign-stack';
+
+export interface BenchWorker extends WorkerProcess {
+  taskQueue: string;
+  providerTaskQueue: string;
+}
+
+/** The product's worker process (`avatar-pipeline worker`) on fresh task queues, against `sim`. */
+export async function startBenchWorker(
+  stack: Stack,
+  sim: RunningSimulator,
+  imageDir: string,
+  env: Record<string, string> = {},
+): Promise<BenchWorker> {
+  const taskQueue = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const providerTaskQueue = `${taskQueue}-provider`;
+  const worker = await startWorkerProcess(
+    stack,
+    {
+      TEMPORAL_ADDRESS: stack.server.address,
+      TEMPORAL_NAMESPACE: stack.server.namespace,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PROVIDER_TASK_QUEUE: providerTaskQueue,
+      PROVIDER_BASE_URL: sim.url,
+      PROVIDER_API_KEY: 'sim-key',
+      IMAGE_ROOTS: imageDir,
+      CAMPAIGN_DIR: path.join(stack.dir, 'campaigns'),
+      LOG_LEVEL: 'WARN',
+      ...env,
+    },
+    { pipeline: taskQueue, provider: providerTaskQueue },
+  );
+  return { ...worker, taskQueue, providerTaskQueue };
+}

@@ -1,0 +1,108 @@
+/**
+ * Pipeline wall time against the provider's own processing time, beside the same work driven
+ * straight through the provider client by a script; and the history bytes each pipeline leaves.
+ */
+import type { Client } from '@temporalio/client';
+import { startPipeline } from '../src/client/pipelines';
+import { ProviderClient } from '../src/provider/client';
+import { startSimulator } from '../src/simulator';
+import { startBenchWorker } from './bench-worker';
+import type { Stack } from './campaign-stack';
+import { runSubjectDirect } from './campaign-direct';
+
+const TRAINING_MS = 4_000;
+const GENERATION_MS = 2_000;
+const STYLES = [3, 5, 7];
+/** The script polls this often; the pipeline's floor is the same, so neither polls more eagerly. */
+const POLL_MS = 250;
+const POLLING = { initialIntervalMs: 500, minIntervalMs: POLL_MS, maxIntervalMs: 2_000 };
+
+export interface PipelineTiming {
+  runs: number;
+  /** Training plus one generation (styles run in parallel): what the provider itself takes. */
+  providerMs: number;
+  pipelineMedianMs: number;
+  directMedianMs: number;
+  /** Server-counted history bytes of a pipeline with its children (styles, model claim), median. */
+  historyBytesMedian: number;
+  historyEventsMedian: number;
+}
+
+export async function measurePipelineTiming(
+  stack: Stack,
+  selfie: { path: string; dir: string; bytes: Buffer },
+  runs = 5,
+): Promise<PipelineTiming> {
+  const sim = await startSimulator({
+    progression: { mode: 'wall', trainingMs: TRAINING_MS, generationMs: GENERATION_MS },
+  });
+  const worker = await startBenchWorker(stack, sim, selfie.dir);
+  const pipelineMs: number[] = [];
+  const historyBytes: number[] = [];
+  const historyEvents: number[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const started = Date.now();
+      const pipeline = await startPipeline(
+        stack.client,
+        { images: [selfie.path], styles: STYLES, gender: 1, subjectId: `timing-${i}`, polling: POLLING },
+        { taskQueue: worker.taskQueue, providerTaskQueue: worker.providerTaskQueue },
+      );
+      await pipeline.result();
+      pipelineMs.push(Date.now() - started);
+      const history = await historyOfRun(stack.client, pipeline.workflowId);
+      historyBytes.push(history.bytes);
+      historyEvents.push(history.events);
+    }
+    const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
+    const directMs: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const started = Date.now();
+      await runSubjectDirect(
+        provider,
+        { styles: STYLES, gender: 1, image: selfie.bytes },
+        { firstPollMs: POLLING.initialIntervalMs, pollMs: POLL_MS },
+      );
+      directMs.push(Date.now() - started);
+    }
+    return {
+      runs,
+      providerMs: TRAINING_MS + GENERATION_MS,
+      pipelineMedianMs: median(pipelineMs),
+      directMedianMs: median(directMs),
+      historyBytesMedian: median(historyBytes),
+      historyEventsMedian: median(historyEvents),
+    };
+  } finally {
+    await worker.stop();
+    await sim.stop();
+  }
+}
+
+/** A pipeline and every workflow it started, as the server counts them (they share its root). */
+async function historyOfRun(client: Client, workflowId: string): Promise<{ bytes: number; events: number }> {
+  let bytes = 0;
+  let events = 0;
+  // Visibility is eventually consistent: wait until the root's children are listed.
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const ids: string[] = [];
+    for await (const run of client.workflow.list({ query: `RootWorkflowId = '${workflowId}'` }))
+      ids.push(run.workflowId);
+    if (ids.length >= 1 + STYLES.length) {
+      for (const id of ids) {
+        const description = await client.workflow.getHandle(id).describe();
+        bytes += description.historySize ?? 0;
+        events += description.historyLength;
+      }
+      return { bytes, events };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the children of ${workflowId} were not listed`);
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

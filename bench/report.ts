@@ -1,0 +1,282 @@
+/**
+ * The benchmark report: every figure of the pipeline and campaign issues in one table, all from
+ * this one run, each beside its baseline.
+ *
+ *   npm run bench                                  (builds, then runs dist/bench/report.js --write)
+ *   node dist/bench/report.js [--subjects 1000] [--rps 25] [--pipelines 1000] [--write]
+ *
+ * --write also records the table in bench/RESULTS.md with the machine's description.
+ * Parts: polling on a virtual clock against the simulator; then, on a dev server of its own
+ * (database on tmpfs) with the product's worker as a child process: pipeline wall time and
+ * history, activity throughput, 1,000 pipelines in flight, and the campaign under a quota.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pollingOptionsSchema } from '../src/contracts/pipeline-input';
+import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
+import { measureActivityThroughput } from './activity-throughput';
+import {
+  campaignLowerBoundS,
+  campaignTargets,
+  parseArgs,
+  runCampaign,
+  runNaive,
+  runSequential,
+  type Result as CampaignResult,
+} from './campaign';
+import { startStack } from './campaign-stack';
+import { measureInFlight } from './in-flight';
+import { measurePipelineTiming } from './pipeline-timing';
+import { fixedInterval } from './polling-run';
+import { simulatePolling } from './simulated-polling';
+
+interface Row {
+  figure: string;
+  product: string;
+  baseline: string;
+  target: string;
+  met?: boolean;
+}
+
+const TRAINING_MS = 10 * 60_000;
+
+async function main(): Promise<void> {
+  const argv = process.argv;
+  const campaignArgs = {
+    ...parseArgs(argv),
+    naiveBudgetS: numberArg(argv, 'naive-budget', 300),
+  };
+  const pipelines = numberArg(argv, 'pipelines', 1_000);
+  const began = Date.now();
+  const rows: Row[] = [];
+
+  step('polling (virtual clock)');
+  rows.push(...(await pollingRows()));
+
+  const stack = await startStack();
+  const selfieBytes = syntheticSelfiePng(1, 64);
+  const selfie = { path: path.join(stack.dir, 'selfie.png'), dir: stack.dir, bytes: selfieBytes };
+  writeFileSync(selfie.path, selfieBytes);
+  try {
+    step('pipeline wall time and history');
+    const timing = await measurePipelineTiming(stack, selfie);
+    const overhead = (ms: number) => `${s(ms)} (+${s(ms - timing.providerMs)})`;
+    rows.push(
+      {
+        figure: `pipeline wall time, 1 selfie × 3 styles, provider processing ${s(timing.providerMs)} (median of ${timing.runs}; + overhead)`,
+        product: overhead(timing.pipelineMedianMs),
+        baseline: `direct script: ${overhead(timing.directMedianMs)}`,
+        target: '-',
+      },
+      {
+        figure: 'history per pipeline, with its style and claim workflows (server-counted, median)',
+        product: `${(timing.historyBytesMedian / 1024).toFixed(1)} KB, ${timing.historyEventsMedian} events`,
+        baseline: '-',
+        target: '< 200 KB',
+        met: timing.historyBytesMedian < 200 * 1024,
+      },
+    );
+
+    step('activity throughput');
+    const throughput = await measureActivityThroughput(stack, stack.dir);
+    rows.push({
+      figure: `provider status calls per second, ${throughput.calls} calls, ${throughput.concurrency} at a time`,
+      product: `${throughput.workerCallsPerS.toFixed(0)}/s (activities scheduled by workflows, run by the worker)`,
+      baseline: `direct: ${throughput.directCallsPerS.toFixed(0)}/s`,
+      target: '-',
+    });
+
+    step(`${pipelines} pipelines in flight`);
+    const load = await measureInFlight(stack, selfie, pipelines);
+    rows.push({
+      figure: `peak worker RSS, ${load.maxOpenAtOnce} pipelines open at once (${load.done}/${load.pipelines} done in ${load.wallS.toFixed(0)} s)`,
+      product: `${load.peakRssMb.toFixed(0)} MB`,
+      baseline: `idle worker: ${load.idleRssMb.toFixed(0)} MB`,
+      target: 'printed',
+      met: load.done === load.pipelines && load.maxOpenAtOnce === load.pipelines,
+    });
+
+    step(`campaign of ${campaignArgs.subjects} subjects at R = ${campaignArgs.rps}/s`);
+    const campaign = await runCampaign(stack, campaignArgs, selfie.path);
+    step('naive Promise.all');
+    const naive = await runNaive(campaignArgs, selfieBytes);
+    step('sequential loop');
+    const sequential = await runSequential(campaignArgs, selfieBytes);
+    rows.push(...campaignRows(campaign, naive, sequential, campaignArgs));
+  } finally {
+    await stack.close();
+  }
+
+  const table = markdownTable(rows);
+  const minutes = ((Date.now() - began) / 60_000).toFixed(0);
+  console.log(`\n${table}\n\nWhole run: ${minutes} min.`);
+  const missed = rows.filter((row) => row.met === false);
+  if (missed.length > 0) console.log(`Missed: ${missed.map((row) => row.figure).join('; ')}`);
+  if (argv.includes('--write')) {
+    const file = path.resolve(__dirname, '../../bench/RESULTS.md');
+    writeFileSync(file, resultsMarkdown(table, minutes, argv.slice(2)));
+    console.log(`Written to ${file}.`);
+  }
+}
+
+/**
+ * A fixed poll's lag depends on where the end falls between two polls, so both policies are run
+ * against trainings of 10:00 to 10:05 (every 0.5 s) and the means are reported.
+ */
+async function pollingRows(): Promise<Row[]> {
+  const adaptive = pollingOptionsSchema.parse({});
+  const fixed = fixedInterval(5_000);
+  const offsets = Array.from({ length: 11 }, (_, i) => i * 500);
+  const sweep = async (polling: typeof adaptive, reportProgress: boolean) => {
+    const runs = [];
+    for (const offset of offsets)
+      runs.push(await simulatePolling({ polling, trainingMs: TRAINING_MS + offset, reportProgress }));
+    return {
+      calls: runs.reduce((sum, r) => sum + r.statusCalls, 0) / runs.length,
+      lagMs: runs.reduce((sum, r) => sum + r.lagMs, 0) / runs.length,
+    };
+  };
+  const rows: Row[] = [];
+  for (const reportProgress of [true, false]) {
+    const ours = await sweep(adaptive, reportProgress);
+    const theirs = await sweep(fixed, reportProgress);
+    const label = `10-min training (mean of 10:00-10:05), ${reportProgress ? 'provider reports progress' : 'no progress reported'}`;
+    rows.push(
+      {
+        figure: `status calls, ${label}`,
+        product: `${ours.calls.toFixed(1)} (adaptive)`,
+        baseline: `fixed 5 s: ${theirs.calls.toFixed(1)}`,
+        target: '≤ 15',
+        met: ours.calls <= 15,
+      },
+      {
+        figure: `detection lag, ${label}`,
+        product: `${s(ours.lagMs)} (${pct(ours.lagMs / TRAINING_MS)})`,
+        baseline: `fixed 5 s: ${s(theirs.lagMs)}`,
+        target: '≤ 5% (30 s)',
+        met: ours.lagMs <= 0.05 * TRAINING_MS,
+      },
+    );
+  }
+  return rows;
+}
+
+function campaignRows(
+  campaign: CampaignResult,
+  naive: CampaignResult,
+  sequential: CampaignResult,
+  args: ReturnType<typeof parseArgs>,
+): Row[] {
+  const bound = campaignLowerBoundS(args);
+  const met = new Map(campaignTargets(campaign, args));
+  const baselines = (f: (r: CampaignResult) => string) =>
+    `naive Promise.all: ${f(naive)}; sequential: ${f(sequential)}`;
+  const who = `campaign of ${args.subjects} × 3 styles, quota R = ${args.rps}/s`;
+  const makespan = (r: CampaignResult) =>
+    `${r.projected ? '~' : ''}${r.makespanS.toFixed(0)} s (${(r.makespanS / bound).toFixed(2)}× bound)`;
+  return [
+    {
+      figure: `${who}: subjects done`,
+      product: `${campaign.done}/${campaign.total}`,
+      baseline: baselines((r) => `${r.done}/${r.total}${r.note?.includes('budget') ? ' (time budget)' : ''}`),
+      target: 'all',
+      met: met.get(`all ${args.subjects} done`),
+    },
+    {
+      figure: `${who}: accepted request rate`,
+      product: `${campaign.acceptedRps.toFixed(1)}/s (${pct(campaign.acceptedRps / args.rps)} of R)`,
+      baseline: baselines((r) => `${r.acceptedRps.toFixed(1)}/s`),
+      target: '≥ 90% of R',
+      met: met.get('accepted request rate ≥ 90% of R'),
+    },
+    {
+      figure: `${who}: 429 answers`,
+      product: pct(campaign.requests ? campaign.limited / campaign.requests : 0),
+      baseline: baselines((r) => pct(r.requests ? r.limited / r.requests : 0)),
+      target: '≤ 1%',
+      met: met.get('429 answers ≤ 1% of requests'),
+    },
+    {
+      figure: `${who}: makespan (lower bound ${bound.toFixed(0)} s)`,
+      product: makespan(campaign),
+      baseline: baselines(makespan),
+      target: '≤ 1.15× bound',
+      met: met.get('makespan ≤ 1.15 × lower bound'),
+    },
+    {
+      figure: `${who}: peak worker RSS`,
+      product: `${campaign.peakRssMb?.toFixed(0) ?? '?'} MB`,
+      baseline: '-',
+      target: 'printed',
+    },
+  ];
+}
+
+function markdownTable(rows: Row[]): string {
+  const header = ['figure', 'Temporal pipeline', 'baseline', 'target', 'met'];
+  const cells = rows.map((r) => [
+    r.figure,
+    r.product,
+    r.baseline,
+    r.target,
+    r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
+  ]);
+  const line = (c: string[]) => `| ${c.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...cells.map(line)].join('\n');
+}
+
+function resultsMarkdown(table: string, minutes: string, args: string[]): string {
+  const cpus = os.cpus();
+  let temporal = 'unknown';
+  try {
+    temporal = execFileSync(path.resolve(__dirname, '../../.tools/bin/temporal'), ['--version'], {
+      encoding: 'utf8',
+    }).trim();
+  } catch {
+    // Not installed under .tools: the dev server came from PATH.
+  }
+  return [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (`node dist/bench/report.js --write' +
+      (args.filter((a) => a !== '--write').length
+        ? ` ${args.filter((a) => a !== '--write').join(' ')}`
+        : '') +
+      '`); every figure below comes from that one run.',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`,
+    `- Node ${process.version}; ${temporal}; dev server database on ${os.platform() === 'linux' ? '/dev/shm (tmpfs)' : 'the temp directory'}`,
+    `- Whole run: ${minutes} min`,
+    '',
+    table,
+    '',
+    'How each figure is measured: see the header comments of bench/report.ts and the modules it calls',
+    '(bench/simulated-polling.ts, pipeline-timing.ts, activity-throughput.ts, in-flight.ts, campaign.ts).',
+    '',
+  ].join('\n');
+}
+
+function numberArg(argv: string[], name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] ? Number(argv[i + 1]) : fallback;
+}
+
+function step(what: string): void {
+  process.stderr.write(`[bench] ${what}…\n`);
+}
+
+function s(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
