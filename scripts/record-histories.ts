@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { startCampaign } from '../src/client/campaigns';
 import { startPipeline, type PipelineHandle } from '../src/client/pipelines';
 import type { AppConfig } from '../src/config/load-config';
 import type { PipelineRequest } from '../src/contracts/pipeline-input';
@@ -82,6 +83,8 @@ async function main(): Promise<void> {
   // Files are named <label>-<scenario>--<workflow>.json; a new label keeps the histories of older
   // workflow code beside the new ones (replay must accept both). Default: today, e.g. 20261122.
   const label = process.argv[2] ?? new Date().toISOString().slice(0, 10).replaceAll('-', '');
+  // Optionally only some scenarios: `npm run record:histories -- <label> campaign`.
+  const only = process.argv.slice(3);
   if (!/^[A-Za-z0-9_.]+$/.test(label)) throw new Error(`label "${label}": letters, digits, _ and . only`);
   // The style that fails and the cancellations make the worker log warnings by design.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -96,9 +99,14 @@ async function main(): Promise<void> {
     const client = new Client({ connection, namespace: server.namespace });
     const workerConnection = await NativeConnection.connect({ address: server.address });
     try {
+      const context = { label, server, client, workerConnection, selfies, outDir, scratch };
       for (const scenario of SCENARIOS) {
-        const written = await record(scenario, { label, server, client, workerConnection, selfies, outDir });
+        if (only.length > 0 && !only.includes(scenario.name)) continue;
+        const written = await record(scenario, context);
         console.log(`${scenario.name}: ${written.join(', ')}`);
+      }
+      if (only.length === 0 || only.includes('campaign')) {
+        console.log(`campaign: ${(await recordCampaign(context)).join(', ')}`);
       }
     } finally {
       await connection.close();
@@ -110,17 +118,17 @@ async function main(): Promise<void> {
   }
 }
 
-async function record(
-  scenario: Scenario,
-  context: {
-    label: string;
-    server: { address: string; namespace: string };
-    client: Client;
-    workerConnection: NativeConnection;
-    selfies: string[];
-    outDir: string;
-  },
-): Promise<string[]> {
+interface RecordContext {
+  label: string;
+  server: { address: string; namespace: string };
+  client: Client;
+  workerConnection: NativeConnection;
+  selfies: string[];
+  outDir: string;
+  scratch: string;
+}
+
+async function record(scenario: Scenario, context: RecordContext): Promise<string[]> {
   const sim: RunningSimulator = await startSimulator({
     progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 },
     avatarsPerOrder: 4,
@@ -128,20 +136,7 @@ async function record(
   });
   try {
     const taskQueue = `record-${scenario.name}`;
-    const config: AppConfig = {
-      provider: { baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 },
-      providerQueue: { taskQueue: `${taskQueue}-provider` },
-      temporal: { address: context.server.address, namespace: context.server.namespace, taskQueue },
-      imageAccess: { roots: [path.dirname(context.selfies[0]!)], urlHosts: [] },
-      api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: tmpdir(), maxFileBytes: 1 },
-      callbacks: { privateHosts: [] },
-      worker: {
-        maxConcurrentActivities: 10,
-        maxConcurrentWorkflowTasks: 10,
-        maxCachedWorkflows: 10,
-        shutdownGraceMs: 1_000,
-      },
-    };
+    const config = configFor(sim, taskQueue, context);
     const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
     const workflowId = await workers.runUntil(async () => {
       const pipeline = await startPipeline(
@@ -156,26 +151,100 @@ async function record(
       return pipeline.workflowId;
     });
 
-    const histories = await fetchFamilyHistories(context.client, workflowId);
-    const written: string[] = [];
-    for (const [id, history] of histories) {
-      const file = `${context.label}-${scenario.name}--${roleOf(id, workflowId)}.json`;
-      await writeFile(
-        path.join(context.outDir, file),
-        `${JSON.stringify(JSON.parse(historyToJson(history)))}\n`,
-      );
-      written.push(file);
-    }
-    return written;
+    return await writeFamily(context, scenario.name, workflowId);
   } finally {
     await sim.stop();
   }
 }
 
-/** pipeline, style-3, claim-model-1001: stable names for the workflows of one run. */
-function roleOf(id: string, pipelineId: string): string {
-  if (id === pipelineId) return 'pipeline';
-  if (id.startsWith(`${pipelineId}/`)) return id.slice(pipelineId.length + 1);
+/**
+ * A campaign of two subjects (one whose style ends in ERROR) through the same workers: the
+ * campaign workflow, each subject's pipeline, and their styles and claims.
+ */
+async function recordCampaign(context: RecordContext): Promise<string[]> {
+  const sim = await startSimulator({
+    progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 },
+    avatarsPerOrder: 4,
+    failStyles: [7],
+  });
+  try {
+    const taskQueue = 'record-campaign';
+    const config = configFor(sim, taskQueue, context);
+    const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
+    const campaignId = await workers.runUntil(async () => {
+      const campaign = await startCampaign(
+        context.client,
+        [
+          {
+            subjectId: 'replay-c1',
+            gender: 1,
+            styles: [3, 5],
+            images: context.selfies,
+            mainImageIndex: 0,
+            row: 2,
+          },
+          {
+            subjectId: 'replay-c2',
+            gender: 2,
+            styles: [3, 7],
+            images: context.selfies,
+            mainImageIndex: 1,
+            row: 3,
+          },
+        ],
+        {
+          taskQueue,
+          providerTaskQueue: `${taskQueue}-provider`,
+          manifestDir: config.campaigns!.dir,
+          campaignId: 'replay-campaign',
+          options: { maxInFlight: 2, polling: POLLING },
+        },
+      );
+      await campaign.result();
+      return campaign.campaignId;
+    });
+    return await writeFamily(context, 'campaign', campaignId);
+  } finally {
+    await sim.stop();
+  }
+}
+
+function configFor(sim: RunningSimulator, taskQueue: string, context: RecordContext): AppConfig {
+  return {
+    provider: { baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 },
+    providerQueue: { taskQueue: `${taskQueue}-provider` },
+    temporal: { address: context.server.address, namespace: context.server.namespace, taskQueue },
+    imageAccess: { roots: [path.dirname(context.selfies[0]!)], urlHosts: [] },
+    api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: tmpdir(), maxFileBytes: 1 },
+    callbacks: { privateHosts: [] },
+    campaigns: { dir: path.join(context.scratch, 'campaigns'), maxInFlight: 2 },
+    worker: {
+      maxConcurrentActivities: 10,
+      maxConcurrentWorkflowTasks: 10,
+      maxCachedWorkflows: 10,
+      shutdownGraceMs: 1_000,
+    },
+  };
+}
+
+async function writeFamily(context: RecordContext, scenario: string, rootId: string): Promise<string[]> {
+  const histories = await fetchFamilyHistories(context.client, rootId);
+  const written: string[] = [];
+  for (const [id, history] of histories) {
+    const file = `${context.label}-${scenario}--${roleOf(id, rootId)}.json`;
+    await writeFile(
+      path.join(context.outDir, file),
+      `${JSON.stringify(JSON.parse(historyToJson(history)))}\n`,
+    );
+    written.push(file);
+  }
+  return written;
+}
+
+/** pipeline, style-3, claim-model-1001 (campaign, replay-c1, replay-c1-style-3): stable names for the workflows of one run. */
+function roleOf(id: string, rootId: string): string {
+  if (id === rootId) return rootId === 'replay-campaign' ? 'campaign' : 'pipeline';
+  if (id.startsWith(`${rootId}/`)) return id.slice(rootId.length + 1).replaceAll('/', '-');
   const claim = /:model:(\d+)$/.exec(id);
   if (claim) return `claim-model-${claim[1]}`;
   return id.replace(/[^A-Za-z0-9-]+/g, '_');

@@ -40,7 +40,7 @@ async function loadRecorded(): Promise<Recorded[]> {
   );
 }
 
-describe('recorded pipeline histories', () => {
+describe('recorded pipeline and campaign histories', () => {
   let recorded: Recorded[];
   beforeAll(async () => {
     recorded = await loadRecorded();
@@ -59,6 +59,15 @@ describe('recorded pipeline histories', () => {
     }
     // Style children (and the model claims) are replayed too.
     expect(recorded.filter((r) => /--style-\d+\.json$/.test(r.file)).length).toBeGreaterThanOrEqual(6);
+  });
+
+  test('cover a campaign with its subjects, their styles and claims', () => {
+    const campaigns = recorded.filter((r) => r.file.endsWith('-campaign--campaign.json'));
+    expect(campaigns.map((c) => c.ending)).toContain('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    const label = campaigns[0]!.file.replace(/-campaign--campaign\.json$/, '');
+    const family = recorded.filter((r) => r.file.startsWith(`${label}-campaign--`));
+    expect(family.filter((r) => /--replay-c\d\.json$/.test(r.file))).toHaveLength(2);
+    expect(family.filter((r) => /--replay-c\d-style-\d+\.json$/.test(r.file))).toHaveLength(4);
   });
 
   test('every one replays against the workflow bundle the worker runs', async () => {
