@@ -1,14 +1,14 @@
 /**
  * avatar-pipeline: durable avatar pipelines on Temporal, for use from any Node application.
  *
- * Start and watch pipelines with createPipelineClient(); run the work with createPipelineWorker();
+ * Start and watch pipelines with createPipelineClient(); run the work with PipelineWorkers.create();
  * talk to the provider directly with ProviderClient; try everything locally with startSimulator()
  * and ensureDevServer().
  */
 
 // Starting, watching and listing pipelines.
 export { createPipelineClient, loadTemporalConfig } from './client/pipeline-client';
-export type { PipelineClient, TemporalConfig } from './client/pipeline-client';
+export type { PipelineClient, PipelineClientSettings, TemporalConfig } from './client/pipeline-client';
 export { connectClient } from './client/connect';
 export { getPipeline, pipelineWorkflowId, startPipeline, validatePipelineRequest } from './client/pipelines';
 export type { PipelineHandle, StartPipelineOptions } from './client/pipelines';

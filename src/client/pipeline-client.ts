@@ -28,9 +28,19 @@ export function loadTemporalConfig(
   };
 }
 
+/** Where pipelines started by this client run: the Temporal settings, plus the provider task queue. */
+export type PipelineClientSettings = Partial<TemporalConfig> & {
+  /**
+   * Task queue of provider activities (the workers' rate-limited queue): PROVIDER_TASK_QUEUE, or
+   * `<task queue>-provider` as the workers default to. Pipelines started here then count against
+   * PROVIDER_MAX_RPS, ahead of campaign work.
+   */
+  providerTaskQueue?: string;
+};
+
 /** Starts, finds and lists avatar pipelines on one Temporal cluster. */
 export interface PipelineClient {
-  readonly config: TemporalConfig;
+  readonly config: TemporalConfig & { providerTaskQueue: string };
   /** The Temporal client underneath, for anything beyond pipelines. */
   readonly temporal: Client;
   /**
@@ -57,17 +67,24 @@ export interface PipelineClient {
  * ```
  */
 export async function createPipelineClient(
-  settings: Partial<TemporalConfig> = {},
+  settings: PipelineClientSettings = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
-  const config = { ...loadTemporalConfig(env), ...definedOnly(settings) };
-  const temporal = await connectClient(config);
+  const { providerTaskQueue, ...temporalSettings } = settings;
+  const temporalConfig = { ...loadTemporalConfig(env), ...definedOnly(temporalSettings) };
+  const config = {
+    ...temporalConfig,
+    providerTaskQueue:
+      providerTaskQueue ?? parseEnv(env).PROVIDER_TASK_QUEUE ?? `${temporalConfig.taskQueue}-provider`,
+  };
+  const temporal = await connectClient(temporalConfig);
   return {
     config,
     temporal,
     start: (request, options = {}) =>
       startPipeline(temporal, request, {
         taskQueue: config.taskQueue,
+        providerTaskQueue: config.providerTaskQueue,
         ...(options.requestId ? { requestId: options.requestId } : {}),
       }),
     get: (workflowId) => getPipeline(temporal, workflowId),

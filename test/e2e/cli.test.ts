@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
-import { createPipelineWorker } from '../../src/worker/create-worker';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../../src/simulator';
 import { uniqueBasePath } from '../helpers/e2e-pipeline';
 import { testConfig } from '../helpers/pipeline-worker';
@@ -31,7 +31,7 @@ describe('the avatar-pipeline command', () => {
   const { address, namespace } = devServerUnderTest();
   let connection: NativeConnection;
   let selfies: { dir: string; files: string[] };
-  const stacks: { sim: RunningSimulator; worker: Worker; done: Promise<void> }[] = [];
+  const stacks: { sim: RunningSimulator; worker: PipelineWorkers; done: Promise<void> }[] = [];
 
   /** A simulator with a worker on a fresh task queue; returns the environment for the CLI. */
   async function stack(
@@ -44,7 +44,8 @@ describe('the avatar-pipeline command', () => {
       ...options,
     });
     const taskQueue = uniqueName('cli');
-    const worker = await createPipelineWorker({
+    // Both workers, as `avatar-pipeline worker` runs them: the client sends provider calls to the provider queue.
+    const worker = await PipelineWorkers.create({
       connection,
       config: testConfig({ namespace, taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] }),
     });

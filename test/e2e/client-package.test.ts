@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import {
   createPipelineClient,
-  createPipelineWorker,
   PipelineInputError,
+  PipelineWorkers,
   startSimulator,
   type PipelineClient,
   type PipelineSummary,
@@ -32,7 +32,7 @@ describe('the client package, used as a library user would (src/index.ts)', () =
   const { address, namespace } = devServerUnderTest();
   let connection: NativeConnection;
   let selfies: { dir: string; files: string[] };
-  const running: { sim: RunningSimulator; worker: Worker; done: Promise<void> }[] = [];
+  const running: { sim: RunningSimulator; worker: PipelineWorkers; done: Promise<void> }[] = [];
 
   /** A simulator and a worker for it on a fresh task queue; returns a client for that queue. */
   async function stack(trainingMs: number): Promise<{ pipelines: PipelineClient; sim: RunningSimulator }> {
@@ -43,7 +43,8 @@ describe('the client package, used as a library user would (src/index.ts)', () =
       pageSize: 2,
     });
     const taskQueue = uniqueName('client-package');
-    const worker = await createPipelineWorker({
+    // Both workers, as `avatar-pipeline worker` runs them: the client sends provider calls to the provider queue.
+    const worker = await PipelineWorkers.create({
       connection,
       config: testConfig({ namespace, taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] }),
     });
@@ -91,6 +92,15 @@ describe('the client package, used as a library user would (src/index.ts)', () =
         [7, 3],
       ]);
       expect(await run.status()).toBe('COMPLETED');
+      // Provider calls went to the workers' rate-limited provider queue, as the API's do.
+      expect(pipelines.config.providerTaskQueue).toBe(`${pipelines.config.taskQueue}-provider`);
+      const history = await pipelines.temporal.workflow.getHandle(run.workflowId).fetchHistory();
+      const scheduled = (history.events ?? []).flatMap((e) =>
+        e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+      );
+      expect(scheduled.find((a) => a.activityType?.name === 'createModel')?.taskQueue?.name).toBe(
+        pipelines.config.providerTaskQueue,
+      );
 
       const again = await pipelines.start(request, { requestId });
       expect(again.workflowId).toBe(run.workflowId);
