@@ -17,6 +17,8 @@ import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startCampaign } from '../src/client/campaigns';
+import { pipelineDataConverter } from '../src/codec/data-converter';
+import type { EncryptionConfig } from '../src/codec/encryption-keys';
 import { startPipeline, type PipelineHandle } from '../src/client/pipelines';
 import type { AppConfig } from '../src/config/load-config';
 import type { PipelineRequest } from '../src/contracts/pipeline-input';
@@ -28,6 +30,7 @@ import { startSimulator, type RunningSimulator, type StartSimulatorOptions } fro
 import { PipelineWorkers } from '../src/worker/pipeline-workers';
 import { fetchFamilyHistories } from '../src/histories/fetch-family';
 import { historyToJson } from '../src/histories/history-json';
+import { REPLAY_ENCRYPTION } from './replay-encryption';
 
 interface Scenario {
   /** In the file names: `<label>-<name>--<workflow>.json`. */
@@ -108,6 +111,10 @@ async function main(): Promise<void> {
       if (only.length === 0 || only.includes('campaign')) {
         console.log(`campaign: ${(await recordCampaign(context)).join(', ')}`);
       }
+      if (only.length === 0 || only.includes('campaign-encrypted')) {
+        const encrypted = await recordCampaign(context, REPLAY_ENCRYPTION);
+        console.log(`campaign-encrypted: ${encrypted.join(', ')}`);
+      }
     } finally {
       await connection.close();
       await workerConnection.close();
@@ -159,21 +166,32 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
 
 /**
  * A campaign of two subjects (one whose style ends in ERROR) through the same workers: the
- * campaign workflow, each subject's pipeline, and their styles and claims.
+ * campaign workflow, each subject's pipeline, and their styles and claims. With `encryption`,
+ * payloads are encrypted with the throwaway replay key, and subject ids appear only as keyed hashes.
  */
-async function recordCampaign(context: RecordContext): Promise<string[]> {
+async function recordCampaign(context: RecordContext, encryption?: EncryptionConfig): Promise<string[]> {
   const sim = await startSimulator({
     progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 },
     avatarsPerOrder: 4,
     failStyles: [7],
   });
+  const name = encryption ? 'campaign-encrypted' : 'campaign';
+  const dataConverter = pipelineDataConverter(encryption);
+  const client = dataConverter
+    ? new Client({
+        connection: context.client.connection,
+        namespace: context.server.namespace,
+        dataConverter,
+      })
+    : context.client;
   try {
-    const taskQueue = 'record-campaign';
-    const config = configFor(sim, taskQueue, context);
+    const taskQueue = `record-${name}`;
+    const base = configFor(sim, taskQueue, context);
+    const config = encryption ? { ...base, temporal: { ...base.temporal, encryption } } : base;
     const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
     const campaignId = await workers.runUntil(async () => {
       const campaign = await startCampaign(
-        context.client,
+        client,
         [
           {
             subjectId: 'replay-c1',
@@ -196,14 +214,14 @@ async function recordCampaign(context: RecordContext): Promise<string[]> {
           taskQueue,
           providerTaskQueue: `${taskQueue}-provider`,
           manifestDir: config.campaigns!.dir,
-          campaignId: 'replay-campaign',
+          campaignId: `replay-${name}`,
           options: { maxInFlight: 2, polling: POLLING },
         },
       );
       await campaign.result();
       return campaign.campaignId;
     });
-    return await writeFamily(context, 'campaign', campaignId);
+    return await writeFamily(context, name, campaignId);
   } finally {
     await sim.stop();
   }
@@ -243,8 +261,13 @@ async function writeFamily(context: RecordContext, scenario: string, rootId: str
 
 /** pipeline, style-3, claim-model-1001 (campaign, replay-c1, replay-c1-style-3): stable names for the workflows of one run. */
 function roleOf(id: string, rootId: string): string {
-  if (id === rootId) return rootId === 'replay-campaign' ? 'campaign' : 'pipeline';
-  if (id.startsWith(`${rootId}/`)) return id.slice(rootId.length + 1).replaceAll('/', '-');
+  if (id === rootId) return rootId.startsWith('replay-campaign') ? 'campaign' : 'pipeline';
+  // Children of an encrypted campaign are named by keyed hash (`<keyId>.<hash>`).
+  if (id.startsWith(`${rootId}/`))
+    return id
+      .slice(rootId.length + 1)
+      .replaceAll('/', '-')
+      .replace(/[^A-Za-z0-9-]+/g, '_');
   const claim = /:model:(\d+)$/.exec(id);
   if (claim) return `claim-model-${claim[1]}`;
   return id.replace(/[^A-Za-z0-9-]+/g, '_');
