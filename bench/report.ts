@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pollingOptionsSchema } from '../src/contracts/pipeline-input';
+import { findTemporalCli } from '../src/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { measureActivityThroughput } from './activity-throughput';
 import {
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
   if (missed.length > 0) console.log(`Missed: ${missed.map((row) => row.figure).join('; ')}`);
   if (argv.includes('--write')) {
     const file = path.resolve(__dirname, '../../bench/RESULTS.md');
-    writeFileSync(file, resultsMarkdown(table, minutes, argv.slice(2)));
+    writeFileSync(file, await resultsMarkdown(table, minutes, argv.slice(2)));
     console.log(`Written to ${file}.`);
   }
 }
@@ -175,7 +176,9 @@ function campaignRows(
     `naive Promise.all: ${f(naive)}; sequential: ${f(sequential)}`;
   const who = `campaign of ${args.subjects} × 3 styles, quota R = ${args.rps}/s`;
   const makespan = (r: CampaignResult) =>
-    `${r.projected ? '~' : ''}${r.makespanS.toFixed(0)} s (${(r.makespanS / bound).toFixed(2)}× bound)`;
+    r.note?.includes('budget')
+      ? `not finished: stopped at ${r.makespanS.toFixed(0)} s with ${r.done}/${r.total} done`
+      : `${r.projected ? '~' : ''}${r.makespanS.toFixed(0)} s (${(r.makespanS / bound).toFixed(2)}× bound)`;
   return [
     {
       figure: `${who}: subjects done`,
@@ -227,15 +230,14 @@ function markdownTable(rows: Row[]): string {
   return [line(header), line(header.map(() => '---')), ...cells.map(line)].join('\n');
 }
 
-function resultsMarkdown(table: string, minutes: string, args: string[]): string {
+async function resultsMarkdown(table: string, minutes: string, args: string[]): Promise<string> {
   const cpus = os.cpus();
-  let temporal = 'unknown';
+  let temporal = 'Temporal CLI version unknown';
   try {
-    temporal = execFileSync(path.resolve(__dirname, '../../.tools/bin/temporal'), ['--version'], {
-      encoding: 'utf8',
-    }).trim();
+    // The same lookup the dev server used ($TEMPORAL_CLI, PATH, .tools/).
+    temporal = execFileSync(await findTemporalCli(), ['--version'], { encoding: 'utf8' }).trim();
   } catch {
-    // Not installed under .tools: the dev server came from PATH.
+    // Left as unknown: the report is still worth writing.
   }
   return [
     '# Benchmark results',
