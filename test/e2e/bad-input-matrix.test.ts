@@ -3,7 +3,6 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../src/api/server';
 import type { AppConfig } from '../../src/config/load-config';
@@ -14,7 +13,8 @@ import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { tinyJpeg } from '../fixtures/images';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { testConfig } from '../helpers/pipeline-worker';
 import { runCli, type CliOutcome } from '../helpers/run-cli';
 import { listWorkflowIds } from '../helpers/temporal-cli';
 import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
@@ -696,7 +696,7 @@ function run(f: Files, flags: string[]): string[] {
 describe('bad-input matrix: the API and the CLI refuse bad input, naming the field, and start nothing', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
-  let worker: Worker;
+  let worker: PipelineWorkers;
   let workerRun: Promise<void>;
   let app: FastifyInstance;
   let base: string;
@@ -718,11 +718,11 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       progression: { mode: 'wall', trainingMs: 300, generationMs: 200 },
       avatarsPerOrder: 2,
     });
-    worker = await createTestWorker({
+    // Both workers, as `avatar-pipeline worker` runs them: the CLI's control run sends its provider
+    // calls to the provider queue.
+    worker = await PipelineWorkers.create({
       connection: env.nativeConnection,
-      taskQueue,
-      providerUrl: sim.url,
-      imageRoots: [files.allowed],
+      config: testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [files.allowed] }),
     });
     workerRun = worker.run();
     const { address, namespace } = devServerUnderTest();
