@@ -23,7 +23,7 @@ describe(`chaos suite (${size.label}: ${size.subjects} subjects)`, () => {
 
   test(
     `1. the worker process SIGKILLed ${size.workerKills} times at random moments, restarted each time`,
-    () => workerKillsScenario(size),
+    () => workerKillsScenario(size, seed !== undefined ? { seed } : {}),
     timeout,
   );
   test(
