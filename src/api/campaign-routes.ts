@@ -15,6 +15,7 @@ import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
 import { campaignOptionsSchema } from '../contracts/campaign';
 import type { AppConfig } from '../config/load-config';
+import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { ApiError, errorBodySchema } from './api-error';
 import type { ApiContext } from './api-context';
 import { BEARER_SCHEME } from './openapi';
@@ -33,7 +34,7 @@ export function campaignApiSettings(
 ): CampaignApiSettings {
   return {
     taskQueue: config.temporal.taskQueue,
-    providerTaskQueue: config.providerQueue?.taskQueue ?? `${config.temporal.taskQueue}-provider`,
+    providerTaskQueue: config.providerQueue?.taskQueue ?? defaultProviderTaskQueue(config.temporal.taskQueue),
     manifestDir: config.campaigns?.dir ?? resolve('.data/campaigns'),
     defaultMaxInFlight: config.campaigns?.maxInFlight ?? 50,
   };

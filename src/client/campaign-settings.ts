@@ -1,7 +1,8 @@
 import { parseEnv } from '../config/parse-env';
 import { resolve } from 'node:path';
 import type { ImageAccessPolicy } from '../images/image-access';
-import { loadTemporalConfig, type TemporalConfig } from './pipeline-client';
+import { defaultProviderTaskQueue } from '../config/provider-task-queue';
+import { temporalConfigOf, type TemporalConfig } from './pipeline-client';
 
 /** What starting and watching campaigns needs from the environment; no provider settings. */
 export interface CampaignSettings {
@@ -20,11 +21,10 @@ export function loadCampaignSettings(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): CampaignSettings {
-  const temporal = loadTemporalConfig(env, cwd);
   const e = parseEnv(env);
   return {
-    temporal,
-    providerTaskQueue: e.PROVIDER_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-provider`,
+    temporal: temporalConfigOf(e, cwd),
+    providerTaskQueue: e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(e.TEMPORAL_TASK_QUEUE),
     manifestDir: resolve(cwd, e.CAMPAIGN_DIR),
     defaultMaxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT,
     imageAccess: {

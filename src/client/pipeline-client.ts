@@ -1,4 +1,6 @@
+import type { Env } from '../config/env-schema';
 import { parseEnv } from '../config/parse-env';
+import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config/load-config';
 import { temporalAccess } from '../config/temporal-access';
@@ -19,7 +21,11 @@ export function loadTemporalConfig(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): TemporalConfig {
-  const e = parseEnv(env);
+  return temporalConfigOf(parseEnv(env), cwd);
+}
+
+/** The Temporal settings of an already parsed environment. */
+export function temporalConfigOf(e: Env, cwd: string): TemporalConfig {
   return {
     address: e.TEMPORAL_ADDRESS,
     namespace: e.TEMPORAL_NAMESPACE,
@@ -71,11 +77,12 @@ export async function createPipelineClient(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
   const { providerTaskQueue, ...temporalSettings } = settings;
-  const temporalConfig = { ...loadTemporalConfig(env), ...definedOnly(temporalSettings) };
+  const e = parseEnv(env);
+  const temporalConfig = { ...temporalConfigOf(e, process.cwd()), ...definedOnly(temporalSettings) };
   const config = {
     ...temporalConfig,
     providerTaskQueue:
-      providerTaskQueue ?? parseEnv(env).PROVIDER_TASK_QUEUE ?? `${temporalConfig.taskQueue}-provider`,
+      providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(temporalConfig.taskQueue),
   };
   const temporal = await connectClient(temporalConfig);
   return {

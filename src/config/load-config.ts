@@ -1,4 +1,5 @@
 import { parseEnv } from './parse-env';
+import { defaultProviderTaskQueue } from './provider-task-queue';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
@@ -90,7 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
     },
     providerQueue: {
-      taskQueue: e.PROVIDER_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-provider`,
+      taskQueue: e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(e.TEMPORAL_TASK_QUEUE),
       ...(e.PROVIDER_MAX_RPS !== undefined ? { maxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
     },
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },

@@ -14,6 +14,7 @@ import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
+import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
@@ -93,7 +94,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
 export function providerTaskQueueOf(
   config: Pick<AppConfig, 'temporal'> & { providerQueue?: AppConfig['providerQueue'] },
 ): string {
-  return config.providerQueue?.taskQueue ?? `${config.temporal.taskQueue}-provider`;
+  return config.providerQueue?.taskQueue ?? defaultProviderTaskQueue(config.temporal.taskQueue);
 }
 
 /**
