@@ -54,11 +54,14 @@ export interface Result {
   note?: string;
 }
 
+/** `--name <number>` from the command line, or the fallback. */
+export function numberArg(argv: string[], name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] ? Number(argv[i + 1]) : fallback;
+}
+
 export function parseArgs(argv: string[]): Args {
-  const value = (name: string, fallback: number) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 && argv[i + 1] ? Number(argv[i + 1]) : fallback;
-  };
+  const value = (name: string, fallback: number) => numberArg(argv, name, fallback);
   return {
     subjects: value('subjects', 1000),
     rps: value('rps', 25),

@@ -101,7 +101,7 @@ async function historyOfRun(client: Client, workflowId: string): Promise<{ bytes
   throw new Error(`the children of ${workflowId} were not listed`);
 }
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

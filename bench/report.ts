@@ -21,6 +21,7 @@ import { measureActivityThroughput } from './activity-throughput';
 import {
   campaignLowerBoundS,
   campaignTargets,
+  numberArg,
   parseArgs,
   runCampaign,
   runNaive,
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
   if (missed.length > 0) console.log(`Missed: ${missed.map((row) => row.figure).join('; ')}`);
   if (argv.includes('--write')) {
     const file = path.resolve(__dirname, '../../bench/RESULTS.md');
-    writeFileSync(file, await resultsMarkdown(table, minutes, argv.slice(2)));
+    writeFileSync(file, await resultsMarkdown(table, minutes, argv.slice(2), path.dirname(stack.dir)));
     console.log(`Written to ${file}.`);
   }
 }
@@ -230,7 +231,12 @@ function markdownTable(rows: Row[]): string {
   return [line(header), line(header.map(() => '---')), ...cells.map(line)].join('\n');
 }
 
-async function resultsMarkdown(table: string, minutes: string, args: string[]): Promise<string> {
+async function resultsMarkdown(
+  table: string,
+  minutes: string,
+  args: string[],
+  databaseDir: string,
+): Promise<string> {
   const cpus = os.cpus();
   let temporal = 'Temporal CLI version unknown';
   try {
@@ -242,15 +248,11 @@ async function resultsMarkdown(table: string, minutes: string, args: string[]): 
   return [
     '# Benchmark results',
     '',
-    'Written by `npm run bench` (`node dist/bench/report.js --write' +
-      (args.filter((a) => a !== '--write').length
-        ? ` ${args.filter((a) => a !== '--write').join(' ')}`
-        : '') +
-      '`); every figure below comes from that one run.',
+    `Written by \`${['node dist/bench/report.js', ...args].join(' ')}\` (\`npm run bench\`); every figure below comes from that one run.`,
     '',
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`,
-    `- Node ${process.version}; ${temporal}; dev server database on ${os.platform() === 'linux' ? '/dev/shm (tmpfs)' : 'the temp directory'}`,
+    `- Node ${process.version}; ${temporal}; dev server database under ${databaseDir}`,
     `- Whole run: ${minutes} min`,
     '',
     table,
@@ -259,11 +261,6 @@ async function resultsMarkdown(table: string, minutes: string, args: string[]): 
     '(bench/simulated-polling.ts, pipeline-timing.ts, activity-throughput.ts, in-flight.ts, campaign.ts).',
     '',
   ].join('\n');
-}
-
-function numberArg(argv: string[], name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] ? Number(argv[i + 1]) : fallback;
 }
 
 function step(what: string): void {
