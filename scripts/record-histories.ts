@@ -158,7 +158,7 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
       return pipeline.workflowId;
     });
 
-    return await writeFamily(context, scenario.name, workflowId);
+    return await writeFamily(context, scenario.name, workflowId, 'pipeline');
   } finally {
     await sim.stop();
   }
@@ -221,7 +221,7 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
       await campaign.result();
       return campaign.campaignId;
     });
-    return await writeFamily(context, name, campaignId);
+    return await writeFamily(context, name, campaignId, 'campaign');
   } finally {
     await sim.stop();
   }
@@ -245,11 +245,16 @@ function configFor(sim: RunningSimulator, taskQueue: string, context: RecordCont
   };
 }
 
-async function writeFamily(context: RecordContext, scenario: string, rootId: string): Promise<string[]> {
+async function writeFamily(
+  context: RecordContext,
+  scenario: string,
+  rootId: string,
+  rootRole: 'pipeline' | 'campaign',
+): Promise<string[]> {
   const histories = await fetchFamilyHistories(context.client, rootId);
   const written: string[] = [];
   for (const [id, history] of histories) {
-    const file = `${context.label}-${scenario}--${roleOf(id, rootId)}.json`;
+    const file = `${context.label}-${scenario}--${roleOf(id, rootId, rootRole)}.json`;
     await writeFile(
       path.join(context.outDir, file),
       `${JSON.stringify(JSON.parse(historyToJson(history)))}\n`,
@@ -260,8 +265,8 @@ async function writeFamily(context: RecordContext, scenario: string, rootId: str
 }
 
 /** pipeline, style-3, claim-model-1001 (campaign, replay-c1, replay-c1-style-3): stable names for the workflows of one run. */
-function roleOf(id: string, rootId: string): string {
-  if (id === rootId) return rootId.startsWith('replay-campaign') ? 'campaign' : 'pipeline';
+function roleOf(id: string, rootId: string, rootRole: string): string {
+  if (id === rootId) return rootRole;
   // Children of an encrypted campaign are named by keyed hash (`<keyId>.<hash>`).
   if (id.startsWith(`${rootId}/`))
     return id

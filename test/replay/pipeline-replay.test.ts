@@ -78,22 +78,15 @@ describe('recorded pipeline and campaign histories', () => {
   test('every one replays against the workflow bundle the worker runs', async () => {
     // Encrypted histories replay as an encrypting worker runs them: with the codec and the bundle
     // whose failure converter encodes messages.
-    const groups = [
-      { histories: recorded.filter((r) => !isEncrypted(r)), options: {} },
-      {
-        histories: recorded.filter(isEncrypted),
-        options: { encodedFailures: true, dataConverter: pipelineDataConverter(REPLAY_ENCRYPTION) },
-      },
+    const groups: { histories: Recorded[]; dataConverter?: DataConverter }[] = [
+      { histories: recorded.filter((r) => !isEncrypted(r)) },
+      { histories: recorded.filter(isEncrypted), dataConverter: pipelineDataConverter(REPLAY_ENCRYPTION)! },
     ];
     const outcomes: { file: string; error: string | undefined }[] = [];
-    for (const { histories, options } of groups) {
-      const { encodedFailures, dataConverter } = options as {
-        encodedFailures?: boolean;
-        dataConverter?: DataConverter;
-      };
+    for (const { histories, dataConverter } of groups) {
       const replays = Worker.runReplayHistories(
         {
-          workflowBundle: await pipelineWorkflowBundle({ encodedFailures: encodedFailures ?? false }),
+          workflowBundle: await pipelineWorkflowBundle({ encodedFailures: dataConverter !== undefined }),
           ...(dataConverter ? { dataConverter } : {}),
           replayName: 'pipeline-replay',
         },
@@ -105,7 +98,7 @@ describe('recorded pipeline and campaign histories', () => {
       }
     }
     expect(outcomes).toEqual(
-      [...groups[0]!.histories, ...groups[1]!.histories].map(({ file }) => ({ file, error: undefined })),
+      groups.flatMap((g) => g.histories).map(({ file }) => ({ file, error: undefined })),
     );
   });
 
