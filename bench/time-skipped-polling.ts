@@ -6,8 +6,8 @@ import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from
 import { startPipeline } from '../src/client/pipelines';
 import type { AppConfig } from '../src/config/load-config';
 import { findTestServer } from '../src/devserver';
-import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../src/devserver/pipeline-search-attributes';
-import { addSearchAttributes } from '../src/devserver/prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../src/setup/search-attribute-definitions';
+import { addSearchAttributes } from '../src/setup/prepare-namespace';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { startSimulator } from '../src/simulator';
 import { createPipelineWorker } from '../src/worker/create-worker';

@@ -1,15 +1,7 @@
-/** Search attribute types the dev server's `--search-attribute name=Type` accepts. */
-export const SEARCH_ATTRIBUTE_TYPES = [
-  'Keyword',
-  'Text',
-  'Int',
-  'Double',
-  'Bool',
-  'Datetime',
-  'KeywordList',
-] as const;
-export type SearchAttributeTypeName = (typeof SEARCH_ATTRIBUTE_TYPES)[number];
-export type SearchAttributeDefinitions = Readonly<Record<string, SearchAttributeTypeName>>;
+import {
+  SEARCH_ATTRIBUTE_TYPES,
+  type SearchAttributeDefinitions,
+} from '../setup/search-attribute-definitions';
 
 export interface DevServerArgsInput {
   dbFile: string;

@@ -8,10 +8,12 @@ export type { DevServer, DevServerOptions } from './start-dev-server';
 export { ensureDevServer } from './ensure-dev-server';
 export { parseAddress } from './address';
 export type { EnsureDevServerOptions, EnsuredDevServer } from './ensure-dev-server';
-export { buildDevServerArgs, SEARCH_ATTRIBUTE_TYPES } from './dev-server-args';
-export type { SearchAttributeDefinitions, SearchAttributeTypeName } from './dev-server-args';
+export { buildDevServerArgs } from './dev-server-args';
+export type {
+  SearchAttributeDefinitions,
+  SearchAttributeTypeName,
+} from '../setup/search-attribute-definitions';
 export { findFreePort, findFreePorts, isPortFree } from './free-port';
 export { checkFrontend, waitForFrontend } from './frontend-readiness';
-export { prepareNamespace } from './prepare-namespace';
 export type { Logger } from './log';
 export * from './versions';

@@ -2,14 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { buildDevServerArgs, type SearchAttributeDefinitions } from './dev-server-args';
+import { buildDevServerArgs } from './dev-server-args';
+import type { SearchAttributeDefinitions } from '../setup/search-attribute-definitions';
 import { findTemporalCli } from './find-temporal-cli';
 import { findFreePorts, isPortFree } from './free-port';
 import { waitForFrontend } from './frontend-readiness';
 import { logToStderr, type Logger } from './log';
 import { readLogTail } from './log-tail';
-import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from './pipeline-search-attributes';
-import { prepareNamespace } from './prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../setup/search-attribute-definitions';
+import { prepareNamespace } from '../setup/prepare-namespace';
 import { hasExited, stopProcess } from './stop-process';
 
 export interface DevServerOptions {

@@ -3,8 +3,8 @@ import { Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common/lib/time';
 import { temporalConnectionOptions } from '../client/connection-options';
 import type { AppConfig } from '../config/load-config';
-import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../devserver/pipeline-search-attributes';
-import { prepareNamespace } from '../devserver/prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from './search-attribute-definitions';
+import { prepareNamespace } from './prepare-namespace';
 
 export interface SetupOptions {
   /** History retention of a namespace registered here (one that exists is left as it is). */

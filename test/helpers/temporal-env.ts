@@ -4,8 +4,8 @@ import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTestServer } from '../../src/devserver';
 import { Connection } from '@temporalio/client';
-import { addSearchAttributes, prepareNamespace } from '../../src/devserver/prepare-namespace';
-import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/devserver/pipeline-search-attributes';
+import { addSearchAttributes, prepareNamespace } from '../../src/setup/prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/setup/search-attribute-definitions';
 import { TEST_ENV } from './test-env-vars';
 
 /**

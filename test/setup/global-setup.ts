@@ -4,11 +4,11 @@ import {
   checkFrontend,
   findTemporalCli,
   findTestServer,
-  prepareNamespace,
   startDevServer,
   waitForFrontend,
 } from '../../src/devserver';
-import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/devserver/pipeline-search-attributes';
+import { prepareNamespace } from '../../src/setup/prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/setup/search-attribute-definitions';
 import { TEST_ENV } from '../helpers/test-env-vars';
 import { createTestRunDir } from './test-run-dir';
 import { saveTestServerState } from './test-server-state';

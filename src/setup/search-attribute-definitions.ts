@@ -1,6 +1,18 @@
 import type { SearchAttributeType } from '@temporalio/common';
 import { PIPELINE_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
-import type { SearchAttributeDefinitions, SearchAttributeTypeName } from './dev-server-args';
+
+/** Search attribute type names as the dev server's `--search-attribute name=Type` takes them. */
+export const SEARCH_ATTRIBUTE_TYPES = [
+  'Keyword',
+  'Text',
+  'Int',
+  'Double',
+  'Bool',
+  'Datetime',
+  'KeywordList',
+] as const;
+export type SearchAttributeTypeName = (typeof SEARCH_ATTRIBUTE_TYPES)[number];
+export type SearchAttributeDefinitions = Readonly<Record<string, SearchAttributeTypeName>>;
 
 const TYPE_NAMES: Record<SearchAttributeType, SearchAttributeTypeName> = {
   TEXT: 'Text',

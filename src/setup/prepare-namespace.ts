@@ -4,8 +4,7 @@ import {
   type SearchAttributeType,
 } from '@temporalio/common/lib/search-attributes';
 import { msToTs, type Duration } from '@temporalio/common/lib/time';
-import type { SearchAttributeDefinitions, SearchAttributeTypeName } from './dev-server-args';
-import type { Logger } from './log';
+import type { SearchAttributeDefinitions, SearchAttributeTypeName } from './search-attribute-definitions';
 
 const GRPC_NOT_FOUND = 5;
 
@@ -29,7 +28,7 @@ export async function prepareNamespace(
   connection: Connection,
   namespace: string,
   searchAttributes: SearchAttributeDefinitions,
-  log: Logger,
+  log: (message: string) => void,
   options: { retention?: Duration } = {},
 ): Promise<void> {
   if (!(await namespaceExists(connection, namespace))) {
