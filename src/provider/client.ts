@@ -11,26 +11,11 @@ import {
   type CreateOrderRequest,
   type Gender,
 } from './request-schemas';
-import {
-  avatarPageSchema,
-  orderListSchema,
-  orderSchema,
-  orderStatusSchema,
-  selectResultSchema,
-  styleListSchema,
-  trainingImageListSchema,
-  trainingImageSchema,
-  type Avatar,
-  type Order,
-  type OrderStatusResponse,
-  type SelectResult,
-  type Style,
-  type TrainingImage,
-} from './schemas';
+import type { Avatar, Order, OrderStatusResponse, SelectResult, Style, TrainingImage } from './schemas';
 
 export type ProviderClientOptions = TransportOptions;
 
-/** One typed method per endpoint of the provider's REST interface. */
+/** One typed method per endpoint of the provider's REST interface (the table in endpoints.ts). */
 export class ProviderClient {
   private readonly http: HttpTransport;
 
@@ -40,51 +25,25 @@ export class ProviderClient {
 
   async createModel(request: CreateModelRequest, call?: CallOptions): Promise<Order> {
     const body = validate(createModelRequestSchema, request, 'request');
-    return this.http.send(
-      {
-        method: 'POST',
-        path: '/order/create/model',
-        endpoint: '/order/create/model',
-        body,
-        schema: orderSchema,
-      },
-      call,
-    );
+    return this.http.send({ endpoint: 'createModel', params: {}, body }, call);
   }
 
   async createOrder(request: CreateOrderRequest, call?: CallOptions): Promise<Order> {
     const body = validate(createOrderRequestSchema, request, 'request');
-    return this.http.send(
-      { method: 'POST', path: '/order/create', endpoint: '/order/create', body, schema: orderSchema },
-      call,
-    );
+    return this.http.send({ endpoint: 'createOrder', params: {}, body }, call);
   }
 
   async listOrders(call?: CallOptions): Promise<Order[]> {
-    return this.http.send(
-      { method: 'GET', path: '/order/list', endpoint: '/order/list', schema: orderListSchema },
-      call,
-    );
+    return this.http.send({ endpoint: 'listOrders', params: {}, body: undefined }, call);
   }
 
   async listModels(call?: CallOptions): Promise<Order[]> {
-    return this.http.send(
-      { method: 'GET', path: '/model/list', endpoint: '/model/list', schema: orderListSchema },
-      call,
-    );
+    return this.http.send({ endpoint: 'listModels', params: {}, body: undefined }, call);
   }
 
   async listModelOrders(modelId: number, call?: CallOptions): Promise<Order[]> {
     const id = validate(orderIdSchema, modelId, 'modelId');
-    return this.http.send(
-      {
-        method: 'GET',
-        path: `/model/${id}/order/list`,
-        endpoint: '/model/{id}/order/list',
-        schema: orderListSchema,
-      },
-      call,
-    );
+    return this.http.send({ endpoint: 'listModelOrders', params: { id }, body: undefined }, call);
   }
 
   /** `image` is the Base64 body field; build it with toUploadImage / uploadImageFromFile. */
@@ -98,86 +57,45 @@ export class ProviderClient {
     if (typeof upload.image !== 'string' || upload.image.length === 0) {
       throw new InvalidInputError('image', 'must be a non-empty Base64 string');
     }
-    return this.http.send(
-      {
-        method: 'POST',
-        path: `/order/${id}/training-images/upload`,
-        endpoint: '/order/{id}/training-images/upload',
-        // The upload body carries gender as a string, unlike order bodies.
-        body: { gender: String(gender), image: upload.image },
-        schema: trainingImageSchema,
-      },
-      call,
-    );
+    const body = { gender: String(gender) as '1' | '2', image: upload.image };
+    return this.http.send({ endpoint: 'uploadTrainingImage', params: { id }, body }, call);
   }
 
   async listTrainingImages(orderId: number, call?: CallOptions): Promise<TrainingImage[]> {
     const id = validate(orderIdSchema, orderId, 'orderId');
-    return this.http.send(
-      {
-        method: 'GET',
-        path: `/order/${id}/training-images/list`,
-        endpoint: '/order/{id}/training-images/list',
-        schema: trainingImageListSchema,
-      },
-      call,
-    );
+    return this.http.send({ endpoint: 'listTrainingImages', params: { id }, body: undefined }, call);
   }
 
   async selectTrainingImage(orderId: number, selfieId: number, call?: CallOptions): Promise<SelectResult> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     const selfie = validate(orderIdSchema, selfieId, 'selfieId');
     return this.http.send(
-      {
-        method: 'GET',
-        path: `/order/${id}/training-images/${selfie}/select`,
-        endpoint: '/order/{id}/training-images/{selfie_id}/select',
-        schema: selectResultSchema,
-      },
+      { endpoint: 'selectTrainingImage', params: { id, selfie_id: selfie }, body: undefined },
       call,
     );
   }
 
   async getOrderStatus(orderId: number, call?: CallOptions): Promise<OrderStatusResponse> {
     const id = validate(orderIdSchema, orderId, 'orderId');
-    return this.http.send(
-      {
-        method: 'GET',
-        path: `/order/${id}/status`,
-        endpoint: '/order/{id}/status',
-        schema: orderStatusSchema,
-      },
-      call,
-    );
+    return this.http.send({ endpoint: 'getOrderStatus', params: { id }, body: undefined }, call);
   }
 
   async runOrder(orderId: number, call?: CallOptions): Promise<OrderStatusResponse> {
     const id = validate(orderIdSchema, orderId, 'orderId');
-    return this.http.send(
-      { method: 'GET', path: `/order/${id}/run`, endpoint: '/order/{id}/run', schema: orderStatusSchema },
-      call,
-    );
+    return this.http.send({ endpoint: 'runOrder', params: { id }, body: undefined }, call);
   }
 
   async listAvatarPage(orderId: number, page: number, call?: CallOptions): Promise<Avatar[]> {
     const id = validate(orderIdSchema, orderId, 'orderId');
     const pageIndex = validate(pageIndexSchema, page, 'page');
     return this.http.send(
-      {
-        method: 'GET',
-        path: `/model/${id}/avatars/${pageIndex}`,
-        endpoint: '/model/{id}/avatars/{page}',
-        schema: avatarPageSchema,
-      },
+      { endpoint: 'listAvatarPage', params: { id, page: pageIndex }, body: undefined },
       call,
     );
   }
 
   async listStyles(call?: CallOptions): Promise<Style[]> {
-    return this.http.send(
-      { method: 'GET', path: '/styles/list', endpoint: '/styles/list', schema: styleListSchema },
-      call,
-    );
+    return this.http.send({ endpoint: 'listStyles', params: {}, body: undefined }, call);
   }
 }
 

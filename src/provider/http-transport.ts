@@ -1,5 +1,13 @@
 import type { z } from 'zod';
 import {
+  endpointPath,
+  PROVIDER_ENDPOINTS,
+  type EndpointName,
+  type PathParams,
+  type ProviderEndpoint,
+} from './endpoints';
+import {
+  InvalidInputError,
   ProviderAuthError,
   ProviderBadRequestError,
   ProviderInvalidResponseError,
@@ -37,13 +45,27 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export interface Request<T extends z.ZodType> {
+type RequestBody<N extends EndpointName> = ProviderEndpoint<N>['request'] extends z.ZodType
+  ? z.input<ProviderEndpoint<N>['request']>
+  : undefined;
+type ResponseOf<N extends EndpointName> = z.output<ProviderEndpoint<N>['response']>;
+
+/** One call to an endpoint of the table: its path parameters and, for endpoints that take one, its body. */
+export interface Request<N extends EndpointName> {
+  endpoint: N;
+  params: PathParams<N>;
+  body: RequestBody<N>;
+}
+
+/** What the transport works with once a request is resolved against the table. */
+interface Resolved {
   method: 'GET' | 'POST';
   /** Concrete path, e.g. /order/12/status. */
   path: string;
-  endpoint: string;
-  body?: unknown;
-  schema: T;
+  /** The path template, e.g. /order/{id}/status: the label in errors and metrics. */
+  label: string;
+  body: unknown;
+  schema: z.ZodType;
 }
 
 /** HTTP, auth, timeouts and error classification for every provider call live here and only here. */
@@ -56,7 +78,12 @@ export class HttpTransport {
     this.doFetch = options.fetch ?? fetch;
   }
 
-  async send<T extends z.ZodType>(request: Request<T>, call: CallOptions = {}): Promise<z.output<T>> {
+  async send<N extends EndpointName>(request: Request<N>, call: CallOptions = {}): Promise<ResponseOf<N>> {
+    const resolved = resolve(request);
+    return (await this.perform(resolved, call)) as ResponseOf<N>;
+  }
+
+  private async perform(request: Resolved, call: CallOptions): Promise<unknown> {
     const started = performance.now();
     let httpStatus: number | undefined;
     try {
@@ -72,7 +99,7 @@ export class HttpTransport {
     }
   }
 
-  private async exchange(request: Request<z.ZodType>, call: CallOptions) {
+  private async exchange(request: Resolved, call: CallOptions) {
     const timeoutMs = call.timeoutMs ?? this.options.timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
@@ -105,12 +132,7 @@ export class HttpTransport {
     }
   }
 
-  private interpret<T extends z.ZodType>(
-    request: Request<T>,
-    status: number,
-    text: string,
-    retryAfter: string | null,
-  ): z.output<T> {
+  private interpret(request: Resolved, status: number, text: string, retryAfter: string | null): unknown {
     if (status >= 200 && status < 300) return this.parse(request, text, status);
     const details = this.details(request, { httpStatus: status, providerMessage: extractErrorMessage(text) });
     if (status === 401 || status === 403)
@@ -124,7 +146,7 @@ export class HttpTransport {
     throw new ProviderInvalidResponseError('Unexpected HTTP status from provider', details);
   }
 
-  private parse<T extends z.ZodType>(request: Request<T>, text: string, status: number): z.output<T> {
+  private parse(request: Resolved, text: string, status: number): unknown {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -145,24 +167,48 @@ export class HttpTransport {
     );
   }
 
-  private details(request: Request<z.ZodType>, extra: Partial<ProviderErrorDetails>): ProviderErrorDetails {
-    return { endpoint: request.endpoint, method: request.method, ...extra };
+  private details(request: Resolved, extra: Partial<ProviderErrorDetails>): ProviderErrorDetails {
+    return { endpoint: request.label, method: request.method, ...extra };
   }
 
   private record(
-    request: Request<z.ZodType>,
+    request: Resolved,
     outcome: CallRecord['outcome'],
     httpStatus: number | undefined,
     started: number,
   ) {
     this.options.onCall?.({
       method: request.method,
-      endpoint: request.endpoint,
+      endpoint: request.label,
       outcome,
       httpStatus,
       durationMs: performance.now() - started,
     });
   }
+}
+
+function resolve<N extends EndpointName>(request: Request<N>): Resolved {
+  const definition: ProviderEndpoint = PROVIDER_ENDPOINTS[request.endpoint];
+  let body: unknown = undefined;
+  if (definition.request !== undefined) {
+    // The client's own input checks are stricter; this guards the wire shape the table names.
+    const parsed = definition.request.safeParse(request.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidInputError(
+        ['body', ...(issue?.path ?? []).map(String)].join('.'),
+        issue?.message ?? 'is invalid',
+      );
+    }
+    body = parsed.data;
+  }
+  return {
+    method: definition.method,
+    path: endpointPath(request.endpoint, request.params),
+    label: definition.path,
+    body,
+    schema: definition.response,
+  };
 }
 
 function describeNetworkError(err: unknown): string {

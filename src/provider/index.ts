@@ -1,5 +1,6 @@
 export * from './client';
 export * from './collect-avatars';
+export * from './endpoints';
 export * from './errors';
 export * from './image-format';
 export * from './request-schemas';

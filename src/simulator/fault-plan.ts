@@ -1,4 +1,4 @@
-import { WRITE_ENDPOINTS, type EndpointName } from './endpoints';
+import { PROVIDER_ENDPOINTS, type EndpointName } from '../provider/endpoints';
 import type { ResolvedSimulatorOptions } from './options';
 import type { SeededRandom } from './seeded-random';
 
@@ -52,7 +52,7 @@ export function planFaults(endpoint: EndpointName, random: SeededRandom, options
   return {
     serverError: null,
     delayMs: random.chance(options.slowRate) ? options.slowMs : 0,
-    loseResponse: WRITE_ENDPOINTS.has(endpoint) && random.chance(options.loseResponseRate),
+    loseResponse: PROVIDER_ENDPOINTS[endpoint].writes && random.chance(options.loseResponseRate),
     malformedJson: random.chance(options.malformedJsonRate),
   };
 }

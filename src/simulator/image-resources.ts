@@ -56,7 +56,7 @@ function stylePreview({ runtime, params }: AdminContext): AdminResult {
 
 /** Unauthenticated, like the CDN URLs a real service hands out; never subject to faults. */
 export const IMAGE_ROUTES: readonly AdminRoute[] = [
-  { method: 'GET', template: '/images/:orderId/:file', handler: avatarImage },
-  { method: 'GET', template: '/selfies/:file', handler: selfieImage },
-  { method: 'GET', template: '/styles/:styleId/preview.png', handler: stylePreview },
+  { method: 'GET', template: '/images/{orderId}/{file}', handler: avatarImage },
+  { method: 'GET', template: '/selfies/{file}', handler: selfieImage },
+  { method: 'GET', template: '/styles/{styleId}/preview.png', handler: stylePreview },
 ];

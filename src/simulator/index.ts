@@ -18,5 +18,5 @@ export {
   type RateLimit,
 } from './options';
 export { simulatorStatsSchema, orderStatsSchema, type SimulatorStats, type OrderStats } from './stats-schema';
-export { endpointNameSchema, WRITE_ENDPOINTS, type EndpointName } from './endpoints';
+export { endpointNameSchema, type EndpointName } from '../provider/endpoints';
 export { DEFAULT_STYLES, styleSchema, type StyleEntry, type StyleTreatment } from './style-catalog';

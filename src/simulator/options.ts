@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SIMULATOR_API_KEY } from '../config/env-schema';
-import { endpointNameSchema } from './endpoints';
+import { endpointNameSchema } from '../provider/endpoints';
 import { DEFAULT_STYLES, styleSchema } from './style-catalog';
 
 const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');

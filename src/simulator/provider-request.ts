@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { WRITE_ENDPOINTS } from './endpoints';
 import type { HandlerResult } from './handlers/handler-context';
 import type { FaultPlan } from './fault-plan';
 import { NO_FAULTS } from './fault-plan';
@@ -15,7 +14,7 @@ import {
 import type { ResolvedSimulatorOptions } from './options';
 import { presenterForDialect } from './presenters/presenter-for-dialect';
 import { ProviderError } from './provider-error';
-import { PROVIDER_ROUTES } from './provider-routes';
+import { SIMULATOR_ROUTES } from './provider-routes';
 import { parseJson, receiveBody } from './request-body';
 import { createResourceLinks } from './resource-links';
 import { matchRoute } from './route-matching';
@@ -58,7 +57,7 @@ export async function serveProviderRequest(
   const { req, res } = request;
   const method = req.method ?? 'GET';
   const match =
-    request.path === null ? { kind: 'unknown' as const } : matchRoute(PROVIDER_ROUTES, method, request.path);
+    request.path === null ? { kind: 'unknown' as const } : matchRoute(SIMULATOR_ROUTES, method, request.path);
   const endpoint = match.kind === 'unknown' ? 'unknown' : match.route.endpoint;
   runtime.counters.received(endpoint);
   const body = await receiveBody(req, bodyLimit(runtime.options));
@@ -146,7 +145,7 @@ export async function serveProviderRequest(
     refuse(err.status, err.message, err.headers);
     return;
   }
-  const isWrite = WRITE_ENDPOINTS.has(match.route.endpoint);
+  const isWrite = match.route.writes;
   persistIfChanged(runtime, mutationsBefore, isWrite ? 'now' : 'soon');
 
   if (faults.loseResponse && isWrite) {

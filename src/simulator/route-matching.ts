@@ -1,5 +1,6 @@
 export interface RouteShape {
   method: string;
+  /** A path whose `{name}` segments are parameters, as in the provider's endpoint table. */
   template: string;
 }
 
@@ -27,7 +28,8 @@ function matchTemplate(template: string, segments: readonly string[]): Record<st
   const params: Record<string, string> = {};
   for (const [i, part] of parts.entries()) {
     const segment = segments[i] ?? '';
-    if (part.startsWith(':')) params[part.slice(1)] = decodeSegment(segment);
+    const param = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (param !== undefined) params[param] = decodeSegment(segment);
     else if (part !== segment) return null;
   }
   return params;

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SIMULATOR_PORT, SIMULATOR_API_KEY } from '../../config/env-schema';
-import { endpointNameSchema } from '../../simulator/endpoints';
+import { endpointNameSchema } from '../../provider/endpoints';
 import {
   simulatorOptionsSchema,
   type ResolvedSimulatorOptions,

@@ -3,12 +3,7 @@ import { conflict, notFound, unprocessable } from '../provider-error';
 import type { HandlerContext, ProviderHandler } from './handler-context';
 import { ok } from './handler-context';
 import { modelFromPath } from './order-lookup';
-import {
-  createModelBodySchema,
-  createOrderBodySchema,
-  ORDER_FIELD_RULES,
-  parseBody,
-} from './request-body-schemas';
+import { parseBody } from './parse-body';
 
 function requireKnownStyles(context: HandlerContext, styles: readonly number[]): void {
   const known = new Set(context.options.styles.map((style) => style.id));
@@ -19,7 +14,7 @@ function requireKnownStyles(context: HandlerContext, styles: readonly number[]):
 }
 
 export const createModel: ProviderHandler = (context) => {
-  const body = parseBody(createModelBodySchema, context.body, ORDER_FIELD_RULES);
+  const body = parseBody('createModel', context.body);
   requireKnownStyles(context, body.styles);
   const order = context.store.createOrder(
     { parent: 0, kind: 'model', gender: body.gender, styles: body.styles },
@@ -29,7 +24,7 @@ export const createModel: ProviderHandler = (context) => {
 };
 
 export const createOrder: ProviderHandler = (context) => {
-  const body = parseBody(createOrderBodySchema, context.body, ORDER_FIELD_RULES);
+  const body = parseBody('createOrder', context.body);
   requireKnownStyles(context, body.styles);
   const parent = context.store.getOrder(body.parent);
   if (parent === undefined) throw notFound(`parent: model ${body.parent} not found`);

@@ -4,11 +4,11 @@ import type { ProviderHandler } from './handler-context';
 import { ok } from './handler-context';
 import { orderFromPath } from './order-lookup';
 import { integerParam } from './path-params';
-import { parseBody, UPLOAD_FIELD_RULES, uploadBodySchema } from './request-body-schemas';
+import { parseBody } from './parse-body';
 
 export const uploadTrainingImage: ProviderHandler = (context) => {
   const order = orderFromPath(context);
-  const body = parseBody(uploadBodySchema, context.body, UPLOAD_FIELD_RULES);
+  const body = parseBody('uploadTrainingImage', context.body);
   if (order.kind !== 'model') {
     throw conflict(`order ${order.id} is a generation order; training images belong to models`);
   }
@@ -39,7 +39,7 @@ export const listTrainingImages: ProviderHandler = (context) => {
 
 export const selectTrainingImage: ProviderHandler = (context) => {
   const order = orderFromPath(context);
-  const imageId = integerParam(context.params, 'selfieId');
+  const imageId = integerParam(context.params, 'selfie_id');
   const image = context.store.getTrainingImage(imageId);
   if (image === undefined || image.orderId !== order.id) {
     throw notFound(`training image ${imageId} not found in order ${order.id}`);
