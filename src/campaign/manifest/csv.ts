@@ -1,3 +1,6 @@
+import { CsvError, parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+
 /** One CSV record with the 1-based line of the file on which it starts. */
 export interface CsvRecord {
   line: number;
@@ -15,89 +18,82 @@ export interface ParsedCsv {
 }
 
 /**
- * A small RFC 4180 reader: comma-separated fields, records ended by LF or CRLF, fields in double
- * quotes may hold commas, line breaks and doubled quotes (""). A leading byte-order mark is
- * dropped and blank lines are skipped. Malformed quoting is reported with its line and the
- * record is left out, so one bad row never hides the rest of the file.
+ * Reads RFC 4180 CSV (csv-parse): comma-separated fields, records ended by LF, CRLF or CR, quoted
+ * fields holding commas, line breaks and doubled quotes. A leading byte-order mark is dropped and
+ * blank lines are skipped. Records may differ in length (the manifest reports that per row).
+ * Malformed quoting is reported at the line where its record starts and reading resumes on the
+ * line after the fault, so one bad row never hides the rest of the file.
  */
 export function parseCsv(text: string): ParsedCsv {
   const records: CsvRecord[] = [];
   const problems: CsvProblem[] = [];
-  const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-
-  let line = 1;
-  let i = 0;
-  while (i < input.length) {
-    const startLine = line;
-    const fields: string[] = [];
-    let problem: string | undefined;
-    let field = '';
-    let endOfRecord = false;
-
-    while (!endOfRecord) {
-      if (input[i] === '"') {
-        // Quoted field: runs to the next lone quote.
-        i++;
-        let closed = false;
-        while (i < input.length) {
-          const ch = input[i]!;
-          if (ch === '"') {
-            if (input[i + 1] === '"') {
-              field += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            closed = true;
-            break;
-          }
-          if (ch === '\n') line++;
-          field += ch;
-          i++;
-        }
-        if (!closed) {
-          problem ??= 'a quoted field is never closed (missing ")';
-          i = input.length;
-        } else if (i < input.length && input[i] !== ',' && input[i] !== '\n' && input[i] !== '\r') {
-          problem ??= `unexpected text after a closing quote in field ${fields.length + 1}`;
-          // Skip to the end of the field so the next records still parse.
-          while (i < input.length && input[i] !== ',' && input[i] !== '\n') i++;
-        }
-      } else {
-        while (i < input.length && input[i] !== ',' && input[i] !== '\n' && input[i] !== '\r') {
-          if (input[i] === '"') problem ??= `a quote inside the unquoted field ${fields.length + 1}`;
-          field += input[i];
-          i++;
-        }
-      }
-      fields.push(field);
-      field = '';
-      if (i >= input.length) {
-        endOfRecord = true;
-      } else if (input[i] === ',') {
-        i++;
-      } else {
-        // Line end: LF, CRLF or a lone CR.
-        if (input[i] === '\r') i++;
-        if (input[i] === '\n') i++;
-        line++;
-        endOfRecord = true;
-      }
+  const lineStarts = startsOfLines(text);
+  let firstLine = 1;
+  while (firstLine <= lineStarts.length) {
+    const offset = firstLine - 1;
+    // Every line belongs to a record (a blank one as a single empty field), so a record starts
+    // on the line after the previous one ends.
+    let lastLine = offset;
+    try {
+      parse(text.slice(lineStarts[offset]), {
+        bom: true,
+        relax_column_count: true,
+        on_record: (fields: string[], { lines }) => {
+          const blank = fields.length === 1 && fields[0]!.trim() === '';
+          if (!blank) records.push({ line: lastLine + 1, fields });
+          lastLine = offset + lines;
+          return null;
+        },
+      });
+      break;
+    } catch (err) {
+      if (!(err instanceof CsvError)) throw err;
+      problems.push({ line: lastLine + 1, message: describeCsvError(err) });
+      const faultLine = offset + ((err as CsvError & { lines?: number }).lines ?? lineStarts.length);
+      firstLine = Math.max(firstLine + 1, faultLine + 1);
     }
-
-    const blank = fields.length === 1 && fields[0]!.trim() === '';
-    if (problem) problems.push({ line: startLine, message: problem });
-    else if (!blank) records.push({ line: startLine, fields });
   }
   return { records, problems };
 }
 
-/** Quotes a value for CSV output when it needs it (comma, quote, line break, leading/trailing space). */
-export function csvField(value: string | number | undefined): string {
-  const text = value === undefined ? '' : String(value);
-  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/** Offsets where each line of the text begins (lines end with LF, CRLF or CR). */
+function startsOfLines(text: string): number[] {
+  const starts = [0];
+  for (const match of text.matchAll(/\r\n|\r|\n/g)) starts.push(match.index + match[0].length);
+  return starts;
 }
 
+/** The reader's faults in the manifest's words: which field, what is wrong. */
+function describeCsvError(err: CsvError): string {
+  const field = (err as CsvError & { index?: number }).index;
+  const which = field === undefined ? '' : ` in field ${field + 1}`;
+  switch (err.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'a quoted field is never closed (missing ")';
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return `unexpected text after a closing quote${which}`;
+    case 'INVALID_OPENING_QUOTE':
+      return `a quote inside the unquoted field${which.replace(' in field', '')}`;
+    default:
+      return err.message;
+  }
+}
+
+/**
+ * Cells a spreadsheet would read as a formula (or that some strip before doing so) get a leading
+ * apostrophe, so an exported value like `=HYPERLINK(...)` stays text (CSV formula injection).
+ */
+const FORMULA_TRIGGER = /^[=+\-@\t\r]/;
+
+export function neutralizeFormula(text: string): string {
+  return FORMULA_TRIGGER.test(text) ? `'${text}` : text;
+}
+
+/** One CSV line (with its line ending) for export: quoted where needed, text cells neutralised. */
 export function csvLine(values: (string | number | undefined)[]): string {
-  return `${values.map(csvField).join(',')}\n`;
+  const cells = values.map((value) =>
+    value === undefined ? '' : typeof value === 'number' ? String(value) : neutralizeFormula(value),
+  );
+  // A lone CR is a line break to many readers, and edge spaces are lost by some: quote those too.
+  return stringify([cells], { record_delimiter: 'unix', quoted_match: [/\r/, /^\s|\s$/] });
 }

@@ -1,5 +1,5 @@
 /** Campaign manifests: CSV or JSONL, one subject per row, validated as a whole before anything starts. */
-export { parseCsv, csvField, csvLine, type CsvRecord } from './csv';
+export { parseCsv, csvLine, neutralizeFormula, type CsvRecord } from './csv';
 export { ManifestError, describeIssue, type ManifestIssue } from './manifest-issue';
 export { detectManifestFormat, type ManifestFormat } from './read-rows';
 export { MANIFEST_FIELDS, manifestRowSchema, type ManifestRow } from './row-schema';

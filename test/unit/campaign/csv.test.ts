@@ -1,4 +1,4 @@
-import { csvLine, parseCsv } from '../../../src/campaign/manifest/csv';
+import { csvLine, neutralizeFormula, parseCsv } from '../../../src/campaign/manifest/csv';
 
 describe('parseCsv', () => {
   it('reads plain records with their starting lines, skipping blank lines', () => {
@@ -57,5 +57,35 @@ describe('parseCsv', () => {
       '7',
       '',
     ]);
+  });
+
+  it("reports each fault on its record's first line and resumes after it, also inside multi-line records", () => {
+    const { records, problems } = parseCsv('a,b\nu1,"two\nli"nes"\nu2,ok\r\nu3,x"y\nu4,"fine\nagain"\n');
+    expect(problems).toEqual([
+      { line: 2, message: 'unexpected text after a closing quote in field 2' },
+      { line: 5, message: 'a quote inside the unquoted field 2' },
+    ]);
+    expect(records).toEqual([
+      { line: 1, fields: ['a', 'b'] },
+      { line: 4, fields: ['u2', 'ok'] },
+      { line: 6, fields: ['u4', 'fine\nagain'] },
+    ]);
+  });
+});
+
+describe('csvLine', () => {
+  it.each(['=1+2', '+1', '-2', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://evil")'])(
+    'neutralises the text cell %j so a spreadsheet does not evaluate it',
+    (cell) => {
+      const [fields] = parseCsv(csvLine(['u1', cell])).records.map((r) => r.fields);
+      expect(fields).toEqual(['u1', `'${cell}`]);
+    },
+  );
+
+  it('leaves ordinary text, numbers (negative too) and empty cells as they are', () => {
+    expect(csvLine(['u1', 'a=b', 7, -3, undefined, 'https://x/y?a=1'])).toBe(
+      'u1,a=b,7,-3,,https://x/y?a=1\n',
+    );
+    expect(neutralizeFormula('plain')).toBe('plain');
   });
 });
