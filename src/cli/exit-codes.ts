@@ -1,4 +1,4 @@
-/** Exit codes of the `avatar-pipeline` command (DESIGN.md). */
+/** Exit codes of the `avatar-pipeline` command (docs/contracts.md). */
 export const EXIT = {
   ok: 0,
   /** The pipeline or campaign failed. */

@@ -3,7 +3,7 @@ import { PipelineInputError } from '../client/input-error';
 import { InvalidInputError } from '../provider/errors';
 import { EXIT } from './exit-codes';
 
-/** Maps an error to the message a user sees and the exit code of DESIGN.md. */
+/** Maps an error to the message a user sees and the exit code of docs/contracts.md. */
 export function exitCodeFor(err: unknown): number {
   return err instanceof ConfigError || err instanceof PipelineInputError || err instanceof InvalidInputError
     ? EXIT.badInput

@@ -61,7 +61,7 @@ export interface CampaignHandle {
   campaignId: string;
   /** Counts by state, throughput, estimated finish (a query: a worker must be running). */
   progress(): Promise<CampaignProgress>;
-  /** Waits for the end and returns the campaign summary of DESIGN.md. */
+  /** Waits for the end and returns the campaign summary of docs/contracts.md. */
   result(): Promise<CampaignSummary>;
   /** The summary as it stands now: at the end, or while running (from the ledger query). */
   summary(): Promise<CampaignSummary>;

@@ -129,7 +129,7 @@ export interface CampaignOutcome {
   runs: number;
 }
 
-/** The campaign summary of DESIGN.md. */
+/** The campaign summary of docs/contracts.md. */
 export interface CampaignSummary {
   workflowId: string;
   status: 'COMPLETED' | 'CANCELLED';

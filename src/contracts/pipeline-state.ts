@@ -57,7 +57,7 @@ export interface GenerationResult {
   error?: string;
 }
 
-/** The pipeline result of DESIGN.md. */
+/** The pipeline result of docs/contracts.md. */
 export interface PipelineResult {
   workflowId: string;
   subjectId?: string;

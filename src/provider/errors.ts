@@ -1,5 +1,5 @@
 /**
- * The one error taxonomy of the provider client (DESIGN.md). Activities map `kind` to
+ * The one error taxonomy of the provider client (docs/provider-api.md, "Errors"). Activities map `kind` to
  * Temporal retry behaviour in a single place (activities/provider-failure.ts).
  */
 export type ProviderErrorKind = 'auth' | 'bad-request' | 'rate-limited' | 'unavailable' | 'invalid-response';

@@ -3,7 +3,7 @@ import { normalizeStatus } from './status';
 
 /**
  * Response schemas: they accept the contract's shapes and every variant the real service is
- * known to send (provider-variants.md), and output the contract's canonical shapes. Extra
+ * known to send (docs/provider-api.md, "Known variants"), and output the contract's canonical shapes. Extra
  * fields are kept (loose objects), never rejected.
  */
 

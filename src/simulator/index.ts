@@ -1,6 +1,6 @@
 /**
  * The provider simulator: an in-memory implementation of the whole provider REST interface
- * (spec/provider-rest-api.md), speaking either the contract's shapes or the real service's
+ * (docs/provider-api.md), speaking either the contract's shapes or the real service's
  * variants, with knobs for timing, outcomes and faults. Used in-process by tests, and by the
  * demo and benchmarks through `avatar-pipeline simulator`.
  */

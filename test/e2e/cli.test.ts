@@ -10,7 +10,7 @@ import { runCli } from '../helpers/run-cli';
 import { writeSelfies } from '../helpers/selfie-files';
 import { devServerUnderTest, uniqueName } from '../helpers/temporal-env';
 
-/** The pipeline result of DESIGN.md; more fields are allowed. */
+/** The pipeline result of docs/contracts.md; more fields are allowed. */
 const resultSchema = z.object({
   workflowId: z.string().min(1),
   modelId: z.number().int(),

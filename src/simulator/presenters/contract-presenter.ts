@@ -12,7 +12,7 @@ function order(record: OrderRecord) {
   };
 }
 
-/** The shapes of provider-rest-api.md: bare arrays, integer ids, upper-case statuses. */
+/** The contract's shapes (docs/provider-api.md): bare arrays, integer ids, upper-case statuses. */
 export function createContractPresenter(links: ResourceLinks): Presenter {
   const trainingImage: Presenter['trainingImage'] = (image, selected) => ({
     id: image.id,

@@ -16,7 +16,7 @@ export interface StatusView {
 
 /**
  * Turns simulator records into response bodies. One implementation per dialect: the contract's
- * exact shapes, or the shapes the real service is known to send (provider-variants.md).
+ * exact shapes, or the shapes the real service is known to send (docs/provider-api.md).
  */
 export interface Presenter {
   createdOrder(order: OrderRecord): unknown;

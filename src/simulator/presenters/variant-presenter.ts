@@ -33,7 +33,7 @@ function order(record: OrderRecord) {
   };
 }
 
-/** The shapes provider-variants.md lists: wrapped lists, renamed id fields, string ids, messages. */
+/** The variant shapes of docs/provider-api.md: wrapped lists, renamed id fields, string ids, messages. */
 export function createVariantPresenter(links: ResourceLinks): Presenter {
   const trainingImage: Presenter['trainingImage'] = (image, selected) => ({
     selfie_id: idText(image.id),
