@@ -57,7 +57,8 @@ export class ProviderClient {
     if (typeof upload.image !== 'string' || upload.image.length === 0) {
       throw new InvalidInputError('image', 'must be a non-empty Base64 string');
     }
-    const body = { gender: String(gender) as '1' | '2', image: upload.image };
+    // The upload body carries gender as a string, unlike order bodies.
+    const body = { gender: `${gender}` as const, image: upload.image };
     return this.http.send({ endpoint: 'uploadTrainingImage', params: { id }, body }, call);
   }
 
