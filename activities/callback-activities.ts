@@ -1,9 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
-  checkCallbackTarget,
+  resolveCallbackTarget,
   CallbackTargetError,
   type AddressLookup,
+  type CheckedCallbackTarget,
 } from '../src/callbacks/callback-target';
+import { pinnedFetch } from '../src/images/pinned-fetch';
 import { SIGNATURE_HEADER, signCallback } from '../src/callbacks/signature';
 import type { CallbackDelivery } from '../src/contracts/pipeline-event';
 import { parseRetryAfter } from '../src/provider/retry-after';
@@ -33,9 +35,9 @@ export function createCallbackActivities(deps: CallbackDependencies) {
           'CallbackNotConfigured',
         );
       }
-      let url: URL;
+      let target: CheckedCallbackTarget;
       try {
-        url = await checkCallbackTarget(delivery.url, { privateHosts: deps.privateHosts }, deps.lookup);
+        target = await resolveCallbackTarget(delivery.url, { privateHosts: deps.privateHosts }, deps.lookup);
       } catch (err) {
         if (err instanceof CallbackTargetError && !err.temporary) {
           throw ApplicationFailure.nonRetryable(err.message, 'CallbackRefused');
@@ -44,21 +46,30 @@ export function createCallbackActivities(deps: CallbackDependencies) {
       }
       const body = JSON.stringify(delivery.event);
       const timeout = AbortSignal.timeout(deps.timeoutMs ?? 15_000);
-      const response = await fetch(url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.any([Context.current().cancellationSignal, timeout]),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'avatar-pipeline-callback/1',
-          [SIGNATURE_HEADER]: signCallback(body, secret, Math.floor(Date.now() / 1000)),
-          'x-avatar-event': delivery.event.type,
-          'x-avatar-event-id': delivery.event.eventId,
-          'x-avatar-delivery-attempt': String(attempt),
+      const { url } = target;
+      // Connects to the addresses just checked, not to whatever the name resolves to next.
+      const response = await pinnedFetch(
+        url,
+        target.addresses,
+        {
+          method: 'POST',
+          redirect: 'manual',
+          signal: AbortSignal.any([Context.current().cancellationSignal, timeout]),
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'avatar-pipeline-callback/1',
+            [SIGNATURE_HEADER]: signCallback(body, secret, Math.floor(Date.now() / 1000)),
+            'x-avatar-event': delivery.event.type,
+            'x-avatar-event-id': delivery.event.eventId,
+            'x-avatar-delivery-attempt': String(attempt),
+          },
+          body,
         },
-        body,
-      });
-      await response.body?.cancel().catch(() => undefined);
+        async (answer) => {
+          await answer.body?.cancel().catch(() => undefined);
+          return answer;
+        },
+      );
       if (response.status >= 200 && response.status < 300) return { status: response.status, attempt };
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
       throw ApplicationFailure.create({

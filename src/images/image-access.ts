@@ -1,18 +1,22 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidInputError } from '../provider/errors';
-import { isPrivateAddress } from './private-address';
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { systemLookup, type AddressLookup, type ResolvedAddress } from './pinned-fetch';
+import { isPrivateAddress } from './private-address';
 
 export interface ImageAccessPolicy {
   /** Directories selfie files may be read from (IMAGE_ROOTS). */
   roots: string[];
   /** Hosts selfie URLs may point at (IMAGE_URL_HOSTS); listing a private host explicitly allows it. */
   urlHosts: string[];
+  /** Resolves URL hosts; the system resolver unless a test gives another. */
+  lookup?: AddressLookup;
 }
 
-export type ResolvedReference = { kind: 'file'; path: string } | { kind: 'url'; url: URL };
+/** A URL comes with the addresses its host resolved to when checked (none for an IP literal): downloads connect only to those. */
+export type ResolvedReference =
+  { kind: 'file'; path: string } | { kind: 'url'; url: URL; addresses?: ResolvedAddress[] };
 
 /**
  * Decides whether a selfie reference may be read, before anything is read: files must resolve
@@ -24,7 +28,7 @@ export async function resolveImageReference(
   policy: ImageAccessPolicy,
   field = 'image',
 ): Promise<ResolvedReference> {
-  if (/^https?:\/\//i.test(reference)) return { kind: 'url', url: await checkUrl(reference, policy, field) };
+  if (/^https?:\/\//i.test(reference)) return { kind: 'url', ...(await checkUrl(reference, policy, field)) };
   if (!isAbsolute(reference))
     throw new InvalidInputError(field, 'must be an absolute file path or an http(s) URL');
   return { kind: 'file', path: await checkFile(reference, policy, field) };
@@ -46,7 +50,11 @@ async function checkFile(reference: string, policy: ImageAccessPolicy, field: st
   throw new InvalidInputError(field, `is outside the allowed image directories (IMAGE_ROOTS)`);
 }
 
-async function checkUrl(reference: string, policy: ImageAccessPolicy, field: string): Promise<URL> {
+async function checkUrl(
+  reference: string,
+  policy: ImageAccessPolicy,
+  field: string,
+): Promise<{ url: URL; addresses?: ResolvedAddress[] }> {
   let url: URL;
   try {
     url = new URL(reference);
@@ -62,17 +70,15 @@ async function checkUrl(reference: string, policy: ImageAccessPolicy, field: str
   }
   // Listed hosts are trusted as listed; a name that resolves privately is still refused so a DNS
   // change cannot turn an allowed public host into a way into the worker's network.
-  if (isIP(host) === 0) {
-    const addresses = await lookup(host, { all: true }).catch(() => {
-      throw new InvalidInputError(field, `host "${host}" cannot be resolved`);
-    });
-    const privateOne = addresses.find((a) => isPrivateAddress(a.address));
-    if (privateOne && !allowed.includes(privateOne.address)) {
-      throw new InvalidInputError(
-        field,
-        `host "${host}" resolves to a private address (${privateOne.address})`,
-      );
-    }
+  if (isIP(host) !== 0) return { url };
+  const addresses = await (policy.lookup ?? systemLookup)(host).catch(() => [] as ResolvedAddress[]);
+  if (addresses.length === 0) throw new InvalidInputError(field, `host "${host}" cannot be resolved`);
+  const privateOne = addresses.find((a) => isPrivateAddress(a.address));
+  if (privateOne && !allowed.includes(privateOne.address)) {
+    throw new InvalidInputError(
+      field,
+      `host "${host}" resolves to a private address (${privateOne.address})`,
+    );
   }
-  return url;
+  return { url, addresses };
 }

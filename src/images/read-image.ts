@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { InvalidInputError } from '../provider/errors';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
 import { resolveImageReference, type ImageAccessPolicy } from './image-access';
+import { pinnedFetch, type ResolvedAddress } from './pinned-fetch';
 
 export interface ReadImageOptions {
   maxBytes?: number;
@@ -27,34 +28,37 @@ export async function readImage(
     }
     return readFile(resolved.path);
   }
-  return download(resolved.url, maxBytes, field, options);
+  return download(resolved.url, resolved.addresses, maxBytes, field, options);
 }
 
 async function download(
   url: URL,
+  addresses: ResolvedAddress[] | undefined,
   maxBytes: number,
   field: string,
   options: ReadImageOptions,
 ): Promise<Buffer> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  // Redirects could lead off the allowed hosts; refuse them rather than follow.
-  const response = await fetch(url, { signal, redirect: 'manual' });
-  if (response.status >= 300 && response.status < 400) {
-    throw new InvalidInputError(field, `redirects elsewhere (HTTP ${response.status}); give the final URL`);
-  }
-  if (response.status === 404 || response.status === 410)
-    throw new InvalidInputError(field, `was not found (HTTP ${response.status})`);
-  if (!response.ok) throw new Error(`Fetching ${url.host} answered HTTP ${response.status}`);
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes)
-    throw new InvalidInputError(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of response.body ?? []) {
-    total += (chunk as Uint8Array).length;
-    if (total > maxBytes) throw new InvalidInputError(field, `is more than the limit of ${maxBytes} bytes`);
-    chunks.push(Buffer.from(chunk as Uint8Array));
-  }
-  return Buffer.concat(chunks);
+  // Redirects could lead off the allowed hosts; refuse them rather than follow. The connection
+  // goes to the addresses that were checked, not to a fresh DNS answer.
+  return pinnedFetch(url, addresses, { signal, redirect: 'manual' }, async (response) => {
+    if (response.status >= 300 && response.status < 400) {
+      throw new InvalidInputError(field, `redirects elsewhere (HTTP ${response.status}); give the final URL`);
+    }
+    if (response.status === 404 || response.status === 410)
+      throw new InvalidInputError(field, `was not found (HTTP ${response.status})`);
+    if (!response.ok) throw new Error(`Fetching ${url.host} answered HTTP ${response.status}`);
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (declared > maxBytes)
+      throw new InvalidInputError(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of response.body ?? []) {
+      total += (chunk as Uint8Array).length;
+      if (total > maxBytes) throw new InvalidInputError(field, `is more than the limit of ${maxBytes} bytes`);
+      chunks.push(Buffer.from(chunk as Uint8Array));
+    }
+    return Buffer.concat(chunks);
+  });
 }

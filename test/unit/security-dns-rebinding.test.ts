@@ -1,0 +1,102 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createCallbackActivities } from '../../activities/callback-activities';
+import type { CallbackDelivery } from '../../src/contracts/pipeline-event';
+import { pinnedFetch } from '../../src/images/pinned-fetch';
+import { readImage } from '../../src/images/read-image';
+import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
+
+/*
+ * Issue 14, finding 2: the address that was checked is the address connected to. Each test gives a
+ * resolver for the check that differs from what the system resolver says for the same name, as a
+ * rebinding DNS server would between the check and the connection.
+ */
+
+let server: Server;
+let port: number;
+const seen: IncomingHttpHeaders[] = [];
+const png = syntheticSelfiePng(1, 16);
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push(req.headers);
+    if (req.method === 'GET') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    else res.writeHead(204).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const delivery = (url: string): CallbackDelivery =>
+  ({
+    url,
+    event: {
+      type: 'pipeline.completed',
+      eventId: 'e-1',
+      workflowId: 'wf',
+      occurredAt: new Date(0).toISOString(),
+    },
+  }) as unknown as CallbackDelivery;
+
+describe('callback delivery connects to the checked address', () => {
+  it('a name checked as public but answering loopback at connect time never reaches the loopback listener', async () => {
+    // The check hears a public (documentation, unroutable) address; the system resolver would say
+    // 127.0.0.1 for "localhost". A delivery that resolved again would land on the listener.
+    const activities = createCallbackActivities({
+      signingSecret: 'secret',
+      privateHosts: [],
+      timeoutMs: 1_000,
+      lookup: async () => [{ address: '192.0.2.1', family: 4 }],
+    });
+    await expect(
+      new MockActivityEnvironment().run(activities.notifyCallback, delivery(`http://localhost:${port}/hook`)),
+    ).rejects.toThrow();
+    expect(seen).toEqual([]);
+  });
+
+  it('pinnedFetch connects to the given address whatever the name resolves to, keeping the name as Host', async () => {
+    const status = await pinnedFetch(
+      new URL(`http://hooks.pinned.test:${port}/hook`),
+      [{ address: '127.0.0.1', family: 4 }],
+      { method: 'POST', body: '{}' },
+      async (response) => response.status,
+    );
+    expect(status).toBe(204);
+    expect(seen.map((h) => h.host)).toEqual([`hooks.pinned.test:${port}`]);
+  });
+});
+
+describe('image downloads connect to the checked address', () => {
+  it('downloads from the address the check resolved, not from a fresh lookup of the name', async () => {
+    // "selfies.pinned.test" has no DNS entry: only the check's resolver knows it. The address is
+    // listed, so it may be private.
+    const bytes = await readImage(`http://selfies.pinned.test:${port}/a.png`, {
+      roots: [],
+      urlHosts: ['selfies.pinned.test', '127.0.0.1'],
+      lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    expect(bytes).toEqual(png);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.host).toBe(`selfies.pinned.test:${port}`);
+  });
+
+  it('a name checked as public but answering loopback at connect time is not downloaded from', async () => {
+    await expect(
+      readImage(
+        `http://localhost:${port}/a.png`,
+        {
+          roots: [],
+          urlHosts: ['localhost'],
+          lookup: async () => [{ address: '192.0.2.1', family: 4 }],
+        },
+        { timeoutMs: 1_000 },
+      ),
+    ).rejects.toThrow();
+    expect(seen).toEqual([]);
+  });
+});

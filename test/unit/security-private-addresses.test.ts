@@ -1,0 +1,127 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createCallbackActivities } from '../../activities/callback-activities';
+import { CallbackTargetError, checkCallbackTarget } from '../../src/callbacks/callback-target';
+import type { CallbackDelivery } from '../../src/contracts/pipeline-event';
+import { resolveImageReference } from '../../src/images/image-access';
+import { isPrivateAddress } from '../../src/images/private-address';
+import { InvalidInputError } from '../../src/provider/errors';
+
+/** IPv6 spellings of loopback, private and metadata IPv4 addresses (issue 14, finding 1). */
+const HIDDEN_IPV4 = [
+  '::ffff:127.0.0.1',
+  '::ffff:7f00:1',
+  '::ffff:a9fe:a9fe', // 169.254.169.254, the cloud metadata address
+  '::ffff:0:7f00:1', // IPv4-translated
+  '::127.0.0.1', // IPv4-compatible
+  '::a00:5',
+  '64:ff9b::7f00:1', // NAT64
+  '64:ff9b::169.254.169.254',
+  '2002:7f00:1::', // 6to4
+  '2002:c0a8:101::1',
+  '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo, client 127.0.0.1
+];
+
+describe('isPrivateAddress decides by address bytes', () => {
+  it.each(HIDDEN_IPV4)('%s is private', (address) => {
+    expect(isPrivateAddress(address)).toBe(true);
+    expect(isPrivateAddress(`[${address}]`)).toBe(true);
+  });
+
+  it.each([
+    '::',
+    '::1',
+    'fe80::1%eth0',
+    'fd12::1',
+    'ff02::1',
+    '0.0.0.0',
+    '127.8.9.1',
+    '100.100.0.1',
+    '224.0.0.1',
+  ])('%s is private', (address) => expect(isPrivateAddress(address)).toBe(true));
+
+  it.each([
+    '93.184.216.34',
+    '2606:2800:220:1:248:1893:25c8:1946',
+    '::ffff:93.184.216.34',
+    '64:ff9b::8.8.8.8',
+    '2002:5db8:d822::1',
+  ])('%s is public', (address) => expect(isPrivateAddress(address)).toBe(false));
+});
+
+describe('callback and image URLs written with IPv6 forms of private IPv4 are refused', () => {
+  it.each(HIDDEN_IPV4)('callbackUrl http://[%s]/hook', async (address) => {
+    const err: unknown = await checkCallbackTarget(`http://[${address}]:9000/hook`, {
+      privateHosts: [],
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CallbackTargetError);
+    expect((err as CallbackTargetError).reason).toMatch(/private address/);
+  });
+
+  it.each(HIDDEN_IPV4)('a callback host resolving to %s', async (address) => {
+    const err: unknown = await checkCallbackTarget(
+      'https://hooks.example.com/x',
+      { privateHosts: [] },
+      async () => [{ address }],
+    ).catch((e: unknown) => e);
+    expect((err as CallbackTargetError).reason).toMatch(/resolves to a private address/);
+  });
+
+  it.each(HIDDEN_IPV4)('an image host resolving to %s', async (address) => {
+    const err: unknown = await resolveImageReference(
+      'https://images.example.com/a.png',
+      { roots: [], urlHosts: ['images.example.com'], lookup: async () => [{ address, family: 6 }] },
+      'images.0',
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidInputError);
+    expect((err as InvalidInputError).reason).toMatch(/resolves to a private address/);
+  });
+});
+
+describe('end to end: no callback reaches a loopback listener through an IPv6 form', () => {
+  let server: Server;
+  let port: number;
+  let hits = 0;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits++;
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => new Promise<void>((r) => server.close(() => r())));
+
+  const delivery = (url: string): CallbackDelivery =>
+    ({
+      url,
+      event: {
+        type: 'pipeline.completed',
+        eventId: 'e-1',
+        workflowId: 'wf',
+        occurredAt: new Date(0).toISOString(),
+      },
+    }) as unknown as CallbackDelivery;
+
+  it('the listener is reachable at [::ffff:127.0.0.1] from here (so the refusals below mean something)', async () => {
+    const before = hits;
+    const response = await fetch(`http://[::ffff:127.0.0.1]:${port}/probe`);
+    expect(response.status).toBe(204);
+    expect(hits).toBe(before + 1);
+  });
+
+  it.each(['::ffff:127.0.0.1', '::ffff:7f00:1', '::127.0.0.1', '64:ff9b::127.0.0.1', '2002:7f00:1::'])(
+    'notifyCallback to http://[%s]:port is refused without a request',
+    async (address) => {
+      const before = hits;
+      const activities = createCallbackActivities({ signingSecret: 'secret', privateHosts: [] });
+      const err: unknown = await new MockActivityEnvironment()
+        .run(activities.notifyCallback, delivery(`http://[${address}]:${port}/hook`))
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ type: 'CallbackRefused', nonRetryable: true });
+      expect(hits).toBe(before);
+    },
+  );
+});
