@@ -1,19 +1,21 @@
 import { crc32 } from 'node:zlib';
 import { detectImageFormat } from '../provider/image-format';
+import { dimensionProblem, isJpegFrameMarker } from './image-dimensions';
 
 /**
  * Why `bytes` are not a whole JPEG or PNG image, or undefined when they are. Looks at the file's
  * structure, not just its first bytes: a PNG's chunks (lengths and checksums, IHDR first, image
  * data, IEND last) and a JPEG's segments (a frame header, a scan, the end-of-image marker), so a
  * truncated upload or garbage behind a JPEG or PNG signature is refused before a pipeline starts
- * rather than failing at the provider. It does not decode pixels.
+ * rather than failing at the provider. It does not decode pixels, and it refuses an image whose
+ * declared width and height are too large to decode (an image bomb).
  */
 export function imageProblem(bytes: Uint8Array): string | undefined {
   if (bytes.length === 0) return 'is empty';
   const format = detectImageFormat(bytes);
   if (format === undefined) return 'is not a JPEG or PNG image';
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return format === 'png' ? pngProblem(data) : jpegProblem(data);
+  return (format === 'png' ? pngProblem(data) : jpegProblem(data)) ?? dimensionProblem(data);
 }
 
 const PNG_SIGNATURE_BYTES = 8;
@@ -46,11 +48,6 @@ function pngProblem(data: Buffer): string | undefined {
 const EOI = 0xd9;
 const SOS = 0xda;
 
-/** SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC): the markers that start a frame. */
-function isFrameMarker(marker: number): boolean {
-  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-}
-
 /** RST0-RST7 and TEM carry no length. */
 function isStandalone(marker: number): boolean {
   return (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01;
@@ -75,7 +72,7 @@ function jpegProblem(data: Buffer): string | undefined {
     if (length < 2) return `is a damaged JPEG image (a segment at byte ${offset} has length ${length})`;
     const end = markerAt + 1 + length;
     if (end > data.length) break;
-    if (isFrameMarker(marker)) sawFrame = true;
+    if (isJpegFrameMarker(marker)) sawFrame = true;
     if (marker === SOS) {
       if (!sawFrame) return 'is a damaged JPEG image (its scan comes before any frame header)';
       // Entropy-coded data escapes 0xFF as FF 00, so FF D9 only appears as the end-of-image marker.

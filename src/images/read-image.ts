@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { InvalidInputError } from '../provider/errors';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
 import { resolveImageReference, type ImageAccessPolicy } from './image-access';
+import { dimensionProblem } from './image-dimensions';
 import { pinnedFetch, type ResolvedAddress } from './pinned-fetch';
 
 export interface ReadImageOptions {
@@ -11,7 +12,11 @@ export interface ReadImageOptions {
   field?: string;
 }
 
-/** Reads a selfie's bytes from an allowed reference; refuses anything larger than maxBytes before reading it all. */
+/**
+ * Reads a selfie's bytes from an allowed reference; refuses anything larger than maxBytes before
+ * reading it all, and an image declaring more pixels than may be decoded (an image bomb) before
+ * it goes anywhere that decodes it.
+ */
 export async function readImage(
   reference: string,
   policy: ImageAccessPolicy,
@@ -26,9 +31,15 @@ export async function readImage(
     if (info.size > maxBytes) {
       throw new InvalidInputError(field, `is ${info.size} bytes, more than the limit of ${maxBytes} bytes`);
     }
-    return readFile(resolved.path);
+    return withinDimensions(await readFile(resolved.path), field);
   }
-  return download(resolved.url, resolved.addresses, maxBytes, field, options);
+  return withinDimensions(await download(resolved.url, resolved.addresses, maxBytes, field, options), field);
+}
+
+function withinDimensions(bytes: Buffer, field: string): Buffer {
+  const problem = dimensionProblem(bytes);
+  if (problem) throw new InvalidInputError(field, problem);
+  return bytes;
 }
 
 async function download(

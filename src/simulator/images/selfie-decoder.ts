@@ -1,5 +1,6 @@
 import { decode as decodeJpeg } from 'jpeg-js';
 import { PNG } from 'pngjs';
+import { dimensionProblem } from '../../images/image-dimensions';
 import type { ImageFormat } from '../state-schema';
 import type { RgbaImage } from './rgba-image';
 
@@ -7,8 +8,13 @@ import type { RgbaImage } from './rgba-image';
 const MAX_MEGAPIXELS = 50;
 const MAX_DECODE_MEMORY_MB = 512;
 
-/** Decodes an uploaded selfie to RGBA; null when the bytes only look like an image (valid header, broken body). */
+/**
+ * Decodes an uploaded selfie to RGBA; null when the bytes only look like an image (valid header,
+ * broken body) or declare more pixels than may be decoded: the declared size is checked first,
+ * because pngjs allocates for it and aborts the process when it cannot.
+ */
 export function decodeSelfie(bytes: Buffer, format: ImageFormat): RgbaImage | null {
+  if (dimensionProblem(bytes) !== undefined) return null;
   try {
     if (format === 'png') {
       const png = PNG.sync.read(bytes);
