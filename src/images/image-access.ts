@@ -35,19 +35,44 @@ export async function resolveImageReference(
 }
 
 async function checkFile(reference: string, policy: ImageAccessPolicy, field: string): Promise<string> {
-  const requested = resolve(reference);
+  const found = await locateWithinRoots(reference, policy.roots);
+  if (found === 'outside')
+    throw new InvalidInputError(field, 'is outside the allowed image directories (IMAGE_ROOTS)');
+  if (found === 'missing') throw new InvalidInputError(field, `file does not exist (${reference})`);
+  return found.real;
+}
+
+/**
+ * Where `path` leads (symlinks resolved) when it lies within one of `roots`. The roots are checked
+ * before the path is looked at, and again after its symlinks are resolved: anything outside gets
+ * 'outside' whether it exists or not, so answers say nothing about files elsewhere on the server.
+ * 'missing': inside a root, but nothing is there. `allowRoot` accepts a root itself (a folder).
+ */
+export async function locateWithinRoots(
+  path: string,
+  roots: string[],
+  allowRoot = false,
+): Promise<{ real: string } | 'outside' | 'missing'> {
+  const requested = resolve(path);
+  const forms = await Promise.all(
+    roots.map(async (root) => ({
+      given: resolve(root),
+      real: await realpath(root).catch(() => resolve(root)),
+    })),
+  );
+  const inside = (root: string, candidate: string) => {
+    const rel = relative(root, candidate);
+    if (rel === '') return allowRoot;
+    return !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  };
+  if (!forms.some((root) => inside(root.given, requested) || inside(root.real, requested))) return 'outside';
   let real: string;
   try {
     real = await realpath(requested);
   } catch {
-    throw new InvalidInputError(field, `file does not exist (${reference})`);
+    return 'missing';
   }
-  for (const root of policy.roots) {
-    const realRoot = await realpath(root).catch(() => resolve(root));
-    const rel = relative(realRoot, real);
-    if (rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel)) return real;
-  }
-  throw new InvalidInputError(field, `is outside the allowed image directories (IMAGE_ROOTS)`);
+  return forms.some((root) => inside(root.real, real)) ? { real } : 'outside';
 }
 
 async function checkUrl(

@@ -1,11 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
-import { resolveImageReference, type ImageAccessPolicy } from '../../images/image-access';
+import { locateWithinRoots, type ImageAccessPolicy } from '../../images/image-access';
 import { imageFileProblem } from '../../images/image-file-problem';
-import { InvalidInputError } from '../../provider/errors';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../../provider/upload-image';
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
+const OUTSIDE_ROOTS = 'is outside the allowed image directories (IMAGE_ROOTS)';
 
 export interface SelfieCheckOptions {
   /** Relative paths are taken from here (the manifest's folder); without it they are refused. */
@@ -55,6 +55,14 @@ export async function expandSelfies(
       continue;
     }
     const path = resolve(options.baseDir ?? '/', reference);
+    // The roots first, before anything is listed or read: outside them, one answer whatever is there.
+    if (
+      options.imageAccess &&
+      (await locateWithinRoots(path, options.imageAccess.roots, true)) === 'outside'
+    ) {
+      fail(`${reference} ${OUTSIDE_ROOTS}`);
+      continue;
+    }
     const info = await stat(path).catch(() => undefined);
     if (!info) {
       fail(`${reference} does not exist`);
@@ -82,18 +90,13 @@ async function imageFilesIn(dir: string): Promise<string[]> {
     .map((name) => join(dir, name));
 }
 
+/** A file in a listed folder may still be a symlink leading out of the roots: checked before it is read. */
 async function fileProblem(path: string, options: SelfieCheckOptions): Promise<string | undefined> {
-  const problem = await imageFileProblem(path, options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES);
-  if (problem) return `${path} ${problem}`;
-  if (options.imageAccess) {
-    try {
-      await resolveImageReference(path, options.imageAccess);
-    } catch (err) {
-      if (err instanceof InvalidInputError) return `${path} ${err.reason}`;
-      throw err;
-    }
+  if (options.imageAccess && (await locateWithinRoots(path, options.imageAccess.roots)) === 'outside') {
+    return `${path} ${OUTSIDE_ROOTS}`;
   }
-  return undefined;
+  const problem = await imageFileProblem(path, options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES);
+  return problem ? `${path} ${problem}` : undefined;
 }
 
 function urlProblem(reference: string, policy: ImageAccessPolicy | undefined): string | undefined {
