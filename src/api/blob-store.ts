@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,10 +17,23 @@ export interface StoredFile {
   truncated: boolean;
 }
 
+/** Names the pipeline a batch's files were uploaded for; written before the pipeline is started. */
+const CLAIM_FILE = 'pipeline.json';
+
+/** A batch on disk, as the upload janitor sees it. */
+export interface StoredBatch {
+  dir: string;
+  /** The pipeline it was claimed for; undefined when the request never got that far. */
+  workflowId?: string;
+  /** When the batch was opened, or claimed when it was. */
+  since: Date;
+}
+
 /**
  * Uploaded selfies on disk under BLOB_DIR, one directory per request with an unguessable name.
  * Workers read them by path, so BLOB_DIR must be inside their IMAGE_ROOTS (on shared storage when
- * the API and the workers run on different machines).
+ * the API and the workers run on different machines). The upload janitor deletes them when their
+ * pipeline no longer needs them (SELFIE_RETENTION).
  */
 export class BlobStore {
   constructor(readonly dir: string) {}
@@ -31,13 +44,54 @@ export class BlobStore {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     return new BlobBatch(dir);
   }
+
+  /** Every batch under BLOB_DIR, with the pipeline it was claimed for. */
+  async batches(): Promise<StoredBatch[]> {
+    const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
+    const found: StoredBatch[] = [];
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const dir = join(this.dir, entry.name);
+      const claim = await readClaim(dir);
+      const info = claim ? undefined : await stat(dir).catch(() => undefined);
+      const since = claim?.since ?? info?.mtime;
+      if (since) found.push({ dir, since, ...(claim ? { workflowId: claim.workflowId } : {}) });
+    }
+    return found;
+  }
+}
+
+async function readClaim(dir: string): Promise<{ workflowId: string; since: Date } | undefined> {
+  const path = join(dir, CLAIM_FILE);
+  try {
+    const parsed = JSON.parse(await readFile(path, 'utf8')) as { workflowId?: unknown };
+    if (typeof parsed.workflowId !== 'string') return undefined;
+    return { workflowId: parsed.workflowId, since: (await stat(path)).mtime };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request's files together passed its allowance (API_MAX_REQUEST_BYTES). */
+export class BatchTooLargeError extends Error {
+  constructor() {
+    super("the request's files are larger than its allowance");
+    this.name = 'BatchTooLargeError';
+  }
 }
 
 export class BlobBatch {
   constructor(readonly dir: string) {}
 
-  /** Streams one file to disk, hashing it on the way; named by index and detected type. */
-  async save(source: Readable & { truncated?: boolean }, index: number): Promise<StoredFile> {
+  /**
+   * Streams one file to disk, hashing it on the way; named by index and detected type. Stops with
+   * BatchTooLargeError once the file passes `maxBytes` (what is left of the request's allowance).
+   */
+  async save(
+    source: Readable & { truncated?: boolean },
+    index: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): Promise<StoredFile> {
     const hash = createHash('sha256');
     let head = Buffer.alloc(0);
     let bytes = 0;
@@ -45,6 +99,10 @@ export class BlobBatch {
       transform(chunk: Buffer, _encoding, done) {
         hash.update(chunk);
         bytes += chunk.length;
+        if (bytes > maxBytes) {
+          done(new BatchTooLargeError());
+          return;
+        }
         if (head.length < 16) head = Buffer.concat([head, chunk.subarray(0, 16 - head.length)]);
         done(null, chunk);
       },
@@ -55,6 +113,11 @@ export class BlobBatch {
     const path = join(this.dir, `selfie-${index + 1}.${format === 'jpeg' ? 'jpg' : (format ?? 'bin')}`);
     await rename(partial, path);
     return { path, bytes, sha256: hash.digest('hex'), format, truncated: source.truncated === true };
+  }
+
+  /** Records which pipeline the files are for, before it is started, so the janitor can ask after it. */
+  async claim(workflowId: string): Promise<void> {
+    await writeFile(join(this.dir, CLAIM_FILE), JSON.stringify({ workflowId }), { mode: 0o600 });
   }
 
   /** Removes the request's files: it was refused, or it repeated an earlier request. */

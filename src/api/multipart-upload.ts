@@ -4,7 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { MAX_SELFIES } from '../contracts/limits';
 import { imageProblem } from '../images/image-structure';
 import { ApiError, type ApiIssue } from './api-error';
-import type { BlobBatch, BlobStore, StoredFile } from './blob-store';
+import { DEFAULT_MAX_REQUEST_BYTES } from '../config/env-schema';
+import { BatchTooLargeError, type BlobBatch, type BlobStore, type StoredFile } from './blob-store';
 
 /** The file field of a multipart pipeline request. */
 export const SELFIES_FIELD = 'selfies';
@@ -25,7 +26,8 @@ export interface MultipartUpload {
 /**
  * Reads a multipart request: every `selfies` file is streamed into the blob store (never held in
  * memory whole) and checked by its bytes, fields are collected as text. Refusals: more than
- * MAX_SELFIES files or a file over `maxFileBytes` → 413, a file that is not JPEG or PNG → 415, a
+ * MAX_SELFIES files, a file over `maxFileBytes` or files together over `maxRequestBytes` → 413,
+ * a file that is not JPEG or PNG → 415, a
  * truncated or damaged one → 422.
  * On any refusal the files already stored are removed.
  */
@@ -33,10 +35,12 @@ export async function readMultipartUpload(
   request: FastifyRequest,
   store: BlobStore,
   maxFileBytes: number,
+  maxRequestBytes: number = DEFAULT_MAX_REQUEST_BYTES,
 ): Promise<MultipartUpload> {
   const batch = await store.openBatch();
   const fields = new Map<string, string[]>();
   const selfies: UploadedSelfie[] = [];
+  let storedBytes = 0;
   try {
     const parts = request.parts({
       limits: {
@@ -56,8 +60,23 @@ export async function readMultipartUpload(
             { path: part.fieldname, message: `files go in the "${SELFIES_FIELD}" field` },
           ]);
         }
-        const stored = await batch.save(part.file, index);
         const path = `${SELFIES_FIELD}.${index}`;
+        const stored = await batch
+          .save(part.file, index, maxRequestBytes - storedBytes)
+          .catch((err: unknown) => {
+            if (!(err instanceof BatchTooLargeError)) throw err;
+            throw new ApiError(
+              413,
+              `The selfies together are larger than the limit of ${maxRequestBytes} bytes per request`,
+              [
+                {
+                  path: SELFIES_FIELD,
+                  message: `must be at most ${maxRequestBytes} bytes together (API_MAX_REQUEST_BYTES)`,
+                },
+              ],
+            );
+          });
+        storedBytes += stored.bytes;
         if (stored.truncated) {
           throw new ApiError(413, `A selfie is larger than the limit of ${maxFileBytes} bytes`, [
             { path, message: `is larger than ${maxFileBytes} bytes` },

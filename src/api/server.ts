@@ -18,6 +18,7 @@ import { registerHealthRoutes } from './routes/health';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
 import { registerStylesRoute } from './routes/styles';
+import { startUploadJanitor } from './upload-janitor';
 
 export interface ApiServerOptions {
   config: ApiConfig & { provider?: AppConfig['provider'] };
@@ -56,12 +57,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   await app.register(fastifyMultipart);
   await registerOpenApi(app, { version: packageVersion(), maxFileBytes: config.api.maxFileBytes });
 
-  const ctx = createApiContext({
-    config,
+  const blobs = new BlobStore(config.api.blobDir);
+  const ctx = createApiContext({ config, client: options.client, provider, blobs });
+  // Uploaded selfies are deleted when their pipeline no longer needs them (SELFIE_RETENTION).
+  const janitor = startUploadJanitor({
+    store: blobs,
     client: options.client,
-    provider,
-    blobs: new BlobStore(config.api.blobDir),
+    retention: config.api.selfieRetention ?? { kind: 'after-training' },
+    log: (message) => app.log.warn(message),
   });
+  app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
   await app.register(
     (v1, _opts, done) => {

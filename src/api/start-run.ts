@@ -28,9 +28,9 @@ export interface StartedRun {
 export async function startRun(
   client: Client,
   input: PipelineInput,
-  options: { taskQueue: string; requestId?: string; fingerprint: string },
+  options: { taskQueue: string; requestId?: string; fingerprint: string; workflowId?: string },
 ): Promise<StartedRun> {
-  const workflowId = pipelineWorkflowId(options.requestId);
+  const workflowId = options.workflowId ?? pipelineWorkflowId(options.requestId);
   try {
     await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
       taskQueue: options.taskQueue,

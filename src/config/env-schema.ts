@@ -1,6 +1,7 @@
 import { delimiter } from 'node:path';
 import { z } from 'zod';
 import { parseEncryptionKeys } from '../codec/encryption-keys';
+import { selfieRetentionSchema } from './selfie-retention';
 
 /** Where the local provider simulator listens by default (`avatar-pipeline simulator`). */
 export const DEFAULT_SIMULATOR_PORT = 4010;
@@ -11,6 +12,8 @@ export const SIMULATOR_API_KEY = 'sim-key';
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** Where `avatar-pipeline api` listens by default. */
 export const DEFAULT_API_PORT = 8080;
+/** Enough for MAX_SELFIES phone photos of a few MB each. */
+export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 
 const blankAsUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -120,6 +123,9 @@ export const envSchema = z.object({
   /** Where the API stores uploaded selfies; must lie inside IMAGE_ROOTS so workers may read them. */
   BLOB_DIR: withDefault(z.string().min(1), '.blobs'),
   API_MAX_FILE_BYTES: withDefault(positiveInt, 10 * 1024 * 1024),
+  /** All of one request's selfies together. */
+  API_MAX_REQUEST_BYTES: withDefault(positiveInt, DEFAULT_MAX_REQUEST_BYTES),
+  SELFIE_RETENTION: withDefault(selfieRetentionSchema, 'after-training'),
   /** Base URL of the Temporal Web UI, for links to runs (e.g. http://localhost:8233). */
   TEMPORAL_UI_URL: optional(httpUrl),
   /** Key for the HMAC-SHA256 signature of completion callbacks; without it callbacks are refused. */

@@ -2,6 +2,7 @@ import { parseEnv } from './parse-env';
 import { defaultProviderTaskQueue } from './provider-task-queue';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import type { SelfieRetention } from './selfie-retention';
 import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
 import { temporalAccess, type TemporalAccess } from './temporal-access';
 
@@ -26,6 +27,10 @@ export interface AppConfig {
     /** Absolute directory for uploaded selfies (BLOB_DIR). */
     blobDir: string;
     maxFileBytes: number;
+    /** All selfies of one request together (API_MAX_REQUEST_BYTES; default DEFAULT_MAX_REQUEST_BYTES). */
+    maxRequestBytes?: number;
+    /** When uploaded selfies are deleted (SELFIE_RETENTION; default after training). */
+    selfieRetention?: SelfieRetention;
     temporalUiUrl?: string;
   };
   callbacks: {
@@ -78,6 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       host: e.API_HOST,
       blobDir: resolve(cwd, e.BLOB_DIR),
       maxFileBytes: e.API_MAX_FILE_BYTES,
+      maxRequestBytes: e.API_MAX_REQUEST_BYTES,
+      selfieRetention: e.SELFIE_RETENTION,
       ...(e.TEMPORAL_UI_URL ? { temporalUiUrl: e.TEMPORAL_UI_URL } : {}),
     },
     callbacks: {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PipelineInputError } from '../../client/input-error';
-import { validatePipelineRequest } from '../../client/pipelines';
+import { pipelineWorkflowId, validatePipelineRequest } from '../../client/pipelines';
 import type { PipelineInput } from '../../contracts/pipeline-input';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
@@ -41,7 +41,7 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         202: startedSchema.describe('Started'),
         400: errorBodySchema.describe('Malformed request'),
         401: errorBodySchema.describe('Missing or wrong bearer token'),
-        413: errorBodySchema.describe('Too many files, or a file too large'),
+        413: errorBodySchema.describe('Too many files, a file too large, or files together too large'),
         415: errorBodySchema.describe('Not JSON or multipart, or a file that is not JPEG/PNG'),
         422: errorBodySchema.describe('Invalid fields, with their paths'),
         503: errorBodySchema.describe('The Temporal namespace is not set up for pipelines'),
@@ -57,9 +57,14 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         const input = providerQueue
           ? { ...prepared.input, providerTaskQueue: providerQueue }
           : prepared.input;
+        const workflowId = pipelineWorkflowId(requestId);
+        // Claimed before the start, so the upload janitor can tell whose files these are even if
+        // the API stops right after starting the run.
+        await prepared.uploads?.claim(workflowId);
         const run = await startRun(ctx.client, input, {
           taskQueue: ctx.config.temporal.taskQueue,
           fingerprint,
+          workflowId,
           ...(requestId ? { requestId } : {}),
         });
         if (!run.created) {
@@ -98,7 +103,12 @@ async function prepare(request: FastifyRequest, ctx: ApiContext): Promise<Prepar
 }
 
 async function prepareUpload(request: FastifyRequest, ctx: ApiContext): Promise<PreparedRequest> {
-  const upload = await readMultipartUpload(request, ctx.blobs, ctx.config.api.maxFileBytes);
+  const upload = await readMultipartUpload(
+    request,
+    ctx.blobs,
+    ctx.config.api.maxFileBytes,
+    ctx.config.api.maxRequestBytes,
+  );
   try {
     const { request: draft, issues } = requestFromForm(upload.fields, upload.selfies);
     let input: PipelineInput | undefined;

@@ -12,6 +12,8 @@ describe('API and callback configuration', () => {
       host: '127.0.0.1',
       blobDir: '/srv/app/.blobs',
       maxFileBytes: 10 * 1024 * 1024,
+      maxRequestBytes: 64 * 1024 * 1024,
+      selfieRetention: { kind: 'after-training' },
     });
     expect(config.callbacks).toEqual({ privateHosts: [] });
   });
@@ -24,6 +26,8 @@ describe('API and callback configuration', () => {
         API_HOST: '0.0.0.0',
         BLOB_DIR: '/data/blobs',
         API_MAX_FILE_BYTES: '2048',
+        API_MAX_REQUEST_BYTES: '8192',
+        SELFIE_RETENTION: '12h',
         TEMPORAL_UI_URL: 'http://localhost:8233/',
         CALLBACK_SIGNING_SECRET: 'a-long-enough-secret',
         CALLBACK_PRIVATE_HOSTS: 'Receiver.Internal,127.0.0.1',
@@ -36,6 +40,8 @@ describe('API and callback configuration', () => {
       host: '0.0.0.0',
       blobDir: '/data/blobs',
       maxFileBytes: 2048,
+      maxRequestBytes: 8192,
+      selfieRetention: { kind: 'after-end-plus', ms: 12 * 60 * 60 * 1000 },
       temporalUiUrl: 'http://localhost:8233',
     });
     expect(config.callbacks).toEqual({
@@ -48,6 +54,8 @@ describe('API and callback configuration', () => {
     ['API_PORT', '70000', /port 0-65535/],
     ['API_PORT', 'http', /./],
     ['API_MAX_FILE_BYTES', '0', /greater than 0/],
+    ['API_MAX_REQUEST_BYTES', '-1', /greater than 0/],
+    ['SELFIE_RETENTION', 'forever', /after-training, after-end or a duration/],
     ['TEMPORAL_UI_URL', 'localhost:8233', /http\(s\) URL/],
     ['CALLBACK_SIGNING_SECRET', 'short', /at least 16 characters/],
   ])('names %s when it is %j', (variable, value, reason) => {
