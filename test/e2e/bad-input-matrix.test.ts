@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -11,7 +12,7 @@ import { DEFAULT_MAX_IMAGE_BYTES } from '../../src/provider/upload-image';
 import { ProviderClient } from '../../src/provider/client';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { tinyJpeg } from '../fixtures/images';
+import { jpegDeclaring, pngDeclaring, tinyJpeg } from '../fixtures/images';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { testConfig } from '../helpers/pipeline-worker';
@@ -495,6 +496,53 @@ const API_ROWS: ApiRow[] = [
     field: 'headers.idempotency-key',
     message: /letters, digits/,
   },
+  // Issue 14 (hardening): IPv6 spellings of private IPv4, image bombs, existence outside IMAGE_ROOTS.
+  {
+    name: 'callbackUrl to loopback as IPv4-mapped IPv6',
+    request: (f) => jsonRequest(f, { callbackUrl: 'http://[::ffff:127.0.0.1]:9000/hook' }),
+    status: 422,
+    field: 'callbackUrl',
+    message: /private address/,
+  },
+  {
+    name: 'callbackUrl to the metadata address as IPv4-mapped IPv6',
+    request: (f) => jsonRequest(f, { callbackUrl: 'http://[::ffff:a9fe:a9fe]/latest' }),
+    status: 422,
+    field: 'callbackUrl',
+    message: /private address/,
+  },
+  {
+    name: 'callbackUrl to loopback through NAT64',
+    request: (f) => jsonRequest(f, { callbackUrl: 'http://[64:ff9b::7f00:1]/hook' }),
+    status: 422,
+    field: 'callbackUrl',
+    message: /private address/,
+  },
+  {
+    name: 'image bomb: a tiny PNG declaring 2^31-1 x 2^31-1 (multipart)',
+    request: () => formRequest([{ name: 'bomb.png', bytes: pngDeclaring(2 ** 31 - 1, 2 ** 31 - 1) }]),
+    status: 422,
+    field: 'selfies.0',
+    message: /declares 2147483647 × 2147483647 pixels, more than the limit/,
+  },
+  {
+    name: 'image bomb: a JPEG declaring 65535 x 65535 (file reference)',
+    request: async (f) => {
+      const bomb = path.join(f.allowed, 'bomb.jpg');
+      await writeFile(bomb, jpegDeclaring(65_535, 65_535));
+      return jsonRequest(f, { images: [bomb] });
+    },
+    status: 422,
+    field: 'images.0',
+    message: /declares 65535 × 65535 pixels, more than the limit/,
+  },
+  {
+    name: 'a missing file outside IMAGE_ROOTS (same answer as an existing one)',
+    request: (f) => jsonRequest(f, { images: [path.join(f.outside, 'no-such-file.png')] }),
+    status: 422,
+    field: 'images.0',
+    message: /^is outside the allowed image directories \(IMAGE_ROOTS\)$/,
+  },
 ];
 
 const CLI_ROWS: CliRow[] = [
@@ -674,6 +722,16 @@ const CLI_ROWS: CliRow[] = [
     env: { TEMPORAL_ADDRESS: '127.0.0.1:1' },
     exit: 1,
     message: /Cannot reach Temporal at 127\.0\.0\.1:1 \(TEMPORAL_ADDRESS\)/,
+  },
+  {
+    name: 'image bomb: a tiny PNG declaring 2^31-1 x 2^31-1',
+    args: (f) => {
+      const bomb = path.join(f.allowed, 'bomb.png');
+      writeFileSync(bomb, pngDeclaring(2 ** 31 - 1, 2 ** 31 - 1));
+      return run(f, ['--images', bomb]);
+    },
+    exit: 2,
+    message: /--images\[0\] \(.*bomb\.png\): declares 2147483647 × 2147483647 pixels, more than the limit/,
   },
 ];
 
