@@ -1,0 +1,21 @@
+// The cluster tier (`npm run test:cluster`): test/cluster/**/*.test.ts on a PostgreSQL-backed
+// Temporal server and the package's processes, which the tests start themselves (after
+// scripts/cluster/prepare.sh has installed PostgreSQL and built the server).
+const { projects } = require('./jest.config.js');
+
+const temporal = projects.find((project) => project.displayName === 'temporal');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      transform: temporal.transform,
+      transformIgnorePatterns: temporal.transformIgnorePatterns,
+      testEnvironment: temporal.testEnvironment,
+      moduleFileExtensions: temporal.moduleFileExtensions,
+      setupFiles: temporal.setupFiles,
+      displayName: 'cluster',
+      testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
+    },
+  ],
+};
