@@ -21,7 +21,7 @@ staging="$bin.partial"
 rm -rf "$staging"
 mkdir -p "$staging"
 echo "[cluster] building Temporal server $version and its SQL tool with $(go version) (minutes on a cold cache)" >&2
-export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" GOFLAGS="${GOFLAGS:-} -trimpath" CGO_ENABLED=0
+export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 GOBIN="$staging" go install "go.temporal.io/server/cmd/server@v$version" "go.temporal.io/server/cmd/tools/sql@v$version" >&2
 mv "$staging/server" "$staging/temporal-server"
 mv "$staging/sql" "$staging/temporal-sql-tool"

@@ -5,6 +5,7 @@ import type { CampaignSubject, CampaignSummary } from '../../src/contracts/campa
 import { CHAOS_POLLING, FAST_SIZE, type ChaosSize } from '../chaos/harness/chaos-size';
 import { describeProviderLoad, expectExactCounts } from '../chaos/harness/exact-counts';
 import { API_TOKEN, Cluster, NAMESPACE, SELFIES_PER_SUBJECT, TASK_QUEUE, timing } from './harness/cluster';
+import { ProcessGroup } from './harness/process-group';
 import { listedExactly } from './harness/visibility';
 import { activitiesExecuted } from './harness/worker-metrics';
 
@@ -37,6 +38,8 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
 
   afterAll(async () => {
     await cluster?.stop();
+    // Whatever a failed start left running.
+    await ProcessGroup.killAll();
   }, 120_000);
 
   test('setup registered the search attributes on the cluster', async () => {
@@ -76,13 +79,18 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
         process.stderr.write(`[cluster] +${((Date.now() - started) / 1000).toFixed(1)}s ${line}\n`);
       note(`campaign ${campaignId} started`);
 
-      // Both workers take a share of the activities before one of them dies.
+      // Both workers take a share of the activities before one of them dies, in mid-campaign:
+      // half of the models created, some subjects already generating.
       await cluster.waitFor(
-        'both workers to execute activities and a third of the models to be created',
+        'both workers to execute activities, half of the models and some generation orders to be created',
         async () => {
           const counts = await Promise.all(cluster.workers.map(activitiesExecuted));
-          const models = (await cluster.providerStats()).totals.modelsCreated;
-          return counts.every((n) => n > 0) && models >= CAMPAIGN.subjects / 3;
+          const { totals } = await cluster.providerStats();
+          return (
+            counts.every((n) => n > 0) &&
+            totals.modelsCreated >= CAMPAIGN.subjects / 2 &&
+            totals.generationOrdersCreated >= 5
+          );
         },
         300_000,
       );
@@ -95,8 +103,14 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
       note(`${first!.name} SIGKILLed`);
 
       await cluster.waitFor(
-        'two thirds of the models to be created',
-        async () => (await cluster.providerStats()).totals.modelsCreated >= (2 * CAMPAIGN.subjects) / 3,
+        'every model and a third of the generation orders to be created',
+        async () => {
+          const { totals } = await cluster.providerStats();
+          return (
+            totals.modelsCreated >= CAMPAIGN.subjects &&
+            totals.generationOrdersCreated >= (CAMPAIGN.subjects * CAMPAIGN.styles.length) / 3
+          );
+        },
         300_000,
       );
       expect(await campaignRunning(campaign)).toBe(true);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -82,6 +82,7 @@ export class Cluster {
   static async start(): Promise<Cluster> {
     // Under the system's temporary directory: the `postgres` user must be able to reach it.
     const dir = mkdtempSync(path.join(os.tmpdir(), 'avatar-cluster-'));
+    chmodSync(dir, 0o755);
     const logDir = path.join(dir, 'logs');
     mkdirSync(logDir);
     process.stderr.write(`[cluster] Temporal server ${SERVER_VERSION}; logs in ${logDir}\n`);

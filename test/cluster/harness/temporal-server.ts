@@ -1,14 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Connection } from '@temporalio/client';
-import { findFreePorts } from '../../../src/devserver';
+import { isPortFree } from '../../../src/devserver';
 import { ProcessGroup } from './process-group';
 import type { Postgres } from './postgres';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..', '..');
 /** The one source of the server's version, configuration, dynamic config and schema steps (compose mounts it too). */
 export const DEPLOY_DIR = path.join(PACKAGE_ROOT, 'deploy', 'temporal');
+/** What compose's health check of the server container asks for (docker-compose.yml, service temporal). */
+export const SERVER_HEALTH_PATH = '/api/v1/system-info';
 export const SERVER_VERSION = readFileSync(path.join(DEPLOY_DIR, 'version'), 'utf8').trim();
 
 /** Where scripts/cluster/build-temporal-server.sh puts temporal-server and temporal-sql-tool. */
@@ -67,7 +68,7 @@ export class TemporalServer {
       matchingMembership,
       worker,
       workerMembership,
-    ] = await findFreePorts(9);
+    ] = await freePortsBelow32768(9);
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       // The names compose gives the server container (docker-compose.yml, service temporal).
@@ -109,24 +110,22 @@ export class TemporalServer {
     await this.waitUntilServing(180_000);
   }
 
-  /** Until the frontend answers the gRPC health check with SERVING. */
+  /**
+   * Until the frontend's HTTP API answers GET /api/v1/system-info: compose's health check of the
+   * server container asks the same, so this run shows that check works.
+   */
   private async waitUntilServing(timeoutMs: number): Promise<void> {
+    const url = `http://127.0.0.1:${String(this.env.FRONTEND_HTTP_PORT)}${SERVER_HEALTH_PATH}`;
     const deadline = Date.now() + timeoutMs;
     let last: string;
     for (;;) {
       this.process!.assertRunning();
-      let connection: Connection | undefined;
       try {
-        connection = await Connection.connect({ address: this.address, connectTimeout: 2_000 });
-        const answer = await connection.withDeadline(Date.now() + 2_000, () =>
-          connection!.healthService.check({ service: 'temporal.api.workflowservice.v1.WorkflowService' }),
-        );
-        if (answer.status === 1) return; // SERVING
-        last = `health status ${String(answer.status)}`;
+        const answer = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+        if (answer.ok) return;
+        last = `HTTP ${answer.status}`;
       } catch (err) {
         last = err instanceof Error ? err.message : String(err);
-      } finally {
-        await connection?.close().catch(() => undefined);
       }
       if (Date.now() > deadline) {
         throw new Error(
@@ -149,4 +148,18 @@ export class TemporalServer {
   async stop(): Promise<void> {
     await this.process?.stop('SIGTERM', 20_000);
   }
+}
+
+/**
+ * Free loopback ports in 20000-32767. The server records its ports in PostgreSQL's
+ * cluster_membership table as smallint, so ports the OS hands out (32768 and up) stop it at start.
+ */
+async function freePortsBelow32768(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  for (let attempt = 0; ports.length < count; attempt++) {
+    if (attempt > 1_000) throw new Error(`no ${count} free ports found in 20000-32767`);
+    const port = 20_000 + Math.floor(Math.random() * 12_768);
+    if (!ports.includes(port) && (await isPortFree(port))) ports.push(port);
+  }
+  return ports;
 }
