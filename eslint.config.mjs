@@ -46,7 +46,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/*.js', 'eslint.config.mjs', 'jest.config.js', 'jest.chaos.config.js', 'jest.cluster.config.js'],
+    files: [
+      'bin/*.js',
+      'eslint.config.mjs',
+      'jest.config.js',
+      'jest.chaos.config.js',
+      'jest.cluster.config.js',
+    ],
     languageOptions: {
       globals: {
         require: 'readonly',
