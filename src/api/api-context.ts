@@ -5,7 +5,10 @@ import type { BlobStore } from './blob-store';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from './offered-styles';
 
-export type ApiConfig = Pick<AppConfig, 'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue'>;
+export type ApiConfig = Pick<
+  AppConfig,
+  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue' | 'campaigns'
+>;
 
 /** What the routes share: configuration, the Temporal client, the provider client and the blob store. */
 export interface ApiContext {

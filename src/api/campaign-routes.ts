@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Multipart } from '@fastify/multipart';
 import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
@@ -14,31 +13,10 @@ import {
 import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
 import { campaignOptionsSchema } from '../contracts/campaign';
-import type { AppConfig } from '../config/load-config';
-import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { ApiError, errorBodySchema } from './api-error';
 import type { ApiContext } from './api-context';
 import { BEARER_SCHEME } from './openapi';
 import { CAMPAIGN_WORKFLOW_TYPE } from '../../workflows/campaign-definitions';
-
-/** Where campaigns go, from the configuration (CAMPAIGN_DIR, PROVIDER_TASK_QUEUE, CAMPAIGN_MAX_IN_FLIGHT). */
-export interface CampaignApiSettings {
-  taskQueue: string;
-  providerTaskQueue: string;
-  manifestDir: string;
-  defaultMaxInFlight: number;
-}
-
-export function campaignApiSettings(
-  config: Pick<AppConfig, 'temporal'> & Partial<Pick<AppConfig, 'campaigns' | 'providerQueue'>>,
-): CampaignApiSettings {
-  return {
-    taskQueue: config.temporal.taskQueue,
-    providerTaskQueue: config.providerQueue?.taskQueue ?? defaultProviderTaskQueue(config.temporal.taskQueue),
-    manifestDir: config.campaigns?.dir ?? resolve('.data/campaigns'),
-    defaultMaxInFlight: config.campaigns?.maxInFlight ?? 50,
-  };
-}
 
 const MANIFEST_FIELD = 'manifest';
 const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
@@ -151,11 +129,8 @@ const jsonStartSchema = z.strictObject({
  * GET /campaigns/:id, GET /campaigns/:id/summary, POST /campaigns/:id/{pause,resume,cancel,retry},
  * GET /campaigns/:id/results.csv and results.jsonl.
  */
-export function registerCampaignRoutes(
-  app: FastifyInstance,
-  ctx: ApiContext,
-  settings: CampaignApiSettings,
-): void {
+export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { temporal, providerQueue, campaigns } = ctx.config;
   const api = app.withTypeProvider<ZodTypeProvider>();
   const security = [{ [BEARER_SCHEME]: [] }];
   const links = (id: string) => ({
@@ -164,8 +139,7 @@ export function registerCampaignRoutes(
     resultsCsv: `/v1/campaigns/${encodeURIComponent(id)}/results.csv`,
     resultsJsonl: `/v1/campaigns/${encodeURIComponent(id)}/results.jsonl`,
   });
-  const handle = (id: string): CampaignHandle =>
-    getCampaign(ctx.client, id, { manifestDir: settings.manifestDir });
+  const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { manifestDir: campaigns.dir });
 
   api.route({
     method: 'POST',
@@ -211,10 +185,10 @@ export function registerCampaignRoutes(
       }
       try {
         const campaign = await startCampaign(ctx.client, validation.subjects, {
-          taskQueue: settings.taskQueue,
-          providerTaskQueue: settings.providerTaskQueue,
-          manifestDir: settings.manifestDir,
-          defaultMaxInFlight: settings.defaultMaxInFlight,
+          taskQueue: temporal.taskQueue,
+          providerTaskQueue: providerQueue.taskQueue,
+          manifestDir: campaigns.dir,
+          defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),
           ...(form.campaignId ? { campaignId: form.campaignId } : {}),
         });

@@ -3,12 +3,12 @@ import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { describeIssue, loadManifestFile, ManifestError } from '../../campaign/manifest';
-import { loadCampaignSettings } from '../../client/campaign-settings';
 import { startCampaign, type CampaignHandle } from '../../client/campaigns';
 import { connectClient } from '../../client/connect';
 import type { CampaignOptions, CampaignSummary } from '../../contracts/campaign';
 import { ConfigError } from '../../config/config-error';
 import { loadConfig } from '../../config/load-config';
+import { loadStarterSettings } from '../../config/starter-settings';
 import { ProviderClient } from '../../provider/client';
 import { InvalidInputError } from '../../provider/errors';
 import { campaignViewFor, type CampaignView } from '../campaign-view';
@@ -76,7 +76,7 @@ export function registerCampaignCommand(program: Command): void {
 }
 
 async function runCampaign(options: CampaignCommandOptions): Promise<number> {
-  const settings = loadCampaignSettings();
+  const settings = loadStarterSettings();
   const campaignOptions = optionsFromFlags(options);
   const knownStyles = await offeredStyles((line) => process.stderr.write(line));
   const validation = await loadManifestFile(options.manifest, {
@@ -105,8 +105,8 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     const campaign = await startCampaign(client, validation.subjects, {
       taskQueue: settings.temporal.taskQueue,
       providerTaskQueue: settings.providerTaskQueue,
-      manifestDir: settings.manifestDir,
-      defaultMaxInFlight: settings.defaultMaxInFlight,
+      manifestDir: settings.campaigns.dir,
+      defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,
       ...(options.campaignId ? { campaignId: options.campaignId } : {}),
     });
