@@ -3,7 +3,7 @@ import type { AppConfig } from '../config/load-config';
 import type { ProviderClient } from '../provider/client';
 import type { BlobStore } from './blob-store';
 import { pipelineLinks, type PipelineLinks } from './links';
-import { offeredStylesCache } from './offered-styles';
+import { offeredStylesCache } from '../client/offered-styles';
 
 export type ApiConfig = Pick<
   AppConfig,

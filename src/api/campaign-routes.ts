@@ -166,10 +166,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     },
     handler: async (request, reply) => {
       const form = request.isMultipart() ? await readManifestForm(request) : readJsonBody(request.body);
-      const knownStyles = await ctx.provider
-        .listStyles()
-        .then((styles) => styles.map((s) => s.id))
-        .catch(() => undefined);
+      const knownStyles = await ctx.offeredStyles();
       const check = { imageAccess: ctx.config.imageAccess, ...(knownStyles ? { knownStyles } : {}) };
       const validation =
         form.kind === 'json'
