@@ -20,7 +20,7 @@ export interface TemporalAccess {
 
 /**
  * Hand-written rather than @temporalio/envconfig (1.24.0 reads the same variable names): that
- * package also reads a TOML profile file from the user's home, which would silently redirect a
+ * package by default also reads a TOML profile file from the home directory, which could silently redirect a
  * server process; it takes any TEMPORAL_TLS other than 1/true as false, ignores a client
  * certificate given without its key, and lets TEMPORAL_TLS=false override certificate files,
  * where this refuses each with the variable named. Encryption keys are ours in any case.
