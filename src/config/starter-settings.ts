@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Env } from './env-schema';
 import { parseEnv } from './parse-env';
-import { defaultProviderTaskQueue } from './provider-task-queue';
 import { temporalAccess, type TemporalAccess } from './temporal-access';
 
 /** Where the pipelines run and how to reach the cluster; optional parts are absent when not configured. */
@@ -46,8 +45,10 @@ export function starterSettingsOf(e: Env, cwd: string, overrides: StarterOverrid
   };
   return {
     temporal,
+    // Workers, the API, the CLI and the client package must agree on it, or provider activities
+    // wait on a queue nobody polls.
     providerTaskQueue:
-      overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(temporal.taskQueue),
+      overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? `${temporal.taskQueue}-provider`,
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: {
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
