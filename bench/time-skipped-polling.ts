@@ -100,6 +100,8 @@ function benchConfig(providerUrl: string, taskQueue: string, imageRoot: string):
     imageAccess: { roots: [imageRoot], urlHosts: [] },
     api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: imageRoot, maxFileBytes: 1 },
     callbacks: { privateHosts: [] },
+    providerQueue: { taskQueue: `${taskQueue}-provider` },
+    campaigns: { dir: imageRoot, maxInFlight: 1 },
     worker: {
       maxConcurrentActivities: 10,
       maxConcurrentWorkflowTasks: 10,

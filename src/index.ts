@@ -19,7 +19,8 @@ export { PipelineInputError } from './client/input-error';
 // Batch campaigns: manifests, starting, steering and exporting.
 export { startCampaign, getCampaign, newCampaignId } from './client/campaigns';
 export type { CampaignHandle, StartCampaignOptions } from './client/campaigns';
-export { loadCampaignSettings } from './client/campaign-settings';
+export { loadStarterSettings } from './config/starter-settings';
+export type { StarterSettings } from './config/starter-settings';
 export {
   loadManifestFile,
   validateManifestText,
@@ -56,12 +57,7 @@ export { loadConfig, ConfigError } from './config';
 export type { AppConfig } from './config';
 
 // Running the work.
-export {
-  createPipelineWorker,
-  createProviderWorker,
-  pipelineWorkflowBundle,
-  providerTaskQueueOf,
-} from './worker/create-worker';
+export { createPipelineWorker, createProviderWorker, pipelineWorkflowBundle } from './worker/create-worker';
 export { PipelineWorkers } from './worker/pipeline-workers';
 export type { PipelineWorkerOptions } from './worker/create-worker';
 

@@ -3,9 +3,12 @@ import type { AppConfig } from '../config/load-config';
 import type { ProviderClient } from '../provider/client';
 import type { BlobStore } from './blob-store';
 import { pipelineLinks, type PipelineLinks } from './links';
-import { offeredStylesCache } from './offered-styles';
+import { offeredStylesCache } from '../client/offered-styles';
 
-export type ApiConfig = Pick<AppConfig, 'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue'>;
+export type ApiConfig = Pick<
+  AppConfig,
+  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue' | 'campaigns'
+>;
 
 /** What the routes share: configuration, the Temporal client, the provider client and the blob store. */
 export interface ApiContext {

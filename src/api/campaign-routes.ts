@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Multipart } from '@fastify/multipart';
 import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
@@ -14,31 +13,16 @@ import {
 import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
 import { campaignOptionsSchema } from '../contracts/campaign';
-import type { AppConfig } from '../config/load-config';
-import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { ApiError, errorBodySchema } from './api-error';
+import {
+  campaignProgressSchema,
+  campaignStartedSchema,
+  campaignStatusSchema,
+  campaignSummarySchema,
+} from './campaign-schemas';
 import type { ApiContext } from './api-context';
 import { BEARER_SCHEME } from './openapi';
 import { CAMPAIGN_WORKFLOW_TYPE } from '../../workflows/campaign-definitions';
-
-/** Where campaigns go, from the configuration (CAMPAIGN_DIR, PROVIDER_TASK_QUEUE, CAMPAIGN_MAX_IN_FLIGHT). */
-export interface CampaignApiSettings {
-  taskQueue: string;
-  providerTaskQueue: string;
-  manifestDir: string;
-  defaultMaxInFlight: number;
-}
-
-export function campaignApiSettings(
-  config: Pick<AppConfig, 'temporal'> & Partial<Pick<AppConfig, 'campaigns' | 'providerQueue'>>,
-): CampaignApiSettings {
-  return {
-    taskQueue: config.temporal.taskQueue,
-    providerTaskQueue: config.providerQueue?.taskQueue ?? defaultProviderTaskQueue(config.temporal.taskQueue),
-    manifestDir: config.campaigns?.dir ?? resolve('.data/campaigns'),
-    defaultMaxInFlight: config.campaigns?.maxInFlight ?? 50,
-  };
-}
 
 const MANIFEST_FIELD = 'manifest';
 const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
@@ -53,84 +37,6 @@ const campaignIdSchema = z
     'must start with a letter or digit and hold only letters, digits and . _ : -',
   );
 const idParams = z.object({ id: campaignIdSchema });
-
-const countsSchema = z.object({
-  pending: z.number(),
-  running: z.number(),
-  done: z.number(),
-  partial: z.number(),
-  failed: z.number(),
-  cancelled: z.number(),
-});
-
-const progressSchema = z
-  .object({
-    campaignId: z.string(),
-    state: z.enum(['running', 'paused', 'cancelling', 'completed', 'cancelled']),
-    total: z.number(),
-    counts: countsSchema,
-    maxInFlight: z.number(),
-    inFlight: z.array(z.string()).describe('Subjects running now (up to 50 listed)'),
-    run: z.number().describe('Workflow runs so far (continue-as-new keeps each history small)'),
-    startedAt: z.string(),
-    elapsedMs: z.number(),
-    throughputPerMinute: z.number().describe('Subjects finished per minute, recently'),
-    etaMs: z.number().optional().describe('Estimated time to finish, when known'),
-    recentFailures: z.array(z.object({ subjectId: z.string(), error: z.string() })),
-  })
-  .meta({ id: 'CampaignProgress' });
-
-const statusSchema = z
-  .object({
-    campaignId: z.string(),
-    status: z.string().describe('Temporal state: RUNNING, COMPLETED, FAILED, TERMINATED, …'),
-    progress: progressSchema.optional(),
-    links: z.record(z.string(), z.string()),
-  })
-  .meta({ id: 'CampaignStatus' });
-
-const subjectSchema = z.object({
-  subjectId: z.string(),
-  status: z.enum(['PENDING', 'DONE', 'PARTIAL', 'FAILED', 'CANCELLED']),
-  workflowId: z.string(),
-  modelId: z.number().optional(),
-  avatarCount: z.number().optional(),
-  error: z.string().optional().describe('The pipeline’s message, quoting the provider’s'),
-  attempts: z.number().optional(),
-});
-
-const summarySchema = z
-  .object({
-    workflowId: z.string(),
-    status: z.enum(['COMPLETED', 'CANCELLED']),
-    total: z.number(),
-    succeeded: z.number(),
-    failed: z.number(),
-    partial: z.number(),
-    cancelled: z.number(),
-    startedAt: z.string(),
-    finishedAt: z.string(),
-    subjects: z.array(subjectSchema),
-  })
-  .meta({ id: 'CampaignSummary' });
-
-const startedSchema = z
-  .object({
-    campaignId: z.string(),
-    total: z.number().describe('Subjects started'),
-    skipped: z
-      .array(
-        z.object({
-          row: z.number(),
-          field: z.string(),
-          message: z.string(),
-          subjectId: z.string().optional(),
-        }),
-      )
-      .describe('Rows refused and left out (skipInvalid)'),
-    links: z.record(z.string(), z.string()),
-  })
-  .meta({ id: 'CampaignStarted' });
 
 const jsonStartSchema = z.strictObject({
   subjects: z
@@ -151,11 +57,8 @@ const jsonStartSchema = z.strictObject({
  * GET /campaigns/:id, GET /campaigns/:id/summary, POST /campaigns/:id/{pause,resume,cancel,retry},
  * GET /campaigns/:id/results.csv and results.jsonl.
  */
-export function registerCampaignRoutes(
-  app: FastifyInstance,
-  ctx: ApiContext,
-  settings: CampaignApiSettings,
-): void {
+export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { temporal, providerQueue, campaigns } = ctx.config;
   const api = app.withTypeProvider<ZodTypeProvider>();
   const security = [{ [BEARER_SCHEME]: [] }];
   const links = (id: string) => ({
@@ -164,8 +67,7 @@ export function registerCampaignRoutes(
     resultsCsv: `/v1/campaigns/${encodeURIComponent(id)}/results.csv`,
     resultsJsonl: `/v1/campaigns/${encodeURIComponent(id)}/results.jsonl`,
   });
-  const handle = (id: string): CampaignHandle =>
-    getCampaign(ctx.client, id, { manifestDir: settings.manifestDir });
+  const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { manifestDir: campaigns.dir });
 
   api.route({
     method: 'POST',
@@ -182,7 +84,7 @@ export function registerCampaignRoutes(
       tags: ['campaigns'],
       security,
       response: {
-        202: startedSchema,
+        202: campaignStartedSchema,
         400: errorBodySchema,
         401: errorBodySchema,
         413: errorBodySchema,
@@ -192,10 +94,7 @@ export function registerCampaignRoutes(
     },
     handler: async (request, reply) => {
       const form = request.isMultipart() ? await readManifestForm(request) : readJsonBody(request.body);
-      const knownStyles = await ctx.provider
-        .listStyles()
-        .then((styles) => styles.map((s) => s.id))
-        .catch(() => undefined);
+      const knownStyles = await ctx.offeredStyles();
       const check = { imageAccess: ctx.config.imageAccess, ...(knownStyles ? { knownStyles } : {}) };
       const validation =
         form.kind === 'json'
@@ -211,10 +110,10 @@ export function registerCampaignRoutes(
       }
       try {
         const campaign = await startCampaign(ctx.client, validation.subjects, {
-          taskQueue: settings.taskQueue,
-          providerTaskQueue: settings.providerTaskQueue,
-          manifestDir: settings.manifestDir,
-          defaultMaxInFlight: settings.defaultMaxInFlight,
+          taskQueue: temporal.taskQueue,
+          providerTaskQueue: providerQueue.taskQueue,
+          manifestDir: campaigns.dir,
+          defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),
           ...(form.campaignId ? { campaignId: form.campaignId } : {}),
         });
@@ -245,7 +144,7 @@ export function registerCampaignRoutes(
       tags: ['campaigns'],
       security,
       params: idParams,
-      response: { 200: statusSchema, 401: errorBodySchema, 404: errorBodySchema },
+      response: { 200: campaignStatusSchema, 401: errorBodySchema, 404: errorBodySchema },
     },
     handler: async (request) => {
       const { id } = request.params;
@@ -265,7 +164,7 @@ export function registerCampaignRoutes(
       tags: ['campaigns'],
       security,
       params: idParams,
-      response: { 200: summarySchema, 401: errorBodySchema, 404: errorBodySchema },
+      response: { 200: campaignSummarySchema, 401: errorBodySchema, 404: errorBodySchema },
     },
     handler: async (request) => {
       const campaign = handle(request.params.id);
@@ -288,7 +187,12 @@ export function registerCampaignRoutes(
         tags: ['campaigns'],
         security,
         params: idParams,
-        response: { 200: progressSchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema },
+        response: {
+          200: campaignProgressSchema,
+          401: errorBodySchema,
+          404: errorBodySchema,
+          409: errorBodySchema,
+        },
       },
       handler: async (request) => {
         const { id } = request.params;
@@ -312,7 +216,7 @@ export function registerCampaignRoutes(
       params: idParams,
       body: z.strictObject({ subjectIds: z.array(z.string().min(1)).min(1).optional() }).optional(),
       response: {
-        202: z.object({ queued: z.number(), progress: progressSchema }),
+        202: z.object({ queued: z.number(), progress: campaignProgressSchema }),
         401: errorBodySchema,
         404: errorBodySchema,
         409: errorBodySchema,

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { PipelineInputError } from '../client/input-error';
+import { NamespaceNotSetUpError } from '../client/pipeline-start-metadata';
 import { ApiError, type ApiIssue } from './api-error';
 
 /** Friendlier words for the errors of Fastify and its multipart parser, by code. */
@@ -31,6 +32,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
     if (err instanceof PipelineInputError) return reply.code(422).send(ApiError.fromInputError(err).body());
+    if (err instanceof NamespaceNotSetUpError)
+      return reply.code(503).send({ error: err.message, issues: [] });
     if (hasZodFastifySchemaValidationErrors(err)) {
       const context = err.validationContext ?? 'body';
       const issues: ApiIssue[] = err.validation.map((v) => {

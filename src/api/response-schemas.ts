@@ -1,8 +1,20 @@
 import { z } from 'zod';
+import type {
+  AvatarRef,
+  GenerationResult,
+  PipelineProgress,
+  PipelineResult,
+  PipelineStage,
+  StyleProgress,
+  StyleStage,
+} from '../contracts/pipeline-state';
+import type { Style } from '../provider/schemas';
+import { answering } from './contract-schema';
 
 /**
- * Response shapes, used both to serialize and to document the API: the documented fields are the
- * contract, and anything else the workflow state carries is left out of the answer.
+ * Response shapes, used both to serialize and to document the API, each tied to the contract type
+ * it answers (see answering). Where an answer leaves a field of the workflow state out, the type
+ * says which.
  */
 export const linksSchema = z
   .object({
@@ -23,58 +35,85 @@ export const startedSchema = z
   })
   .meta({ id: 'PipelineStarted' });
 
-const avatarSchema = z.object({
-  avatarId: z.number(),
-  imageUrl: z.string(),
-  thumbnailUrl: z.string().optional(),
-});
+const avatarSchema = answering<AvatarRef>()(
+  z.object({ avatarId: z.number(), imageUrl: z.string(), thumbnailUrl: z.string().optional() }),
+);
 
-const generationSchema = z.object({
-  styleId: z.number(),
-  orderId: z.number().optional(),
-  status: z.enum(['DONE', 'ERROR', 'CANCELLED']),
-  avatars: z.array(avatarSchema),
-  error: z.string().optional(),
-});
-
-export const pipelineResultSchema = z
-  .object({
-    workflowId: z.string(),
-    subjectId: z.string().optional(),
-    modelId: z.number(),
-    status: z.enum(['DONE', 'PARTIAL']),
-    generations: z.array(generationSchema),
-  })
-  .meta({ id: 'PipelineResult' });
-
-const styleProgressSchema = z.object({
-  styleId: z.number(),
-  stage: z.string(),
-  orderId: z.number().optional(),
-  providerStatus: z.string().optional(),
-  progress: z.number().optional(),
-  avatarCount: z.number().optional(),
-  error: z.string().optional(),
-});
-
-export const pipelineProgressSchema = z
-  .object({
-    stage: z
-      .string()
-      .describe(
-        'creating-model, uploading-selfies, selecting-main-image, training, generating, done, failed, cancelled',
-      ),
-    modelId: z.number().optional(),
-    uploads: z.object({ done: z.number(), total: z.number() }),
-    training: z.object({
-      providerStatus: z.string().optional(),
-      progress: z.number().optional(),
-      polls: z.number(),
-    }),
-    styles: z.array(styleProgressSchema),
+const generationSchema = answering<GenerationResult>()(
+  z.object({
+    styleId: z.number(),
+    orderId: z.number().optional(),
+    status: z.enum(['DONE', 'ERROR', 'CANCELLED']),
+    avatars: z.array(avatarSchema),
     error: z.string().optional(),
-  })
-  .meta({ id: 'PipelineProgress' });
+  }),
+);
+
+export const pipelineResultSchema = answering<PipelineResult>()(
+  z
+    .object({
+      workflowId: z.string(),
+      subjectId: z.string().optional(),
+      modelId: z.number(),
+      status: z.enum(['DONE', 'PARTIAL']),
+      generations: z.array(generationSchema),
+    })
+    .meta({ id: 'PipelineResult' }),
+);
+
+const PIPELINE_STAGES = [
+  'creating-model',
+  'uploading-selfies',
+  'selecting-main-image',
+  'training',
+  'generating',
+  'done',
+  'failed',
+  'cancelled',
+] as const satisfies readonly PipelineStage[];
+
+const STYLE_STAGES = [
+  'pending',
+  'creating-order',
+  'running',
+  'polling',
+  'collecting',
+  'done',
+  'failed',
+  'cancelled',
+] as const satisfies readonly StyleStage[];
+
+const styleProgressSchema = answering<StyleProgress>()(
+  z.object({
+    styleId: z.number(),
+    stage: z.enum(STYLE_STAGES),
+    orderId: z.number().optional(),
+    providerStatus: z.string().optional().describe("The provider's last status (unknown values kept)"),
+    progress: z.number().optional(),
+    avatarCount: z.number().optional(),
+    error: z.string().optional(),
+  }),
+);
+
+/** The pipeline's progress without who it is for: the status answer names the run already. */
+export const pipelineProgressSchema = answering<
+  Omit<PipelineProgress, 'workflowId' | 'subjectId' | 'campaignId'>
+>()(
+  z
+    .object({
+      stage: z.enum(PIPELINE_STAGES),
+      modelId: z.number().optional(),
+      uploads: z.object({ done: z.number(), total: z.number() }),
+      training: z.object({
+        providerStatus: z.string().optional(),
+        progress: z.number().optional(),
+        polls: z.number(),
+      }),
+      styles: z.array(styleProgressSchema),
+      error: z.string().optional(),
+    })
+    .meta({ id: 'PipelineProgress' }),
+);
 
 export const PIPELINE_STATES = [
   'running',
@@ -117,7 +156,9 @@ export const cancelAcceptedSchema = z
   .meta({ id: 'PipelineCancelling' });
 
 export const stylesSchema = z
-  .object({ styles: z.array(z.object({ id: z.number(), name: z.string() })) })
+  .object({
+    styles: z.array(answering<Pick<Style, 'id' | 'name'>>()(z.object({ id: z.number(), name: z.string() }))),
+  })
   .meta({ id: 'Styles' });
 
 export const healthSchema = z.object({ status: z.string() });

@@ -8,7 +8,7 @@ import { ProviderClient } from '../provider/client';
 import type { AppConfig } from '../config/load-config';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
 import { bearerAuth } from './bearer-auth';
-import { campaignApiSettings, registerCampaignRoutes } from './campaign-routes';
+import { registerCampaignRoutes } from './campaign-routes';
 import { BlobStore } from './blob-store';
 import { installErrorHandling } from './error-handler';
 import { registerOpenApi } from './openapi';
@@ -75,7 +75,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerPipelineStatusRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
-      registerCampaignRoutes(v1, ctx, campaignApiSettings(config));
+      registerCampaignRoutes(v1, ctx);
       done();
     },
     { prefix: '/v1' },

@@ -39,19 +39,20 @@ import {
   retryCampaignUpdate,
 } from '../../workflows/campaign-definitions';
 import type { avatarCampaign } from '../../workflows/campaign';
+import { DEFAULT_CAMPAIGN_MAX_IN_FLIGHT } from '../config/env-schema';
 import { PipelineInputError } from './input-error';
 
 export interface StartCampaignOptions {
   /** Task queue of the campaign and its pipelines (TEMPORAL_TASK_QUEUE). */
   taskQueue: string;
-  /** Task queue of provider activities (the rate-limited provider worker); see providerTaskQueueOf. */
+  /** Task queue of provider activities (the rate-limited provider worker): StarterSettings.providerTaskQueue. */
   providerTaskQueue?: string;
   /** CAMPAIGN_DIR: where the subjects are stored for the workers to read. */
   manifestDir: string;
   /** Also the idempotency key: starting the same id again attaches to that campaign. */
   campaignId?: string;
   options?: CampaignOptions;
-  /** Default window when options.maxInFlight is not given (CAMPAIGN_MAX_IN_FLIGHT). */
+  /** Default window when options.maxInFlight is not given (CAMPAIGN_MAX_IN_FLIGHT's value; 50 without one). */
   defaultMaxInFlight?: number;
   /** Workflow type of the children; tests use a stand-in. */
   pipelineWorkflowType?: string;
@@ -104,7 +105,7 @@ export async function startCampaign(
   const manifest = await storeCampaignManifest(options.manifestDir, campaignId, keyed);
   const input: CampaignInput = {
     manifest,
-    maxInFlight: settings.maxInFlight ?? options.defaultMaxInFlight ?? 50,
+    maxInFlight: settings.maxInFlight ?? options.defaultMaxInFlight ?? DEFAULT_CAMPAIGN_MAX_IN_FLIGHT,
     priorityKey: settings.priorityKey,
     subjectsPerRun: settings.subjectsPerRun,
     pageSize: settings.pageSize,

@@ -1,15 +1,12 @@
-import type { Env } from '../config/env-schema';
-import { parseEnv } from '../config/parse-env';
-import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import type { Client } from '@temporalio/client';
-import type { AppConfig } from '../config/load-config';
-import { temporalAccess } from '../config/temporal-access';
+import { parseEnv } from '../config/parse-env';
+import { loadStarterSettings, starterSettingsOf, type TemporalConfig } from '../config/starter-settings';
 import type { PipelineRequest } from '../contracts/pipeline-input';
 import { connectClient } from './connect';
 import { listPipelines, type ListPipelinesOptions, type PipelineSummary } from './list-pipelines';
 import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
 
-export type TemporalConfig = AppConfig['temporal'];
+export type { TemporalConfig };
 
 /**
  * Where the pipelines run and how to reach them, from the environment: TEMPORAL_ADDRESS,
@@ -21,17 +18,7 @@ export function loadTemporalConfig(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): TemporalConfig {
-  return temporalConfigOf(parseEnv(env), cwd);
-}
-
-/** The Temporal settings of an already parsed environment. */
-export function temporalConfigOf(e: Env, cwd: string): TemporalConfig {
-  return {
-    address: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
-    taskQueue: e.TEMPORAL_TASK_QUEUE,
-    ...temporalAccess(e, cwd),
-  };
+  return loadStarterSettings(env, cwd).temporal;
 }
 
 /** Where pipelines started by this client run: the Temporal settings, plus the provider task queue. */
@@ -77,14 +64,12 @@ export async function createPipelineClient(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
   const { providerTaskQueue, ...temporalSettings } = settings;
-  const e = parseEnv(env);
-  const temporalConfig = { ...temporalConfigOf(e, process.cwd()), ...definedOnly(temporalSettings) };
-  const config = {
-    ...temporalConfig,
-    providerTaskQueue:
-      providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(temporalConfig.taskQueue),
-  };
-  const temporal = await connectClient(temporalConfig);
+  const resolved = starterSettingsOf(parseEnv(env), process.cwd(), {
+    temporal: temporalSettings,
+    ...(providerTaskQueue ? { providerTaskQueue } : {}),
+  });
+  const config = { ...resolved.temporal, providerTaskQueue: resolved.providerTaskQueue };
+  const temporal = await connectClient(resolved.temporal);
   return {
     config,
     temporal,
@@ -98,8 +83,4 @@ export async function createPipelineClient(
     list: (options) => listPipelines(temporal, options),
     close: () => temporal.connection.close(),
   };
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -40,11 +40,25 @@ export function pipelineStartMetadata(client: Client, input: PipelineInput): Pip
   };
 }
 
+/** The namespace lacks the pipeline's search attributes: `avatar-pipeline setup` fixes it (the API answers 503). */
+export class NamespaceNotSetUpError extends Error {
+  constructor(namespace: string, details: string | undefined, options: { cause: unknown }) {
+    super(
+      `Temporal namespace "${namespace}" lacks the pipeline's search attributes (${details}): run \`avatar-pipeline setup\` once against it`,
+      options,
+    );
+    this.name = 'NamespaceNotSetUpError';
+  }
+}
+
 /**
  * A namespace without the pipeline's search attributes refuses the start; say how to fix it.
  * Returns undefined for any other error.
  */
-export function missingSearchAttributesError(client: Client, err: unknown): Error | undefined {
+export function missingSearchAttributesError(
+  client: Client,
+  err: unknown,
+): NamespaceNotSetUpError | undefined {
   const cause = err instanceof Error && isGrpcServiceError(err.cause) ? err.cause : err;
   if (
     !isGrpcServiceError(cause) ||
@@ -52,8 +66,5 @@ export function missingSearchAttributesError(client: Client, err: unknown): Erro
   ) {
     return undefined;
   }
-  return new Error(
-    `Temporal namespace "${client.options.namespace}" lacks the pipeline's search attributes (${cause.details}): run \`avatar-pipeline setup\` once against it`,
-    { cause: err },
-  );
+  return new NamespaceNotSetUpError(client.options.namespace, cause.details, { cause: err });
 }

@@ -17,11 +17,26 @@ export interface StartPipelineOptions {
   /** The caller's id for this request: the same id returns the same run instead of starting a second. */
   requestId?: string;
   /**
-   * The rate-limited provider task queue (providerTaskQueueOf(config)): provider calls of this
-   * pipeline then count against PROVIDER_MAX_RPS with everything else, ahead of campaign work.
-   * Without it they run on `taskQueue`, outside the limit.
+   * The rate-limited provider task queue (the configuration's providerTaskQueue): provider calls of
+   * this pipeline then count against PROVIDER_MAX_RPS with everything else, ahead of campaign work.
+   * It takes the place of one the request names. Without either they run on `taskQueue`, outside the limit.
    */
   providerTaskQueue?: string;
+  /**
+   * A digest of what the request asked for, kept in the run's memo, so that a repeated request id can
+   * be told apart from a reused one (the API refuses an Idempotency-Key sent with a different request).
+   */
+  requestFingerprint?: string;
+  /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
+  workflowId?: string;
+}
+
+export interface StartedPipeline {
+  workflowId: string;
+  /** false: a run with this request id existed (open or closed) and nothing was started. */
+  created: boolean;
+  /** When not created and a fingerprint was given: the earlier run's fingerprint, if it kept one. */
+  existingFingerprint?: string;
 }
 
 export interface PipelineHandle {
@@ -48,42 +63,62 @@ export function pipelineWorkflowId(requestId?: string): string {
   return requestId ? `avatar-pipeline-${requestId}` : `avatar-pipeline-${randomUUID()}`;
 }
 
-/** Validates, then starts one pipeline; an invalid request starts nothing. */
+/** Validates, then starts one pipeline (or finds the run its request id started); an invalid request starts nothing. */
 export async function startPipeline(
   client: Client,
   request: PipelineRequest,
   options: StartPipelineOptions,
 ): Promise<PipelineHandle> {
-  const validated = validatePipelineRequest(request);
-  const input =
-    options.providerTaskQueue && !validated.providerTaskQueue
-      ? { ...validated, providerTaskQueue: options.providerTaskQueue }
-      : validated;
-  const workflowId = pipelineWorkflowId(options.requestId);
+  const run = await startPipelineRun(client, validatePipelineRequest(request), options);
+  return getPipeline(client, run.workflowId);
+}
+
+/**
+ * The one way pipelines are started: the API, the CLI, the demo and the client package all come
+ * here, so every run carries the same memo, search attributes and provider task queue. With a
+ * request id, a second start finds the first run instead (the workflow id is derived from the
+ * request id and may never be reused, open or closed) and says so, which the API answers
+ * differently (202 vs 200).
+ */
+export async function startPipelineRun(
+  client: Client,
+  validated: PipelineInput,
+  options: StartPipelineOptions,
+): Promise<StartedPipeline> {
+  const input = options.providerTaskQueue
+    ? { ...validated, providerTaskQueue: options.providerTaskQueue }
+    : validated;
+  const workflowId = options.workflowId ?? pipelineWorkflowId(options.requestId);
+  const memo = {
+    ...(options.requestFingerprint ? { requestFingerprint: options.requestFingerprint } : {}),
+    // Lets listPipelines() show and filter by subject without custom search attributes.
+    ...(input.subjectId ? { subjectId: input.subjectId } : {}),
+    ...(input.campaignId ? { campaignId: input.campaignId } : {}),
+  };
   try {
-    const handle = await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
+    await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
       taskQueue: options.taskQueue,
       workflowId,
       args: [input],
-      // A repeated request id attaches to the run it started, open or closed, instead of starting another.
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      // A repeated request id finds the run it started, open (conflict) or closed (reuse), instead of starting another.
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // Lets listPipelines() show and filter by subject without custom search attributes.
-      ...(input.subjectId || input.campaignId
-        ? {
-            memo: {
-              ...(input.subjectId ? { subjectId: input.subjectId } : {}),
-              ...(input.campaignId ? { campaignId: input.campaignId } : {}),
-            },
-          }
-        : {}),
+      ...(Object.keys(memo).length > 0 ? { memo } : {}),
       // Search attributes (subject, campaign, stage), summary and details for the Temporal UI.
       ...pipelineStartMetadata(client, input),
     });
-    return wrap(handle);
+    return { workflowId, created: true };
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return getPipeline(client, workflowId);
-    throw missingSearchAttributesError(client, err) ?? err;
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
+      throw missingSearchAttributesError(client, err) ?? err;
+    if (!options.requestFingerprint) return { workflowId, created: false };
+    const existing = await client.workflow.getHandle(workflowId).describe();
+    const fingerprint = existing.memo?.requestFingerprint;
+    return {
+      workflowId,
+      created: false,
+      ...(typeof fingerprint === 'string' ? { existingFingerprint: fingerprint } : {}),
+    };
   }
 }
 

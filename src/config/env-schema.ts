@@ -10,6 +10,9 @@ export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_P
 export const SIMULATOR_API_KEY = 'sim-key';
 /** How long the provider may still perform a write whose answer timed out (PROVIDER_WRITE_SETTLE_MS). */
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
+/** CAMPAIGN_DIR and CAMPAIGN_MAX_IN_FLIGHT when unset. */
+export const DEFAULT_CAMPAIGN_DIR = '.data/campaigns';
+export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT = 50;
 /** Where `avatar-pipeline api` listens by default. */
 export const DEFAULT_API_PORT = 8080;
 /** Enough for MAX_SELFIES phone photos of a few MB each. */
@@ -137,8 +140,8 @@ export const envSchema = z.object({
   WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, 500),
   WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000),
   /** Where validated campaign manifests are kept; starters write there and workers read, so both must see it. */
-  CAMPAIGN_DIR: withDefault(z.string().min(1), '.data/campaigns'),
+  CAMPAIGN_DIR: withDefault(z.string().min(1), DEFAULT_CAMPAIGN_DIR),
   /** Child pipelines a campaign keeps running at once, unless the campaign says otherwise. */
-  CAMPAIGN_MAX_IN_FLIGHT: withDefault(positiveInt, 50),
+  CAMPAIGN_MAX_IN_FLIGHT: withDefault(positiveInt, DEFAULT_CAMPAIGN_MAX_IN_FLIGHT),
 });
 export type Env = z.output<typeof envSchema>;

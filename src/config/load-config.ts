@@ -1,25 +1,23 @@
-import { parseEnv } from './parse-env';
-import { defaultProviderTaskQueue } from './provider-task-queue';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import type { SelfieRetention } from './selfie-retention';
 import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
-import { temporalAccess, type TemporalAccess } from './temporal-access';
+import { parseEnv } from './parse-env';
+import { starterSettingsOf, type StarterSettings, type TemporalConfig } from './starter-settings';
 
 export interface AppConfig {
   /**
    * Where provider activities run: their own task queue (PROVIDER_TASK_QUEUE), whose workers hold
    * the whole deployment under the provider's quota (PROVIDER_MAX_RPS, one request per activity).
-   * Optional for hand-built configurations; loadConfig always fills it in.
    */
-  providerQueue?: { taskQueue: string; maxRequestsPerSecond?: number };
+  providerQueue: { taskQueue: string; maxRequestsPerSecond?: number };
   /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
-  campaigns?: { dir: string; maxInFlight: number };
+  campaigns: StarterSettings['campaigns'];
   /** writeSettleMs: PROVIDER_WRITE_SETTLE_MS (activities default to 60 s when a hand-built config leaves it out). */
   provider: { baseUrl: string; apiKey: string; timeoutMs: number; writeSettleMs?: number };
   /** Optional parts (API key, TLS, payload encryption) are absent when not configured. */
-  temporal: { address: string; namespace: string; taskQueue: string } & TemporalAccess;
-  imageAccess: { roots: string[]; urlHosts: string[] };
+  temporal: TemporalConfig;
+  imageAccess: StarterSettings['imageAccess'];
   api: {
     tokens: string[];
     port: number;
@@ -50,6 +48,7 @@ export interface AppConfig {
 /** Parses the environment once, at start; every bad variable is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AppConfig {
   const e = parseEnv(env);
+  const starter = starterSettingsOf(e, cwd);
   const apiKey =
     e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
   if (apiKey === undefined) {
@@ -67,16 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       timeoutMs: e.PROVIDER_TIMEOUT_MS,
       writeSettleMs: e.PROVIDER_WRITE_SETTLE_MS,
     },
-    temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
-      taskQueue: e.TEMPORAL_TASK_QUEUE,
-      ...temporalAccess(e, cwd),
-    },
-    imageAccess: {
-      roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
-      urlHosts: e.IMAGE_URL_HOSTS,
-    },
+    temporal: starter.temporal,
+    imageAccess: starter.imageAccess,
     api: {
       tokens: e.API_TOKENS,
       port: e.API_PORT,
@@ -98,9 +89,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
     },
     providerQueue: {
-      taskQueue: e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(e.TEMPORAL_TASK_QUEUE),
+      taskQueue: starter.providerTaskQueue,
       ...(e.PROVIDER_MAX_RPS !== undefined ? { maxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
     },
-    campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
+    campaigns: starter.campaigns,
   };
 }

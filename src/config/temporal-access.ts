@@ -19,6 +19,12 @@ export interface TemporalAccess {
 }
 
 /**
+ * Hand-written rather than @temporalio/envconfig (1.24.0 reads the same variable names): that
+ * package by default also reads a TOML profile file from the home directory, which could silently redirect a
+ * server process; it takes any TEMPORAL_TLS other than 1/true as false, ignores a client
+ * certificate given without its key, and lets TEMPORAL_TLS=false override certificate files,
+ * where this refuses each with the variable named. Encryption keys are ours in any case.
+ *
  * TLS is on when asked for (TEMPORAL_TLS=true), when certificate files are given, or with an API
  * key (Temporal Cloud takes keys over TLS only) unless TEMPORAL_TLS=false says otherwise.
  */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { genderSchema, stylesSchema } from '../provider/request-schemas';
-import { imageReferenceSchema, pollingOptionsSchema } from './pipeline-input';
+import { imageReferenceSchema, pipelineInputSchema } from './pipeline-input';
 import { MAX_SELFIES } from './limits';
 
 /** Subject ids become part of child workflow ids (`<campaign>/<subject>` without encryption), so they are kept plain. */
@@ -42,17 +42,10 @@ export const campaignOptionsSchema = z.strictObject({
   subjectsPerRun: z.number().int().min(1).max(5000).default(400),
   /** Subjects read from the manifest file per activity. */
   pageSize: z.number().int().min(1).max(1000).default(200),
-  trainingDeadlineMs: z
-    .number()
-    .int()
-    .positive()
-    .default(2 * 60 * 60 * 1000),
-  generationDeadlineMs: z
-    .number()
-    .int()
-    .positive()
-    .default(60 * 60 * 1000),
-  polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+  // The same fields, defaults included, as a single pipeline's request.
+  trainingDeadlineMs: pipelineInputSchema.shape.trainingDeadlineMs,
+  generationDeadlineMs: pipelineInputSchema.shape.generationDeadlineMs,
+  polling: pipelineInputSchema.shape.polling,
 });
 export type CampaignOptions = z.input<typeof campaignOptionsSchema>;
 

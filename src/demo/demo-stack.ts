@@ -2,15 +2,17 @@ import { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, isPortFree, type EnsuredDevServer } from '../devserver';
 import type { Logger } from '../devserver/log';
 import { temporalConnectionOptions } from '../client/connection-options';
-import type { TemporalConfig } from '../client/pipeline-client';
+import type { StarterSettings } from '../config/starter-settings';
 import { pipelineDataConverter } from '../codec/data-converter';
 import { SIMULATOR_API_KEY } from '../config/env-schema';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { createPipelineWorker, pipelineWorkflowBundle } from '../worker/create-worker';
 import { answersHttp, guessUiUrl } from './temporal-ui';
 
-export interface DemoStackOptions {
-  temporal: TemporalConfig;
+export interface DemoStackOptions extends Pick<
+  StarterSettings,
+  'temporal' | 'providerTaskQueue' | 'campaigns'
+> {
   /** SQLite file of a dev server started here. */
   dbFile: string;
   /** Web UI port of a dev server started here; default frontend port + 1000. */
@@ -101,6 +103,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       connection,
       config: {
         temporal: options.temporal,
+        providerQueue: { taskQueue: options.providerTaskQueue },
+        campaigns: options.campaigns,
         provider: { baseUrl: simulator.url, apiKey: SIMULATOR_API_KEY, timeoutMs: 10_000 },
         imageAccess: { roots: options.imageRoots, urlHosts: [] },
         worker: {

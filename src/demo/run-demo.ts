@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { connectClient } from '../client/connect';
-import { loadTemporalConfig } from '../client/pipeline-client';
+import { loadStarterSettings, type StarterSettings } from '../config/starter-settings';
 import { startPipeline } from '../client/pipelines';
 import type { PipelineRequest } from '../contracts/pipeline-input';
 import type { PipelineResult } from '../contracts/pipeline-state';
@@ -73,11 +73,14 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
   const interrupted = stopRequested;
   const started = Date.now();
   const { log } = options;
-  const temporalConfig = loadTemporalConfig(options.env);
+  const settings = loadStarterSettings(options.env);
+  const temporalConfig = settings.temporal;
   const selfies = await sampleSelfieFiles(path.resolve(options.outputDir, '.selfies'));
 
   const starting = startDemoStack({
     temporal: temporalConfig,
+    providerTaskQueue: settings.providerTaskQueue,
+    campaigns: settings.campaigns,
     dbFile: options.dbFile,
     ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
     ...(options.uiUrl !== undefined ? { uiUrl: options.uiUrl } : {}),
@@ -136,7 +139,7 @@ export class DemoInterrupted extends Error {
 async function runPipeline(
   options: DemoOptions,
   stack: DemoStack,
-  temporalConfig: ReturnType<typeof loadTemporalConfig>,
+  temporalConfig: StarterSettings['temporal'],
   selfies: string[],
   styleNames: ReadonlyMap<number, string>,
   interrupted: Promise<unknown>,

@@ -7,14 +7,12 @@ import {
   type WorkerOptions,
   type WorkflowBundle,
 } from '@temporalio/worker';
-import { resolve } from 'node:path';
 import { createCallbackActivities, createProviderActivities } from '../../activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
-import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
@@ -47,10 +45,11 @@ export function pipelineWorkflowBundle(
 }
 
 export interface PipelineWorkerOptions {
-  config: Pick<AppConfig, 'provider' | 'temporal' | 'imageAccess' | 'worker'> & {
+  config: Pick<
+    AppConfig,
+    'provider' | 'temporal' | 'imageAccess' | 'worker' | 'providerQueue' | 'campaigns'
+  > & {
     callbacks?: AppConfig['callbacks'];
-    providerQueue?: AppConfig['providerQueue'];
-    campaigns?: AppConfig['campaigns'];
   };
   connection?: NativeConnection;
   onProviderCall?: (call: CallRecord) => void;
@@ -80,7 +79,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     activities: {
       ...providerActivities(options),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
-      ...createCampaignActivities({ manifestDir: config.campaigns?.dir ?? resolve('.data/campaigns') }),
+      ...createCampaignActivities({ manifestDir: config.campaigns.dir }),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
@@ -88,13 +87,6 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     shutdownGraceTime: config.worker.shutdownGraceMs,
     ...observability(options),
   });
-}
-
-/** The provider task queue of a configuration: PROVIDER_TASK_QUEUE, or `<task queue>-provider`. */
-export function providerTaskQueueOf(
-  config: Pick<AppConfig, 'temporal'> & { providerQueue?: AppConfig['providerQueue'] },
-): string {
-  return config.providerQueue?.taskQueue ?? defaultProviderTaskQueue(config.temporal.taskQueue);
 }
 
 /**
@@ -108,11 +100,11 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
   const { config } = options;
   const connection = options.connection ?? (await connect(config));
   const dataConverter = pipelineDataConverter(config.temporal.encryption);
-  const rate = config.providerQueue?.maxRequestsPerSecond;
+  const rate = config.providerQueue.maxRequestsPerSecond;
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
-    taskQueue: providerTaskQueueOf(config),
+    taskQueue: config.providerQueue.taskQueue,
     ...(dataConverter ? { dataConverter } : {}),
     activities: providerActivities(options),
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),

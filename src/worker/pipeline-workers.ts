@@ -1,10 +1,5 @@
 import type { Worker } from '@temporalio/worker';
-import {
-  createPipelineWorker,
-  createProviderWorker,
-  providerTaskQueueOf,
-  type PipelineWorkerOptions,
-} from './create-worker';
+import { createPipelineWorker, createProviderWorker, type PipelineWorkerOptions } from './create-worker';
 
 /**
  * The two workers a deployment runs: workflows and light activities on the pipeline task queue,
@@ -60,5 +55,3 @@ export class PipelineWorkers {
     }
   }
 }
-
-export { providerTaskQueueOf };

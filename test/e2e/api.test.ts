@@ -3,7 +3,6 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Writable } from 'node:stream';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../src/api/server';
 import { lazyTemporalClient } from '../../src/api/temporal-client';
@@ -15,9 +14,10 @@ import type { PipelineEvent } from '../../src/contracts/pipeline-event';
 import { SubjectIdAttribute } from '../../src/contracts/search-attributes';
 import { ProviderClient } from '../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
+import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
@@ -35,7 +35,7 @@ interface Json {
 describe('workflow starter API over HTTP (dev server, worker, simulator)', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
-  let worker: Worker;
+  let worker: PipelineWorkers;
   let workerRun: Promise<void>;
   let app: FastifyInstance;
   let base: string;
@@ -66,15 +66,10 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     const taskQueue = uniqueName('api');
     const callbacks = { signingSecret: SECRET, privateHosts: ['127.0.0.1'] };
     const imageRoots = [blobDir, selfies.dir];
-    worker = await createTestWorker({
-      connection: env.nativeConnection,
-      taskQueue,
-      providerUrl: sim.url,
-      imageRoots,
-      callbacks,
-    });
-    workerRun = worker.run();
     const base_ = testConfig({ taskQueue, providerUrl: sim.url, imageRoots, callbacks });
+    // Both workers, as deployed: the API sends provider calls to the provider task queue.
+    worker = await PipelineWorkers.create({ config: base_, connection: env.nativeConnection });
+    workerRun = worker.run();
     config = {
       ...base_,
       temporal: { ...base_.temporal, address: process.env.TEMPORAL_TEST_ADDRESS ?? 'unknown' },

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { NativeConnection, Worker, WorkerInterceptors } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
@@ -29,6 +30,8 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
       maxFileBytes: 10 * 1024 * 1024,
     },
     callbacks: options.callbacks ?? { privateHosts: [] },
+    providerQueue: { taskQueue: `${options.taskQueue}-provider` },
+    campaigns: { dir: path.resolve('.data/campaigns'), maxInFlight: 50 },
     worker: {
       maxConcurrentActivities: 50,
       maxConcurrentWorkflowTasks: 20,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PipelineInputError } from '../../client/input-error';
-import { pipelineWorkflowId, validatePipelineRequest } from '../../client/pipelines';
+import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '../../client/pipelines';
 import type { PipelineInput } from '../../contracts/pipeline-input';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
@@ -13,7 +13,6 @@ import { readMultipartUpload, SELFIES_FIELD } from '../multipart-upload';
 import { BEARER_SCHEME } from '../openapi';
 import { checkRequest } from '../request-checks';
 import { startedSchema } from '../response-schemas';
-import { startRun } from '../start-run';
 
 /** A validated request, with the uploads it stored (if any) and what identifies its images. */
 interface PreparedRequest {
@@ -52,20 +51,16 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
       const prepared = await prepare(request, ctx);
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
-        // Interactive runs use the rate-limited provider queue too, where they go ahead of campaign work.
-        const providerQueue = ctx.config.providerQueue?.taskQueue;
-        const input = providerQueue
-          ? { ...prepared.input, providerTaskQueue: providerQueue }
-          : prepared.input;
         const workflowId = pipelineWorkflowId(requestId);
         // Claimed before the start, so the upload janitor can tell whose files these are even if
         // the API stops right after starting the run.
         await prepared.uploads?.claim(workflowId);
-        const run = await startRun(ctx.client, input, {
+        const run = await startPipelineRun(ctx.client, prepared.input, {
           taskQueue: ctx.config.temporal.taskQueue,
-          fingerprint,
+          // Interactive runs use the rate-limited provider queue too, where they go ahead of campaign work.
+          providerTaskQueue: ctx.config.providerQueue.taskQueue,
+          requestFingerprint: fingerprint,
           workflowId,
-          ...(requestId ? { requestId } : {}),
         });
         if (!run.created) {
           await prepared.uploads?.discard();

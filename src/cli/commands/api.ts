@@ -5,24 +5,12 @@ import { ConfigError } from '../../config/config-error';
 import { loadConfig } from '../../config/load-config';
 import { loadOperationsConfig } from '../../config/operations-config';
 import { PipelineTracing } from '../../tracing/pipeline-tracing';
-import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
+import { serveUntilSignal } from '../serve-until-signal';
 
 interface ApiFlags {
   port?: string;
   host?: string;
-}
-
-function waitForStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /** --port and --host override API_PORT and API_HOST. */
@@ -81,10 +69,8 @@ async function runApi(flags: ApiFlags): Promise<void> {
         '  stop with Ctrl-C',
       ].join('\n'),
     );
-    const signal = await waitForStopSignal();
-    console.error(`avatar-pipeline api: ${signal} received, finishing requests and stopping`);
-    await app.close();
-    process.exitCode = EXIT.ok;
+    // Closing finishes the requests in flight first.
+    await serveUntilSignal('avatar-pipeline api', () => app.close());
   } catch (err) {
     reportError(err);
   } finally {

@@ -3,13 +3,11 @@ import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { describeIssue, loadManifestFile, ManifestError } from '../../campaign/manifest';
-import { loadCampaignSettings } from '../../client/campaign-settings';
 import { startCampaign, type CampaignHandle } from '../../client/campaigns';
+import { askOfferedStyles } from '../../client/offered-styles';
 import { connectClient } from '../../client/connect';
 import type { CampaignOptions, CampaignSummary } from '../../contracts/campaign';
-import { ConfigError } from '../../config/config-error';
-import { loadConfig } from '../../config/load-config';
-import { ProviderClient } from '../../provider/client';
+import { loadStarterSettings } from '../../config/starter-settings';
 import { InvalidInputError } from '../../provider/errors';
 import { campaignViewFor, type CampaignView } from '../campaign-view';
 import { EXIT } from '../exit-codes';
@@ -29,7 +27,6 @@ interface CampaignCommandOptions {
 
 /** Exit code of a process ended by Ctrl-C, by shell convention. */
 const INTERRUPTED = 130;
-const STYLE_CHECK_TIMEOUT_MS = 5_000;
 
 export function registerCampaignCommand(program: Command): void {
   program
@@ -76,9 +73,9 @@ export function registerCampaignCommand(program: Command): void {
 }
 
 async function runCampaign(options: CampaignCommandOptions): Promise<number> {
-  const settings = loadCampaignSettings();
+  const settings = loadStarterSettings();
   const campaignOptions = optionsFromFlags(options);
-  const knownStyles = await offeredStyles((line) => process.stderr.write(line));
+  const knownStyles = await askOfferedStyles((line) => process.stderr.write(line));
   const validation = await loadManifestFile(options.manifest, {
     imageAccess: settings.imageAccess,
     ...(knownStyles ? { knownStyles } : {}),
@@ -105,8 +102,8 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     const campaign = await startCampaign(client, validation.subjects, {
       taskQueue: settings.temporal.taskQueue,
       providerTaskQueue: settings.providerTaskQueue,
-      manifestDir: settings.manifestDir,
-      defaultMaxInFlight: settings.defaultMaxInFlight,
+      manifestDir: settings.campaigns.dir,
+      defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,
       ...(options.campaignId ? { campaignId: options.campaignId } : {}),
     });
@@ -159,24 +156,6 @@ function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
     ...(subjectsPerRun !== undefined ? { subjectsPerRun } : {}),
     ...(priorityKey !== undefined ? { priorityKey } : {}),
   };
-}
-
-/** The provider's style ids, to refuse unknown ones up front; undefined (with a note) when it cannot be asked. */
-async function offeredStyles(note: (line: string) => void): Promise<number[] | undefined> {
-  let provider;
-  try {
-    provider = loadConfig().provider;
-  } catch (err) {
-    if (err instanceof ConfigError) return undefined;
-    throw err;
-  }
-  try {
-    const client = new ProviderClient({ ...provider, timeoutMs: STYLE_CHECK_TIMEOUT_MS });
-    return (await client.listStyles()).map((style) => style.id);
-  } catch (err) {
-    note(`styles not checked: ${err instanceof Error ? err.message : String(err)}\n`);
-    return undefined;
-  }
 }
 
 function watch(campaign: CampaignHandle, view: CampaignView) {

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { loadCampaignSettings } from '../../client/campaign-settings';
+import { loadStarterSettings } from '../../config/starter-settings';
 import { getCampaign, type CampaignHandle } from '../../client/campaigns';
 import { connectClient } from '../../client/connect';
 import { InvalidInputError } from '../../provider/errors';
@@ -116,10 +116,10 @@ async function withCampaign(
   body: (campaign: CampaignHandle) => Promise<number>,
 ): Promise<void> {
   try {
-    const settings = loadCampaignSettings();
+    const settings = loadStarterSettings();
     const client = await connectClient(settings.temporal);
     try {
-      process.exitCode = await body(getCampaign(client, campaignId, { manifestDir: settings.manifestDir }));
+      process.exitCode = await body(getCampaign(client, campaignId, { manifestDir: settings.campaigns.dir }));
     } finally {
       await client.connection.close();
     }

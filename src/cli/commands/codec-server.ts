@@ -5,6 +5,7 @@ import { ConfigError } from '../../config/config-error';
 import { loadConfig } from '../../config/load-config';
 import { loadOperationsConfig } from '../../config/operations-config';
 import { reportError } from '../fail';
+import { serveUntilSignal } from '../serve-until-signal';
 
 interface CodecServerFlags {
   port?: number;
@@ -61,8 +62,7 @@ export function registerCodecServerCommand(program: Command): void {
         process.stderr.write(
           `codec server at ${server.url} (keys ${codec.keyIds.join(', ')}; encrypting with ${codec.currentKeyId}; CORS: ${codecServer.corsOrigins.join(', ') || 'none'})\n`,
         );
-        await waitForStopSignal();
-        await server.stop();
+        await serveUntilSignal('codec-server', () => server.stop());
       } catch (err) {
         reportError(err);
       }
@@ -75,16 +75,4 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError('must be a port number from 0 to 65535');
   }
   return port;
-}
-
-function waitForStopSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }

@@ -5,6 +5,7 @@ import { quietTemporalRuntime } from '../../demo/quiet-runtime';
 import { DemoInterrupted, runDemo, type DemoReport } from '../../demo/run-demo';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
+import { stopSignal } from '../serve-until-signal';
 
 /** The styles the demo generates unless told otherwise: four that look clearly different. */
 const DEMO_STYLES = [3, 5, 7, 12];
@@ -118,14 +119,10 @@ export function registerDemoCommand(program: Command): void {
 async function demo(flags: DemoFlags): Promise<number> {
   const log = (message: string): void => void process.stderr.write(`[demo] ${message}\n`);
   quietTemporalRuntime();
-  const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      // A second Ctrl-C while stopping ends at once; the dev server dies with this process.
-      process.once('SIGINT', () => process.exit(INTERRUPTED));
-      resolve(signal);
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+  const stopRequested = stopSignal().then((signal) => {
+    // A second Ctrl-C while stopping ends at once; the dev server dies with this process.
+    process.once('SIGINT', () => process.exit(INTERRUPTED));
+    return signal;
   });
   const { report, stopped, kept } = await runDemo(
     {

@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isPortFree, startDevServer } from '../../devserver';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
+import { serveUntilSignal } from '../serve-until-signal';
 
 /** The ports `temporal server start-dev` uses by default, so TEMPORAL_ADDRESS's default finds it. */
 const DEFAULT_PORT = 7233;
@@ -22,18 +23,6 @@ function parsePort(value: string): number {
     throw new InvalidArgumentError('must be a port number from 1 to 65535');
   }
   return port;
-}
-
-function waitForStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 async function runDevServer(flags: DevServerFlags): Promise<void> {
@@ -68,10 +57,7 @@ async function runDevServer(flags: DevServerFlags): Promise<void> {
       '  stop with Ctrl-C',
     ].join('\n'),
   );
-  const signal = await waitForStopSignal();
-  console.error(`Temporal dev server: ${signal} received, stopping`);
-  await server.stop();
-  process.exitCode = EXIT.ok;
+  await serveUntilSignal('Temporal dev server', () => server.stop());
 }
 
 export function registerDevServerCommand(program: Command): void {

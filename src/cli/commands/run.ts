@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { PipelineInputError } from '../../client/input-error';
+import { askOfferedStyles } from '../../client/offered-styles';
 import { createPipelineClient } from '../../client/pipeline-client';
 import { validatePipelineRequest } from '../../client/pipelines';
 import type { PipelineInput } from '../../contracts/pipeline-input';
@@ -9,7 +10,6 @@ import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
 import { imageRootsFromEnv, resolveImagePaths } from '../image-paths';
-import { checkOfferedStyles } from '../offered-styles';
 import { progressViewFor } from '../progress-view';
 import { watchProgress } from '../watch-progress';
 
@@ -70,7 +70,7 @@ export function registerRunCommand(program: Command): void {
 
 async function runPipeline(options: RunOptions): Promise<number> {
   const input = await inputFromFlags(options);
-  await checkOfferedStyles(input.styles, (line) => process.stderr.write(line));
+  refuseUnofferedStyles(input.styles, await askOfferedStyles((line) => process.stderr.write(line)));
   const pipelines = await createPipelineClient();
   try {
     const handle = await pipelines.start(input, options.requestId ? { requestId: options.requestId } : {});
@@ -126,6 +126,17 @@ async function inputFromFlags(options: RunOptions): Promise<PipelineInput> {
     mainImageIndex: Number(mainImage) - 1,
     ...(options.subject ? { subjectId: options.subject } : {}),
   });
+}
+
+/** A typo costs an exit code 2 naming --styles, instead of a pipeline that fails minutes later. */
+function refuseUnofferedStyles(styles: number[], offered: number[] | undefined): void {
+  const unknown = offered ? styles.filter((id) => !offered.includes(id)) : [];
+  if (offered && unknown.length > 0) {
+    throw new InvalidInputError(
+      '--styles',
+      `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not offered by the provider (offered: ${[...offered].sort((a, b) => a - b).join(', ')}; see \`avatar-pipeline styles\`)`,
+    );
+  }
 }
 
 function interrupted(): Promise<{ kind: 'interrupted' }> {

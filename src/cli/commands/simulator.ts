@@ -1,19 +1,8 @@
 import type { Command } from 'commander';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { EXIT } from '../exit-codes';
+import { serveUntilSignal, stopSignal } from '../serve-until-signal';
 import { simulatorFlagOptions, simulatorOptionsFromFlags, type SimulatorFlags } from './simulator-flags';
-
-function waitForStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
 
 function describe(simulator: RunningSimulator, flags: SimulatorFlags): string {
   const faults = [
@@ -61,16 +50,14 @@ async function runSimulator(flags: SimulatorFlags, untilStopped: StopTrigger): P
   // stdout carries only the URL, so scripts can read it; the rest goes to stderr.
   process.stdout.write(`${simulator.url}\n`);
   console.error(describe(simulator, flags));
-  const reason = await untilStopped(simulator);
-  console.error(`provider simulator: ${String(reason)} received, stopping`);
-  await simulator.stop();
-  process.exitCode = EXIT.ok;
+  await serveUntilSignal(
+    'provider simulator',
+    () => simulator.stop(),
+    () => untilStopped(simulator),
+  );
 }
 
-export function registerSimulatorCommand(
-  program: Command,
-  untilStopped: StopTrigger = waitForStopSignal,
-): void {
+export function registerSimulatorCommand(program: Command, untilStopped: StopTrigger = stopSignal): void {
   const command = program
     .command('simulator')
     .description(

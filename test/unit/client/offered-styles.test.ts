@@ -1,4 +1,4 @@
-import { offeredStylesCache } from '../../../src/api/offered-styles';
+import { offeredStylesCache } from '../../../src/client/offered-styles';
 import type { Style } from '../../../src/provider/schemas';
 
 describe('offeredStylesCache', () => {

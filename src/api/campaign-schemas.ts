@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import type { ManifestIssue } from '../campaign/manifest';
+import type {
+  CampaignProgress,
+  CampaignState,
+  CampaignSummary,
+  SubjectCounts,
+  SubjectSummary,
+} from '../contracts/campaign';
+import { answering } from './contract-schema';
+
+/** The campaign API's answers, each tied to the contract type it answers (see answering). */
+
+const CAMPAIGN_STATES = [
+  'running',
+  'paused',
+  'cancelling',
+  'completed',
+  'cancelled',
+] as const satisfies readonly CampaignState[];
+
+const countsSchema = answering<SubjectCounts>()(
+  z.object({
+    pending: z.number(),
+    running: z.number(),
+    done: z.number(),
+    partial: z.number(),
+    failed: z.number(),
+    cancelled: z.number(),
+  }),
+);
+
+export const campaignProgressSchema = answering<CampaignProgress>()(
+  z
+    .object({
+      campaignId: z.string(),
+      state: z.enum(CAMPAIGN_STATES),
+      total: z.number(),
+      counts: countsSchema,
+      maxInFlight: z.number(),
+      inFlight: z.array(z.string()).describe('Subjects running now (up to 50 listed)'),
+      run: z.number().describe('Workflow runs so far (continue-as-new keeps each history small)'),
+      startedAt: z.string(),
+      elapsedMs: z.number(),
+      throughputPerMinute: z.number().describe('Subjects finished per minute, recently'),
+      etaMs: z.number().optional().describe('Estimated time to finish, when known'),
+      recentFailures: z.array(z.object({ subjectId: z.string(), error: z.string() })),
+    })
+    .meta({ id: 'CampaignProgress' }),
+);
+
+export const campaignStatusSchema = z
+  .object({
+    campaignId: z.string(),
+    status: z.string().describe('Temporal state: RUNNING, COMPLETED, FAILED, TERMINATED, …'),
+    progress: campaignProgressSchema.optional(),
+    links: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'CampaignStatus' });
+
+const subjectSchema = answering<SubjectSummary>()(
+  z.object({
+    subjectId: z.string(),
+    status: z.enum(['PENDING', 'DONE', 'PARTIAL', 'FAILED', 'CANCELLED']),
+    workflowId: z.string(),
+    modelId: z.number().optional(),
+    avatarCount: z.number().optional(),
+    error: z.string().optional().describe('The pipeline’s message, quoting the provider’s'),
+    attempts: z.number().optional(),
+  }),
+);
+
+export const campaignSummarySchema = answering<CampaignSummary>()(
+  z
+    .object({
+      workflowId: z.string(),
+      status: z.enum(['COMPLETED', 'CANCELLED']),
+      total: z.number(),
+      succeeded: z.number(),
+      failed: z.number(),
+      partial: z.number(),
+      cancelled: z.number(),
+      startedAt: z.string(),
+      finishedAt: z.string(),
+      subjects: z.array(subjectSchema),
+    })
+    .meta({ id: 'CampaignSummary' }),
+);
+
+const manifestIssueSchema = answering<ManifestIssue>()(
+  z.object({
+    row: z.number(),
+    field: z.string(),
+    message: z.string(),
+    subjectId: z.string().optional(),
+  }),
+);
+
+export const campaignStartedSchema = z
+  .object({
+    campaignId: z.string(),
+    total: z.number().describe('Subjects started'),
+    skipped: z.array(manifestIssueSchema).describe('Rows refused and left out (skipInvalid)'),
+    links: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'CampaignStarted' });

@@ -1,0 +1,62 @@
+import { ConfigError } from '../config/config-error';
+import { loadConfig } from '../config/load-config';
+import { ProviderClient } from '../provider/client';
+
+/** The list changes rarely; asking once in a while keeps start requests off the provider's quota. */
+const KNOWN_FOR_MS = 5 * 60_000;
+/** After a failed ask, starts go unchecked for a while instead of each waiting for the provider. */
+const UNKNOWN_FOR_MS = 30_000;
+/** A start must not hang on a slow provider: the check is a courtesy, the worker has the last word. */
+const ASK_TIMEOUT_MS = 5_000;
+
+/**
+ * The provider's style ids for one command that starts work (the CLI's run and campaign), so unknown
+ * ids are refused before anything starts. Starting needs no provider settings, so without them the
+ * check is skipped; with the provider unreachable it is skipped with a note. Undefined: unchecked.
+ */
+export async function askOfferedStyles(note: (line: string) => void): Promise<number[] | undefined> {
+  let provider;
+  try {
+    provider = loadConfig().provider;
+  } catch (err) {
+    if (err instanceof ConfigError) return undefined;
+    throw err;
+  }
+  try {
+    const styles = await new ProviderClient({ ...provider, timeoutMs: ASK_TIMEOUT_MS }).listStyles();
+    return styles.map((style) => style.id);
+  } catch (err) {
+    note(`styles not checked: ${err instanceof Error ? err.message : String(err)}\n`);
+    return undefined;
+  }
+}
+
+/**
+ * The provider's style ids for checking start requests in a long-running server (the API), cached: undefined while the provider
+ * cannot be asked (then unknown ids are left for the pipeline to refuse).
+ */
+export function offeredStylesCache(
+  provider: Pick<ProviderClient, 'listStyles'>,
+  now: () => number = Date.now,
+): () => Promise<number[] | undefined> {
+  let cached: { ids: number[] | undefined; until: number } | undefined;
+  let asking: Promise<number[] | undefined> | undefined;
+  return () => {
+    if (cached && now() < cached.until) return Promise.resolve(cached.ids);
+    asking ??= provider
+      .listStyles({ timeoutMs: ASK_TIMEOUT_MS })
+      .then(
+        (styles) => {
+          const ids = styles.map((style) => style.id);
+          cached = { ids, until: now() + KNOWN_FOR_MS };
+          return ids;
+        },
+        () => {
+          cached = { ids: undefined, until: now() + UNKNOWN_FOR_MS };
+          return undefined;
+        },
+      )
+      .finally(() => (asking = undefined));
+    return asking;
+  };
+}

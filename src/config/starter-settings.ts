@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import type { Env } from './env-schema';
+import { parseEnv } from './parse-env';
+import { temporalAccess, type TemporalAccess } from './temporal-access';
+
+/** Where the pipelines run and how to reach the cluster; optional parts are absent when not configured. */
+export type TemporalConfig = { address: string; namespace: string; taskQueue: string } & TemporalAccess;
+
+/**
+ * What starting and watching pipelines and campaigns needs from the environment (the API, the CLI,
+ * the client package); no provider settings, those are the workers'. Workers resolve the same values
+ * through loadConfig, which builds on this, so starters and workers agree on every queue and directory.
+ */
+export interface StarterSettings {
+  temporal: TemporalConfig;
+  /** PROVIDER_TASK_QUEUE, default `<task queue>-provider`. */
+  providerTaskQueue: string;
+  /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
+  campaigns: { dir: string; maxInFlight: number };
+  /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
+  imageAccess: { roots: string[]; urlHosts: string[] };
+}
+
+/** Settings the caller gives in code, ahead of the environment. */
+export interface StarterOverrides {
+  temporal?: Partial<TemporalConfig>;
+  providerTaskQueue?: string;
+}
+
+export function loadStarterSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): StarterSettings {
+  return starterSettingsOf(parseEnv(env), cwd);
+}
+
+/** The one place each of these is worked out from the environment. */
+export function starterSettingsOf(e: Env, cwd: string, overrides: StarterOverrides = {}): StarterSettings {
+  const temporal: TemporalConfig = {
+    address: e.TEMPORAL_ADDRESS,
+    namespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.TEMPORAL_TASK_QUEUE,
+    ...temporalAccess(e, cwd),
+    ...definedOnly(overrides.temporal ?? {}),
+  };
+  return {
+    temporal,
+    // Workers, the API, the CLI and the client package must agree on it, or provider activities
+    // wait on a queue nobody polls.
+    providerTaskQueue:
+      overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? `${temporal.taskQueue}-provider`,
+    campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
+    imageAccess: {
+      roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
+      urlHosts: e.IMAGE_URL_HOSTS,
+    },
+  };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { loadConfig } from '../../../src/config/load-config';
+import { parseEnv } from '../../../src/config/parse-env';
+import { loadStarterSettings, starterSettingsOf } from '../../../src/config/starter-settings';
+
+const cwd = path.resolve('/srv/app');
+
+describe('starter settings: worked out once, the same for starters and workers', () => {
+  it('defaults the provider task queue, campaign directory and window', () => {
+    const settings = loadStarterSettings({}, cwd);
+    expect(settings.providerTaskQueue).toBe('avatar-pipeline-provider');
+    expect(settings.campaigns).toEqual({ dir: path.join(cwd, '.data/campaigns'), maxInFlight: 50 });
+    expect(settings.imageAccess).toEqual({ roots: [cwd], urlHosts: [] });
+  });
+
+  it('derives the provider queue from the task queue, unless PROVIDER_TASK_QUEUE names one', () => {
+    expect(loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'tq' }, cwd).providerTaskQueue).toBe('tq-provider');
+    expect(
+      loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'tq', PROVIDER_TASK_QUEUE: 'quota' }, cwd).providerTaskQueue,
+    ).toBe('quota');
+  });
+
+  it('lets code override the task queue (the provider queue follows) or the provider queue', () => {
+    const e = parseEnv({});
+    expect(starterSettingsOf(e, cwd, { temporal: { taskQueue: 'mine' } }).providerTaskQueue).toBe(
+      'mine-provider',
+    );
+    expect(starterSettingsOf(e, cwd, { providerTaskQueue: 'limited' }).providerTaskQueue).toBe('limited');
+    expect(starterSettingsOf(e, cwd, { temporal: { address: undefined } }).temporal.address).toBe(
+      'localhost:7233',
+    );
+  });
+
+  it('is what the workers resolve too', () => {
+    const env = { TEMPORAL_TASK_QUEUE: 'tq', CAMPAIGN_DIR: 'manifests', CAMPAIGN_MAX_IN_FLIGHT: '7' };
+    const settings = loadStarterSettings(env, cwd);
+    const config = loadConfig(env, cwd);
+    expect(config.providerQueue.taskQueue).toBe(settings.providerTaskQueue);
+    expect(config.campaigns).toEqual(settings.campaigns);
+    expect(config.campaigns).toEqual({ dir: path.join(cwd, 'manifests'), maxInFlight: 7 });
+    expect(config.temporal).toEqual(settings.temporal);
+  });
+});
