@@ -8,7 +8,6 @@ import {
   executeChild,
   isCancellation,
   ParentClosePolicy,
-  patched,
   setHandler,
   upsertMemo,
   workflowInfo,
@@ -23,11 +22,8 @@ import type {
   CampaignSettings,
   CampaignState,
 } from '../src/contracts/campaign-state';
-import { legacySubjectWorkflowId, subjectWorkflowId } from '../src/contracts/campaign-state';
+import { subjectWorkflowId } from '../src/contracts/campaign-state';
 import { pipelineStartAttributes } from '../src/contracts/search-attributes';
-import type { PipelineInput } from '../src/contracts/pipeline-input';
-import type { PipelineResult } from '../src/contracts/pipeline-state';
-import { CampaignBook, type SubjectOutcome } from './campaign-book';
 import {
   campaignLedgerQuery,
   campaignProgressQuery,
@@ -35,15 +31,12 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
-} from './campaign-definitions';
+  WORKFLOW_TYPES,
+  type AvatarPipelineWorkflow,
+} from '../src/contracts/workflow-definitions';
+import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
+import { CampaignBook, type SubjectOutcome } from './campaign-book';
 import { SubjectPages } from './campaign-subjects';
-import { WORKFLOW_TYPES } from './definitions';
-
-/**
- * Children are named `<campaign>/<searchKey>` (the keyed hash of the subject with payload
- * encryption, so no subject id is stored in plaintext); before, `<campaign>/<subjectId>`.
- */
-export const KEYED_SUBJECT_WORKFLOW_IDS_PATCH = 'keyed-subject-workflow-ids';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
@@ -215,7 +208,7 @@ async function runSubject(
   subject: CampaignSubject,
   input: CampaignInput,
 ): Promise<SubjectOutcome> {
-  const args: PipelineInput = {
+  const args: PipelineWorkflowInput = {
     images: subject.images,
     styles: subject.styles,
     gender: subject.gender,
@@ -225,14 +218,13 @@ async function runSubject(
     trainingDeadlineMs: input.pipeline.trainingDeadlineMs,
     generationDeadlineMs: input.pipeline.generationDeadlineMs,
     polling: input.pipeline.polling,
-    ...(input.pipeline.providerTaskQueue ? { providerTaskQueue: input.pipeline.providerTaskQueue } : {}),
+    providerTaskQueue: input.pipeline.providerTaskQueue,
   };
-  const result = await executeChild<(input: PipelineInput) => Promise<PipelineResult>>(
+  const result = await executeChild<AvatarPipelineWorkflow>(
     input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline,
     {
-      workflowId: patched(KEYED_SUBJECT_WORKFLOW_IDS_PATCH)
-        ? subjectWorkflowId(campaignId, subject)
-        : legacySubjectWorkflowId(campaignId, subject.subjectId),
+      // With payload encryption the subject's keyed hash stands in for its id (ids are plaintext).
+      workflowId: subjectWorkflowId(campaignId, subject),
       args: [args],
       ...(input.pipeline.taskQueue ? { taskQueue: input.pipeline.taskQueue } : {}),
       // A subject that succeeded is never run twice; a failed or cancelled one may be retried.

@@ -19,7 +19,7 @@ import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { ApiError, errorBodySchema } from './api-error';
 import type { ApiContext } from './api-context';
 import { BEARER_SCHEME } from './openapi';
-import { CAMPAIGN_WORKFLOW_TYPE } from '../../workflows/campaign-definitions';
+import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 
 /** Where campaigns go, from the configuration (CAMPAIGN_DIR, PROVIDER_TASK_QUEUE, CAMPAIGN_MAX_IN_FLIGHT). */
 export interface CampaignApiSettings {
@@ -465,7 +465,7 @@ function manifestMessage(validation: ManifestValidation): string {
 async function known(id: string, campaign: CampaignHandle): Promise<string> {
   try {
     const description = await campaign.raw.describe();
-    if (description.type !== CAMPAIGN_WORKFLOW_TYPE) throw new ApiError(404, `${id} is not a campaign`, []);
+    if (description.type !== WORKFLOW_TYPES.campaign) throw new ApiError(404, `${id} is not a campaign`, []);
     return description.status.name;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5))

@@ -6,9 +6,8 @@ import {
 } from '@temporalio/client';
 import { missingSearchAttributesError, pipelineStartMetadata } from '../client/pipeline-start-metadata';
 import { pipelineWorkflowId } from '../client/pipelines';
-import type { PipelineInput } from '../contracts/pipeline-input';
-import { WORKFLOW_TYPES } from '../../workflows/definitions';
-import type { avatarPipeline } from '../../workflows/pipeline';
+import type { PipelineWorkflowInput } from '../contracts/pipeline-input';
+import { WORKFLOW_TYPES, type AvatarPipelineWorkflow } from '../contracts/workflow-definitions';
 import { ApiError } from './api-error';
 
 export interface StartedRun {
@@ -27,12 +26,12 @@ export interface StartedRun {
  */
 export async function startRun(
   client: Client,
-  input: PipelineInput,
+  input: PipelineWorkflowInput,
   options: { taskQueue: string; requestId?: string; fingerprint: string; workflowId?: string },
 ): Promise<StartedRun> {
   const workflowId = options.workflowId ?? pipelineWorkflowId(options.requestId);
   try {
-    await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
+    await client.workflow.start<AvatarPipelineWorkflow>(WORKFLOW_TYPES.pipeline, {
       taskQueue: options.taskQueue,
       workflowId,
       args: [input],

@@ -5,10 +5,18 @@ import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
-import { pipelineInputSchema, type PipelineInput, type PipelineRequest } from '../contracts/pipeline-input';
+import {
+  pipelineInputSchema,
+  type PipelineInput,
+  type PipelineRequest,
+  type PipelineWorkflowInput,
+} from '../contracts/pipeline-input';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
-import { progressQuery, WORKFLOW_TYPES } from '../../workflows/definitions';
-import type { avatarPipeline } from '../../workflows/pipeline';
+import {
+  progressQuery,
+  WORKFLOW_TYPES,
+  type AvatarPipelineWorkflow,
+} from '../contracts/workflow-definitions';
 import { PipelineInputError } from './input-error';
 import { missingSearchAttributesError, pipelineStartMetadata } from './pipeline-start-metadata';
 
@@ -18,10 +26,9 @@ export interface StartPipelineOptions {
   requestId?: string;
   /**
    * The rate-limited provider task queue (providerTaskQueueOf(config)): provider calls of this
-   * pipeline then count against PROVIDER_MAX_RPS with everything else, ahead of campaign work.
-   * Without it they run on `taskQueue`, outside the limit.
+   * pipeline count against PROVIDER_MAX_RPS with everything else, ahead of campaign work.
    */
-  providerTaskQueue?: string;
+  providerTaskQueue: string;
 }
 
 export interface PipelineHandle {
@@ -35,7 +42,7 @@ export interface PipelineHandle {
   /** Temporal's state of the run: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, ... */
   status(): Promise<WorkflowExecutionStatusName>;
   /** The underlying Temporal handle, for anything else (describe, history, signals). */
-  raw: WorkflowHandle<typeof avatarPipeline>;
+  raw: WorkflowHandle<AvatarPipelineWorkflow>;
 }
 
 export function validatePipelineRequest(request: unknown): PipelineInput {
@@ -55,13 +62,10 @@ export async function startPipeline(
   options: StartPipelineOptions,
 ): Promise<PipelineHandle> {
   const validated = validatePipelineRequest(request);
-  const input =
-    options.providerTaskQueue && !validated.providerTaskQueue
-      ? { ...validated, providerTaskQueue: options.providerTaskQueue }
-      : validated;
+  const input: PipelineWorkflowInput = { ...validated, providerTaskQueue: options.providerTaskQueue };
   const workflowId = pipelineWorkflowId(options.requestId);
   try {
-    const handle = await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
+    const handle = await client.workflow.start<AvatarPipelineWorkflow>(WORKFLOW_TYPES.pipeline, {
       taskQueue: options.taskQueue,
       workflowId,
       args: [input],
@@ -88,10 +92,10 @@ export async function startPipeline(
 }
 
 export function getPipeline(client: Client, workflowId: string): PipelineHandle {
-  return wrap(client.workflow.getHandle<typeof avatarPipeline>(workflowId));
+  return wrap(client.workflow.getHandle<AvatarPipelineWorkflow>(workflowId));
 }
 
-function wrap(handle: WorkflowHandle<typeof avatarPipeline>): PipelineHandle {
+function wrap(handle: WorkflowHandle<AvatarPipelineWorkflow>): PipelineHandle {
   return {
     workflowId: handle.workflowId,
     progress: () => handle.query(progressQuery),

@@ -13,6 +13,7 @@ import type { Logger } from '../devserver/log';
 import { ProviderClient } from '../provider/client';
 import { sampleSelfieFiles } from '../samples/sample-selfies';
 import { startDemoStack, type DemoStack } from './demo-stack';
+import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
 
@@ -153,7 +154,10 @@ async function runPipeline(
       generationDeadlineMs: options.timeoutMs,
       polling: { initialIntervalMs: 500, minIntervalMs: 250, maxIntervalMs: 1_000 },
     };
-    const handle = await startPipeline(client, request, { taskQueue: temporalConfig.taskQueue });
+    const handle = await startPipeline(client, request, {
+      taskQueue: temporalConfig.taskQueue,
+      providerTaskQueue: defaultProviderTaskQueue(temporalConfig.taskQueue),
+    });
     const temporalUiLink = workflowUiUrl(stack.uiUrl, temporalConfig.namespace, handle.workflowId);
     options.log(`pipeline ${handle.workflowId} started; watch it in the Temporal UI: ${temporalUiLink}`);
     const base = {

@@ -8,8 +8,9 @@ import {
   type WorkflowBundle,
 } from '@temporalio/worker';
 import { resolve } from 'node:path';
-import { createCallbackActivities, createProviderActivities } from '../../activities';
+import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
+import { createProviderActivities } from '../../activities/provider-activities';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
@@ -60,9 +61,9 @@ export interface PipelineWorkerOptions {
 }
 
 /**
- * Wires the provider client, activities and bundled workflows into one worker on the pipeline task
- * queue. It also runs provider activities scheduled on that queue (pipelines started without a
- * provider task queue); see createProviderWorker for the rate-limited provider queue.
+ * The worker on the pipeline task queue: the bundled workflows and the light activities (callback
+ * delivery, campaign manifest pages). Provider calls run on the provider task queue only; see
+ * createProviderWorker.
  */
 export async function createPipelineWorker(options: PipelineWorkerOptions): Promise<Worker> {
   const { config } = options;
@@ -78,7 +79,6 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: {
-      ...providerActivities(options),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
       ...createCampaignActivities({ manifestDir: config.campaigns?.dir ?? resolve('.data/campaigns') }),
     },

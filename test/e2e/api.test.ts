@@ -3,7 +3,7 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Writable } from 'node:stream';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
+import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../src/api/server';
 import { lazyTemporalClient } from '../../src/api/temporal-client';
@@ -35,7 +35,7 @@ interface Json {
 describe('workflow starter API over HTTP (dev server, worker, simulator)', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
-  let worker: Worker;
+  let worker: PipelineWorkers;
   let workerRun: Promise<void>;
   let app: FastifyInstance;
   let base: string;

@@ -1,8 +1,9 @@
-import type { NativeConnection, Worker, WorkerInterceptors } from '@temporalio/worker';
+import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
 import type { AppConfig } from '../../src/config/load-config';
-import { createPipelineWorker } from '../../src/worker/create-worker';
+import { defaultProviderTaskQueue } from '../../src/config/provider-task-queue';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 
 export interface TestWorkerOptions {
   connection: NativeConnection;
@@ -29,6 +30,7 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
       maxFileBytes: 10 * 1024 * 1024,
     },
     callbacks: options.callbacks ?? { privateHosts: [] },
+    providerQueue: { taskQueue: defaultProviderTaskQueue(options.taskQueue) },
     worker: {
       maxConcurrentActivities: 50,
       maxConcurrentWorkflowTasks: 20,
@@ -38,8 +40,9 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
   };
 }
 
-export function createTestWorker(options: TestWorkerOptions): Promise<Worker> {
-  return createPipelineWorker({
+/** The pipeline and provider workers of a test, on `taskQueue` and its provider queue. */
+export function createTestWorker(options: TestWorkerOptions): Promise<PipelineWorkers> {
+  return PipelineWorkers.create({
     config: testConfig(options),
     connection: options.connection,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PipelineInputError } from '../../client/input-error';
 import { pipelineWorkflowId, validatePipelineRequest } from '../../client/pipelines';
 import type { PipelineInput } from '../../contracts/pipeline-input';
+import { defaultProviderTaskQueue } from '../../config/provider-task-queue';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import type { BlobBatch } from '../blob-store';
@@ -53,10 +54,11 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
         // Interactive runs use the rate-limited provider queue too, where they go ahead of campaign work.
-        const providerQueue = ctx.config.providerQueue?.taskQueue;
-        const input = providerQueue
-          ? { ...prepared.input, providerTaskQueue: providerQueue }
-          : prepared.input;
+        const input = {
+          ...prepared.input,
+          providerTaskQueue:
+            ctx.config.providerQueue?.taskQueue ?? defaultProviderTaskQueue(ctx.config.temporal.taskQueue),
+        };
         const workflowId = pipelineWorkflowId(requestId);
         // Claimed before the start, so the upload janitor can tell whose files these are even if
         // the API stops right after starting the run.
