@@ -4,9 +4,9 @@ import {
   CancellationScope,
   ChildWorkflowFailure,
   condition,
-  continueAsNew,
   executeChild,
   isCancellation,
+  makeContinueAsNewFunc,
   ParentClosePolicy,
   setHandler,
   upsertMemo,
@@ -126,6 +126,11 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     },
   );
 
+  // Runs are pinned to the worker version they started on; the next run starts on the version
+  // current then, so a campaign moves to a new version at its continue-as-new boundary.
+  const continueOnCurrentVersion = makeContinueAsNewFunc<typeof avatarCampaign>({
+    initialVersioningBehavior: 'AUTO_UPGRADE',
+  });
   const historyIsLong = () => {
     const info = workflowInfo();
     return (
@@ -134,7 +139,11 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       info.historySize > HISTORY_BYTES_SOFT_LIMIT
     );
   };
-  const wantsNewRun = () => startedThisRun >= input.subjectsPerRun || historyIsLong();
+  // A new current version also ends the run early: its running children finish, then it moves.
+  const wantsNewRun = () =>
+    startedThisRun >= input.subjectsPerRun ||
+    historyIsLong() ||
+    workflowInfo().targetWorkerDeploymentVersionChanged;
   const canStart = () =>
     !book.cancelled && !book.paused && book.hasWork() && running.size < input.maxInFlight && !wantsNewRun();
   const idle = () => running.size === 0 && (book.cancelled || !book.hasWork() || wantsNewRun());
@@ -159,7 +168,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         if (book.cancelled || !book.hasWork()) break;
         // Every child of this run has finished: hand the ledger to a fresh run.
         await condition(allHandlersFinished);
-        return await continueAsNew<typeof avatarCampaign>({ ...settingsOf(input), carried: book.carry() });
+        return await continueOnCurrentVersion({ ...settingsOf(input), carried: book.carry() });
       }
       const index = book.takeNext();
       const subject = await pages.get(index);

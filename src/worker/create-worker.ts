@@ -86,6 +86,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceMs,
+    ...deploymentVersion(config),
     ...observability(options),
   });
 }
@@ -118,8 +119,30 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: config.worker.shutdownGraceMs,
+    ...deploymentVersion(config),
     ...observability(options),
   });
+}
+
+/**
+ * With a build id (TEMPORAL_WORKER_BUILD_ID), both workers poll as one Worker Deployment Version,
+ * so a version's provider activities run the code its workflows were written for. Workflows are
+ * pinned: a run finishes on the version it started on, and a new version takes only new runs
+ * once it is made current. Campaigns, which run for days, move at their continue-as-new (see
+ * workflows/campaign.ts). Without a build id the workers are unversioned.
+ */
+function deploymentVersion(
+  config: PipelineWorkerOptions['config'],
+): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+  const deployment = config.worker.deployment;
+  if (!deployment) return {};
+  return {
+    workerDeploymentOptions: {
+      useWorkerVersioning: true,
+      version: { deploymentName: deployment.name, buildId: deployment.buildId },
+      defaultVersioningBehavior: 'PINNED',
+    },
+  };
 }
 
 /** The caller's interceptors, plus tracing's interceptors and workflow span sink when tracing is on. */
