@@ -86,7 +86,7 @@ describe('worker deployment versions on the dev server', () => {
       providerTaskQueue,
       manifestDir,
       campaignId: uniqueName('versions-campaign'),
-      options: { maxInFlight: 1, subjectsPerRun: 1, polling: POLLING },
+      options: { maxInFlight: 1, polling: POLLING },
     });
     const firstCampaignRun = (await campaign.raw.describe()).runId;
     // Both are mid-training (on A) when B becomes current.
@@ -117,7 +117,8 @@ describe('worker deployment versions on the dev server', () => {
     // The pipeline started after the switch ran on B.
     expect(buildIds(await historyOf(pipelineOnB.workflowId))).toEqual(['B']);
 
-    // The campaign's first run (and its subject) stayed on A; the run after its continue-as-new is on B.
+    // The campaign's first run (and its subject) stayed on A. Far below subjectsPerRun, it still
+    // continued as new once its subject was done, because B had become current: the next run is on B.
     const [first, second] = summary.subjects.map((s) => s.workflowId);
     expect(buildIds(await historyOf(campaign.campaignId, firstCampaignRun))).toEqual(['A']);
     expect(buildIds(await historyOf(first!))).toEqual(['A']);
