@@ -32,13 +32,34 @@ export default tseslint.config(
                 'Workflows import only the shared contracts (and pure provider status helpers) from src/.',
             },
             {
-              group: ['../src/provider/*', '!../src/provider/status'],
-              message: 'Only the pure status helpers of the provider module are allowed in workflows.',
+              group: ['../src/provider/*', '!../src/provider/status', '!../src/provider/avatar-page-walk'],
+              message:
+                'Only the pure helpers of the provider module (order status, avatar page walk) are allowed in workflows.',
             },
             {
               group: ['../activities', '../activities/*'],
               message: 'Import activities as types only.',
               allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Layers point one way: surfaces (CLI, API) -> client -> contracts. Only the worker loads
+    // workflow and activity code; everything else talks to workflows through src/contracts.
+    files: ['src/**/*.ts'],
+    ignores: ['src/worker/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/workflows', '**/workflows/*', '**/activities', '**/activities/*'],
+              message:
+                'Only src/worker loads workflow and activity code; import shared definitions from src/contracts.',
             },
           ],
         },

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { AvatarRef } from '../src/contracts/pipeline-state';
 import { readImage } from '../src/images/read-image';
 import type { ImageAccessPolicy } from '../src/images/image-access';
-import { collectAvatars, readAvatarPage } from '../src/provider/collect-avatars';
+import { readAvatarPage } from '../src/provider/collect-avatars';
 import type { ProviderClient } from '../src/provider/client';
 import { ProviderBadRequestError } from '../src/provider/errors';
 import type { Gender } from '../src/provider/request-schemas';
@@ -10,9 +10,7 @@ import type { Avatar, Order } from '../src/provider/schemas';
 import { hasStarted, type OrderStatus } from '../src/provider/status';
 import { toUploadImage } from '../src/provider/upload-image';
 import { DEFAULT_PROVIDER_WRITE_SETTLE_MS } from '../src/config/env-schema';
-import { withHeartbeats } from './heartbeats';
-import { mapProviderErrors } from './provider-failure';
-import { sendWrite } from './unsettled-write';
+import { mapProviderErrors, sendWrite } from './provider-failure';
 
 export interface ActivityDependencies {
   provider: ProviderClient;
@@ -56,22 +54,18 @@ export function createProviderActivities({
   return {
     /**
      * Returns the model just created or, when reconciling (a retry, or `reconcileFirst`), the
-     * models a lost create may have left behind, for the workflow to claim one. With `listOnce`
-     * that is one list request: every model of this shape still CREATED, newest first, and the
-     * workflow checks the one it claims for images. Without it (pipelines started before), every
-     * candidate's images are read here.
+     * models a lost create may have left behind, for the workflow to claim one: one list request,
+     * every model of this shape still CREATED, newest first. The workflow checks the one it claims
+     * for images (countTrainingImages), so one flaky answer never fails a whole list of reads.
      */
     async createModel(input: {
       styles: number[];
       gender: Gender;
       reconcileFirst?: boolean;
-      listOnce?: boolean;
     }): Promise<{ created?: ModelOffer; candidates: ModelOffer[] }> {
       return mapProviderErrors(async () => {
         if (input.reconcileFirst || isRetry()) {
-          const candidates = input.listOnce
-            ? await findUnrunModels(provider, input.styles, input.gender, call())
-            : await findEmptyModels(provider, input.styles, input.gender, call());
+          const candidates = await findUnrunModels(provider, input.styles, input.gender, call());
           if (candidates.length > 0) {
             return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
           }
@@ -188,16 +182,6 @@ export function createProviderActivities({
         return { avatars: avatars.map(toAvatarRef) };
       });
     },
-
-    async collectAvatars(input: { orderId: number }): Promise<{ avatars: AvatarRef[]; pagesRead: number }> {
-      return mapProviderErrors(async () => {
-        const collected = await collectAvatars(provider, input.orderId, call());
-        return {
-          pagesRead: collected.pagesRead,
-          avatars: collected.avatars.map(toAvatarRef),
-        };
-      });
-    },
   };
 }
 
@@ -249,17 +233,21 @@ async function findUnrunModels(
     .sort((a, b) => b - a);
 }
 
-/** The legacy reconciliation: the unrun models of this shape without training images, oldest first. */
-async function findEmptyModels(
-  provider: ProviderClient,
-  styles: number[],
-  gender: Gender,
-  call: { signal: AbortSignal },
-): Promise<number[]> {
-  const unrun = (await findUnrunModels(provider, styles, gender, call)).reverse();
-  const empty: number[] = [];
-  for (const modelId of unrun) {
-    if ((await provider.listTrainingImages(modelId, call)).length === 0) empty.push(modelId);
+/** Comfortably inside the heartbeat timeout of the upload activity (workflows/activity-proxies.ts). */
+const HEARTBEAT_EVERY_MS = 2_000;
+
+/**
+ * Heartbeats while `body` runs, so that when the worker dies (killed, out of memory, host lost) the
+ * server retries the attempt after the short heartbeat timeout instead of waiting out the long
+ * start-to-close timeout that a slow upload needs. The retry reconciles before writing again.
+ */
+async function withHeartbeats<T>(body: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  context.heartbeat();
+  const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await body();
+  } finally {
+    clearInterval(timer);
   }
-  return empty;
 }

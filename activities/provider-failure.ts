@@ -1,6 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { InvalidInputError, ProviderError, ProviderRateLimitedError } from '../src/provider/errors';
-import { UnsettledWriteError } from './unsettled-write';
+import {
+  InvalidInputError,
+  ProviderError,
+  ProviderRateLimitedError,
+  ProviderTimeoutError,
+} from '../src/provider/errors';
 
 /** Failure types workflows can recognise without importing Node code. */
 export const NON_RETRYABLE_PROVIDER_KINDS = ['auth', 'bad-request'] as const;
@@ -56,5 +60,35 @@ export async function mapProviderErrors<T>(body: () => Promise<T>): Promise<T> {
     return await body();
   } catch (err) {
     throw toActivityFailure(err);
+  }
+}
+
+/**
+ * A write (create, upload, run) that got no answer within the client's timeout. The provider may
+ * still perform it after the client gave up, so a retry that looked at once for the write, found
+ * nothing and sent it again would leave two: a second order, a second selfie, a refused second
+ * run. The activity failure asks Temporal to retry no sooner than `settleMs` (PROVIDER_WRITE_SETTLE_MS),
+ * by when the late write has landed and the retry's reconciliation finds it.
+ */
+export class UnsettledWriteError extends Error {
+  constructor(
+    readonly timeout: ProviderTimeoutError,
+    readonly settleMs: number,
+  ) {
+    super(
+      `${timeout.message}; the provider may still perform it, so the retry waits ${settleMs} ms before looking for it`,
+      { cause: timeout },
+    );
+    this.name = 'UnsettledWriteError';
+  }
+}
+
+/** Sends one provider write; a timeout becomes an UnsettledWriteError, every other outcome passes through. */
+export async function sendWrite<T>(send: () => Promise<T>, settleMs: number): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (err instanceof ProviderTimeoutError) throw new UnsettledWriteError(err, settleMs);
+    throw err;
   }
 }

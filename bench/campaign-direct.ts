@@ -4,7 +4,7 @@
  * network error waits a second), which is what a careful script does; nothing else limits the rate.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { AvatarPageWalk } from '../src/contracts/avatar-page-walk';
+import { AvatarPageWalk } from '../src/provider/avatar-page-walk';
 import type { ProviderClient } from '../src/provider/client';
 
 import { ProviderRateLimitedError, ProviderUnavailableError } from '../src/provider/errors';

@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     const { summary, campaignId } = await worker.runUntil(async () => {
       const campaign = await startCampaign(stack.client, subjects, {
         taskQueue,
+        providerTaskQueue: `${taskQueue}-provider`,
         manifestDir,
         pipelineWorkflowType: 'standInPipeline',
         options: { maxInFlight: 200 },

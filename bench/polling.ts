@@ -1,6 +1,6 @@
 /**
  * Benchmark: how many status calls a pipeline makes while a model trains for 10 minutes, and how
- * late it notices the end, with the adaptive polling of workflows/polling-policy.ts (its
+ * late it notices the end, with the adaptive polling of workflows/polling.ts (its
  * defaults) beside a fixed 5-second poll, with and without `progress` in the provider's answers.
  *
  *   npm run bench:polling                       (builds, then runs dist/bench/polling.js)

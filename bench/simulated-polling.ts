@@ -2,12 +2,12 @@ import { ProviderClient } from '../src/provider/client';
 import { toUploadImage } from '../src/provider/upload-image';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { startSimulator } from '../src/simulator';
-import { nextPollDelay } from '../workflows/polling-policy';
+import { nextPollDelay } from '../workflows/polling';
 import type { PollingOptions } from '../src/contracts/pipeline-input';
 import type { PollingRun } from './polling-run';
 
 /**
- * The poll loop of workflows/poll-order.ts on a virtual clock: the same policy function and the
+ * The poll loop of workflows/polling.ts on a virtual clock: the same policy function and the
  * same order of steps (wait, then ask), against the provider simulator whose clock is that
  * virtual clock, so its STARTED/IN_PROGRESS/DONE and progress figures are the ones tests see.
  * Temporal itself is left out: a timer fires exactly when asked to.

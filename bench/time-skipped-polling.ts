@@ -10,7 +10,7 @@ import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../src/setup/search-attri
 import { addSearchAttributes } from '../src/setup/prepare-namespace';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { startSimulator } from '../src/simulator';
-import { createPipelineWorker } from '../src/worker/create-worker';
+import { PipelineWorkers } from '../src/worker/pipeline-workers';
 import type { NamedPolicy, PollingRun } from './polling-run';
 
 interface StatusReport {
@@ -62,7 +62,7 @@ export async function measureOnTimeSkippingServer(
       return result;
     };
     const taskQueue = `bench-polling-${Date.now()}`;
-    const worker = await createPipelineWorker({
+    const worker = await PipelineWorkers.create({
       config: benchConfig(sim.url, taskQueue, dir),
       connection: env.nativeConnection,
       interceptors: {
@@ -77,7 +77,7 @@ export async function measureOnTimeSkippingServer(
       const pipeline = await startPipeline(
         env.client,
         { images: [selfie], styles: [3], gender: 1, polling: run.polling },
-        { taskQueue },
+        { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
       );
       await pipeline.result();
     });

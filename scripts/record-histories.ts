@@ -1,15 +1,15 @@
 /**
  * Records the workflow histories that test/replay/pipeline-replay.test.ts replays, so that a change
- * to workflow code that would break running pipelines fails CI. Run it when a change to the
- * workflows is meant to change their commands (behind `patched()`), to add the new path:
+ * to workflow code that would break runs of the current version fails CI. A change that alters
+ * the workflows' commands ships as a new worker version (README, "Deploying a change"): delete the
+ * old files and record the new version's histories:
  *
  *   npm run record:histories [-- <label>]   (builds, then runs dist/scripts/record-histories.js)
  *
  * Starts its own throwaway Temporal dev server, provider simulator and pipeline workers (the same
  * ones `avatar-pipeline worker` runs, with a provider task queue), runs each main path once and
  * writes one standard history JSON file per workflow (pipeline, styles, claim) to test/histories/.
- * Files of other labels are kept: histories of older workflow code are exactly what replay must
- * accept while pipelines started by it may still be running.
+ * Files of other labels are kept (replay must accept every one of them).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -83,8 +83,7 @@ async function cancelWhen(
 }
 
 async function main(): Promise<void> {
-  // Files are named <label>-<scenario>--<workflow>.json; a new label keeps the histories of older
-  // workflow code beside the new ones (replay must accept both). Default: today, e.g. 20261122.
+  // Files are named <label>-<scenario>--<workflow>.json. Default label: today, e.g. 20261122.
   const label = process.argv[2] ?? new Date().toISOString().slice(0, 10).replaceAll('-', '');
   // Optionally only some scenarios: `npm run record:histories -- <label> campaign`.
   const only = process.argv.slice(3);

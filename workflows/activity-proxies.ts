@@ -1,5 +1,13 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ProviderActivities } from '../activities';
+import type { ProviderActivities } from '../activities/provider-activities';
+
+/**
+ * Activity options that send a provider call to the provider task queue, where the provider
+ * worker's task-queue-wide rate limit (PROVIDER_MAX_RPS) holds every pipeline and campaign.
+ */
+export interface ProviderRoute {
+  taskQueue: string;
+}
 
 /** Failure types that retrying cannot fix; they are also marked non-retryable at the source. */
 const FINAL = ['InvalidInput', 'Provider:auth', 'Provider:bad-request'];
@@ -40,18 +48,6 @@ export const reads = proxyActivities<ProviderActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: FINAL,
-  },
-});
-
-/** Walking every avatar page is several reads in one attempt. */
-export const collection = proxyActivities<ProviderActivities>({
-  startToCloseTimeout: '3 minutes',
-  scheduleToCloseTimeout: '30 minutes',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
     nonRetryableErrorTypes: FINAL,
   },
 });

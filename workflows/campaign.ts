@@ -4,11 +4,10 @@ import {
   CancellationScope,
   ChildWorkflowFailure,
   condition,
-  continueAsNew,
   executeChild,
   isCancellation,
+  makeContinueAsNewFunc,
   ParentClosePolicy,
-  patched,
   setHandler,
   upsertMemo,
   workflowInfo,
@@ -23,11 +22,8 @@ import type {
   CampaignSettings,
   CampaignState,
 } from '../src/contracts/campaign-state';
-import { legacySubjectWorkflowId, subjectWorkflowId } from '../src/contracts/campaign-state';
+import { subjectWorkflowId } from '../src/contracts/campaign-state';
 import { pipelineStartAttributes } from '../src/contracts/search-attributes';
-import type { PipelineInput } from '../src/contracts/pipeline-input';
-import type { PipelineResult } from '../src/contracts/pipeline-state';
-import { CampaignBook, type SubjectOutcome } from './campaign-book';
 import {
   campaignLedgerQuery,
   campaignProgressQuery,
@@ -35,15 +31,12 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
-} from './campaign-definitions';
+  WORKFLOW_TYPES,
+  type AvatarPipelineWorkflow,
+} from '../src/contracts/workflow-definitions';
+import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
+import { CampaignBook, type SubjectOutcome } from './campaign-book';
 import { SubjectPages } from './campaign-subjects';
-import { WORKFLOW_TYPES } from './definitions';
-
-/**
- * Children are named `<campaign>/<searchKey>` (the keyed hash of the subject with payload
- * encryption, so no subject id is stored in plaintext); before, `<campaign>/<subjectId>`.
- */
-export const KEYED_SUBJECT_WORKFLOW_IDS_PATCH = 'keyed-subject-workflow-ids';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
@@ -133,6 +126,11 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     },
   );
 
+  // Runs are pinned to the worker version they started on; the next run starts on the version
+  // current then, so a campaign moves to a new version at its continue-as-new boundary.
+  const continueOnCurrentVersion = makeContinueAsNewFunc<typeof avatarCampaign>({
+    initialVersioningBehavior: 'AUTO_UPGRADE',
+  });
   const historyIsLong = () => {
     const info = workflowInfo();
     return (
@@ -141,7 +139,11 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       info.historySize > HISTORY_BYTES_SOFT_LIMIT
     );
   };
-  const wantsNewRun = () => startedThisRun >= input.subjectsPerRun || historyIsLong();
+  // A new current version also ends the run early: its running children finish, then it moves.
+  const wantsNewRun = () =>
+    startedThisRun >= input.subjectsPerRun ||
+    historyIsLong() ||
+    workflowInfo().targetWorkerDeploymentVersionChanged;
   const canStart = () =>
     !book.cancelled && !book.paused && book.hasWork() && running.size < input.maxInFlight && !wantsNewRun();
   const idle = () => running.size === 0 && (book.cancelled || !book.hasWork() || wantsNewRun());
@@ -166,7 +168,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         if (book.cancelled || !book.hasWork()) break;
         // Every child of this run has finished: hand the ledger to a fresh run.
         await condition(allHandlersFinished);
-        return await continueAsNew<typeof avatarCampaign>({ ...settingsOf(input), carried: book.carry() });
+        return await continueOnCurrentVersion({ ...settingsOf(input), carried: book.carry() });
       }
       const index = book.takeNext();
       const subject = await pages.get(index);
@@ -215,7 +217,7 @@ async function runSubject(
   subject: CampaignSubject,
   input: CampaignInput,
 ): Promise<SubjectOutcome> {
-  const args: PipelineInput = {
+  const args: PipelineWorkflowInput = {
     images: subject.images,
     styles: subject.styles,
     gender: subject.gender,
@@ -225,14 +227,13 @@ async function runSubject(
     trainingDeadlineMs: input.pipeline.trainingDeadlineMs,
     generationDeadlineMs: input.pipeline.generationDeadlineMs,
     polling: input.pipeline.polling,
-    ...(input.pipeline.providerTaskQueue ? { providerTaskQueue: input.pipeline.providerTaskQueue } : {}),
+    providerTaskQueue: input.pipeline.providerTaskQueue,
   };
-  const result = await executeChild<(input: PipelineInput) => Promise<PipelineResult>>(
+  const result = await executeChild<AvatarPipelineWorkflow>(
     input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline,
     {
-      workflowId: patched(KEYED_SUBJECT_WORKFLOW_IDS_PATCH)
-        ? subjectWorkflowId(campaignId, subject)
-        : legacySubjectWorkflowId(campaignId, subject.subjectId),
+      // With payload encryption the subject's keyed hash stands in for its id (ids are plaintext).
+      workflowId: subjectWorkflowId(campaignId, subject),
       args: [args],
       ...(input.pipeline.taskQueue ? { taskQueue: input.pipeline.taskQueue } : {}),
       // A subject that succeeded is never run twice; a failed or cancelled one may be retried.

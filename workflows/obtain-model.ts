@@ -1,24 +1,17 @@
-import { ApplicationFailure, patched } from '@temporalio/workflow';
-import type { PipelineInput } from '../src/contracts/pipeline-input';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  ParentClosePolicy,
+  startChild,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
 import type { ModelOffer } from '../activities/provider-activities';
-import { reads, writes } from './activity-proxies';
-import { claim } from './claim';
+import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
+import { reads, writes, type ProviderRoute } from './activity-proxies';
 
 /** How many times to look for (or make) a model this pipeline can own before giving up. */
 const MODEL_ROUNDS = 5;
-
-/**
- * Reconciling a lost create used to list every model of the pipeline's shape and read each one's
- * training images inside one activity: one request per model, so with many pipelines in flight a
- * single flaky answer failed the whole attempt and retries backed off for minutes. Now the
- * activity lists once and the workflow checks only the model it manages to claim.
- */
-export const MODEL_LIST_ONCE_PATCH = 'model-reconcile-list-once';
-
-/** Activity options for provider calls: the provider task queue when the pipeline has one. */
-export interface ProviderRoute {
-  taskQueue?: string;
-}
 
 /**
  * Creates the model, or after a lost answer adopts the one that create left behind. A claim (a
@@ -26,11 +19,7 @@ export interface ProviderRoute {
  * reconciling at once never share one, and every model a lost answer left behind is adopted by
  * some pipeline rather than duplicated.
  */
-export async function obtainModel(input: PipelineInput, route: ProviderRoute): Promise<number> {
-  return patched(MODEL_LIST_ONCE_PATCH) ? obtainByListingOnce(input, route) : obtainLegacy(input, route);
-}
-
-async function obtainByListingOnce(input: PipelineInput, route: ProviderRoute): Promise<number> {
+export async function obtainModel(input: PipelineWorkflowInput, route: ProviderRoute): Promise<number> {
   // Round 1 creates (the activity reconciles itself should its answer be lost). Later rounds
   // alternate: after our new model was taken, look for the one the taker left behind; after every
   // candidate turned out to be someone else's, none of them is ours to find, so create again.
@@ -43,7 +32,7 @@ async function obtainByListingOnce(input: PipelineInput, route: ProviderRoute): 
           : `create model (round ${round + 1})`,
         ...route,
       },
-      [{ styles: input.styles, gender: input.gender, reconcileFirst: reconcile, listOnce: true }],
+      [{ styles: input.styles, gender: input.gender, reconcileFirst: reconcile }],
     );
     if (outcome.created) {
       if (await claim(outcome.created.claimId, `model ${outcome.created.modelId}`)) {
@@ -57,7 +46,10 @@ async function obtainByListingOnce(input: PipelineInput, route: ProviderRoute): 
     }
     reconcile = false;
   }
-  throw modelUnavailable();
+  throw ApplicationFailure.nonRetryable(
+    `Could not obtain a model of its own after ${MODEL_ROUNDS} rounds: every candidate was claimed by another pipeline`,
+    'ModelUnavailable',
+  );
 }
 
 /**
@@ -74,24 +66,29 @@ async function claimEmpty(offer: ModelOffer, route: ProviderRoute): Promise<bool
   return count === 0;
 }
 
-/** Pipelines that started before MODEL_LIST_ONCE_PATCH: the activity checked every candidate's images. */
-async function obtainLegacy(input: PipelineInput, route: ProviderRoute): Promise<number> {
-  for (let round = 0; round < MODEL_ROUNDS; round++) {
-    const outcome = await writes.createModel.executeWithOptions(
-      { summary: round === 0 ? 'create model' : `find or create model (round ${round + 1})`, ...route },
-      [{ styles: input.styles, gender: input.gender, reconcileFirst: round > 0 }],
-    );
-    const offers = outcome.created ? [outcome.created] : outcome.candidates;
-    for (const offer of offers) {
-      if (await claim(offer.claimId, `model ${offer.modelId}`)) return offer.modelId;
-    }
-  }
-  throw modelUnavailable();
+/**
+ * A claim's only job is to exist: its workflow id names one provider order, and Temporal lets
+ * exactly one execution hold an id. Whoever starts it owns the order.
+ */
+export async function providerOrderClaim(owner: string): Promise<string> {
+  return owner;
 }
 
-function modelUnavailable(): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(
-    `Could not obtain a model of its own after ${MODEL_ROUNDS} rounds: every candidate was claimed by another pipeline`,
-    'ModelUnavailable',
-  );
+/** True when this pipeline now owns the order behind `claimId`; false when another pipeline does. */
+async function claim(claimId: string, what: string): Promise<boolean> {
+  try {
+    const held = await startChild(providerOrderClaim, {
+      workflowId: claimId,
+      args: [workflowInfo().workflowId],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `claim ${what} for ${workflowInfo().workflowId}`,
+    });
+    // Waiting for the claim to close keeps no stray workflow task behind this pipeline.
+    await held.result();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
 }

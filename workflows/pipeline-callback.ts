@@ -8,8 +8,8 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CallbackActivities } from '../activities';
-import type { PipelineInput } from '../src/contracts/pipeline-input';
+import type { CallbackActivities } from '../activities/callback-activities';
+import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
 import type { CallbackDelivery, PipelineEvent } from '../src/contracts/pipeline-event';
 import type { PipelineResult } from '../src/contracts/pipeline-state';
 
@@ -43,7 +43,7 @@ export async function pipelineCallback(
  * outcome and closing never depend on the receiver. Runs even when the pipeline is being cancelled.
  * Pipelines without a callback URL issue no command here, so their histories are unchanged.
  */
-export async function announceEnd(input: PipelineInput, event: PipelineEvent): Promise<void> {
+export async function announceEnd(input: PipelineWorkflowInput, event: PipelineEvent): Promise<void> {
   if (!input.callbackUrl) return;
   const url = input.callbackUrl;
   try {
@@ -60,12 +60,12 @@ export async function announceEnd(input: PipelineInput, event: PipelineEvent): P
   }
 }
 
-export function completedEvent(input: PipelineInput, result: PipelineResult): PipelineEvent {
+export function completedEvent(input: PipelineWorkflowInput, result: PipelineResult): PipelineEvent {
   return { ...eventBase(input, 'completed'), type: 'pipeline.completed', result };
 }
 
 /** The failed or cancelled event for what the pipeline threw. */
-export function endedEvent(input: PipelineInput, err: unknown): PipelineEvent {
+export function endedEvent(input: PipelineWorkflowInput, err: unknown): PipelineEvent {
   if (isCancellation(err)) return { ...eventBase(input, 'cancelled'), type: 'pipeline.cancelled' };
   const root = rootCause(err);
   return {
@@ -78,7 +78,7 @@ export function endedEvent(input: PipelineInput, err: unknown): PipelineEvent {
   };
 }
 
-function eventBase(input: PipelineInput, outcome: string) {
+function eventBase(input: PipelineWorkflowInput, outcome: string) {
   const { workflowId } = workflowInfo();
   return {
     eventId: `${workflowId}:${outcome}`,

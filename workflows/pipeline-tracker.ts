@@ -1,8 +1,18 @@
-import { log, setCurrentDetails, upsertMemo } from '@temporalio/workflow';
-import type { PipelineInput } from '../src/contracts/pipeline-input';
-import type { PipelineProgress, PipelineStage, StyleProgress } from '../src/contracts/pipeline-state';
+import {
+  log,
+  setCurrentDetails,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
-import { PipelineSearchAttributes } from './pipeline-search-attributes';
+import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
+import type { PipelineProgress, PipelineStage, StyleProgress } from '../src/contracts/pipeline-state';
+import {
+  ModelIdAttribute,
+  PipelineStageAttribute,
+  SubjectIdAttribute,
+} from '../src/contracts/search-attributes';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
 /** Signals from a style's child may arrive out of order; a style's stage only ever moves forward. */
@@ -22,7 +32,7 @@ export class PipelineTracker {
   private readonly state: PipelineProgress;
   private readonly attributes = new PipelineSearchAttributes();
 
-  constructor(workflowId: string, input: PipelineInput) {
+  constructor(workflowId: string, input: PipelineWorkflowInput) {
     this.state = {
       workflowId,
       ...(input.subjectId ? { subjectId: input.subjectId } : {}),
@@ -109,6 +119,33 @@ export class PipelineTracker {
 
   private publish(): void {
     setCurrentDetails(renderDetails(this.state));
+  }
+}
+
+/**
+ * Keeps the run's PipelineStage and ModelId search attributes in step with the pipeline, when
+ * its starter set PipelineStage (which tells that the namespace has the attributes registered;
+ * upserting an unregistered one would fail every workflow task).
+ */
+class PipelineSearchAttributes {
+  private readonly enabled: boolean;
+  /** SubjectId as the starter set it (a token when payloads are encrypted), for log context. */
+  readonly subjectKey: string | undefined;
+
+  constructor() {
+    const attributes = workflowInfo().typedSearchAttributes;
+    this.subjectKey = attributes.get(SubjectIdAttribute);
+    this.enabled = attributes.get(PipelineStageAttribute) !== undefined;
+  }
+
+  stage(stage: PipelineStage): void {
+    if (!this.enabled) return;
+    if (workflowInfo().typedSearchAttributes.get(PipelineStageAttribute) === stage) return;
+    upsertSearchAttributes([{ key: PipelineStageAttribute, value: stage }]);
+  }
+
+  model(modelId: number): void {
+    if (this.enabled) upsertSearchAttributes([{ key: ModelIdAttribute, value: modelId }]);
   }
 }
 

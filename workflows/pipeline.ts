@@ -6,27 +6,24 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PipelineInput } from '../src/contracts/pipeline-input';
+import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
-import { uploads, writes } from './activity-proxies';
-import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
-import { progressQuery, styleProgressSignal } from './definitions';
-import { PipelineTracker } from './pipeline-tracker';
+import { progressQuery, styleProgressSignal } from '../src/contracts/workflow-definitions';
+import { uploads, writes, type ProviderRoute } from './activity-proxies';
 import { obtainModel } from './obtain-model';
-import { pollUntilDone } from './poll-order';
-import { providerRoute } from './provider-routing';
+import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
+import { PipelineTracker } from './pipeline-tracker';
+import { pollUntilDone } from './polling';
 import { styleGeneration } from './style-generation';
-
-type ProviderRoute = ReturnType<typeof providerRoute>;
 
 /**
  * The avatar pipeline: create a model, upload the selfies, pick the main one, train, then
  * generate every chosen style in parallel and collect the avatars.
  */
-export async function avatarPipeline(input: PipelineInput): Promise<PipelineResult> {
+export async function avatarPipeline(input: PipelineWorkflowInput): Promise<PipelineResult> {
   const { workflowId } = workflowInfo();
   const tracker = new PipelineTracker(workflowId, input);
-  const route = providerRoute(input.providerTaskQueue);
+  const route: ProviderRoute = { taskQueue: input.providerTaskQueue };
   setHandler(progressQuery, () => tracker.snapshot());
   setHandler(styleProgressSignal, (update) => tracker.style(update));
 
@@ -57,7 +54,7 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
 
     tracker.stage('generating');
     const generations = await Promise.all(
-      input.styles.map((styleId) => generateStyle(modelId, styleId, input, tracker, route)),
+      input.styles.map((styleId) => generateStyle(modelId, styleId, input, tracker)),
     );
     const succeeded = generations.filter((g) => g.status === 'DONE').length;
     if (succeeded === 0) {
@@ -88,7 +85,7 @@ export async function avatarPipeline(input: PipelineInput): Promise<PipelineResu
 /** One at a time, so that after a lost answer the one image the pipeline does not know is the one it uploaded. */
 async function uploadSelfies(
   modelId: number,
-  input: PipelineInput,
+  input: PipelineWorkflowInput,
   tracker: PipelineTracker,
   route: ProviderRoute,
 ): Promise<number[]> {
@@ -109,9 +106,8 @@ async function uploadSelfies(
 async function generateStyle(
   modelId: number,
   styleId: number,
-  input: PipelineInput,
+  input: PipelineWorkflowInput,
   tracker: PipelineTracker,
-  route: ProviderRoute,
 ): Promise<GenerationResult> {
   try {
     const generated = await executeChild(styleGeneration, {
@@ -123,7 +119,7 @@ async function generateStyle(
           gender: input.gender,
           deadlineMs: input.generationDeadlineMs,
           polling: input.polling,
-          ...(route.taskQueue ? { providerTaskQueue: route.taskQueue } : {}),
+          providerTaskQueue: input.providerTaskQueue,
         },
       ],
       staticSummary: `style ${styleId} for model ${modelId}`,

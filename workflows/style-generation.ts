@@ -1,22 +1,14 @@
-import { getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
-import { AvatarPageWalk } from '../src/contracts/avatar-page-walk';
+import { getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { AvatarPageWalk } from '../src/provider/avatar-page-walk';
 import type {
   AvatarRef,
   GenerationResult,
   StyleGenerationInput,
   StyleProgress,
 } from '../src/contracts/pipeline-state';
-import { collection, reads, writes } from './activity-proxies';
-import { styleProgressSignal } from './definitions';
-import { pollUntilDone } from './poll-order';
-import { providerRoute } from './provider-routing';
-
-/**
- * Avatars used to be collected by one activity walking every page (several provider requests);
- * now each page is its own activity, so each provider activity is one request and the provider
- * queue's rate limit is a request rate. Older histories replay the single collecting activity.
- */
-export const AVATAR_PAGE_ACTIVITIES_PATCH = 'avatar-page-activities';
+import { styleProgressSignal } from '../src/contracts/workflow-definitions';
+import { reads, writes, type ProviderRoute } from './activity-proxies';
+import { pollUntilDone } from './polling';
 
 /**
  * One style of one pipeline, as its own child workflow so it shows on its own in the UI: create a
@@ -25,7 +17,7 @@ export const AVATAR_PAGE_ACTIVITIES_PATCH = 'avatar-page-activities';
 export async function styleGeneration(input: StyleGenerationInput): Promise<GenerationResult> {
   const { modelId, styleId, gender } = input;
   const report = progressReporter(styleId);
-  const route = providerRoute(input.providerTaskQueue);
+  const route: ProviderRoute = { taskQueue: input.providerTaskQueue };
 
   report({ stage: 'creating-order' });
   const { orderId } = await writes.createGenerationOrder.executeWithOptions(
@@ -62,20 +54,16 @@ export async function styleGeneration(input: StyleGenerationInput): Promise<Gene
   }
 
   report({ stage: 'collecting', orderId, providerStatus: 'DONE', progress: 100 });
-  const avatars = patched(AVATAR_PAGE_ACTIVITIES_PATCH)
-    ? await collectPageByPage(orderId, route)
-    : (
-        await collection.collectAvatars.executeWithOptions(
-          { summary: `collect avatars of order ${orderId}` },
-          [{ orderId }],
-        )
-      ).avatars;
+  const avatars = await collectPageByPage(orderId, route);
   report({ stage: 'done', orderId, avatarCount: avatars.length });
   return { styleId, orderId, status: 'DONE', avatars };
 }
 
-/** Walks the order's avatar pages, one activity (one provider request) per page. */
-async function collectPageByPage(orderId: number, route: { taskQueue?: string }): Promise<AvatarRef[]> {
+/**
+ * Walks the order's avatar pages, one activity per page: each provider activity is one request,
+ * so the provider queue's rate limit is a request rate.
+ */
+async function collectPageByPage(orderId: number, route: ProviderRoute): Promise<AvatarRef[]> {
   const walk = new AvatarPageWalk<AvatarRef>((a) => a.avatarId);
   for (let page = walk.next; page !== undefined; page = walk.next) {
     const { avatars } = await reads.listAvatarPage.executeWithOptions(

@@ -22,7 +22,7 @@ import {
 } from './campaign-schemas';
 import type { ApiContext } from './api-context';
 import { BEARER_SCHEME } from './openapi';
-import { CAMPAIGN_WORKFLOW_TYPE } from '../../workflows/campaign-definitions';
+import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 
 const MANIFEST_FIELD = 'manifest';
 const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
@@ -369,7 +369,7 @@ function manifestMessage(validation: ManifestValidation): string {
 async function known(id: string, campaign: CampaignHandle): Promise<string> {
   try {
     const description = await campaign.raw.describe();
-    if (description.type !== CAMPAIGN_WORKFLOW_TYPE) throw new ApiError(404, `${id} is not a campaign`, []);
+    if (description.type !== WORKFLOW_TYPES.campaign) throw new ApiError(404, `${id} is not a campaign`, []);
     return description.status.name;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5))

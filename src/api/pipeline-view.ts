@@ -7,7 +7,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
-import { progressQuery, WORKFLOW_TYPES } from '../../workflows/definitions';
+import { progressQuery, WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { ApiError } from './api-error';
 import type { PipelineLinks } from './links';
 import type { PipelineState, PipelineStatus } from './response-schemas';

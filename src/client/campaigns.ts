@@ -30,15 +30,15 @@ import { missingSearchAttributesError } from './pipeline-start-metadata';
 import { readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
 import { csvLine } from '../campaign/manifest/csv';
 import {
-  CAMPAIGN_WORKFLOW_TYPE,
+  WORKFLOW_TYPES,
+  type AvatarCampaignWorkflow,
   campaignLedgerQuery,
   campaignProgressQuery,
   cancelCampaignUpdate,
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
-} from '../../workflows/campaign-definitions';
-import type { avatarCampaign } from '../../workflows/campaign';
+} from '../contracts/workflow-definitions';
 import { DEFAULT_CAMPAIGN_MAX_IN_FLIGHT } from '../config/env-schema';
 import { PipelineInputError } from './input-error';
 
@@ -46,7 +46,7 @@ export interface StartCampaignOptions {
   /** Task queue of the campaign and its pipelines (TEMPORAL_TASK_QUEUE). */
   taskQueue: string;
   /** Task queue of provider activities (the rate-limited provider worker): StarterSettings.providerTaskQueue. */
-  providerTaskQueue?: string;
+  providerTaskQueue: string;
   /** CAMPAIGN_DIR: where the subjects are stored for the workers to read. */
   manifestDir: string;
   /** Also the idempotency key: starting the same id again attaches to that campaign. */
@@ -81,7 +81,7 @@ export interface CampaignHandle {
   resultRows(): AsyncGenerator<CampaignResultRow>;
   /** The same rows as CSV (with a header line) or JSONL, chunk by chunk. */
   exportResults(format: 'csv' | 'jsonl'): AsyncGenerator<string>;
-  raw: WorkflowHandle<typeof avatarCampaign>;
+  raw: WorkflowHandle<AvatarCampaignWorkflow>;
 }
 
 /** Starts a campaign over validated subjects (see loadManifestFile); nothing starts when there are none. */
@@ -113,12 +113,12 @@ export async function startCampaign(
       trainingDeadlineMs: settings.trainingDeadlineMs,
       generationDeadlineMs: settings.generationDeadlineMs,
       polling: settings.polling,
-      ...(options.providerTaskQueue ? { providerTaskQueue: options.providerTaskQueue } : {}),
+      providerTaskQueue: options.providerTaskQueue,
       ...(options.pipelineWorkflowType ? { workflowType: options.pipelineWorkflowType } : {}),
     },
   };
   try {
-    await client.workflow.start<typeof avatarCampaign>(CAMPAIGN_WORKFLOW_TYPE, {
+    await client.workflow.start<AvatarCampaignWorkflow>(WORKFLOW_TYPES.campaign, {
       workflowId: campaignId,
       taskQueue: options.taskQueue,
       args: [input],
@@ -142,7 +142,7 @@ export function getCampaign(
   campaignId: string,
   options: { manifestDir: string },
 ): CampaignHandle {
-  const raw = client.workflow.getHandle<typeof avatarCampaign>(campaignId);
+  const raw = client.workflow.getHandle<AvatarCampaignWorkflow>(campaignId);
   const subjectsOf = memoize((ledger: Pick<CampaignLedger, 'manifest'>) =>
     readCampaignSubjects(ledger.manifest, options.manifestDir, 0, ledger.manifest.total),
   );
@@ -195,7 +195,7 @@ export function getCampaign(
 /** A campaign that has ended starts again under its id, carrying its ledger, to run the named subjects. */
 async function restart(
   client: Client,
-  raw: WorkflowHandle<typeof avatarCampaign>,
+  raw: WorkflowHandle<AvatarCampaignWorkflow>,
   indexes: number[] | undefined,
 ): Promise<RetryReport> {
   const description = await raw.describe();
@@ -221,7 +221,7 @@ async function restart(
   }
   if (wanted.length === 0)
     throw new PipelineInputError([{ path: 'subjects', message: 'none failed or was cancelled' }]);
-  const handle = await client.workflow.start<typeof avatarCampaign>(CAMPAIGN_WORKFLOW_TYPE, {
+  const handle = await client.workflow.start<AvatarCampaignWorkflow>(WORKFLOW_TYPES.campaign, {
     workflowId: raw.workflowId,
     taskQueue: description.taskQueue,
     args: [{ ...outcome.settings, carried, retry: { indexes: wanted } }],

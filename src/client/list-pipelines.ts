@@ -1,6 +1,6 @@
 import type { Client, WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
-import { WORKFLOW_TYPES } from '../../workflows/definitions';
+import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { PipelineInputError } from './input-error';
 
 /** Run states a listing can be narrowed to, as Temporal's visibility queries spell them. */

@@ -3,7 +3,7 @@ import type { TypedSearchAttributes } from '@temporalio/common';
 import { encryptionCodecOf } from '../codec/data-converter';
 import type { PipelineInput } from '../contracts/pipeline-input';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
-import { formatDuration } from '../../workflows/format-duration';
+import { formatDuration } from '../contracts/format-duration';
 
 export interface PipelineStartMetadata {
   typedSearchAttributes: TypedSearchAttributes;

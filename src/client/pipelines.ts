@@ -5,10 +5,18 @@ import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
-import { pipelineInputSchema, type PipelineInput, type PipelineRequest } from '../contracts/pipeline-input';
+import {
+  pipelineInputSchema,
+  type PipelineInput,
+  type PipelineRequest,
+  type PipelineWorkflowInput,
+} from '../contracts/pipeline-input';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
-import { progressQuery, WORKFLOW_TYPES } from '../../workflows/definitions';
-import type { avatarPipeline } from '../../workflows/pipeline';
+import {
+  progressQuery,
+  WORKFLOW_TYPES,
+  type AvatarPipelineWorkflow,
+} from '../contracts/workflow-definitions';
 import { PipelineInputError } from './input-error';
 import { missingSearchAttributesError, pipelineStartMetadata } from './pipeline-start-metadata';
 
@@ -19,9 +27,8 @@ export interface StartPipelineOptions {
   /**
    * The rate-limited provider task queue (the configuration's providerTaskQueue): provider calls of
    * this pipeline then count against PROVIDER_MAX_RPS with everything else, ahead of campaign work.
-   * It takes the place of one the request names. Without either they run on `taskQueue`, outside the limit.
    */
-  providerTaskQueue?: string;
+  providerTaskQueue: string;
   /**
    * A digest of what the request asked for, kept in the run's memo, so that a repeated request id can
    * be told apart from a reused one (the API refuses an Idempotency-Key sent with a different request).
@@ -50,7 +57,7 @@ export interface PipelineHandle {
   /** Temporal's state of the run: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, ... */
   status(): Promise<WorkflowExecutionStatusName>;
   /** The underlying Temporal handle, for anything else (describe, history, signals). */
-  raw: WorkflowHandle<typeof avatarPipeline>;
+  raw: WorkflowHandle<AvatarPipelineWorkflow>;
 }
 
 export function validatePipelineRequest(request: unknown): PipelineInput {
@@ -85,9 +92,7 @@ export async function startPipelineRun(
   validated: PipelineInput,
   options: StartPipelineOptions,
 ): Promise<StartedPipeline> {
-  const input = options.providerTaskQueue
-    ? { ...validated, providerTaskQueue: options.providerTaskQueue }
-    : validated;
+  const input: PipelineWorkflowInput = { ...validated, providerTaskQueue: options.providerTaskQueue };
   const workflowId = options.workflowId ?? pipelineWorkflowId(options.requestId);
   const memo = {
     ...(options.requestFingerprint ? { requestFingerprint: options.requestFingerprint } : {}),
@@ -96,7 +101,7 @@ export async function startPipelineRun(
     ...(input.campaignId ? { campaignId: input.campaignId } : {}),
   };
   try {
-    await client.workflow.start<typeof avatarPipeline>(WORKFLOW_TYPES.pipeline, {
+    await client.workflow.start<AvatarPipelineWorkflow>(WORKFLOW_TYPES.pipeline, {
       taskQueue: options.taskQueue,
       workflowId,
       args: [input],
@@ -123,10 +128,10 @@ export async function startPipelineRun(
 }
 
 export function getPipeline(client: Client, workflowId: string): PipelineHandle {
-  return wrap(client.workflow.getHandle<typeof avatarPipeline>(workflowId));
+  return wrap(client.workflow.getHandle<AvatarPipelineWorkflow>(workflowId));
 }
 
-function wrap(handle: WorkflowHandle<typeof avatarPipeline>): PipelineHandle {
+function wrap(handle: WorkflowHandle<AvatarPipelineWorkflow>): PipelineHandle {
   return {
     workflowId: handle.workflowId,
     progress: () => handle.query(progressQuery),

@@ -139,6 +139,17 @@ export const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
   WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, 500),
   WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000),
+  /** Worker Deployment the workers belong to (the name Temporal's worker controller sets too). */
+  TEMPORAL_DEPLOYMENT_NAME: withDefault(
+    z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^.]+$/, 'must not contain "."'),
+    'avatar-pipeline',
+  ),
+  /** This build's version within the deployment; unset, the workers are unversioned (local default). */
+  TEMPORAL_WORKER_BUILD_ID: optional(z.string().min(1).max(255)),
   /** Where validated campaign manifests are kept; starters write there and workers read, so both must see it. */
   CAMPAIGN_DIR: withDefault(z.string().min(1), DEFAULT_CAMPAIGN_DIR),
   /** Child pipelines a campaign keeps running at once, unless the campaign says otherwise. */

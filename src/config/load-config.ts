@@ -42,6 +42,8 @@ export interface AppConfig {
     maxConcurrentWorkflowTasks: number;
     maxCachedWorkflows: number;
     shutdownGraceMs: number;
+    /** Worker Deployment Version (TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_WORKER_BUILD_ID); unversioned when absent. */
+    deployment?: { name: string; buildId: string };
   };
 }
 
@@ -87,6 +89,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
+      ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
+        ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }
+        : {}),
     },
     providerQueue: {
       taskQueue: starter.providerTaskQueue,

@@ -48,7 +48,7 @@ export function starterSettingsOf(e: Env, cwd: string, overrides: StarterOverrid
     // Workers, the API, the CLI and the client package must agree on it, or provider activities
     // wait on a queue nobody polls.
     providerTaskQueue:
-      overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? `${temporal.taskQueue}-provider`,
+      overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(temporal.taskQueue),
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: {
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
@@ -59,4 +59,12 @@ export function starterSettingsOf(e: Env, cwd: string, overrides: StarterOverrid
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The provider task queue when PROVIDER_TASK_QUEUE is not set: workers, the API, the CLI and the
+ * client package must all agree on it, or provider activities wait on a queue nobody polls.
+ */
+export function defaultProviderTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-provider`;
 }

@@ -74,7 +74,7 @@ export interface CampaignInput {
     /** Queue of the child pipelines; the campaign's own queue when absent. */
     taskQueue?: string;
     /** Queue of provider activities (rate-limited provider worker). */
-    providerTaskQueue?: string;
+    providerTaskQueue: string;
     /** Workflow type of the children; a stand-in only in tests. */
     workflowType?: string;
   };
@@ -198,11 +198,6 @@ export function subjectWorkflowId(
   subject: { subjectId: string; searchKey?: string | undefined },
 ): string {
   return `${campaignId}/${subject.searchKey ?? subject.subjectId}`;
-}
-
-/** Campaigns started before KEYED_SUBJECT_WORKFLOW_IDS_PATCH named children by the plain subject id. */
-export function legacySubjectWorkflowId(campaignId: string, subjectId: string): string {
-  return `${campaignId}/${subjectId}`;
 }
 
 export const STATUS_CODES: Readonly<Record<Exclude<SubjectStatus, 'RUNNING'>, string>> = {

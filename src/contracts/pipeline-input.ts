@@ -62,11 +62,6 @@ export const pipelineInputSchema = z
     /** How long each style's generation may take. */
     generationDeadlineMs: durationMs.default(60 * 60 * 1000),
     polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
-    /**
-     * Task queue of the provider activities (the rate-limited provider worker). Set by the starter
-     * from its configuration; without it they run on the pipeline's own queue.
-     */
-    providerTaskQueue: z.string().min(1).max(200).optional(),
     /** Receives the signed end-of-pipeline event (completed, failed or cancelled); see src/callbacks. */
     callbackUrl: callbackUrlSchema.optional(),
   })
@@ -75,6 +70,12 @@ export const pipelineInputSchema = z
     message: 'must point at one of the images',
   });
 
-/** What callers write (defaults optional) and what the workflow receives (defaults filled in). */
+/** What callers write (defaults optional) and what validation makes of it (defaults filled in). */
 export type PipelineRequest = z.input<typeof pipelineInputSchema>;
 export type PipelineInput = z.output<typeof pipelineInputSchema>;
+
+/**
+ * What the pipeline workflow receives: the validated request plus the task queue of the provider
+ * activities (the rate-limited provider worker), which the starter resolves from its configuration.
+ */
+export type PipelineWorkflowInput = PipelineInput & { providerTaskQueue: string };

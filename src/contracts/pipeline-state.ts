@@ -73,6 +73,6 @@ export interface StyleGenerationInput {
   gender: 1 | 2;
   deadlineMs: number;
   polling: PollingOptions;
-  /** The task queue of provider activities, as the parent pipeline was told (see workflows/provider-routing.ts). */
-  providerTaskQueue?: string;
+  /** The task queue of provider activities, as the parent pipeline was told. */
+  providerTaskQueue: string;
 }

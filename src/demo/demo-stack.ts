@@ -6,7 +6,8 @@ import type { StarterSettings } from '../config/starter-settings';
 import { pipelineDataConverter } from '../codec/data-converter';
 import { SIMULATOR_API_KEY } from '../config/env-schema';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { createPipelineWorker, pipelineWorkflowBundle } from '../worker/create-worker';
+import { pipelineWorkflowBundle } from '../worker/create-worker';
+import { PipelineWorkers } from '../worker/pipeline-workers';
 import { answersHttp, guessUiUrl } from './temporal-ui';
 
 export interface DemoStackOptions extends Pick<
@@ -99,7 +100,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       temporalConnectionOptions({ ...options.temporal, address: temporal.address }),
     );
     stops.push(() => connection.close());
-    const worker = await createPipelineWorker({
+    const workers = await PipelineWorkers.create({
       connection,
       config: {
         temporal: options.temporal,
@@ -115,9 +116,9 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         },
       },
     });
-    const running = worker.run();
+    const running = workers.run();
     stops.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      workers.shutdown();
       await running.catch(() => undefined);
     });
     log(`worker polling task queue "${options.temporal.taskQueue}"`);

@@ -108,7 +108,7 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
     if (!stack.uiAnswers)
       log(`the Temporal UI does not answer at ${stack.uiUrl}; pass --ui-url if it is elsewhere`);
     const styleNames = await fetchStyleNames(stack.simulator.url);
-    report = await runPipeline(options, stack, temporalConfig, selfies, styleNames, interrupted, started);
+    report = await runPipeline(options, stack, settings, selfies, styleNames, interrupted, started);
   } finally {
     if (!options.keep || report === undefined || report.status === 'INTERRUPTED') {
       await stack.stop();
@@ -139,12 +139,13 @@ export class DemoInterrupted extends Error {
 async function runPipeline(
   options: DemoOptions,
   stack: DemoStack,
-  temporalConfig: StarterSettings['temporal'],
+  settings: StarterSettings,
   selfies: string[],
   styleNames: ReadonlyMap<number, string>,
   interrupted: Promise<unknown>,
   started: number,
 ): Promise<DemoReport> {
+  const temporalConfig = settings.temporal;
   const client = await connectClient({ ...temporalConfig, address: stack.temporal.address });
   try {
     const request: PipelineRequest = {
@@ -156,7 +157,10 @@ async function runPipeline(
       generationDeadlineMs: options.timeoutMs,
       polling: { initialIntervalMs: 500, minIntervalMs: 250, maxIntervalMs: 1_000 },
     };
-    const handle = await startPipeline(client, request, { taskQueue: temporalConfig.taskQueue });
+    const handle = await startPipeline(client, request, {
+      taskQueue: temporalConfig.taskQueue,
+      providerTaskQueue: settings.providerTaskQueue,
+    });
     const temporalUiLink = workflowUiUrl(stack.uiUrl, temporalConfig.namespace, handle.workflowId);
     options.log(`pipeline ${handle.workflowId} started; watch it in the Temporal UI: ${temporalUiLink}`);
     const base = {

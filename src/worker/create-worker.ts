@@ -7,8 +7,9 @@ import {
   type WorkerOptions,
   type WorkflowBundle,
 } from '@temporalio/worker';
-import { createCallbackActivities, createProviderActivities } from '../../activities';
+import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
+import { createProviderActivities } from '../../activities/provider-activities';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
@@ -59,9 +60,9 @@ export interface PipelineWorkerOptions {
 }
 
 /**
- * Wires the provider client, activities and bundled workflows into one worker on the pipeline task
- * queue. It also runs provider activities scheduled on that queue (pipelines started without a
- * provider task queue); see createProviderWorker for the rate-limited provider queue.
+ * The worker on the pipeline task queue: the bundled workflows and the light activities (callback
+ * delivery, campaign manifest pages). Provider calls run on the provider task queue only; see
+ * createProviderWorker.
  */
 export async function createPipelineWorker(options: PipelineWorkerOptions): Promise<Worker> {
   const { config } = options;
@@ -77,7 +78,6 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: {
-      ...providerActivities(options),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
       ...createCampaignActivities({ manifestDir: config.campaigns.dir }),
     },
@@ -85,6 +85,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceMs,
+    ...deploymentVersion(config),
     ...observability(options),
   });
 }
@@ -110,8 +111,30 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: config.worker.shutdownGraceMs,
+    ...deploymentVersion(config),
     ...observability(options),
   });
+}
+
+/**
+ * With a build id (TEMPORAL_WORKER_BUILD_ID), both workers poll as one Worker Deployment Version,
+ * so a version's provider activities run the code its workflows were written for. Workflows are
+ * pinned: a run finishes on the version it started on, and a new version takes only new runs
+ * once it is made current. Campaigns, which run for days, move at their continue-as-new (see
+ * workflows/campaign.ts). Without a build id the workers are unversioned.
+ */
+function deploymentVersion(
+  config: PipelineWorkerOptions['config'],
+): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+  const deployment = config.worker.deployment;
+  if (!deployment) return {};
+  return {
+    workerDeploymentOptions: {
+      useWorkerVersioning: true,
+      version: { deploymentName: deployment.name, buildId: deployment.buildId },
+      defaultVersioningBehavior: 'PINNED',
+    },
+  };
 }
 
 /** The caller's interceptors, plus tracing's interceptors and workflow span sink when tracing is on. */

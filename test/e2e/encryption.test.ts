@@ -5,7 +5,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { connectClient } from '../../src/client/connect';
 import { startCampaign } from '../../src/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
@@ -15,7 +14,8 @@ import { subjectSearchToken } from '../../src/codec/subject-token';
 import type { PipelineResult } from '../../src/contracts/pipeline-state';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { createPipelineWorker } from '../../src/worker/create-worker';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
 import { testConfig } from '../helpers/pipeline-worker';
 import { mentions } from '../helpers/secret-scan';
 import { listWorkflowIds, showHistory, temporalCli, waitForListed } from '../helpers/temporal-cli';
@@ -43,7 +43,7 @@ describe('payload encryption end to end', () => {
   let env: TestWorkflowEnvironment;
   let client: Client;
   let sim: RunningSimulator;
-  let worker: Worker;
+  let worker: PipelineWorkers;
   let running: Promise<void>;
   let taskQueue: string;
   let selfieDir: string;
@@ -70,7 +70,7 @@ describe('payload encryption end to end', () => {
     sim = await startSimulator({ progression: { mode: 'wall', trainingMs: 500, generationMs: 300 } });
     const base = testConfig({ taskQueue, namespace, providerUrl: sim.url, imageRoots: [selfieDir] });
     manifestDir = await makeScratchDir('encrypted-campaigns');
-    worker = await createPipelineWorker({
+    worker = await PipelineWorkers.create({
       config: {
         ...base,
         temporal: { ...base.temporal, encryption },
@@ -99,7 +99,7 @@ describe('payload encryption end to end', () => {
     const pipeline = await startPipeline(
       client,
       { images: selfies, styles: [3, 5], gender: 2, subjectId, polling },
-      { taskQueue },
+      { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
     );
     const result: PipelineResult = await pipeline.result();
     // The client decrypts: the result is whole.
@@ -153,7 +153,12 @@ describe('payload encryption end to end', () => {
         mainImageIndex: 0,
         row: i + 2,
       })),
-      { taskQueue, manifestDir, options: { polling } },
+      {
+        taskQueue,
+        providerTaskQueue: defaultProviderTaskQueue(taskQueue),
+        manifestDir,
+        options: { polling },
+      },
     );
     const summary = await campaign.result();
     // The client decrypts: the summary names the people, and each row its pipeline's id.
@@ -183,7 +188,7 @@ describe('payload encryption end to end', () => {
     const pipeline = await startPipeline(
       client,
       { images: [missing], styles: [3], gender: 1, polling },
-      { taskQueue },
+      { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
     );
     const failure = await pipeline.result().then(
       () => undefined,
@@ -221,7 +226,7 @@ describe('payload encryption end to end', () => {
       const pipeline = await startPipeline(
         client,
         { images: selfies, styles: [7], gender: 1, subjectId, polling },
-        { taskQueue },
+        { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
       );
       await pipeline.result();
       const history = JSON.parse(await showHistory(pipeline.workflowId)) as HistoryJson;

@@ -9,6 +9,7 @@ import { historyToJson } from '../../src/histories/history-json';
 import { fetchFamilyHistories } from '../../src/histories/fetch-family';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { decodedHistoryText, payloadSizes } from '../helpers/workflow-histories';
+import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
 
 const SELFIE_BYTES = 5_000_000;
 const HISTORY_BUDGET_BYTES = 200 * 1024;
@@ -47,7 +48,7 @@ describe('workflow history of a pipeline with ten 5 MB selfies', () => {
       const pipeline = await startPipeline(
         env.client,
         { images: files, styles: [3, 7], gender: 2, polling: FAST_POLLING },
-        { taskQueue },
+        { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
       );
       return pipeline.result();
     });

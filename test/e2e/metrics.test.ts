@@ -82,7 +82,7 @@ describe('worker metrics, logs and traces', () => {
         subjectId: 'metrics-subject',
         polling: { initialIntervalMs: 200, minIntervalMs: 200, maxIntervalMs: 400 },
       },
-      { taskQueue },
+      { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
     );
     workflowId = pipeline.workflowId;
     await pipeline.result();

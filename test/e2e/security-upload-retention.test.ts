@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
+import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import type { FastifyInstance } from 'fastify';
 import { BlobStore } from '../../src/api/blob-store';
 import { createApiServer } from '../../src/api/server';
@@ -23,7 +23,7 @@ const TOKEN = 'retention-token-0123456789';
 describe('uploaded selfies are deleted once their pipeline no longer needs them', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
-  let worker: Worker;
+  let worker: PipelineWorkers;
   let workerRun: Promise<void>;
   let app: FastifyInstance;
   let base: string;

@@ -64,7 +64,7 @@ describe('a worker process killed with SIGKILL mid-upload and again mid-poll', (
     const pipeline = await startPipeline(
       env.client,
       { images: selfies.files, styles: STYLES, gender: 1, polling: FAST_POLLING },
-      { taskQueue },
+      { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
     );
 
     // Mid-upload: the second selfie has reached the provider, which has not stored it yet.

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { NativeConnection, Worker, WorkerInterceptors } from '@temporalio/worker';
+import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
 import type { AppConfig } from '../../src/config/load-config';
-import { createPipelineWorker } from '../../src/worker/create-worker';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 
 export interface TestWorkerOptions {
   connection: NativeConnection;
@@ -41,8 +41,9 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
   };
 }
 
-export function createTestWorker(options: TestWorkerOptions): Promise<Worker> {
-  return createPipelineWorker({
+/** The pipeline and provider workers of a test, on `taskQueue` and its provider queue. */
+export function createTestWorker(options: TestWorkerOptions): Promise<PipelineWorkers> {
+  return PipelineWorkers.create({
     config: testConfig(options),
     connection: options.connection,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),

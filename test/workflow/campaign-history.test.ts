@@ -39,6 +39,7 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
   ) {
     const campaign = await startCampaign(env.client, subjects(count, '/selfies/one.png', [3, 5]), {
       taskQueue,
+      providerTaskQueue: `${taskQueue}-provider`,
       manifestDir,
       campaignId: uniqueName('history'),
       pipelineWorkflowType: 'standInPipeline',

@@ -201,9 +201,8 @@ describe('campaigns on the dev server', () => {
           styles: [3],
           gender: 2,
           polling: FAST_POLLING,
-          providerTaskQueue: r.providerTaskQueue,
         },
-        { taskQueue: r.taskQueue },
+        { taskQueue: r.taskQueue, providerTaskQueue: r.providerTaskQueue },
       );
       const result = await interactive.result();
       const tookMs = Date.now() - started;

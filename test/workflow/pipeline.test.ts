@@ -1,12 +1,13 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
+import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { getPipeline, startPipeline, type PipelineHandle } from '../../src/client/pipelines';
 import type { PipelineRequest } from '../../src/contracts/pipeline-input';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../../src/simulator';
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
+import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
 
 const MINUTE = 60_000;
 
@@ -45,7 +46,7 @@ describe('avatar pipeline on the time-skipping server', () => {
   async function withPipeline<T>(
     provider: RunningSimulator,
     request: Partial<PipelineRequest>,
-    body: (pipeline: PipelineHandle, worker: Worker) => Promise<T>,
+    body: (pipeline: PipelineHandle, worker: PipelineWorkers) => Promise<T>,
   ): Promise<T> {
     const taskQueue = uniqueName('pipeline');
     const worker = await createTestWorker({
@@ -59,7 +60,7 @@ describe('avatar pipeline on the time-skipping server', () => {
       const pipeline = await startPipeline(
         env.client,
         { images: selfies.files, styles: [3, 5, 7], gender: 1, ...request },
-        { taskQueue },
+        { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
       );
       return body(pipeline, worker);
     });

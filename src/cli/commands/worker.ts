@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runWorker } from '../../../worker';
+import { runWorker } from '../../worker/run-worker';
 import { reportError } from '../fail';
 
 export function registerWorkerCommand(program: Command): void {

@@ -93,7 +93,7 @@ describe('provider writes that time out', () => {
 
   it('a timed-out create is retried after the settle time and finds the late model', async () => {
     sim.setOptions({ slowRate: 1, faultEndpoints: ['createModel'] });
-    const input = { styles: [5], gender: 1 as const, listOnce: true };
+    const input = { styles: [5], gender: 1 as const };
     const failure = await failureOf(attempt(1).run(activities.createModel, input));
     expect(failure.nextRetryDelay).toBe(SETTLE_MS);
 

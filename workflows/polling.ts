@@ -1,10 +1,11 @@
-import { ApplicationFailure, sleep } from '@temporalio/workflow';
-import type { PollingOptions } from '../src/contracts/pipeline-input';
+import { ApplicationFailure, metricMeter, sleep, workflowInfo } from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
-import { reads } from './activity-proxies';
-import { recordOrderPolls } from './poll-metrics';
-import { nextPollDelay } from './polling-policy';
-import { formatDuration } from './format-duration';
+import { formatDuration } from '../src/contracts/format-duration';
+import type { PollingOptions } from '../src/contracts/pipeline-input';
+import { WORKFLOW_TYPES } from '../src/contracts/workflow-definitions';
+import { reads, type ProviderRoute } from './activity-proxies';
+
+export const ORDER_POLLS_METRIC = 'avatar_pipeline_order_polls';
 
 export interface PollRequest {
   orderId: number;
@@ -12,8 +13,8 @@ export interface PollRequest {
   label: string;
   deadlineMs: number;
   polling: PollingOptions;
-  /** Where status calls are scheduled (the provider task queue), when not on the workflow's own queue. */
-  route?: { taskQueue?: string };
+  /** Where status calls are scheduled: the provider task queue. */
+  route: ProviderRoute;
   onStatus: (status: StatusReport, polls: number) => void;
 }
 
@@ -66,4 +67,40 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+export interface PollObservation {
+  /** Time since the order was run. */
+  elapsedMs: number;
+  /** Status calls made so far. */
+  polls: number;
+  /** 0-100 when the provider reports it. */
+  progress?: number;
+}
+
+/**
+ * How long to wait before the next status call. With a progress figure, aim at the finish it
+ * implies (assuming the rate so far continues); without one, back off geometrically. Either way
+ * stay within [minIntervalMs, maxIntervalMs], so the lag after a finish is bounded by the cap.
+ */
+export function nextPollDelay(observation: PollObservation, options: PollingOptions): number {
+  const { initialIntervalMs, maxIntervalMs, minIntervalMs, backoffCoefficient } = options;
+  const clamp = (ms: number) => Math.round(Math.min(maxIntervalMs, Math.max(minIntervalMs, ms)));
+  const { progress, elapsedMs, polls } = observation;
+  if (progress !== undefined && progress > 0 && progress < 100 && elapsedMs > 0) {
+    const remainingMs = (elapsedMs * (100 - progress)) / progress;
+    return clamp(remainingMs);
+  }
+  return clamp(initialIntervalMs * Math.pow(backoffCoefficient, polls));
+}
+
+/**
+ * How many status polls a provider order took until it ended (done, error or deadline), as a
+ * histogram tagged with the kind of order. The workflow meter emits nothing during replay.
+ */
+function recordOrderPolls(polls: number, outcome: 'done' | 'error' | 'deadline'): void {
+  const kind = workflowInfo().workflowType === WORKFLOW_TYPES.style ? 'generation' : 'training';
+  metricMeter
+    .createHistogram(ORDER_POLLS_METRIC, 'int', '', 'Status polls per provider order until it ended')
+    .record(polls, { kind, outcome });
 }

@@ -1,5 +1,5 @@
 import { pollingOptionsSchema, type PollingOptions } from '../../../src/contracts/pipeline-input';
-import { nextPollDelay, type PollObservation } from '../../../workflows/polling-policy';
+import { nextPollDelay, type PollObservation } from '../../../workflows/polling';
 
 const defaults: PollingOptions = pollingOptionsSchema.parse({});
 
@@ -80,7 +80,7 @@ describe('nextPollDelay with progress', () => {
 });
 
 /**
- * Drives the policy like workflows/poll-order.ts does: wait, poll, repeat, against an order that
+ * Drives the policy like workflows/polling.ts does: wait, poll, repeat, against an order that
  * finishes after `durationMs` and reports progress as floor(100 * elapsed / duration).
  */
 function simulateTraining(durationMs: number, options: PollingOptions, reportProgress = true) {

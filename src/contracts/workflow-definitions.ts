@@ -1,0 +1,50 @@
+/**
+ * How clients talk to the workflows: their type names, signatures, queries, signals and updates.
+ * The workflows implement these; the client, API and CLI use them without importing workflow code.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type {
+  CampaignInput,
+  CampaignLedger,
+  CampaignOutcome,
+  CampaignProgress,
+  RetryReport,
+  RetryRequest,
+} from './campaign-state';
+import type { PipelineWorkflowInput } from './pipeline-input';
+import type { PipelineProgress, PipelineResult, StyleProgress } from './pipeline-state';
+
+export const WORKFLOW_TYPES = {
+  pipeline: 'avatarPipeline',
+  style: 'styleGeneration',
+  claim: 'providerOrderClaim',
+  callback: 'pipelineCallback',
+  campaign: 'avatarCampaign',
+} as const;
+
+/** The pipeline workflow's signature, for typed handles. */
+export type AvatarPipelineWorkflow = (input: PipelineWorkflowInput) => Promise<PipelineResult>;
+/** The campaign workflow's signature, for typed handles. */
+export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<CampaignOutcome>;
+
+/** Live progress of a pipeline: stage, model, uploads, training and every style. Works after close too. */
+export const progressQuery = defineQuery<PipelineProgress>('progress');
+
+/** Sent by a style's child workflow to its pipeline when that style moves on. */
+export const styleProgressSignal = defineSignal<[StyleProgress]>('styleProgress');
+
+/** Counts by state, throughput and estimated finish; answered after the campaign closed too. */
+export const campaignProgressQuery = defineQuery<CampaignProgress>('campaignProgress');
+
+/** Every subject's status, model, avatar count and error so far (compact; joined with the manifest by clients). */
+export const campaignLedgerQuery = defineQuery<CampaignLedger>('campaignLedger');
+
+/** Stop starting subjects; those running go on. Answers the progress after the change. */
+export const pauseCampaignUpdate = defineUpdate<CampaignProgress>('pauseCampaign');
+export const resumeCampaignUpdate = defineUpdate<CampaignProgress>('resumeCampaign');
+
+/** Stop starting subjects and cancel the running ones; the campaign then ends with its summary. */
+export const cancelCampaignUpdate = defineUpdate<CampaignProgress>('cancelCampaign');
+
+/** Run failed (or cancelled) subjects again; refused when a named subject cannot be retried. */
+export const retryCampaignUpdate = defineUpdate<RetryReport, [RetryRequest]>('retryCampaign');

@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..', '..');
+
+interface LintRequest {
+  /** Source text linted as if it were the file at `file`. */
+  texts: { text: string; file: string }[];
+  /** Directories linted as they are. */
+  dirs: string[];
+}
+
+/**
+ * The no-restricted-imports messages ESLint (its Node API, with the repository's eslint.config.mjs)
+ * gives for each text, then for the directories. It runs in a child process because the config
+ * is an ES module, which Jest's module sandbox cannot load; one process serves every check.
+ */
+function restrictedImports(request: LintRequest): { texts: string[][]; dirs: string[] } {
+  const script = `
+    const { ESLint } = require('eslint');
+    const path = require('node:path');
+    const request = JSON.parse(process.argv[1]);
+    const eslint = new ESLint({ cwd: process.cwd(), ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports' });
+    const messages = (results) => results.flatMap((r) => r.messages
+      .filter((m) => m.ruleId === 'no-restricted-imports')
+      .map((m) => path.relative(process.cwd(), r.filePath) + ':' + m.line + ' ' + m.message));
+    (async () => {
+      const texts = [];
+      for (const { text, file } of request.texts)
+        texts.push(messages(await eslint.lintText(text, { filePath: path.resolve(file) })));
+      const dirs = request.dirs.length > 0 ? messages(await eslint.lintFiles(request.dirs)) : [];
+      process.stdout.write(JSON.stringify({ texts, dirs }));
+    })();`;
+  const out = execFileSync(process.execPath, ['-e', script, JSON.stringify(request)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as { texts: string[][]; dirs: string[] };
+}
+
+describe('imports point one way: only src/worker loads workflows and activities', () => {
+  let result: { texts: string[][]; dirs: string[] };
+  beforeAll(() => {
+    const forbidden = [
+      "import { WORKFLOW_TYPES } from '../../workflows/pipeline';",
+      "import type { ProviderActivities } from '../../activities/provider-activities';",
+      'export const used: [typeof WORKFLOW_TYPES, ProviderActivities?] = [WORKFLOW_TYPES];',
+      '',
+    ].join('\n');
+    result = restrictedImports({
+      texts: [
+        { text: forbidden, file: 'src/client/fake-import.ts' },
+        { text: forbidden, file: 'src/worker/fake-import.ts' },
+        {
+          text: "import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';\nexport const t = WORKFLOW_TYPES;\n",
+          file: 'src/client/fake-import.ts',
+        },
+      ],
+      dirs: ['src'],
+    });
+  }, 120_000);
+
+  test('src/client importing workflow or activity code fails the lint, type-only imports included', () => {
+    const [fromClient] = result.texts;
+    expect(fromClient).toHaveLength(2);
+    expect(fromClient![0]).toContain("'../../workflows/pipeline' import is restricted");
+    expect(fromClient![1]).toContain("'../../activities/provider-activities' import is restricted");
+  });
+
+  test('src/worker may load them; src/client takes shared definitions from src/contracts', () => {
+    const [, fromWorker, fromContracts] = result.texts;
+    expect(fromWorker).toEqual([]);
+    expect(fromContracts).toEqual([]);
+  });
+
+  test('the tree has none', () => {
+    expect(result.dirs).toEqual([]);
+  });
+});
