@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFEST_ROWS,
   validateManifestObjects,
   validateManifestText,
   type ManifestIssue,
@@ -16,7 +18,7 @@ import { getCampaign, startCampaign, type CampaignHandle } from '../client/campa
 import { campaignOptionsSchema } from '../contracts/campaign';
 import type { AppConfig } from '../config/load-config';
 import { defaultProviderTaskQueue } from '../config/provider-task-queue';
-import { ApiError, errorBodySchema } from './api-error';
+import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from './api-error';
 import type { ApiContext } from './api-context';
 import { BEARER_SCHEME } from './openapi';
 import { CAMPAIGN_WORKFLOW_TYPE } from '../../workflows/campaign-definitions';
@@ -41,8 +43,6 @@ export function campaignApiSettings(
 }
 
 const MANIFEST_FIELD = 'manifest';
-const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
-const MAX_JSON_SUBJECTS = 10_000;
 
 const campaignIdSchema = z
   .string()
@@ -127,7 +127,8 @@ const startedSchema = z
           subjectId: z.string().optional(),
         }),
       )
-      .describe('Rows refused and left out (skipInvalid)'),
+      .describe(`Rows refused and left out (skipInvalid): the first ${MAX_LISTED_ISSUES} problems`),
+    skippedTotal: z.number().describe('Problems found in the rows left out, listed or not'),
     links: z.record(z.string(), z.string()),
   })
   .meta({ id: 'CampaignStarted' });
@@ -136,7 +137,7 @@ const jsonStartSchema = z.strictObject({
   subjects: z
     .array(z.unknown())
     .min(1)
-    .max(MAX_JSON_SUBJECTS)
+    .max(MAX_MANIFEST_ROWS)
     .describe(
       'One object per subject: subjectId, gender (1|2), styles (ids), selfies (absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS), optional mainImage',
     ),
@@ -224,7 +225,8 @@ export function registerCampaignRoutes(
           .send({
             campaignId: campaign.campaignId,
             total: validation.subjects.length,
-            skipped: validation.issues,
+            skipped: validation.issues.slice(0, MAX_LISTED_ISSUES),
+            skippedTotal: validation.issues.length,
             links: links(campaign.campaignId),
           });
       } catch (err) {

@@ -121,6 +121,24 @@ describe('campaign routes of the starter API', () => {
     expect((await call('GET', `/v1/campaigns/${id}`)).status).toBe(404);
   });
 
+  test('a 10,000-row manifest of duplicates is answered 422 with the first 100 issues and their total', async () => {
+    const id = uniqueName('duplicates');
+    const subjects = Array.from({ length: 10_000 }, (_, i) => ({
+      subjectId: `dup-${i % 10}`,
+      gender: 1,
+      styles: [3],
+      selfies: ['relative.png'],
+    }));
+    const res = await call('POST', '/v1/campaigns', { campaignId: id, subjects });
+    expect(res.status).toBe(422);
+    expect(res.json.issues).toHaveLength(100);
+    expect(res.json.error).toMatch(
+      /10000 problem\(s\) in 10000 of 10000 row\(s\).*first 100 of 10000 issues/,
+    );
+    expect(res.text.length).toBeLessThan(64 * 1024);
+    expect((await call('GET', `/v1/campaigns/${id}`)).status).toBe(404);
+  });
+
   test('an uploaded CSV with skipInvalid: the good rows run; status, summary, results as CSV and JSONL, retry', async () => {
     const [a, b] = selfies.files as [string, string];
     const csv = [
