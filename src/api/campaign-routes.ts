@@ -15,7 +15,7 @@ import {
 } from '../campaign/manifest';
 import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
-import { campaignOptionsSchema } from '../contracts/campaign';
+import { campaignIdSchema, campaignOptionsSchema } from '../contracts/campaign';
 import type { AppConfig } from '../config/load-config';
 import { defaultProviderTaskQueue } from '../config/provider-task-queue';
 import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from './api-error';
@@ -44,14 +44,6 @@ export function campaignApiSettings(
 
 const MANIFEST_FIELD = 'manifest';
 
-const campaignIdSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._:-]*$/,
-    'must start with a letter or digit and hold only letters, digits and . _ : -',
-  );
 const idParams = z.object({ id: campaignIdSchema });
 
 const countsSchema = z.object({
@@ -420,11 +412,9 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
     throw ApiError.invalid([{ path: MANIFEST_FIELD, message: 'is required (a CSV or JSONL file)' }]);
   const issues: { path: string; message: string }[] = [];
   const campaignId = fields.get('campaignId');
-  if (campaignId !== undefined && !campaignIdSchema.safeParse(campaignId).success)
-    issues.push({
-      path: 'campaignId',
-      message: 'must start with a letter or digit and hold only letters, digits and . _ : -',
-    });
+  const checkedId = campaignId === undefined ? undefined : campaignIdSchema.safeParse(campaignId);
+  if (checkedId && !checkedId.success)
+    for (const issue of checkedId.error.issues) issues.push({ path: 'campaignId', message: issue.message });
   const skip = fields.get('skipInvalid');
   if (skip !== undefined && !/^(true|false)$/.test(skip))
     issues.push({ path: 'skipInvalid', message: 'must be true or false' });

@@ -5,6 +5,7 @@ import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
+import { PIPELINE_WORKFLOW_ID_PREFIX } from '../contracts/campaign';
 import { pipelineInputSchema, type PipelineInput, type PipelineRequest } from '../contracts/pipeline-input';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { progressQuery, WORKFLOW_TYPES } from '../../workflows/definitions';
@@ -45,7 +46,7 @@ export function validatePipelineRequest(request: unknown): PipelineInput {
 }
 
 export function pipelineWorkflowId(requestId?: string): string {
-  return requestId ? `avatar-pipeline-${requestId}` : `avatar-pipeline-${randomUUID()}`;
+  return `${PIPELINE_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`;
 }
 
 /** Validates, then starts one pipeline; an invalid request starts nothing. */
