@@ -6,8 +6,9 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { ConfigError } from '../config/config-error';
 import { ProviderClient } from '../provider/client';
 import type { AppConfig } from '../config/load-config';
+import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { bearerAuth } from './bearer-auth';
+import { bearerAuth, tokenProblems } from './bearer-auth';
 import { campaignApiSettings, registerCampaignRoutes } from './campaign-routes';
 import { BlobStore } from './blob-store';
 import { installErrorHandling } from './error-handler';
@@ -54,6 +55,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   installErrorHandling(app);
   // Bodies are JSON or multipart only; anything else (text/plain included) is answered 415.
   app.removeContentTypeParser('text/plain');
+  replaceJsonParser(app);
   await app.register(fastifyMultipart);
   await registerOpenApi(app, { version: packageVersion(), maxFileBytes: config.api.maxFileBytes });
 
@@ -83,6 +85,39 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   return app;
 }
 
+/**
+ * Fastify's own JSON parser (prototype-poisoning keys refused), answering what is wrong: a syntax
+ * error with the parser's words, a `__proto__` or `constructor.prototype` key by name, instead of
+ * one "not valid JSON" for both.
+ */
+function replaceJsonParser(app: FastifyInstance): void {
+  const secure = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    secure(request, text, (err, value) => {
+      if (!err || (err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        done(err, value);
+        return;
+      }
+      try {
+        JSON.parse(text);
+      } catch (syntax) {
+        const reason = syntax instanceof Error ? syntax.message : String(syntax);
+        done(new ApiError(400, `The body is not valid JSON: ${reason}`), undefined);
+        return;
+      }
+      done(
+        new ApiError(
+          400,
+          'The body holds a "__proto__" or "constructor.prototype" key: "__proto__" and "constructor" keys are not allowed',
+        ),
+        undefined,
+      );
+    });
+  });
+}
+
 function checkApiConfig(config: ApiConfig): void {
   const problems: { variable: string; reason: string }[] = [];
   if (config.api.tokens.length === 0) {
@@ -91,6 +126,7 @@ function checkApiConfig(config: ApiConfig): void {
       reason: 'is empty: the API refuses to run without bearer tokens (set API_TOKENS=token1,token2)',
     });
   }
+  for (const reason of tokenProblems(config.api.tokens)) problems.push({ variable: 'API_TOKENS', reason });
   const blobDir = config.api.blobDir;
   const readable = config.imageAccess.roots.some((root) => {
     const rel = relative(root, blobDir);

@@ -80,7 +80,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       temporal: { ...base_.temporal, address: process.env.TEMPORAL_TEST_ADDRESS ?? 'unknown' },
       api: {
         ...base_.api,
-        tokens: ['other-token', TOKEN],
+        tokens: ['other-token-0123456789', TOKEN],
         blobDir,
         maxFileBytes: MAX_FILE_BYTES,
         temporalUiUrl: UI_URL,
@@ -408,7 +408,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     });
     expect(wrongStart.status).toBe(401);
 
-    const other = await call('GET', '/v1/styles', { token: 'other-token' });
+    const other = await call('GET', '/v1/styles', { token: 'other-token-0123456789' });
     expect(other.status).toBe(200);
     expect(other.body.styles.map((s: { id: number }) => s.id)).toEqual([3, 5, 7, 8, 11, 12, 14, 19]);
 
@@ -421,7 +421,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     const logs = logLines.join('\n');
     expect(logs).toContain('logged-key-1'); // headers are logged...
     expect(logs).not.toContain(TOKEN); // ...but never the credentials
-    expect(logs).not.toContain('other-token');
+    expect(logs).not.toContain('other-token-0123456789');
   });
 
   test('validation: 400 for malformed bodies, 422 with field paths for schema errors', async () => {

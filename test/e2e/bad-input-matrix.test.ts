@@ -577,6 +577,15 @@ const API_ROWS: ApiRow[] = [
     field: 'polling.maxIntervalMs',
     message: /at most 3600000 \(1 hour\)/,
   },
+  {
+    name: 'a __proto__ key in the JSON body',
+    request: () => ({
+      body: '{"images":["/a.png"],"styles":[3],"gender":1,"__proto__":{"isAdmin":true}}',
+      headers: { 'content-type': 'application/json' },
+    }),
+    status: 400,
+    message: /"__proto__" and "constructor" keys are not allowed/,
+  },
 ];
 
 const CLI_ROWS: CliRow[] = [
