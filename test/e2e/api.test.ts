@@ -577,7 +577,9 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       const url = await offline.listen({ port: 0, host: '127.0.0.1' });
       const answer = await fetch(`${url}/readyz`);
       expect(answer.status).toBe(503);
-      expect(await answer.json()).toEqual({ error: expect.stringContaining('not reachable'), issues: [] });
+      expect(await answer.json()).toEqual({ error: 'not ready', issues: [] });
+      const told = await fetch(`${url}/readyz`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(await told.json()).toEqual({ error: expect.stringContaining('not reachable'), issues: [] });
       // Liveness does not depend on Temporal.
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
     } finally {
