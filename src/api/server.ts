@@ -1,14 +1,16 @@
+import { createHash } from 'node:crypto';
 import { isAbsolute, relative } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
+import fastifyRateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ConfigError } from '../config/config-error';
 import { ProviderClient } from '../provider/client';
-import type { AppConfig } from '../config/load-config';
+import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { bearerAuth, tokenProblems } from './bearer-auth';
+import { bearerAuth, tokenCheck, tokenProblems } from './bearer-auth';
 import { campaignApiSettings, registerCampaignRoutes } from './campaign-routes';
 import { BlobStore } from './blob-store';
 import { installErrorHandling } from './error-handler';
@@ -33,6 +35,19 @@ export interface ApiServerOptions {
 
 type FastifyLoggerSettings = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
+/** What a client may use when the configuration says nothing (the API_* variables' defaults). */
+export const DEFAULT_API_LIMITS: ApiLimits = {
+  requestTimeoutMs: 120_000,
+  maxConnections: 1024,
+  rateLimitPerMinute: 600,
+};
+/** A connection with nothing sent or answered for this long is closed. */
+const IDLE_CONNECTION_MS = 30_000;
+/** The request line and headers must arrive within this (or the request deadline when shorter). */
+const HEADERS_DEADLINE_MS = 20_000;
+/** Between requests on a kept-alive connection. */
+const KEEP_ALIVE_MS = 5_000;
+
 /** Headers that carry credentials: never written to logs. */
 const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'];
 
@@ -46,10 +61,21 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   const { config } = options;
   checkApiConfig(config);
   const provider = options.provider ?? providerFrom(config.provider);
+  const limits = { ...DEFAULT_API_LIMITS, ...config.api.limits };
   const app = Fastify({
     logger: loggerSettings(options.logger),
     bodyLimit: 1024 * 1024,
+    // A request trickled in byte by byte is cut off when its whole time is up, idle or not.
+    requestTimeout: limits.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(HEADERS_DEADLINE_MS, limits.requestTimeoutMs),
+      // Node enforces both deadlines when it sweeps its connections (every 30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+    },
+    connectionTimeout: IDLE_CONNECTION_MS,
+    keepAliveTimeout: KEEP_ALIVE_MS,
   });
+  app.server.maxConnections = limits.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
@@ -70,15 +96,36 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   });
   app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
+  const operator = tokenCheck(config.api.tokens);
   await app.register(
-    (v1, _opts, done) => {
-      v1.addHook('onRequest', bearerAuth(config.api.tokens));
+    async (v1) => {
+      // Per token: a valid token is its own bucket (kept as a digest); anything else counts against
+      // the client's address, so guessing tokens is slowed as well. Checked before the token.
+      await v1.register(fastifyRateLimit, {
+        max: limits.rateLimitPerMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request) => {
+          const authorization = request.headers.authorization;
+          return operator(authorization).valid
+            ? `token:${createHash('sha256').update(authorization!).digest('hex')}`
+            : `address:${request.ip}`;
+        },
+        errorResponseBuilder: (_request, context) =>
+          new ApiError(
+            429,
+            `Too many requests: at most ${context.max} a minute for each token; retry in ${context.after}`,
+          ),
+      });
+      // The rate limit hooks each route as it is added; the token check goes after it on each route.
+      const auth = bearerAuth(config.api.tokens);
+      v1.addHook('onRoute', (route) => {
+        route.onRequest = [route.onRequest ?? []].flat().concat(auth);
+      });
       registerStartPipelineRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
       registerCampaignRoutes(v1, ctx, campaignApiSettings(config));
-      done();
     },
     { prefix: '/v1' },
   );

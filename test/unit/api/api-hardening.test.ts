@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { API_TOKEN_PLACEHOLDER } from '../../../src/api/bearer-auth';
-import { createApiServer, type ApiServerOptions } from '../../../src/api/server';
+import { createApiServer, DEFAULT_API_LIMITS, type ApiServerOptions } from '../../../src/api/server';
+import type { ApiLimits } from '../../../src/config/load-config';
 import { testConfig } from '../../helpers/pipeline-worker';
 
 const TOKEN = 'hardening-token-0123456789';
@@ -123,6 +124,94 @@ describe('API hardening', () => {
     await expect(
       createApiServer({ config: await apiConfig({ tokens }), client: unreachableTemporal() }),
     ).rejects.toThrow(message);
+  });
+});
+
+describe('API limits: timeouts, connection cap, per-token rate limit', () => {
+  const servers: FastifyInstance[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+  async function serve(limits: Partial<ApiLimits>, tokens = [TOKEN]) {
+    const app = await createApiServer({
+      config: await apiConfig({ tokens, limits: { ...DEFAULT_API_LIMITS, ...limits } }),
+      client: unreachableTemporal(),
+      provider: { listStyles: () => Promise.resolve([{ id: 3, name: 'Oil', ready: true }]) } as never,
+    });
+    servers.push(app);
+    return { app, base: await app.listen({ port: 0, host: '127.0.0.1' }) };
+  }
+
+  test('Node server timeouts and the connection cap are set (defaults)', async () => {
+    const { app } = await serve({});
+    expect(app.server.requestTimeout).toBe(DEFAULT_API_LIMITS.requestTimeoutMs);
+    expect(app.server.timeout).toBeGreaterThan(0);
+    expect(app.server.keepAliveTimeout).toBeGreaterThan(0);
+    expect(app.server.maxConnections).toBe(DEFAULT_API_LIMITS.maxConnections);
+  });
+
+  test("each token has its own budget; requests without a valid token share their address's", async () => {
+    const second = 'second-token-0123456789';
+    const { base } = await serve({ rateLimitPerMinute: 3 }, [TOKEN, second]);
+    const get = (token?: string) =>
+      fetch(`${base}/v1/styles`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    for (let i = 0; i < 3; i++) expect((await get(TOKEN)).status).toBe(200);
+    const limited = await get(TOKEN);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await limited.json()).toEqual({
+      error: expect.stringMatching(/^Too many requests: at most 3 a minute for each token/),
+      issues: [],
+    });
+    expect((await get(second)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await get('guess-guess-guess-guess')).status).toBe(401);
+    expect((await get('another-guess-another-guess')).status).toBe(429);
+    expect((await get()).status).toBe(429);
+  });
+
+  test('a body trickled in byte by byte is cut off at the request deadline', async () => {
+    const { base } = await serve({ requestTimeoutMs: 1_000 });
+    const { hostname, port } = new URL(base);
+    const socket = connect(Number(port), hostname);
+    const started = Date.now();
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(
+      `POST /v1/pipelines HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
+    const drip = setInterval(() => socket.writable && socket.write(' '), 200);
+    try {
+      expect(await answer).toMatch(/^HTTP\/1\.1 408 /);
+      // Closed by the deadline, not by the test's own timeout.
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      clearInterval(drip);
+      socket.destroy();
+    }
+  }, 15_000);
+
+  test('connections past the cap are refused', async () => {
+    const { base } = await serve({ maxConnections: 2 });
+    const { hostname, port } = new URL(base);
+    const open = () =>
+      new Promise<ReturnType<typeof connect>>((resolve) => {
+        const socket = connect(Number(port), hostname, () => resolve(socket));
+      });
+    const held = [await open(), await open()];
+    try {
+      const third = await open();
+      const closed = await new Promise<boolean>((resolve) => {
+        third.on('close', () => resolve(true));
+        third.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+        setTimeout(() => resolve(false), 5_000);
+      });
+      expect(closed).toBe(true);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
   });
 });
 
