@@ -542,6 +542,7 @@ const API_ROWS: ApiRow[] = [
     status: 422,
     field: 'images.0',
     message: /^is outside the allowed image directories \(IMAGE_ROOTS\)$/,
+  },
   {
     name: 'subjectId with a terminal escape sequence',
     request: (f) => jsonRequest(f, { subjectId: '\u001b[2J\u001b[31mowned' }),
