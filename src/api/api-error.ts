@@ -18,6 +18,9 @@ export const errorBodySchema = z
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
+/** An answer lists at most this many issues (the first ones) and says how many there were. */
+export const MAX_LISTED_ISSUES = 100;
+
 /** An error with its HTTP status, thrown by handlers and answered by the error handler. */
 export class ApiError extends Error {
   constructor(
@@ -47,6 +50,10 @@ export class ApiError extends Error {
   }
 
   body(): ErrorBody {
-    return { error: this.message, issues: this.issues };
+    if (this.issues.length <= MAX_LISTED_ISSUES) return { error: this.message, issues: this.issues };
+    return {
+      error: `${this.message} (the first ${MAX_LISTED_ISSUES} of ${this.issues.length} issues are listed)`,
+      issues: this.issues.slice(0, MAX_LISTED_ISSUES),
+    };
   }
 }

@@ -5,6 +5,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFEST_ROWS,
   validateManifestObjects,
   validateManifestText,
   type ManifestIssue,
@@ -12,8 +14,8 @@ import {
 } from '../campaign/manifest';
 import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
-import { campaignOptionsSchema } from '../contracts/campaign';
-import { ApiError, errorBodySchema } from './api-error';
+import { campaignIdSchema, campaignOptionsSchema } from '../contracts/campaign';
+import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from './api-error';
 import {
   campaignProgressSchema,
   campaignStartedSchema,
@@ -25,24 +27,14 @@ import { BEARER_SCHEME } from './openapi';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 
 const MANIFEST_FIELD = 'manifest';
-const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
-const MAX_JSON_SUBJECTS = 10_000;
 
-const campaignIdSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._:-]*$/,
-    'must start with a letter or digit and hold only letters, digits and . _ : -',
-  );
 const idParams = z.object({ id: campaignIdSchema });
 
 const jsonStartSchema = z.strictObject({
   subjects: z
     .array(z.unknown())
     .min(1)
-    .max(MAX_JSON_SUBJECTS)
+    .max(MAX_MANIFEST_ROWS)
     .describe(
       'One object per subject: subjectId, gender (1|2), styles (ids), selfies (absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS), optional mainImage',
     ),
@@ -123,7 +115,8 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
           .send({
             campaignId: campaign.campaignId,
             total: validation.subjects.length,
-            skipped: validation.issues,
+            skipped: validation.issues.slice(0, MAX_LISTED_ISSUES),
+            skippedTotal: validation.issues.length,
             links: links(campaign.campaignId),
           });
       } catch (err) {
@@ -322,11 +315,9 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
     throw ApiError.invalid([{ path: MANIFEST_FIELD, message: 'is required (a CSV or JSONL file)' }]);
   const issues: { path: string; message: string }[] = [];
   const campaignId = fields.get('campaignId');
-  if (campaignId !== undefined && !campaignIdSchema.safeParse(campaignId).success)
-    issues.push({
-      path: 'campaignId',
-      message: 'must start with a letter or digit and hold only letters, digits and . _ : -',
-    });
+  const checkedId = campaignId === undefined ? undefined : campaignIdSchema.safeParse(campaignId);
+  if (checkedId && !checkedId.success)
+    for (const issue of checkedId.error.issues) issues.push({ path: 'campaignId', message: issue.message });
   const skip = fields.get('skipInvalid');
   if (skip !== undefined && !/^(true|false)$/.test(skip))
     issues.push({ path: 'skipInvalid', message: 'must be true or false' });

@@ -8,6 +8,7 @@ import type {
   SubjectSummary,
 } from '../contracts/campaign';
 import { answering } from './contract-schema';
+import { MAX_LISTED_ISSUES } from './api-error';
 
 /** The campaign API's answers, each tied to the contract type it answers (see answering). */
 
@@ -100,7 +101,10 @@ export const campaignStartedSchema = z
   .object({
     campaignId: z.string(),
     total: z.number().describe('Subjects started'),
-    skipped: z.array(manifestIssueSchema).describe('Rows refused and left out (skipInvalid)'),
+    skipped: z
+      .array(manifestIssueSchema)
+      .describe(`Rows refused and left out (skipInvalid): the first ${MAX_LISTED_ISSUES} problems`),
+    skippedTotal: z.number().describe('Problems found in the rows left out, listed or not'),
     links: z.record(z.string(), z.string()),
   })
   .meta({ id: 'CampaignStarted' });

@@ -22,6 +22,9 @@ const KNOWN_ERRORS: Record<string, { status: number; message: string; path?: str
   FST_MP_PREMATURE_CLOSE: { status: 400, message: 'The upload ended before the form was complete' },
 };
 
+/** What the multipart reader (busboy) throws for a body that breaks off or is not well formed; none carries a code. */
+const MALFORMED_MULTIPART = /^(Unexpected end of multipart data|Multipart: Boundary not found)$/;
+
 /**
  * One error shape for every answer that is not a success: `{ error, issues: [{ path, message }] }`.
  * 400 for a request that cannot be parsed, 422 for one that parses but breaks the schema, and the
@@ -51,6 +54,9 @@ export function installErrorHandling(app: FastifyInstance): void {
         error: known.message,
         issues: known.path ? [{ path: known.path, message: known.message.toLowerCase() }] : [],
       });
+    }
+    if (!err.code && MALFORMED_MULTIPART.test(err.message)) {
+      return reply.code(400).send({ error: 'The upload ended before the form was complete', issues: [] });
     }
     // JSON syntax errors and other parser refusals carry a 4xx status.
     const status = err.statusCode ?? 500;

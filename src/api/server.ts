@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import { isAbsolute, relative } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
+import fastifyRateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ConfigError } from '../config/config-error';
 import { ProviderClient } from '../provider/client';
-import type { AppConfig } from '../config/load-config';
+import type { ApiLimits, AppConfig } from '../config/load-config';
+import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { bearerAuth } from './bearer-auth';
+import { bearerAuth, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
 import { BlobStore } from './blob-store';
 import { installErrorHandling } from './error-handler';
@@ -32,6 +35,19 @@ export interface ApiServerOptions {
 
 type FastifyLoggerSettings = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
+/** What a client may use when the configuration says nothing (the API_* variables' defaults). */
+export const DEFAULT_API_LIMITS: ApiLimits = {
+  requestTimeoutMs: 120_000,
+  maxConnections: 1024,
+  rateLimitPerMinute: 600,
+};
+/** A connection with nothing sent or answered for this long is closed. */
+const IDLE_CONNECTION_MS = 30_000;
+/** The request line and headers must arrive within this (or the request deadline when shorter). */
+const HEADERS_DEADLINE_MS = 20_000;
+/** Between requests on a kept-alive connection. */
+const KEEP_ALIVE_MS = 5_000;
+
 /** Headers that carry credentials: never written to logs. */
 const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'];
 
@@ -45,15 +61,27 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   const { config } = options;
   checkApiConfig(config);
   const provider = options.provider ?? providerFrom(config.provider);
+  const limits = { ...DEFAULT_API_LIMITS, ...config.api.limits };
   const app = Fastify({
     logger: loggerSettings(options.logger),
     bodyLimit: 1024 * 1024,
+    // A request trickled in byte by byte is cut off when its whole time is up, idle or not.
+    requestTimeout: limits.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(HEADERS_DEADLINE_MS, limits.requestTimeoutMs),
+      // Node enforces both deadlines when it sweeps its connections (every 30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+    },
+    connectionTimeout: IDLE_CONNECTION_MS,
+    keepAliveTimeout: KEEP_ALIVE_MS,
   });
+  app.server.maxConnections = limits.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   // Bodies are JSON or multipart only; anything else (text/plain included) is answered 415.
   app.removeContentTypeParser('text/plain');
+  replaceJsonParser(app);
   await app.register(fastifyMultipart);
   await registerOpenApi(app, { version: packageVersion(), maxFileBytes: config.api.maxFileBytes });
 
@@ -68,19 +96,73 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   });
   app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
+  const operator = tokenCheck(config.api.tokens);
   await app.register(
-    (v1, _opts, done) => {
-      v1.addHook('onRequest', bearerAuth(config.api.tokens));
+    async (v1) => {
+      // Per token: a valid token is its own bucket (kept as a digest); anything else counts against
+      // the client's address, so guessing tokens is slowed as well. Checked before the token.
+      await v1.register(fastifyRateLimit, {
+        max: limits.rateLimitPerMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request) => {
+          const authorization = request.headers.authorization;
+          return operator(authorization).valid
+            ? `token:${createHash('sha256').update(authorization!).digest('hex')}`
+            : `address:${request.ip}`;
+        },
+        errorResponseBuilder: (_request, context) =>
+          new ApiError(
+            429,
+            `Too many requests: at most ${context.max} a minute for each token; retry in ${context.after}`,
+          ),
+      });
+      // The rate limit hooks each route as it is added; the token check goes after it on each route.
+      const auth = bearerAuth(config.api.tokens);
+      v1.addHook('onRoute', (route) => {
+        route.onRequest = [route.onRequest ?? []].flat().concat(auth);
+      });
       registerStartPipelineRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
       registerCampaignRoutes(v1, ctx);
-      done();
     },
     { prefix: '/v1' },
   );
   return app;
+}
+
+/**
+ * Fastify's own JSON parser (prototype-poisoning keys refused), answering what is wrong: a syntax
+ * error with the parser's words, a `__proto__` or `constructor.prototype` key by name, instead of
+ * one "not valid JSON" for both.
+ */
+function replaceJsonParser(app: FastifyInstance): void {
+  const secure = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    secure(request, text, (err, value) => {
+      if (!err || (err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        done(err, value);
+        return;
+      }
+      try {
+        JSON.parse(text);
+      } catch (syntax) {
+        const reason = syntax instanceof Error ? syntax.message : String(syntax);
+        done(new ApiError(400, `The body is not valid JSON: ${reason}`), undefined);
+        return;
+      }
+      done(
+        new ApiError(
+          400,
+          'The body holds a "__proto__" or "constructor.prototype" key: "__proto__" and "constructor" keys are not allowed',
+        ),
+        undefined,
+      );
+    });
+  });
 }
 
 function checkApiConfig(config: ApiConfig): void {
@@ -91,6 +173,7 @@ function checkApiConfig(config: ApiConfig): void {
       reason: 'is empty: the API refuses to run without bearer tokens (set API_TOKENS=token1,token2)',
     });
   }
+  for (const reason of tokenProblems(config.api.tokens)) problems.push({ variable: 'API_TOKENS', reason });
   const blobDir = config.api.blobDir;
   const readable = config.imageAccess.roots.some((root) => {
     const rel = relative(root, blobDir);

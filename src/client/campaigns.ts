@@ -7,6 +7,7 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
 import {
+  campaignIdSchema,
   campaignOptionsSchema,
   carryFromOutcome,
   statusOfCode,
@@ -95,7 +96,9 @@ export async function startCampaign(
   const parsed = campaignOptionsSchema.safeParse(options.options ?? {});
   if (!parsed.success) throw PipelineInputError.fromZod(parsed.error, ['options']);
   const settings = parsed.data;
-  const campaignId = options.campaignId ?? newCampaignId();
+  const named = options.campaignId === undefined ? undefined : campaignIdSchema.safeParse(options.campaignId);
+  if (named && !named.success) throw PipelineInputError.fromZod(named.error, ['campaignId']);
+  const campaignId = named?.data ?? newCampaignId();
   // Search attributes are plaintext on the server: with payload encryption, only a keyed hash of the id.
   const codec = encryptionCodecOf(client.options.loadedDataConverter);
   const keyed = subjects.map((s) => ({

@@ -5,6 +5,7 @@ import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
+import { PIPELINE_WORKFLOW_ID_PREFIX } from '../contracts/campaign';
 import {
   pipelineInputSchema,
   type PipelineInput,
@@ -67,7 +68,7 @@ export function validatePipelineRequest(request: unknown): PipelineInput {
 }
 
 export function pipelineWorkflowId(requestId?: string): string {
-  return requestId ? `avatar-pipeline-${requestId}` : `avatar-pipeline-${randomUUID()}`;
+  return `${PIPELINE_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`;
 }
 
 /** Validates, then starts one pipeline (or finds the run its request id started); an invalid request starts nothing. */

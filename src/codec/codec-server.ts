@@ -1,9 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { PayloadCodec } from '@temporalio/common';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { payloadsBodySchema, payloadsFromJson, payloadsToJson } from './payload-json';
 import { isKnownToken } from './token-check';
-
 export interface CodecServerOptions {
   codec: PayloadCodec;
   /** Bearer tokens that may encode and decode; at least one. */
@@ -25,160 +23,169 @@ export interface RunningCodecServer {
 
 /** The UI posts a page's payloads at once; 2 MiB per payload is Temporal's own limit. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** A sign-in form holds one token. */
+const MAX_LOGIN_BYTES = 4 * 1024;
+/** Requests handled at once; more are answered 503 before their bodies are read. */
+export const MAX_CONCURRENT_REQUESTS = 8;
 /** Set by POST /login, for browsers: the Temporal UI sends it along when its codec settings include credentials. */
 export const TOKEN_COOKIE = 'codec_token';
+
+class CodecError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The Temporal codec server protocol (POST /encode, POST /decode with `{"payloads": [...]}`), so
  * the Temporal UI and `temporal` CLI can show encrypted payloads to operators who hold a token.
  * A token comes as `Authorization: Bearer <token>`, or as the cookie POST /login sets (the UI can
  * send cookies to a codec server, but no header of its own). GET /health answers without one.
+ * The token is checked before any body is read, and only a few requests are served at once.
  */
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   if (options.tokens.length === 0) throw new Error('The codec server needs at least one token');
-  const server = createServer((req, res) => {
-    handle(req, res, options).catch((err: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: 'internal error' });
-      options.log?.(`codec server error: ${err instanceof Error ? err.message : String(err)}`);
-    });
+  const app = Fastify({
+    bodyLimit: MAX_BODY_BYTES,
+    requestTimeout: 60_000,
+    connectionTimeout: 30_000,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   });
-  await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  const { port } = server.address() as AddressInfo;
+  const log = (request: FastifyRequest, status: number) =>
+    options.log?.(`${request.method} ${request.url.split('?')[0]} ${status}`);
+
+  let inFlight = 0;
+  const counted = new WeakSet<FastifyRequest>();
+  const release = (request: FastifyRequest) => {
+    if (counted.delete(request)) inFlight--;
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && options.corsOrigins.includes(origin)) {
+      void reply.header('Access-Control-Allow-Origin', origin);
+      void reply.header('Access-Control-Allow-Credentials', 'true');
+      void reply.header('Vary', 'Origin');
+    }
+    if (inFlight >= MAX_CONCURRENT_REQUESTS) {
+      void reply.header('Retry-After', '1');
+      throw new CodecError(503, 'busy: too many requests at once; retry shortly');
+    }
+    inFlight++;
+    counted.add(request);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    release(request);
+    log(request, reply.statusCode);
+  });
+  app.addHook('onRequestAbort', async (request) => release(request));
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _request, reply) => {
+    if (err instanceof CodecError) return reply.code(err.statusCode).send({ error: err.message });
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'body too large' });
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) return reply.code(status).send({ error: err.message });
+    options.log?.(`codec server error: ${err.message}`);
+    return reply.code(500).send({ error: 'internal error' });
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  // Bodies are read as text whatever their declared type (the UI and CLI differ); JSON is parsed here.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addHook('onSend', async (_request, reply, payload) => {
+    void reply.header('Cache-Control', 'no-store');
+    return payload;
+  });
+
+  app.options('/*', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin === undefined || !options.corsOrigins.includes(origin))
+      return reply.code(403).send({ error: 'origin not allowed' });
+    return reply
+      .code(204)
+      .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
+      .header('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace')
+      .header('Access-Control-Max-Age', '600')
+      .send();
+  });
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/login', async (_request, reply) => reply.type('text/html; charset=utf-8').send(LOGIN_PAGE));
+  app.post('/login', { bodyLimit: MAX_LOGIN_BYTES }, async (request, reply) => {
+    const token =
+      new URLSearchParams(typeof request.body === 'string' ? request.body : '').get('token') ?? '';
+    if (!isKnownToken(token, options.tokens)) return reply.code(403).send({ error: 'token not accepted' });
+    const secure = request.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
+    return reply
+      .header(
+        'Set-Cookie',
+        `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200${secure}`,
+      )
+      .send({ status: 'signed in: this browser may now decode payloads for 12 hours' });
+  });
+  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = presentedToken(request);
+    if (presented === undefined) {
+      void reply.header('WWW-Authenticate', 'Bearer');
+      throw new CodecError(401, 'a token is required (Authorization: Bearer <token>)');
+    }
+    if (!isKnownToken(presented, options.tokens)) throw new CodecError(403, 'token not accepted');
+  };
+  for (const path of ['/encode', '/decode'] as const) {
+    app.post(path, { onRequest: authorize }, async (request) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(typeof request.body === 'string' ? request.body : '');
+      } catch {
+        throw new CodecError(400, 'body is not JSON');
+      }
+      const parsed = payloadsBodySchema.safeParse(json);
+      if (!parsed.success)
+        throw new CodecError(400, `body must be {"payloads": [...]}: ${parsed.error.message}`);
+      const payloads = payloadsFromJson(parsed.data);
+      try {
+        const out =
+          path === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
+        return payloadsToJson(out);
+      } catch (err) {
+        throw new CodecError(400, err instanceof Error ? err.message : String(err));
+      }
+    });
+    app.route({
+      method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+      url: path,
+      handler: async (_request, reply) => reply.code(405).send({ error: 'use POST' }),
+    });
+  }
+
+  await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
   const host = options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1';
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () => app.close(),
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: CodecServerOptions): Promise<void> {
-  const path = new URL(req.url ?? '/', 'http://codec.invalid').pathname.replace(/\/+$/, '') || '/';
-  const origin = req.headers.origin;
-  const corsAllowed = origin !== undefined && options.corsOrigins.includes(origin);
-  if (corsAllowed) {
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Allow-Credentials', 'true');
-    res.setHeader('Vary', 'Origin');
-  }
-  const done = (status: number, body?: unknown): void => {
-    send(res, status, body);
-    options.log?.(`${req.method ?? '?'} ${path} ${status}`);
-  };
-
-  if (req.method === 'OPTIONS') {
-    if (!corsAllowed) return done(403, { error: 'origin not allowed' });
-    res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace');
-    res.setHeader('Access-Control-Max-Age', '600');
-    return done(204);
-  }
-  if (req.method === 'GET' && path === '/health') return done(200, { status: 'ok' });
-  if (path === '/login') return login(req, res, options, done);
-  if (path !== '/encode' && path !== '/decode') return done(404, { error: 'not found' });
-  if (req.method !== 'POST') return done(405, { error: 'use POST' });
-
-  const presented = presentedToken(req);
-  if (presented === undefined) {
-    res.setHeader('WWW-Authenticate', 'Bearer');
-    return done(401, { error: 'a token is required (Authorization: Bearer <token>)' });
-  }
-  if (!isKnownToken(presented, options.tokens)) return done(403, { error: 'token not accepted' });
-
-  const text = await readBody(req);
-  if (text === undefined) return done(413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return done(400, { error: 'body is not JSON' });
-  }
-  const parsed = payloadsBodySchema.safeParse(json);
-  if (!parsed.success)
-    return done(400, { error: `body must be {"payloads": [...]}: ${parsed.error.message}` });
-  const payloads = payloadsFromJson(parsed.data);
-  try {
-    const out =
-      path === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
-    return done(200, payloadsToJson(out));
-  } catch (err) {
-    return done(400, { error: err instanceof Error ? err.message : String(err) });
-  }
-}
-
-/** GET: a form to paste a token into; POST: checks it and keeps it in an HttpOnly cookie. */
-async function login(
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: CodecServerOptions,
-  done: (status: number, body?: unknown) => void,
-): Promise<void> {
-  if (req.method === 'GET') {
-    res.statusCode = 200;
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(LOGIN_PAGE);
-    options.log?.('GET /login 200');
-    return;
-  }
-  if (req.method !== 'POST') return done(405, { error: 'use GET or POST' });
-  const text = await readBody(req);
-  const token = new URLSearchParams(text ?? '').get('token') ?? '';
-  if (!isKnownToken(token, options.tokens)) return done(403, { error: 'token not accepted' });
-  const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
-  res.setHeader(
-    'Set-Cookie',
-    `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200${secure}`,
-  );
-  return done(200, { status: 'signed in: this browser may now decode payloads for 12 hours' });
-}
-
-function presentedToken(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
+/** The bearer token, or the sign-in cookie's; '' for a header that is not a bearer token. */
+function presentedToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     return match ? match[1]!.trim() : '';
   }
-  for (const part of (req.headers.cookie ?? '').split(';')) {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === TOKEN_COOKIE) return decodeURIComponent(value.join('='));
+    if (name !== TOKEN_COOKIE) continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      throw new CodecError(400, `the ${TOKEN_COOKIE} cookie is not validly encoded; sign in again at /login`);
+    }
   }
   return undefined;
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function send(res: ServerResponse, status: number, body?: unknown): void {
-  res.statusCode = status;
-  if (body === undefined) {
-    res.end();
-    return;
-  }
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(body));
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
 }
 
 const LOGIN_PAGE = `<!doctype html>

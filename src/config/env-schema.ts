@@ -129,6 +129,12 @@ export const envSchema = z.object({
   /** All of one request's selfies together. */
   API_MAX_REQUEST_BYTES: withDefault(positiveInt, DEFAULT_MAX_REQUEST_BYTES),
   SELFIE_RETENTION: withDefault(selfieRetentionSchema, 'after-training'),
+  /** Whole request (headers and body) must arrive within this; slow uploads past it are cut off. */
+  API_REQUEST_TIMEOUT_MS: withDefault(positiveInt, 120_000),
+  /** Open connections the API accepts at once; more are refused. */
+  API_MAX_CONNECTIONS: withDefault(positiveInt, 1024),
+  /** Requests per minute per bearer token (per client address without a valid token). */
+  API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600),
   /** Base URL of the Temporal Web UI, for links to runs (e.g. http://localhost:8233). */
   TEMPORAL_UI_URL: optional(httpUrl),
   /** Key for the HMAC-SHA256 signature of completion callbacks; without it callbacks are refused. */

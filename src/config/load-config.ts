@@ -5,6 +5,13 @@ import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
 import { parseEnv } from './parse-env';
 import { starterSettingsOf, type StarterSettings, type TemporalConfig } from './starter-settings';
 
+/** How much of the API one client or all clients together may use. */
+export interface ApiLimits {
+  requestTimeoutMs: number;
+  maxConnections: number;
+  rateLimitPerMinute: number;
+}
+
 export interface AppConfig {
   /**
    * Where provider activities run: their own task queue (PROVIDER_TASK_QUEUE), whose workers hold
@@ -30,6 +37,8 @@ export interface AppConfig {
     /** When uploaded selfies are deleted (SELFIE_RETENTION; default after training). */
     selfieRetention?: SelfieRetention;
     temporalUiUrl?: string;
+    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS, API_RATE_LIMIT_PER_MINUTE; the API's defaults when absent. */
+    limits?: ApiLimits;
   };
   callbacks: {
     /** Signs completion callbacks (CALLBACK_SIGNING_SECRET); never part of workflow input. */
@@ -78,6 +87,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxFileBytes: e.API_MAX_FILE_BYTES,
       maxRequestBytes: e.API_MAX_REQUEST_BYTES,
       selfieRetention: e.SELFIE_RETENTION,
+      limits: {
+        requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
+        maxConnections: e.API_MAX_CONNECTIONS,
+        rateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
+      },
       ...(e.TEMPORAL_UI_URL ? { temporalUiUrl: e.TEMPORAL_UI_URL } : {}),
     },
     callbacks: {

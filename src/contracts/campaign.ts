@@ -4,18 +4,31 @@
  */
 import { z } from 'zod';
 import { genderSchema, stylesSchema } from '../provider/request-schemas';
-import { imageReferenceSchema, pipelineInputSchema } from './pipeline-input';
+import { imageReferenceSchema, pipelineInputSchema, subjectIdSchema } from './pipeline-input';
 import { MAX_SELFIES } from './limits';
 
 /** Subject ids become part of child workflow ids (`<campaign>/<subject>` without encryption), so they are kept plain. */
-export const subjectIdSchema = z
+export { subjectIdSchema };
+
+/** Every pipeline a caller starts (API or CLI) has a workflow id with this prefix and its request id. */
+export const PIPELINE_WORKFLOW_ID_PREFIX = 'avatar-pipeline-';
+
+/**
+ * A caller's name for a campaign, which is its workflow id. Pipelines' ids are theirs alone: a
+ * campaign named `avatar-pipeline-x` would otherwise squat the id of a pipeline started with
+ * Idempotency-Key (or --request-id) x.
+ */
+export const campaignIdSchema = z
   .string({ error: 'must be text' })
-  .trim()
-  .min(1, { error: 'must not be empty', abort: true })
-  .max(128, { error: 'must be at most 128 characters', abort: true })
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters')
   .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._@+-]*$/,
-    'must start with a letter or digit and hold only letters, digits and . _ @ + -',
+    /^[A-Za-z0-9][A-Za-z0-9._:-]*$/,
+    'must start with a letter or digit and hold only letters, digits and . _ : -',
+  )
+  .refine(
+    (id) => !id.toLowerCase().startsWith(PIPELINE_WORKFLOW_ID_PREFIX),
+    `must not start with "${PIPELINE_WORKFLOW_ID_PREFIX}": pipelines' workflow ids use that prefix`,
   );
 
 /** One validated person of a campaign, as stored in the campaign's manifest file. */

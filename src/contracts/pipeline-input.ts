@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { genderSchema, stylesSchema } from '../provider/request-schemas';
-import { MAX_SELFIES } from './limits';
+import { MAX_DEADLINE_MS, MAX_POLL_INTERVAL_MS, MAX_SELFIES, MAX_STYLES } from './limits';
 
 /**
  * A selfie is passed by reference, never by value: an absolute file path under one of the
@@ -21,7 +21,22 @@ export const imageReferenceSchema = z
     'must be an absolute file path or an http(s) URL',
   );
 
-const durationMs = z.number().int().positive();
+const durationMs = (max: number, unit: string) =>
+  z.number().int().positive().max(max, `must be at most ${max} (${unit})`);
+/** How long a stage may take (training, generation of one style). */
+export const deadlineMsSchema = durationMs(MAX_DEADLINE_MS, '7 days');
+const intervalMs = durationMs(MAX_POLL_INTERVAL_MS, '1 hour');
+
+/** A person's id: shown in terminals and the Temporal UI and part of campaign child workflow ids, so kept plain. */
+export const subjectIdSchema = z
+  .string({ error: 'must be text' })
+  .trim()
+  .min(1, { error: 'must not be empty', abort: true })
+  .max(128, { error: 'must be at most 128 characters', abort: true })
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._@+-]*$/,
+    'must start with a letter or digit and hold only letters, digits and . _ @ + -',
+  );
 
 /** Where a pipeline's end is announced. Credentials in the URL would land in workflow history, so they are refused. */
 export const callbackUrlSchema = z
@@ -35,11 +50,11 @@ export const callbackUrlSchema = z
 
 export const pollingOptionsSchema = z.strictObject({
   /** First wait after a run, before the first status call. */
-  initialIntervalMs: durationMs.default(5_000),
+  initialIntervalMs: intervalMs.default(5_000),
   /** No wait is ever longer than this, so a finish is noticed within it even without progress figures. */
-  maxIntervalMs: durationMs.default(60_000),
+  maxIntervalMs: intervalMs.default(60_000),
   /** No wait is ever shorter than this. */
-  minIntervalMs: durationMs.default(1_000),
+  minIntervalMs: intervalMs.default(1_000),
   backoffCoefficient: z.number().min(1).max(10).default(1.5),
 });
 export type PollingOptions = z.output<typeof pollingOptionsSchema>;
@@ -50,17 +65,18 @@ export const pipelineInputSchema = z
       .array(imageReferenceSchema)
       .min(1, 'must name at least one selfie')
       .max(MAX_SELFIES, `must name at most ${MAX_SELFIES} selfies`),
-    styles: stylesSchema,
+    styles: stylesSchema.max(MAX_STYLES, `must name at most ${MAX_STYLES} styles`),
     gender: genderSchema,
     /** Index into images of the main training image; the first by default. */
     mainImageIndex: z.number().int('must be an integer').nonnegative('must not be negative').default(0),
     /** A caller's name for the person, shown in the Temporal UI and used by campaigns. */
-    subjectId: z.string().min(1).max(200).optional(),
+    subjectId: subjectIdSchema.optional(),
+    /** Set by the campaign that starts the pipeline; starters refuse it from callers (see callerFieldProblems). */
     campaignId: z.string().min(1).max(200).optional(),
     /** How long training may take before the pipeline gives up on it. */
-    trainingDeadlineMs: durationMs.default(2 * 60 * 60 * 1000),
+    trainingDeadlineMs: deadlineMsSchema.default(2 * 60 * 60 * 1000),
     /** How long each style's generation may take. */
-    generationDeadlineMs: durationMs.default(60 * 60 * 1000),
+    generationDeadlineMs: deadlineMsSchema.default(60 * 60 * 1000),
     polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
     /** Receives the signed end-of-pipeline event (completed, failed or cancelled); see src/callbacks. */
     callbackUrl: callbackUrlSchema.optional(),
@@ -79,3 +95,15 @@ export type PipelineInput = z.output<typeof pipelineInputSchema>;
  * activities (the rate-limited provider worker), which the starter resolves from its configuration.
  */
 export type PipelineWorkflowInput = PipelineInput & { providerTaskQueue: string };
+
+/** Fields only a campaign sets on the pipelines it starts; a caller setting one is refused, by name. */
+export const CAMPAIGN_SET_FIELDS = ['campaignId'] as const;
+
+/** Problems with fields of a caller's request that belong to the campaign that starts pipelines. */
+export function callerFieldProblems(request: unknown): { path: string; message: string }[] {
+  if (typeof request !== 'object' || request === null) return [];
+  return CAMPAIGN_SET_FIELDS.filter((field) => Object.hasOwn(request, field)).map((field) => ({
+    path: field,
+    message: 'is set by the campaign that starts a pipeline; start a campaign to group runs under it',
+  }));
+}

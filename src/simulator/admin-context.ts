@@ -15,6 +15,8 @@ export interface AdminRoute {
   /** Path below `/__sim`. */
   template: string;
   handler: (context: AdminContext) => AdminResult;
+  /** Controls and counters: only for a caller with the admin token (or, without one, on loopback). */
+  guarded?: boolean;
 }
 
 export const json = (body: unknown, status = 200): AdminResult => ({ kind: 'json', status, body });

@@ -110,11 +110,19 @@ export const simulatorOptionsSchema = z
     seed: z.number().int().default(1),
     /** JSON file the state is saved to after every change and loaded from at start; null keeps state in memory. */
     stateFile: z.string().min(1).nullable().default(null),
+    /**
+     * Bearer token for the controls under /__sim (stats, options, reset). Without one they answer
+     * loopback clients only.
+     */
+    adminToken: z.string().min(16, 'must be at least 16 characters').nullable().default(null),
   })
   .refine((o) => o.htmlErrorShare + o.emptyErrorShare <= 1, {
     message: 'htmlErrorShare + emptyErrorShare must not exceed 1',
     path: ['emptyErrorShare'],
   });
+
+/** Options only the starter sets: never changed over HTTP (files, credentials). */
+export const FIXED_AT_START = ['stateFile', 'adminToken'] as const;
 
 export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
 export type ResolvedSimulatorOptions = z.output<typeof simulatorOptionsSchema>;

@@ -23,7 +23,7 @@ describe('avatar-pipeline api command', () => {
     const dir = await makeScratchDir('api-command');
     const child = spawn(process.execPath, [CLI_BIN, 'api', '--port', '0', '--host', '127.0.0.1'], {
       env: cliEnv({
-        API_TOKENS: 'cli-token-123',
+        API_TOKENS: 'cli-token-0123456789',
         TEMPORAL_ADDRESS: address,
         TEMPORAL_NAMESPACE: namespace,
         IMAGE_ROOTS: dir,
@@ -41,7 +41,7 @@ describe('avatar-pipeline api command', () => {
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       expect((await fetch(`${url}/v1/styles`)).status).toBe(401);
       const unknown = await fetch(`${url}/v1/pipelines/avatar-pipeline-none`, {
-        headers: { authorization: 'Bearer cli-token-123' },
+        headers: { authorization: 'Bearer cli-token-0123456789' },
       });
       expect(unknown.status).toBe(404);
 
@@ -50,7 +50,7 @@ describe('avatar-pipeline api command', () => {
       const [code] = (await exited) as [number | null];
       expect(code).toBe(0);
       expect(stderr).toContain('SIGTERM received');
-      expect(stderr).not.toContain('cli-token-123');
+      expect(stderr).not.toContain('cli-token-0123456789');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

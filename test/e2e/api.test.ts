@@ -75,7 +75,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       temporal: { ...base_.temporal, address: process.env.TEMPORAL_TEST_ADDRESS ?? 'unknown' },
       api: {
         ...base_.api,
-        tokens: ['other-token', TOKEN],
+        tokens: ['other-token-0123456789', TOKEN],
         blobDir,
         maxFileBytes: MAX_FILE_BYTES,
         temporalUiUrl: UI_URL,
@@ -403,7 +403,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     });
     expect(wrongStart.status).toBe(401);
 
-    const other = await call('GET', '/v1/styles', { token: 'other-token' });
+    const other = await call('GET', '/v1/styles', { token: 'other-token-0123456789' });
     expect(other.status).toBe(200);
     expect(other.body.styles.map((s: { id: number }) => s.id)).toEqual([3, 5, 7, 8, 11, 12, 14, 19]);
 
@@ -416,7 +416,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     const logs = logLines.join('\n');
     expect(logs).toContain('logged-key-1'); // headers are logged...
     expect(logs).not.toContain(TOKEN); // ...but never the credentials
-    expect(logs).not.toContain('other-token');
+    expect(logs).not.toContain('other-token-0123456789');
   });
 
   test('validation: 400 for malformed bodies, 422 with field paths for schema errors', async () => {
@@ -572,7 +572,9 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       const url = await offline.listen({ port: 0, host: '127.0.0.1' });
       const answer = await fetch(`${url}/readyz`);
       expect(answer.status).toBe(503);
-      expect(await answer.json()).toEqual({ error: expect.stringContaining('not reachable'), issues: [] });
+      expect(await answer.json()).toEqual({ error: 'not ready', issues: [] });
+      const told = await fetch(`${url}/readyz`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(await told.json()).toEqual({ error: expect.stringContaining('not reachable'), issues: [] });
       // Liveness does not depend on Temporal.
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
     } finally {

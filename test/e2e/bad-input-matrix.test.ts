@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../src/api/server';
 import type { AppConfig } from '../../src/config/load-config';
-import { MAX_SELFIES } from '../../src/contracts/limits';
+import { MAX_DEADLINE_MS, MAX_SELFIES, MAX_STYLES } from '../../src/contracts/limits';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../../src/provider/upload-image';
 import { ProviderClient } from '../../src/provider/client';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
@@ -543,6 +543,50 @@ const API_ROWS: ApiRow[] = [
     field: 'images.0',
     message: /^is outside the allowed image directories \(IMAGE_ROOTS\)$/,
   },
+  {
+    name: 'subjectId with a terminal escape sequence',
+    request: (f) => jsonRequest(f, { subjectId: '\u001b[2J\u001b[31mowned' }),
+    status: 422,
+    field: 'subjectId',
+    message: /must start with a letter or digit and hold only letters, digits/,
+  },
+  {
+    name: 'campaignId on a plain pipeline (the campaign sets it)',
+    request: (f) => jsonRequest(f, { campaignId: 'someone-elses-campaign' }),
+    status: 422,
+    field: 'campaignId',
+    message: /is set by the campaign that starts a pipeline/,
+  },
+  {
+    name: 'more styles than the maximum',
+    request: (f) => jsonRequest(f, { styles: Array.from({ length: MAX_STYLES + 1 }, (_, i) => i + 1) }),
+    status: 422,
+    field: 'styles',
+    message: new RegExp(`at most ${MAX_STYLES} styles`),
+  },
+  {
+    name: 'a 285,000-year training deadline',
+    request: (f) => jsonRequest(f, { trainingDeadlineMs: Number.MAX_SAFE_INTEGER }),
+    status: 422,
+    field: 'trainingDeadlineMs',
+    message: new RegExp(`at most ${MAX_DEADLINE_MS} \\(7 days\\)`),
+  },
+  {
+    name: 'a polling interval of years',
+    request: (f) => jsonRequest(f, { polling: { maxIntervalMs: Number.MAX_SAFE_INTEGER } }),
+    status: 422,
+    field: 'polling.maxIntervalMs',
+    message: /at most 3600000 \(1 hour\)/,
+  },
+  {
+    name: 'a __proto__ key in the JSON body',
+    request: () => ({
+      body: '{"images":["/a.png"],"styles":[3],"gender":1,"__proto__":{"isAdmin":true}}',
+      headers: { 'content-type': 'application/json' },
+    }),
+    status: 400,
+    message: /"__proto__" and "constructor" keys are not allowed/,
+  },
 ];
 
 const CLI_ROWS: CliRow[] = [
@@ -652,6 +696,12 @@ const CLI_ROWS: CliRow[] = [
     args: (f) => run(f, ['--main-image', '0']),
     exit: 2,
     message: /--main-image: "0" must be a position from 1/,
+  },
+  {
+    name: 'subject id with a terminal escape sequence',
+    args: (f) => run(f, ['--subject', '\u001b[31mred']),
+    exit: 2,
+    message: /--subject: must start with a letter or digit/,
   },
   {
     name: 'campaign: a manifest with bad rows (line numbers, nothing started)',

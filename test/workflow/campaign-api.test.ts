@@ -121,6 +121,46 @@ describe('campaign routes of the starter API', () => {
     expect((await call('GET', `/v1/campaigns/${id}`)).status).toBe(404);
   });
 
+  test('a 10,000-row manifest of duplicates is answered 422 with the first 100 issues and their total', async () => {
+    const id = uniqueName('duplicates');
+    const subjects = Array.from({ length: 10_000 }, (_, i) => ({
+      subjectId: `dup-${i % 10}`,
+      gender: 1,
+      styles: [3],
+      selfies: ['relative.png'],
+    }));
+    const res = await call('POST', '/v1/campaigns', { campaignId: id, subjects });
+    expect(res.status).toBe(422);
+    expect(res.json.issues).toHaveLength(100);
+    expect(res.json.error).toMatch(
+      /10000 problem\(s\) in 10000 of 10000 row\(s\).*first 100 of 10000 issues/,
+    );
+    expect(res.text.length).toBeLessThan(64 * 1024);
+    expect((await call('GET', `/v1/campaigns/${id}`)).status).toBe(404);
+  });
+
+  test("a campaign id in the pipelines' workflow-id space is refused, so it cannot squat an Idempotency-Key", async () => {
+    const [a] = selfies.files as [string];
+    const key = uniqueName('squat');
+    const res = await call('POST', '/v1/campaigns', {
+      campaignId: `avatar-pipeline-${key}`,
+      subjects: [{ subjectId: 'ok', gender: 1, styles: [3], selfies: [a] }],
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.issues).toEqual([
+      { path: 'campaignId', message: expect.stringMatching(/must not start with "avatar-pipeline-"/) },
+    ]);
+    const form = new FormData();
+    form.set('campaignId', `AVATAR-PIPELINE-${key}`);
+    form.set('manifest', new Blob([`subjectId,gender,styles,selfies\nok,1,3,${a}\n`]), 'm.csv');
+    const upload = await call('POST', '/v1/campaigns', form);
+    expect(upload.status).toBe(422);
+    expect(upload.json.issues).toEqual([
+      { path: 'campaignId', message: expect.stringMatching(/must not start with "avatar-pipeline-"/) },
+    ]);
+    expect((await call('GET', `/v1/pipelines/avatar-pipeline-${key}`)).status).toBe(404);
+  });
+
   test('an uploaded CSV with skipInvalid: the good rows run; status, summary, results as CSV and JSONL, retry', async () => {
     const [a, b] = selfies.files as [string, string];
     const csv = [

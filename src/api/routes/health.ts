@@ -2,12 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
+import { tokenCheck } from '../bearer-auth';
 import { healthSchema } from '../response-schemas';
 
 const READINESS_DEADLINE_MS = 3_000;
 
-/** Liveness (the process answers) and readiness (Temporal answers for the configured namespace); both public. */
+/**
+ * Liveness (the process answers) and readiness (Temporal answers for the configured namespace);
+ * both public. Why the API is not ready (Temporal's address, namespace, the gRPC error) is told
+ * only to a caller with an API token: it maps the network behind the API.
+ */
 export function registerHealthRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const operator = tokenCheck(ctx.config.api.tokens);
   const typed = app.withTypeProvider<ZodTypeProvider>();
   typed.get(
     '/healthz',
@@ -20,7 +26,10 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ApiContext): voi
       schema: {
         summary: 'Readiness: Temporal is reachable',
         tags: ['health'],
-        response: { 200: healthSchema, 503: errorBodySchema.describe('Temporal is not reachable') },
+        response: {
+          200: healthSchema,
+          503: errorBodySchema.describe('Not ready; with a bearer token, the reason'),
+        },
       },
     },
     async (request, reply) => {
@@ -32,6 +41,8 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: ApiContext): voi
         return await reply.code(200).send({ status: 'ready' });
       } catch (err) {
         request.log.warn({ err }, 'readiness check failed');
+        if (!operator(request.headers.authorization).valid)
+          return reply.code(503).send({ error: 'not ready', issues: [] });
         const reason = err instanceof Error ? err.message : String(err);
         return reply.code(503).send({
           error: `Temporal at ${ctx.config.temporal.address} (namespace ${namespace}) is not reachable: ${reason}`,

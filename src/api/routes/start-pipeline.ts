@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PipelineInputError } from '../../client/input-error';
 import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '../../client/pipelines';
-import type { PipelineInput } from '../../contracts/pipeline-input';
+import { callerFieldProblems, type PipelineInput } from '../../contracts/pipeline-input';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import type { BlobBatch } from '../blob-store';
@@ -123,10 +123,15 @@ async function prepareUpload(request: FastifyRequest, ctx: ApiContext): Promise<
 }
 
 function validate(body: unknown, rename: Record<string, string> = {}): PipelineInput {
+  const reserved = callerFieldProblems(body);
+  let input: PipelineInput;
   try {
-    return validatePipelineRequest(body);
+    input = validatePipelineRequest(body);
   } catch (err) {
-    if (err instanceof PipelineInputError) throw ApiError.fromInputError(err, rename);
-    throw err;
+    if (!(err instanceof PipelineInputError)) throw err;
+    const invalid = ApiError.fromInputError(err, rename);
+    throw ApiError.invalid([...reserved, ...invalid.issues]);
   }
+  if (reserved.length > 0) throw ApiError.invalid(reserved);
+  return input;
 }

@@ -5,6 +5,8 @@ export { detectManifestFormat, type ManifestFormat } from './read-rows';
 export { MANIFEST_FIELDS, manifestRowSchema, type ManifestRow } from './row-schema';
 export {
   loadManifestFile,
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFEST_ROWS,
   validateManifestObjects,
   validateManifestText,
   type ManifestValidation,

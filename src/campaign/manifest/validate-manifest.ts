@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 
 import type { CampaignSubject } from '../../contracts/campaign';
@@ -14,7 +14,11 @@ import {
   type RawRows,
 } from './read-rows';
 import { manifestRowSchema, REQUIRED_FIELDS, type ManifestField, type ManifestRow } from './row-schema';
-import { expandSelfies, type SelfieCheckOptions } from './selfie-files';
+import { expandSelfies, type ExpandedSelfies, type SelfieCheckOptions } from './selfie-files';
+
+/** A manifest is checked in one go; past these it is refused whole, before any row is read. */
+export const MAX_MANIFEST_ROWS = 10_000;
+export const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
 
 export interface ManifestValidationOptions extends SelfieCheckOptions {
   /** Style ids the provider offers; when given, any other id is refused. */
@@ -40,6 +44,8 @@ export async function loadManifestFile(
   path: string,
   options: ManifestValidationOptions = {},
 ): Promise<ManifestValidation> {
+  const { size } = await stat(path);
+  if (size > MAX_MANIFEST_BYTES) return tooLarge(size, 'csv');
   const text = await readFile(path, 'utf8');
   return validateManifestText(text, { baseDir: dirname(resolve(path)), ...options, fileName: path });
 }
@@ -50,6 +56,8 @@ export async function validateManifestText(
   options: ManifestValidationOptions & { format?: ManifestFormat; fileName?: string } = {},
 ): Promise<ManifestValidation> {
   const format = options.format ?? detectManifestFormat(text, options.fileName);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_MANIFEST_BYTES) return tooLarge(bytes, format);
   return validate(readManifestRows(text, format), format, options);
 }
 
@@ -61,23 +69,52 @@ export async function validateManifestObjects(
   return validate(readObjectRows(items), 'json', options);
 }
 
+/** Refused whole: a single issue, no row read or checked. */
+function refusedWhole(
+  format: ManifestValidation['format'],
+  rows: number,
+  message: string,
+): ManifestValidation {
+  return { format, rows, subjects: [], issues: [{ row: 1, field: '(file)', message }], invalidRows: [1] };
+}
+
+function tooLarge(bytes: number, format: ManifestValidation['format']): ManifestValidation {
+  return refusedWhole(
+    format,
+    0,
+    `is ${bytes} bytes, more than the limit of ${MAX_MANIFEST_BYTES}: split it into several campaigns`,
+  );
+}
+
 async function validate(
   raw: RawRows,
   format: ManifestValidation['format'],
   options: ManifestValidationOptions,
 ): Promise<ManifestValidation> {
+  if (raw.count > MAX_MANIFEST_ROWS) {
+    return refusedWhole(
+      format,
+      raw.count,
+      `has ${raw.count} rows, more than the limit of ${MAX_MANIFEST_ROWS}: split it into several campaigns`,
+    );
+  }
   const issues = [...raw.issues];
+  const duplicates = duplicateIssues(raw.rows);
+  const duplicated = new Set(duplicates.map((issue) => issue.row));
+  const selfies = selfieChecks(options);
   const checked: { row: RawRow; subject?: CampaignSubject }[] = [];
   const concurrency = options.concurrency ?? 16;
   for (let start = 0; start < raw.rows.length; start += concurrency) {
     const batch = raw.rows.slice(start, start + concurrency);
-    const results = await Promise.all(batch.map((row) => validateRow(row, options)));
+    const results = await Promise.all(
+      batch.map((row) => validateRow(row, options, duplicated.has(row.row) ? undefined : selfies)),
+    );
     results.forEach((result, i) => {
-      issues.push(...result.issues);
+      for (const issue of result.issues) issues.push(issue);
       checked.push({ row: batch[i]!, ...(result.subject ? { subject: result.subject } : {}) });
     });
   }
-  issues.push(...duplicateIssues(checked));
+  for (const issue of duplicates) issues.push(issue);
   if (raw.count === 0 && issues.length === 0)
     issues.push({ row: 1, field: '(file)', message: 'holds no rows' });
 
@@ -92,9 +129,37 @@ async function validate(
   };
 }
 
+type SelfieCheck = (entries: string[]) => Promise<ExpandedSelfies>;
+
+/**
+ * Expands and checks a row's selfie entries, each distinct entry once per manifest: rows naming
+ * the same files or folders cost one look at the disk.
+ */
+function selfieChecks(options: SelfieCheckOptions): SelfieCheck {
+  const seen = new Map<string, Promise<ExpandedSelfies>>();
+  const one = (entry: string) => {
+    let result = seen.get(entry);
+    if (!result) seen.set(entry, (result = expandSelfies([entry], options)));
+    return result;
+  };
+  return async (entries) => {
+    const expanded = await Promise.all(entries.map(one));
+    return {
+      images: expanded.flatMap((e) => e.images),
+      problems: expanded.flatMap((e, entry) => e.problems.map((p) => ({ ...p, entry }))),
+    };
+  };
+}
+
+/**
+ * Checks one row field by field. Without `selfies` (a row refused anyway for its duplicate subject
+ * id) its files are not looked at: those checks are the costly part, and they run once the id is
+ * made unique.
+ */
 async function validateRow(
   raw: RawRow,
   options: ManifestValidationOptions,
+  selfies: SelfieCheck | undefined,
 ): Promise<{ issues: ManifestIssue[]; subject?: CampaignSubject }> {
   const subjectId = subjectHint(raw.values.subjectId);
   const issues: ManifestIssue[] = [];
@@ -126,8 +191,8 @@ async function validateRow(
   }
 
   let images: string[] | undefined;
-  if (parsed.selfies) {
-    const expanded = await expandSelfies(parsed.selfies, options);
+  if (parsed.selfies && selfies) {
+    const expanded = await selfies(parsed.selfies);
     for (const problem of expanded.problems) report(`selfies.${problem.entry}`, problem.message);
     if (expanded.problems.length === 0) images = expanded.images;
   }
@@ -193,24 +258,26 @@ function joinPath(path: PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
-/** Every row of a subject id that appears more than once is refused: which one was meant is not ours to guess. */
-function duplicateIssues(checked: { row: RawRow; subject?: CampaignSubject }[]): ManifestIssue[] {
+/**
+ * Every row of a subject id that appears more than once is refused: which one was meant is not ours
+ * to guess. Each message names the count and the first line only, so the work and the answer stay
+ * linear in the number of rows however many duplicates there are.
+ */
+function duplicateIssues(rows: RawRow[]): ManifestIssue[] {
   const byId = new Map<string, number[]>();
-  for (const { row } of checked) {
+  for (const row of rows) {
     const id = subjectHint(row.values.subjectId);
-    if (id) byId.set(id, [...(byId.get(id) ?? []), row.row]);
+    if (!id) continue;
+    const rows = byId.get(id);
+    if (rows) rows.push(row.row);
+    else byId.set(id, [row.row]);
   }
   const issues: ManifestIssue[] = [];
   for (const [subjectId, rows] of byId) {
     if (rows.length < 2) continue;
-    for (const row of rows) {
-      issues.push({
-        row,
-        subjectId,
-        field: 'subjectId',
-        message: `"${subjectId}" is used by ${rows.length} rows (lines ${rows.join(', ')}); subject ids must be unique`,
-      });
-    }
+    const others = rows.length === 2 ? `lines ${rows[0]}, ${rows[1]}` : `first on line ${rows[0]}`;
+    const message = `"${subjectId}" is used by ${rows.length} rows (${others}); subject ids must be unique`;
+    for (const row of rows) issues.push({ row, subjectId, field: 'subjectId', message });
   }
   return issues;
 }

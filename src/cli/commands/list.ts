@@ -5,7 +5,9 @@ import {
   type PipelineStatusFilter,
 } from '../../client/list-pipelines';
 import { createPipelineClient } from '../../client/pipeline-client';
+import type { PipelineSummary } from '../../client/list-pipelines';
 import { reportError } from '../fail';
+import { printable } from '../printable';
 
 interface ListFlags {
   status?: PipelineStatusFilter;
@@ -58,13 +60,7 @@ export function registerListCommand(program: Command): void {
             return;
           }
           if (runs.length === 0) console.error('no pipelines found');
-          for (const run of runs) {
-            const subject = run.subjectId ? `  subject ${run.subjectId}` : '';
-            const model = run.modelId === undefined ? '' : `  model ${run.modelId}`;
-            console.log(
-              `${run.startTime.toISOString()}  ${run.status.padEnd(10)}  ${run.workflowId}${subject}${model}`,
-            );
-          }
+          for (const run of runs) console.log(listLine(run));
         } finally {
           await pipelines.close();
         }
@@ -72,4 +68,11 @@ export function registerListCommand(program: Command): void {
         reportError(err);
       }
     });
+}
+
+/** One run as `list` prints it; ids come from callers and are escaped before they reach the terminal. */
+export function listLine(run: PipelineSummary): string {
+  const subject = run.subjectId ? `  subject ${printable(run.subjectId)}` : '';
+  const model = run.modelId === undefined ? '' : `  model ${run.modelId}`;
+  return `${run.startTime.toISOString()}  ${run.status.padEnd(10)}  ${printable(run.workflowId)}${subject}${model}`;
 }

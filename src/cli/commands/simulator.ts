@@ -32,7 +32,9 @@ async function runSimulator(flags: SimulatorFlags, untilStopped: StopTrigger): P
   }
   let simulator: RunningSimulator;
   try {
-    simulator = await startSimulator({ ...result.options, port: flags.port, host: flags.host });
+    // The controls' token comes from the environment only, so it never shows in a process listing.
+    const adminToken = process.env.SIMULATOR_ADMIN_TOKEN || null;
+    simulator = await startSimulator({ ...result.options, adminToken, port: flags.port, host: flags.host });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const reason =
@@ -68,7 +70,8 @@ export function registerSimulatorCommand(program: Command, untilStopped: StopTri
       [
         '',
         'Endpoints are served under --base-path; test controls under <base-path>/__sim:',
-        '  GET /__sim/stats, GET|POST /__sim/options (JSON patch of knobs), POST /__sim/reset.',
+        '  GET /__sim/stats, GET|POST /__sim/options (JSON patch of knobs), POST /__sim/reset: with',
+        '  SIMULATOR_ADMIN_TOKEN set they need Authorization: Bearer <token>, without it loopback clients only.',
         'Example: avatar-pipeline simulator --port 4010 --dialect variant --base-path /rest/api --fault-5xx 0.1',
       ].join('\n'),
     );

@@ -5,6 +5,8 @@ import {
   describeIssue,
   ManifestError,
   loadManifestFile,
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFEST_ROWS,
   validateManifestObjects,
   validateManifestText,
   type ManifestIssue,
@@ -215,6 +217,47 @@ describe('campaign manifest validation', () => {
     expect(
       (await validateManifestText(`${HEADER}\n\n`, { format: 'csv' })).issues.map(describeIssue),
     ).toEqual(['line 1: (file): holds no rows']);
+  });
+
+  it('names duplicates by count and first line: message size does not grow with the number of duplicates', async () => {
+    const rows = Array.from({ length: 1_000 }, () => ({
+      subjectId: 'same',
+      gender: 1,
+      styles: [3],
+      selfies: [selfies.files[0]],
+    }));
+    const result = await validateManifestObjects(rows);
+    const duplicates = result.issues.filter((i) => i.field === 'subjectId');
+    expect(duplicates).toHaveLength(1_000);
+    expect(new Set(duplicates.map((i) => i.message))).toEqual(
+      new Set(['"same" is used by 1000 rows (first on line 1); subject ids must be unique']),
+    );
+    expect(result.subjects).toEqual([]);
+  });
+
+  it(`refuses a manifest of more than ${MAX_MANIFEST_ROWS} rows whole, before checking any row`, async () => {
+    const lines = Array.from({ length: MAX_MANIFEST_ROWS + 1 }, (_, i) => `u${i},1,3,missing.png,`);
+    const result = await csv(lines);
+    expect(result.subjects).toEqual([]);
+    expect(result.issues.map(describeIssue)).toEqual([
+      `line 1: (file): has ${MAX_MANIFEST_ROWS + 1} rows, more than the limit of ${MAX_MANIFEST_ROWS}: split it into several campaigns`,
+    ]);
+    const jsonl = await validateManifestText(
+      Array.from({ length: MAX_MANIFEST_ROWS + 1 }, (_, i) => JSON.stringify({ subjectId: `u${i}` })).join(
+        '\n',
+      ),
+      { format: 'jsonl' },
+    );
+    expect(jsonl.issues).toHaveLength(1);
+  });
+
+  it(`refuses a manifest of more than ${MAX_MANIFEST_BYTES} bytes whole, text or file`, async () => {
+    const text = `${HEADER}\n${'x'.repeat(MAX_MANIFEST_BYTES)}\n`;
+    const expected = [expect.stringMatching(/^line 1: \(file\): is \d+ bytes, more than the limit of/)];
+    expect((await validateManifestText(text, { format: 'csv' })).issues.map(describeIssue)).toEqual(expected);
+    const file = join(root, 'huge.csv');
+    await writeFile(file, text);
+    expect((await loadManifestFile(file)).issues.map(describeIssue)).toEqual(expected);
   });
 
   it('ManifestError lists the problems and says nothing started', () => {

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec } from '../../../src/codec/aes-gcm-codec';
-import { startCodecServer, type RunningCodecServer } from '../../../src/codec/codec-server';
+import { connect } from 'node:net';
+import {
+  MAX_CONCURRENT_REQUESTS,
+  startCodecServer,
+  TOKEN_COOKIE,
+  type RunningCodecServer,
+} from '../../../src/codec/codec-server';
 import { payloadsFromJson, payloadsToJson } from '../../../src/codec/payload-json';
 
 const UI = 'http://localhost:8080';
@@ -117,6 +123,74 @@ describe('codec server', () => {
     expect(((await res.json()) as { error: string }).error).toContain('"k7"');
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     expect((await fetch(`${server.url}/decode`)).status).toBe(405);
+  });
+
+  /** Sends only a request head (its body never comes); resolves with whatever the server answers. */
+  const headOnly = (head: string[]) => {
+    const { hostname, port } = new URL(server.url);
+    const socket = connect(Number(port), hostname);
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        resolve(text);
+      });
+      socket.on('close', () => resolve(text));
+    });
+    return { socket, answer };
+  };
+
+  it('refuses a caller without a token before reading the body it announces', async () => {
+    const { socket, answer } = headOnly([
+      'POST /decode HTTP/1.1',
+      'Host: x',
+      'Content-Type: application/json',
+      `Content-Length: ${30 * 1024 * 1024}`,
+    ]);
+    try {
+      expect(await answer).toMatch(/^HTTP\/1\.1 401 /);
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('takes at most a few KiB on /login', async () => {
+    const big = await fetch(`${server.url}/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: 'x'.repeat(64 * 1024) }),
+    });
+    expect(big.status).toBe(413);
+  });
+
+  it('answers a malformed sign-in cookie 400, not 500', async () => {
+    const res = await post('/decode', await encrypted('x'), { Cookie: `${TOKEN_COOKIE}=%E0%A4%A` });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/cookie is not validly encoded/);
+  });
+
+  it(`serves at most ${MAX_CONCURRENT_REQUESTS} requests at once; more are answered 503 at once`, async () => {
+    const held = Array.from({ length: MAX_CONCURRENT_REQUESTS }, () =>
+      headOnly([
+        'POST /decode HTTP/1.1',
+        'Host: x',
+        'Authorization: Bearer operator-token',
+        'Content-Type: application/json',
+        'Content-Length: 1000',
+      ]),
+    );
+    try {
+      // Every held request has been taken in (its token checked) before the next one is sent.
+      await new Promise((r) => setTimeout(r, 300));
+      const res = await post('/decode', await encrypted('x'), { Authorization: 'Bearer operator-token' });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+    } finally {
+      for (const { socket } of held) socket.destroy();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const after = await post('/decode', await encrypted('x'), { Authorization: 'Bearer operator-token' });
+    expect(after.status).toBe(200);
   });
 
   it('logs requests without tokens', () => {

@@ -14,6 +14,7 @@ describe('API and callback configuration', () => {
       maxFileBytes: 10 * 1024 * 1024,
       maxRequestBytes: 64 * 1024 * 1024,
       selfieRetention: { kind: 'after-training' },
+      limits: { requestTimeoutMs: 120_000, maxConnections: 1024, rateLimitPerMinute: 600 },
     });
     expect(config.callbacks).toEqual({ privateHosts: [] });
   });
@@ -28,6 +29,9 @@ describe('API and callback configuration', () => {
         API_MAX_FILE_BYTES: '2048',
         API_MAX_REQUEST_BYTES: '8192',
         SELFIE_RETENTION: '12h',
+        API_REQUEST_TIMEOUT_MS: '30000',
+        API_MAX_CONNECTIONS: '64',
+        API_RATE_LIMIT_PER_MINUTE: '100',
         TEMPORAL_UI_URL: 'http://localhost:8233/',
         CALLBACK_SIGNING_SECRET: 'a-long-enough-secret',
         CALLBACK_PRIVATE_HOSTS: 'Receiver.Internal,127.0.0.1',
@@ -42,6 +46,7 @@ describe('API and callback configuration', () => {
       maxFileBytes: 2048,
       maxRequestBytes: 8192,
       selfieRetention: { kind: 'after-end-plus', ms: 12 * 60 * 60 * 1000 },
+      limits: { requestTimeoutMs: 30_000, maxConnections: 64, rateLimitPerMinute: 100 },
       temporalUiUrl: 'http://localhost:8233',
     });
     expect(config.callbacks).toEqual({
@@ -56,6 +61,8 @@ describe('API and callback configuration', () => {
     ['API_MAX_FILE_BYTES', '0', /greater than 0/],
     ['API_MAX_REQUEST_BYTES', '-1', /greater than 0/],
     ['SELFIE_RETENTION', 'forever', /after-training, after-end or a duration/],
+    ['API_RATE_LIMIT_PER_MINUTE', '0', /greater than 0/],
+    ['API_REQUEST_TIMEOUT_MS', 'soon', /./],
     ['TEMPORAL_UI_URL', 'localhost:8233', /http\(s\) URL/],
     ['CALLBACK_SIGNING_SECRET', 'short', /at least 16 characters/],
   ])('names %s when it is %j', (variable, value, reason) => {

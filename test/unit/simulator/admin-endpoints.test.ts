@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { simulatorStatsSchema, startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { call, callOk } from './support/provider-http';
 import { createModelWithSelfie } from './support/scenario';
@@ -13,7 +17,7 @@ describe('simulator controls under /__sim', () => {
   const admin = (method: 'GET' | 'POST', path: string, body?: unknown) =>
     fetch(`${sim.url}/__sim${path}`, {
       method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      headers: method === 'POST' ? { 'Content-Type': 'application/json' } : {},
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
@@ -92,5 +96,50 @@ describe('simulator controls under /__sim', () => {
     expect(await (await admin('GET', '/health')).json()).toEqual({ status: 'ok' });
     expect((await admin('GET', '/nothing')).status).toBe(404);
     expect((await admin('GET', '/reset')).status).toBe(405);
+  });
+
+  it('never shows the provider key, and refuses to move the state file or take a text/plain body', async () => {
+    const shown = (await (await admin('GET', '/options')).json()) as Record<string, unknown>;
+    expect(shown).not.toHaveProperty('apiKey');
+    expect(JSON.stringify(shown)).not.toContain('sim-key');
+    const target = join(await mkdtemp(join(tmpdir(), 'sim-admin-')), 'victim.json');
+    const moved = await admin('POST', '/options', { stateFile: target });
+    expect(moved.status).toBe(400);
+    expect(((await moved.json()) as { error: string }).error).toMatch(
+      /stateFile: fixed when the simulator starts/,
+    );
+    expect(existsSync(target)).toBe(false);
+    const plain = await fetch(`${sim.url}/__sim/options`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: JSON.stringify({ fail5xxRate: 1 }),
+    });
+    expect(plain.status).toBe(415);
+    expect(((await (await admin('GET', '/options')).json()) as { fail5xxRate: number }).fail5xxRate).toBe(0);
+  });
+});
+
+describe('simulator controls with an admin token', () => {
+  const token = 'sim-admin-token-0123456789';
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ adminToken: token });
+  });
+  afterAll(() => sim.stop());
+
+  it('answer only the token; health and images stay public', async () => {
+    expect((await fetch(`${sim.url}/__sim/stats`)).status).toBe(401);
+    const wrong = await fetch(`${sim.url}/__sim/reset`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sim-admin-token-wrong', 'content-type': 'application/json' },
+    });
+    expect(wrong.status).toBe(401);
+    const ok = await fetch(`${sim.url}/__sim/stats`, { headers: { authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    const options = (await (
+      await fetch(`${sim.url}/__sim/options`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as Record<string, unknown>;
+    expect(options).not.toHaveProperty('adminToken');
+    expect((await fetch(`${sim.url}/__sim/health`)).status).toBe(200);
   });
 });
