@@ -15,6 +15,10 @@ function avatarImage(context: AdminContext): AdminResult {
   const file = /^(\d+)(-small)?\.png$/.exec(params.file ?? '');
   const order = runtime.store.getOrder(Number(params.orderId));
   if (file === null || order === undefined) return missing('no such avatar image');
+  const { forgottenImageOrders, forgottenImageStatus } = runtime.options;
+  if (forgottenImageOrders.includes(order.id) || forgottenImageOrders.includes(order.parent)) {
+    return json({ error: 'this image has expired' }, forgottenImageStatus);
+  }
   settleOrder(runtime.lifecycle(), order);
   const avatar = order.avatars.find((candidate) => candidate.avatarId === Number(file[1]));
   if (avatar === undefined) return missing('no such avatar image');

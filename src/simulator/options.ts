@@ -90,6 +90,13 @@ export const simulatorOptionsSchema = z
       .refine((styles) => new Set(styles.map((s) => s.id)).size === styles.length, 'style ids must be unique')
       .default(() => DEFAULT_STYLES.map((style) => ({ ...style }))),
 
+    /**
+     * Avatar image URLs of these orders answer `forgottenImageStatus`, like a provider that has
+     * expired its files. A model's id covers the avatars of every generation order run on it.
+     */
+    forgottenImageOrders: z.array(z.number().int()).default([]),
+    forgottenImageStatus: z.union([z.literal(404), z.literal(410)]).default(410),
+
     /** Share of provider requests answered 500/502/503 without being performed. */
     fail5xxRate: rate.default(0),
     /** Share of those 5xx answers whose body is a gateway's HTML page. */

@@ -125,4 +125,23 @@ describe('simulator avatar images', () => {
     expect((await fetch(`${sim.url}/__sim/images/${model.id}/1.png`)).status).toBe(404);
     expect((await call(sim, 'GET', '/__sim/images/999999/1.png', { apiKey: null })).status).toBe(404);
   });
+
+  it('answers 410 (or 404) for the avatars of orders it was told to forget, and only those', async () => {
+    const modelId = await modelWith([RED]);
+    const kept = await firstAvatar(modelId, 3);
+    const forgotten = await firstAvatar(modelId, 5);
+    const forgottenOrder = Number(/\/images\/(\d+)\//.exec(forgotten.url)?.[1]);
+    sim.setOptions({ forgottenImageOrders: [forgottenOrder] });
+    try {
+      expect((await fetch(forgotten.url)).status).toBe(410);
+      expect((await fetch(kept.url)).status).toBe(200);
+      // A model id forgets the images of every order run on that model.
+      sim.setOptions({ forgottenImageOrders: [modelId], forgottenImageStatus: 404 });
+      expect((await fetch(kept.url)).status).toBe(404);
+      expect((await fetch(forgotten.url)).status).toBe(404);
+    } finally {
+      sim.setOptions({ forgottenImageOrders: [], forgottenImageStatus: 410 });
+    }
+    expect((await fetch(forgotten.url)).status).toBe(200);
+  });
 });
