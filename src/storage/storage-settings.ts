@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { storageUrlSchema, type StorageTarget } from './storage-url';
+import type { S3Connection } from './s3-blob-store';
+
+export interface StorageSettings {
+  target: StorageTarget;
+  /** Only used by the S3 backend. */
+  s3: S3Connection;
+}
+
+const blank = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optionalText = z.preprocess(blank, z.string().optional());
+const optionalUrl = z.preprocess(blank, z.url({ error: 'must be a URL' }).optional());
+
+/** The variables the AWS tools read, so a deployment configures the store as it configures them. */
+const awsEnvSchema = z
+  .object({
+    AWS_ENDPOINT_URL_S3: optionalUrl,
+    AWS_ENDPOINT_URL: optionalUrl,
+    AWS_REGION: optionalText,
+    AWS_DEFAULT_REGION: optionalText,
+    AWS_ACCESS_KEY_ID: optionalText,
+    AWS_SECRET_ACCESS_KEY: optionalText,
+  })
+  .refine((env) => (env.AWS_ACCESS_KEY_ID === undefined) === (env.AWS_SECRET_ACCESS_KEY === undefined), {
+    path: ['AWS_SECRET_ACCESS_KEY'],
+    message: 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both or neither',
+  });
+
+export interface StorageSettingsIssue {
+  variable: string;
+  reason: string;
+}
+
+export class StorageSettingsError extends Error {
+  constructor(readonly issues: StorageSettingsIssue[]) {
+    super(`invalid storage settings:\n${issues.map((i) => `  ${i.variable}: ${i.reason}`).join('\n')}`);
+    this.name = 'StorageSettingsError';
+  }
+}
+
+/**
+ * Where blobs go: STORAGE_URL, else the filesystem at `defaultDir`. Endpoint, region and
+ * credentials of an S3 store come from the usual AWS variables; without keys the SDK's own chain
+ * (profile, instance role) applies.
+ */
+export function storageSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+  defaultDir: string,
+  cwd = process.cwd(),
+): StorageSettings {
+  const issues: StorageSettingsIssue[] = [];
+  const url = blank(env.STORAGE_URL);
+  let target: StorageTarget = storageUrlSchema(cwd).parse(defaultDir);
+  if (typeof url === 'string') {
+    const parsed = storageUrlSchema(cwd).safeParse(url);
+    if (parsed.success) target = parsed.data;
+    else
+      issues.push(
+        ...parsed.error.issues.map((issue) => ({ variable: 'STORAGE_URL', reason: issue.message })),
+      );
+  }
+  const aws = awsEnvSchema.safeParse(env);
+  if (!aws.success) {
+    issues.push(
+      ...aws.error.issues.map((issue) => ({
+        variable: issue.path.map(String).join('.'),
+        reason: issue.message,
+      })),
+    );
+  }
+  if (issues.length > 0 || !aws.success) throw new StorageSettingsError(issues);
+  const a = aws.data;
+  const endpoint = a.AWS_ENDPOINT_URL_S3 ?? a.AWS_ENDPOINT_URL;
+  return {
+    target,
+    s3: {
+      endpoint,
+      region: a.AWS_REGION ?? a.AWS_DEFAULT_REGION ?? 'us-east-1',
+      credentials:
+        a.AWS_ACCESS_KEY_ID !== undefined && a.AWS_SECRET_ACCESS_KEY !== undefined
+          ? { accessKeyId: a.AWS_ACCESS_KEY_ID, secretAccessKey: a.AWS_SECRET_ACCESS_KEY }
+          : undefined,
+      // S3-compatible servers are usually reached by address, where virtual-host buckets cannot resolve.
+      forcePathStyle: endpoint !== undefined,
+    },
+  };
+}
