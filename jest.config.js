@@ -18,6 +18,8 @@ module.exports = {
   projects: [
     // Fast tier: no Temporal server needed.
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    // Needs a real S3-compatible server (versitygw, built into .tools/ from the Go module proxy if missing).
+    { ...common, displayName: 'storage', testMatch: ['<rootDir>/test/storage/**/*.test.ts'] },
     // Needs the Temporal CLI (installed by the global setup if missing) and the test server binaries.
     {
       ...common,

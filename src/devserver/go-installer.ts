@@ -16,8 +16,14 @@ export function goInstaller(packagePath: string, version: string): ToolInstaller
     install: (toolsDir, log) =>
       installAtomically(installDir(toolsDir), relativeExecutable, async (stagingDir) => {
         log(`building ${target} with the Go toolchain (this takes several minutes)`);
-        // A pure-Go build (the CLI's SQLite is pure Go) needs no C compiler.
-        const env = { ...process.env, GOBIN: path.join(stagingDir, 'bin'), CGO_ENABLED: '0' };
+        // A pure-Go build (the CLI's SQLite is pure Go) needs no C compiler. GOTOOLCHAIN=auto lets
+        // an older local Go fetch the toolchain the module asks for, unless the caller chose otherwise.
+        const env = {
+          ...process.env,
+          GOBIN: path.join(stagingDir, 'bin'),
+          CGO_ENABLED: '0',
+          GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? 'auto',
+        };
         const outcome = await runCommand('go', ['install', target], { env });
         if (outcome.kind !== 'exited' || outcome.exitCode !== 0) {
           throw new Error(`go install ${target} failed (${describeOutcome(outcome)})`);

