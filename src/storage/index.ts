@@ -1,5 +1,6 @@
 export * from './blob-keys';
 export * from './blob-store';
+export * from './archive-avatar';
 export { contentTypeOfKey, extensionOf } from './content-types';
 export { FsBlobStore } from './fs-blob-store';
 export { openBlobStore } from './open-blob-store';
