@@ -7,3 +7,5 @@ export { openBlobStore } from './open-blob-store';
 export { S3BlobStore, type S3Connection } from './s3-blob-store';
 export * from './storage-settings';
 export * from './storage-url';
+export { BlobLinkSigner } from './link-token';
+export { BlobTooLargeError, readBlob } from './read-blob';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { deletePrefix, FsBlobStore } from '../../../src/storage';
+import { BlobTooLargeError, deletePrefix, FsBlobStore, readBlob } from '../../../src/storage';
 import { describeBlobStoreContract } from '../../helpers/blob-store-contract';
 
 const root = mkdtempSync(path.join(tmpdir(), 'fs-blob-store-'));
@@ -27,5 +27,16 @@ describe('filesystem blob store', () => {
 
   it('gives no signed links: the API serves filesystem objects itself', async () => {
     expect(await store.signedUrl()).toBeUndefined();
+  });
+});
+
+describe('readBlob', () => {
+  const store = new FsBlobStore(path.join(root, 'read'));
+
+  it('reads an object whole, undefined for a missing one, and refuses one over the limit', async () => {
+    await store.put('r/a.png', Buffer.from('0123456789'), 'image/png');
+    expect((await readBlob(store, 'r/a.png', 10))?.toString()).toBe('0123456789');
+    expect(await readBlob(store, 'r/missing.png', 10)).toBeUndefined();
+    await expect(readBlob(store, 'r/a.png', 9)).rejects.toBeInstanceOf(BlobTooLargeError);
   });
 });

@@ -1,0 +1,39 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isValidKey } from './blob-keys';
+
+/**
+ * Expiring links to objects a backend cannot sign itself (the filesystem): the API hands out
+ * `<key, expiry, HMAC>` tokens and serves the object to whoever presents a valid one, the way a
+ * presigned S3 URL works. Tokens are opaque to clients and carry no personal data (keys hold hashes).
+ */
+export class BlobLinkSigner {
+  private readonly secret: Buffer;
+
+  constructor(secret: string | Buffer) {
+    this.secret = Buffer.isBuffer(secret) ? secret : Buffer.from(secret, 'utf8');
+    if (this.secret.length < 16) throw new Error('the link signing secret must be at least 16 bytes');
+  }
+
+  /** A token for `key`, valid until `expiresAtMs` (epoch milliseconds). */
+  sign(key: string, expiresAtMs: number): string {
+    const payload = `${Buffer.from(key, 'utf8').toString('base64url')}.${Math.floor(expiresAtMs / 1000)}`;
+    return `${payload}.${this.mac(payload)}`;
+  }
+
+  /** The key a token names, or undefined when it is malformed, forged or expired. */
+  verify(token: string, nowMs = Date.now()): string | undefined {
+    const parts = token.split('.');
+    if (parts.length !== 3) return undefined;
+    const [encodedKey = '', expires = '', mac = ''] = parts;
+    const expected = Buffer.from(this.mac(`${encodedKey}.${expires}`), 'utf8');
+    const given = Buffer.from(mac, 'utf8');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (!/^\d+$/.test(expires) || Number(expires) * 1000 <= nowMs) return undefined;
+    const key = Buffer.from(encodedKey, 'base64url').toString('utf8');
+    return isValidKey(key) ? key : undefined;
+  }
+
+  private mac(payload: string): string {
+    return createHmac('sha256', this.secret).update(payload, 'utf8').digest('base64url');
+  }
+}
