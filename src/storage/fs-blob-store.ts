@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, type Dirent } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, rmdir, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { assertValidKey, assertValidPrefix, isValidKey } from './blob-keys';
 import type { BlobInfo, BlobStore, StoredBlob } from './blob-store';
@@ -33,9 +33,23 @@ export class FsBlobStore implements BlobStore {
   }
 
   async get(key: string): Promise<StoredBlob | undefined> {
-    const info = await this.head(key);
-    if (info === undefined) return undefined;
-    return { info, body: createReadStream(this.fileOf(key)) };
+    // Opened before answering, so an object deleted in between reads as missing, not as a stream error.
+    let handle: FileHandle;
+    try {
+      handle = await open(this.fileOf(key), 'r');
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      await handle.close();
+      return undefined;
+    }
+    return {
+      info: { key, bytes: stats.size, contentType: contentTypeOfKey(key) },
+      body: handle.createReadStream(),
+    };
   }
 
   async head(key: string): Promise<BlobInfo | undefined> {
