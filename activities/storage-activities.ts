@@ -1,0 +1,71 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import {
+  archiveAvatar,
+  AvatarRejectedError,
+  AvatarSourceGoneError,
+  ownerPrefix,
+  type AvatarArchiveLimits,
+  type BlobStore,
+} from '../src/storage';
+
+export interface StorageDependencies {
+  store: BlobStore;
+  limits?: AvatarArchiveLimits;
+}
+
+/** Failure types of a copy that retrying cannot fix: the provider forgot the image, or served something we refuse. */
+export const FINAL_ARCHIVE_FAILURES = ['AvatarSourceGone', 'AvatarRejected'] as const;
+
+export interface ArchiveAvatarInput {
+  /** Whose avatar: objects are kept under the subject (or, without one, the pipeline), so erasure finds them. */
+  subjectId?: string;
+  pipelineId: string;
+  modelId: number;
+  orderId: number;
+  avatarId: number;
+  sourceUrl: string;
+}
+
+export interface ArchiveAvatarResult {
+  /** The object's key in the store; links are made from it when a result is read. */
+  key: string;
+  bytes: number;
+  contentType: string;
+}
+
+/** Copies of provider avatars into the blob store. Downloads, not provider API requests: they run on the pipeline queue. */
+export function createStorageActivities({ store, limits }: StorageDependencies) {
+  return {
+    async archiveAvatar(input: ArchiveAvatarInput): Promise<ArchiveAvatarResult> {
+      const owner = ownerPrefix({ subjectId: input.subjectId, pipelineId: input.pipelineId });
+      const ids = { modelId: input.modelId, orderId: input.orderId, avatarId: input.avatarId };
+      try {
+        const archived = await archiveAvatar(
+          store,
+          { owner, ids, sourceUrl: input.sourceUrl },
+          limits,
+          Context.current().cancellationSignal,
+        );
+        return { key: archived.key, bytes: archived.bytes, contentType: archived.contentType };
+      } catch (err) {
+        if (err instanceof AvatarSourceGoneError) {
+          throw ApplicationFailure.create({
+            type: 'AvatarSourceGone',
+            message: err.message,
+            nonRetryable: true,
+          });
+        }
+        if (err instanceof AvatarRejectedError) {
+          throw ApplicationFailure.create({
+            type: 'AvatarRejected',
+            message: err.message,
+            nonRetryable: true,
+          });
+        }
+        throw err;
+      }
+    },
+  };
+}
+
+export type StorageActivities = ReturnType<typeof createStorageActivities>;
