@@ -1,0 +1,62 @@
+import type { BlobLinkSigner, BlobStore } from '../storage';
+
+/** How long a link to an archived avatar works; a fresh one comes with every GET. */
+export const ARCHIVE_LINK_TTL_SECONDS = 15 * 60;
+
+/** The path (below the API's origin) that serves filesystem objects to holders of a signed token. */
+export const ARCHIVE_ROUTE_PREFIX = '/archive/';
+
+interface ArchivableAvatar {
+  archiveKey?: string;
+  archivedUrl?: string;
+}
+
+interface LinkableResult {
+  generations: Array<{ avatars: ArchivableAvatar[] }>;
+}
+
+/**
+ * Adds `archivedUrl` to every archived avatar of a result whose object still exists: a presigned
+ * URL from an S3 store, else an API link with a signed token. Objects are looked up with one
+ * listing per owner, so an erased subject's avatars get no links although the result still names
+ * their keys.
+ */
+export async function linkArchivedAvatars<T extends LinkableResult>(
+  result: T,
+  store: BlobStore,
+  signer: BlobLinkSigner,
+  apiOrigin: string,
+  nowMs = Date.now(),
+): Promise<T> {
+  const keys = result.generations.flatMap((g) =>
+    g.avatars.flatMap((a) => (a.archiveKey ? [a.archiveKey] : [])),
+  );
+  if (keys.length === 0) return result;
+  const existing = new Set<string>();
+  for (const owner of new Set(keys.map(ownerOf))) {
+    for (const object of await store.list(owner)) existing.add(object.key);
+  }
+  const expiresAtMs = nowMs + ARCHIVE_LINK_TTL_SECONDS * 1000;
+  const linkOf = async (key: string): Promise<string> =>
+    (await store.signedUrl(key, ARCHIVE_LINK_TTL_SECONDS)) ??
+    `${apiOrigin}${ARCHIVE_ROUTE_PREFIX}${signer.sign(key, expiresAtMs)}`;
+  const generations = await Promise.all(
+    result.generations.map(async (generation) => ({
+      ...generation,
+      avatars: await Promise.all(
+        generation.avatars.map(async (avatar) =>
+          avatar.archiveKey !== undefined && existing.has(avatar.archiveKey)
+            ? { ...avatar, archivedUrl: await linkOf(avatar.archiveKey) }
+            : avatar,
+        ),
+      ),
+    })),
+  );
+  return { ...result, generations };
+}
+
+/** `subjects/<hash>/` or `pipelines/<id>/`: the first two segments of a key. */
+function ownerOf(key: string): string {
+  const [kind = '', owner = ''] = key.split('/');
+  return `${kind}/${owner}/`;
+}
