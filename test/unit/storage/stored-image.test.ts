@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readStoredImage } from '../../../src/images/stored-image';
+import { InvalidInputError } from '../../../src/provider/errors';
+import type { BlobInfo, BlobStore, StoredBlob } from '../../../src/storage';
+import { FsBlobStore } from '../../../src/storage';
+
+const root = mkdtempSync(path.join(tmpdir(), 'stored-image-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The filesystem store answering to s3:// references, as an S3 store would. */
+function asBucket(inner: FsBlobStore): BlobStore {
+  const rootRef = 's3://selfies/team/';
+  return {
+    location: 's3://selfies/team',
+    put: (key, body, type): Promise<BlobInfo> => inner.put(key, body, type),
+    get: (key): Promise<StoredBlob | undefined> => inner.get(key),
+    head: (key) => inner.head(key),
+    delete: (key) => inner.delete(key),
+    list: (prefix) => inner.list(prefix),
+    signedUrl: () => Promise.resolve(undefined),
+    referenceOf: (key) => `${rootRef}${key}`,
+    keyOf: (ref) => (ref.startsWith(rootRef) ? ref.slice(rootRef.length) : undefined),
+    close: () => undefined,
+  };
+}
+
+describe('readStoredImage', () => {
+  const store = asBucket(new FsBlobStore(root));
+
+  it('reads a selfie under the configured bucket and prefix', async () => {
+    await store.put('s/a/selfie-1.jpg', Buffer.from('jpeg bytes'), 'image/jpeg');
+    const bytes = await readStoredImage('s3://selfies/team/s/a/selfie-1.jpg', store, 1_000, 'images.0');
+    expect(bytes.toString()).toBe('jpeg bytes');
+  });
+
+  it('names the field and the reason for anything else', async () => {
+    const read = (ref: string, max = 1_000) => readStoredImage(ref, store, max, 'images.0');
+    await expect(read('s3://other-bucket/team/s/a/selfie-1.jpg')).rejects.toThrow(
+      /images\.0.*not under the configured storage/,
+    );
+    await expect(read('s3://selfies/team/s/a/missing.jpg')).rejects.toThrow(/was not found/);
+    await expect(read('s3://selfies/team/s/a/selfie-1.jpg', 5)).rejects.toThrow(
+      /is 10 bytes, more than the limit of 5 bytes/,
+    );
+    await expect(readStoredImage('s3://selfies/team/x.jpg', undefined, 5, 'images.0')).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
+  });
+});
