@@ -11,6 +11,7 @@ compose() { docker-compose --env-file .env.example -f docker-compose.yml "$@"; }
 compose config -q
 compose --profile simulator config -q
 compose --profile simulator --profile encryption config -q
+compose --profile simulator --profile s3 config -q
 echo "docker-compose.yml is valid"
 
 compose config | python3 scripts/cluster/compose-vs-native.py

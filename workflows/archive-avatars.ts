@@ -24,12 +24,9 @@ export interface ArchiveOwner {
   pipelineId: string;
 }
 
-/** An avatar with the key of its copy in the blob store, once archived. */
-export type ArchivableAvatar = AvatarRef & { archiveKey?: string };
-
 export interface ArchivedAvatars {
   /** The avatars in their order, each with `archiveKey` when its copy is in the store. */
-  avatars: ArchivableAvatar[];
+  avatars: AvatarRef[];
   /** Avatar ids whose copy failed for good; the provider's URL is all the result has for them. */
   notArchived: number[];
 }
@@ -41,10 +38,10 @@ export interface ArchivedAvatars {
 export async function archiveAvatars(
   owner: ArchiveOwner,
   ids: { modelId: number; orderId: number },
-  avatars: ArchivableAvatar[],
+  avatars: AvatarRef[],
 ): Promise<ArchivedAvatars> {
   const copies = await Promise.all(
-    avatars.map(async (avatar): Promise<ArchivableAvatar> => {
+    avatars.map(async (avatar): Promise<AvatarRef> => {
       if (avatar.archiveKey !== undefined) return avatar;
       try {
         const { key } = await storage.archiveAvatar.executeWithOptions(

@@ -120,6 +120,14 @@ async function generateStyle(
           deadlineMs: input.generationDeadlineMs,
           polling: input.polling,
           providerTaskQueue: input.providerTaskQueue,
+          ...(input.archiveAvatars
+            ? {
+                archive: {
+                  ...(input.subjectId !== undefined ? { subjectId: input.subjectId } : {}),
+                  pipelineId: workflowInfo().workflowId,
+                },
+              }
+            : {}),
         },
       ],
       staticSummary: `style ${styleId} for model ${modelId}`,

@@ -8,6 +8,7 @@ import type {
 } from '../src/contracts/pipeline-state';
 import { styleProgressSignal } from '../src/contracts/workflow-definitions';
 import { reads, writes, type ProviderRoute } from './activity-proxies';
+import { archiveAvatars } from './archive-avatars';
 import { pollUntilDone } from './polling';
 
 /**
@@ -54,9 +55,14 @@ export async function styleGeneration(input: StyleGenerationInput): Promise<Gene
   }
 
   report({ stage: 'collecting', orderId, providerStatus: 'DONE', progress: 100 });
-  const avatars = await collectPageByPage(orderId, route);
+  const collected = await collectPageByPage(orderId, route);
+  if (input.archive === undefined) {
+    report({ stage: 'done', orderId, avatarCount: collected.length });
+    return { styleId, orderId, status: 'DONE', avatars: collected };
+  }
+  const { avatars, notArchived } = await archiveAvatars(input.archive, { modelId, orderId }, collected);
   report({ stage: 'done', orderId, avatarCount: avatars.length });
-  return { styleId, orderId, status: 'DONE', avatars };
+  return { styleId, orderId, status: 'DONE', avatars, ...(notArchived.length > 0 ? { notArchived } : {}) };
 }
 
 /**

@@ -1,13 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config/load-config';
 import type { ProviderClient } from '../provider/client';
+import type { BlobLinkSigner, BlobStore as StorageBackend } from '../storage';
 import type { BlobStore } from './blob-store';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../client/offered-styles';
 
 export type ApiConfig = Pick<
   AppConfig,
-  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue' | 'campaigns'
+  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue' | 'campaigns' | 'storage'
 >;
 
 /** What the routes share: configuration, the Temporal client, the provider client and the blob store. */
@@ -16,6 +17,12 @@ export interface ApiContext {
   client: Client;
   provider: Pick<ProviderClient, 'listStyles'>;
   blobs: BlobStore;
+  /** Where uploads are kept and avatars archived (STORAGE_URL, else BLOB_DIR). */
+  store: StorageBackend;
+  /** Whether uploads move into the store (object storage) instead of staying in BLOB_DIR. */
+  storesUploads: boolean;
+  /** Signs the API's own links to objects the store cannot presign. */
+  linkSigner: BlobLinkSigner;
   links(workflowId: string): PipelineLinks;
   /** The provider's style ids (cached), or undefined while the provider cannot be asked. */
   offeredStyles(): Promise<number[] | undefined>;

@@ -59,6 +59,16 @@ export class BlobStore {
     }
     return found;
   }
+
+  /** Deletes the batches claimed for these pipelines (erasing a subject). */
+  async removeClaimedBy(workflowIds: string[]): Promise<void> {
+    const wanted = new Set(workflowIds);
+    for (const batch of await this.batches()) {
+      if (batch.workflowId !== undefined && wanted.has(batch.workflowId)) {
+        await rm(batch.dir, { recursive: true, force: true });
+      }
+    }
+  }
 }
 
 async function readClaim(dir: string): Promise<{ workflowId: string; since: Date } | undefined> {

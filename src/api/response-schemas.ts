@@ -35,8 +35,20 @@ export const startedSchema = z
   })
   .meta({ id: 'PipelineStarted' });
 
-const avatarSchema = answering<AvatarRef>()(
-  z.object({ avatarId: z.number(), imageUrl: z.string(), thumbnailUrl: z.string().optional() }),
+/** An avatar as the API serves it: with a link to its archived copy, while that copy exists. */
+type ServedAvatar = AvatarRef & { archivedUrl?: string };
+
+const avatarSchema = answering<ServedAvatar>()(
+  z.object({
+    avatarId: z.number(),
+    imageUrl: z.string().describe('The provider\u2019s URL, which may expire'),
+    thumbnailUrl: z.string().optional(),
+    archiveKey: z.string().optional().describe('Key of the archived copy in the store'),
+    archivedUrl: z
+      .string()
+      .optional()
+      .describe('A signed, expiring link to the archived copy (absent once the subject is erased)'),
+  }),
 );
 
 const generationSchema = answering<GenerationResult>()(
@@ -45,6 +57,7 @@ const generationSchema = answering<GenerationResult>()(
     orderId: z.number().optional(),
     status: z.enum(['DONE', 'ERROR', 'CANCELLED']),
     avatars: z.array(avatarSchema),
+    notArchived: z.array(z.number()).optional().describe('Avatars whose copy into the store failed'),
     error: z.string().optional(),
   }),
 );

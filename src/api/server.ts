@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { isAbsolute, relative } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -16,7 +16,10 @@ import { BlobStore } from './blob-store';
 import { installErrorHandling } from './error-handler';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
+import { BlobLinkSigner, openBlobStore, type StorageSettings } from '../storage';
+import { registerArchiveRoute } from './routes/archive';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
+import { registerForgetSubjectRoute } from './routes/forget-subject';
 import { registerHealthRoutes } from './routes/health';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
@@ -86,16 +89,28 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   await registerOpenApi(app, { version: packageVersion(), maxFileBytes: config.api.maxFileBytes });
 
   const blobs = new BlobStore(config.api.blobDir);
-  const ctx = createApiContext({ config, client: options.client, provider, blobs });
+  const store = openBlobStore(storageSettingsOf(config));
+  app.addHook('onClose', () => store.close());
+  const ctx = createApiContext({
+    config,
+    client: options.client,
+    provider,
+    blobs,
+    store,
+    storesUploads: storageSettingsOf(config).target.kind === 's3',
+    linkSigner: new BlobLinkSigner(config.storage?.linkSecret ?? randomBytes(32)),
+  });
   // Uploaded selfies are deleted when their pipeline no longer needs them (SELFIE_RETENTION).
   const janitor = startUploadJanitor({
     store: blobs,
+    uploads: store,
     client: options.client,
     retention: config.api.selfieRetention ?? { kind: 'after-training' },
     log: (message) => app.log.warn(message),
   });
   app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
+  registerArchiveRoute(app, ctx.store, ctx.linkSigner);
   const operator = tokenCheck(config.api.tokens);
   await app.register(
     async (v1) => {
@@ -125,6 +140,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerPipelineStatusRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
+      registerForgetSubjectRoute(v1, ctx);
       registerCampaignRoutes(v1, ctx);
     },
     { prefix: '/v1' },
@@ -174,18 +190,33 @@ function checkApiConfig(config: ApiConfig): void {
     });
   }
   for (const reason of tokenProblems(config.api.tokens)) problems.push({ variable: 'API_TOKENS', reason });
-  const blobDir = config.api.blobDir;
-  const readable = config.imageAccess.roots.some((root) => {
-    const rel = relative(root, blobDir);
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  });
+  // Uploads end up in the store: with object storage every worker reads them from the bucket;
+  // on the filesystem the store's directory must be one the workers may read.
+  const target = storageSettingsOf(config).target;
+  const storeDir = target.kind === 'fs' ? target.dir : undefined;
+  const readable =
+    storeDir === undefined ||
+    config.imageAccess.roots.some((root) => {
+      const rel = relative(root, storeDir);
+      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+    });
   if (!readable) {
     problems.push({
-      variable: 'BLOB_DIR',
-      reason: `${blobDir} is outside IMAGE_ROOTS (${config.imageAccess.roots.join(', ')}), so workers could not read uploaded selfies: put it inside one of them or add it to IMAGE_ROOTS`,
+      variable: config.storage && storeDir !== config.api.blobDir ? 'STORAGE_URL' : 'BLOB_DIR',
+      reason: `${storeDir} is outside IMAGE_ROOTS (${config.imageAccess.roots.join(', ')}), so workers could not read uploaded selfies: put it inside one of them or add it to IMAGE_ROOTS`,
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/** The configured store; a hand-built configuration without one keeps everything in BLOB_DIR. */
+function storageSettingsOf(config: ApiConfig): StorageSettings {
+  return (
+    config.storage ?? {
+      target: { kind: 'fs', dir: config.api.blobDir },
+      s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+    }
+  );
 }
 
 function providerFrom(provider: AppConfig['provider'] | undefined): ApiContext['provider'] {

@@ -2,10 +2,14 @@ import { rm } from 'node:fs/promises';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { uploadsExpired, type SelfieRetention } from '../config/selfie-retention';
 import { PipelineStageAttribute } from '../contracts/search-attributes';
-import type { BlobStore } from './blob-store';
+import { text } from 'node:stream/consumers';
+import { deletePrefix, type BlobStore as StorageBackend } from '../storage';
+import type { BlobStore, StoredBatch } from './blob-store';
 
 export interface UploadJanitorOptions {
   store: BlobStore;
+  /** Object storage the API moves uploads into (`uploads/<workflowId>/`), swept by the same rule. */
+  uploads?: StorageBackend;
   client: Client;
   retention: SelfieRetention;
   /**
@@ -31,7 +35,9 @@ export async function sweepUploads(options: UploadJanitorOptions): Promise<strin
   const now = options.now?.() ?? Date.now();
   const grace = options.graceMs ?? DEFAULT_UPLOAD_GRACE_MS;
   const removed: string[] = [];
-  for (const batch of await options.store.batches()) {
+  const batches: Array<StoredBatch & { prefix?: string }> = await options.store.batches();
+  if (options.uploads) batches.push(...(await storedBatches(options.uploads)));
+  for (const batch of batches) {
     const old = now - batch.since.getTime() >= grace;
     let expired: boolean;
     if (batch.workflowId === undefined) {
@@ -59,10 +65,40 @@ export async function sweepUploads(options: UploadJanitorOptions): Promise<strin
       }
     }
     if (!expired) continue;
-    await rm(batch.dir, { recursive: true, force: true });
+    if (batch.prefix !== undefined && options.uploads) await deletePrefix(options.uploads, batch.prefix);
+    else await rm(batch.dir, { recursive: true, force: true });
     removed.push(batch.dir);
   }
   return removed;
+}
+
+/**
+ * The pipelines' uploads in object storage, as batches: one per `uploads/<id>/` prefix, claimed by
+ * the pipeline its claim object names, since the time the claim records. The claim is written before
+ * the selfies, so a prefix without one is what a crashed request left behind: it counts as old.
+ */
+async function storedBatches(store: StorageBackend): Promise<Array<StoredBatch & { prefix: string }>> {
+  const prefixes = new Set(
+    (await store.list('uploads/')).map((o) => o.key.split('/').slice(0, 2).join('/') + '/'),
+  );
+  const found: Array<StoredBatch & { prefix: string }> = [];
+  for (const prefix of prefixes) {
+    const claim = await store.get(`${prefix}pipeline.json`);
+    let workflowId: string | undefined;
+    let since = new Date(0);
+    if (claim) {
+      const parsed = JSON.parse(await text(claim.body)) as { workflowId?: unknown; since?: unknown };
+      if (typeof parsed.workflowId === 'string') workflowId = parsed.workflowId;
+      if (typeof parsed.since === 'number') since = new Date(parsed.since);
+    }
+    found.push({
+      dir: `${store.location}/${prefix}`,
+      prefix,
+      since,
+      ...(workflowId ? { workflowId } : {}),
+    });
+  }
+  return found;
 }
 
 /** Sweeps now and then every `intervalMs` until stopped; one sweep at a time. */

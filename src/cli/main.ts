@@ -14,6 +14,7 @@ import { registerWorkerCommand } from './commands/worker';
 import { registerSetupCommand } from './commands/setup';
 import { registerCodecServerCommand } from './commands/codec-server';
 import { registerSubjectQueryCommand } from './commands/subject-query';
+import { registerForgetCommand } from './commands/forget';
 import { EXIT } from './exit-codes';
 
 function buildProgram(): Command {
@@ -34,6 +35,7 @@ function buildProgram(): Command {
   registerSetupCommand(program);
   registerCodecServerCommand(program);
   registerSubjectQueryCommand(program);
+  registerForgetCommand(program);
   registerDevServerCommand(program);
   registerInstallTemporalCommand(program);
   return program;

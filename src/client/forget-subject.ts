@@ -1,6 +1,6 @@
 import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
 import type { PipelineResult } from '../contracts/pipeline-state';
-import { subjectPrefix, type BlobStore } from '../storage';
+import { deletePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
 import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
 import { getPipeline } from './pipelines';
 
@@ -19,14 +19,16 @@ export interface ForgetReport {
 export interface ForgetSubjectOptions {
   /** How long to wait for each cancelled run to close before deleting. Default 60 s. */
   closeTimeoutMs?: number;
+  /** Deletes uploads kept outside the store (the API's BLOB_DIR batches) for these runs. */
+  removeUploads?: (workflowIds: string[]) => Promise<void>;
   /** Receives the audit line (no subject id, no personal data). */
   audit?: (entry: Record<string, unknown>) => void;
 }
 
 /**
  * Erases a person: cancels their open runs (and waits for them to close, so no archive copy lands
- * after the delete), deletes every object under the subject's prefix (uploaded selfies, archived
- * avatars), and reports what the provider still holds. Results of those runs stay in Temporal's
+ * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
+ * selfies, and reports what the provider still holds. Results of those runs stay in Temporal's
  * history, but their avatars are no longer linked: links are only made for objects that exist.
  */
 export async function forgetSubject(
@@ -59,13 +61,17 @@ export async function forgetSubject(
     }
     finalRuns.push({ workflowId: run.workflowId, status });
   }
-  const objects = await store.list(prefix);
-  for (const object of objects) await store.delete(object.key);
-  const remaining = (await store.list(prefix)).length;
+  // The subject's archived avatars, and each run's uploaded selfies (kept under the run's id).
+  const prefixes = [prefix, ...finalRuns.map((run) => uploadsPrefix(run.workflowId))];
+  let deleted = 0;
+  for (const each of prefixes) deleted += (await deletePrefix(store, each)).length;
+  await options.removeUploads?.(finalRuns.map((run) => run.workflowId));
+  let remaining = 0;
+  for (const each of prefixes) remaining += (await store.list(each)).length;
   options.audit?.({
     event: 'subject-erased',
     subject,
-    objectsDeleted: objects.length,
+    objectsDeleted: deleted,
     objectsRemaining: remaining,
     runs: finalRuns.length,
   });

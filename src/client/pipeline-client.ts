@@ -64,7 +64,8 @@ export async function createPipelineClient(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
   const { providerTaskQueue, ...temporalSettings } = settings;
-  const resolved = starterSettingsOf(parseEnv(env), process.cwd(), {
+  const e = parseEnv(env);
+  const resolved = starterSettingsOf(e, process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
   });
@@ -77,6 +78,7 @@ export async function createPipelineClient(
       startPipeline(temporal, request, {
         taskQueue: config.taskQueue,
         providerTaskQueue: config.providerTaskQueue,
+        archiveAvatars: e.ARCHIVE_AVATARS,
         ...(options.requestId ? { requestId: options.requestId } : {}),
       }),
     get: (workflowId) => getPipeline(temporal, workflowId),

@@ -35,6 +35,8 @@ export interface StartPipelineOptions {
    * be told apart from a reused one (the API refuses an Idempotency-Key sent with a different request).
    */
   requestFingerprint?: string;
+  /** ARCHIVE_AVATARS of the starter's configuration: copy every avatar into the blob store. */
+  archiveAvatars?: boolean;
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
   workflowId?: string;
 }
@@ -93,7 +95,11 @@ export async function startPipelineRun(
   validated: PipelineInput,
   options: StartPipelineOptions,
 ): Promise<StartedPipeline> {
-  const input: PipelineWorkflowInput = { ...validated, providerTaskQueue: options.providerTaskQueue };
+  const input: PipelineWorkflowInput = {
+    ...validated,
+    providerTaskQueue: options.providerTaskQueue,
+    ...(options.archiveAvatars !== undefined ? { archiveAvatars: options.archiveAvatars } : {}),
+  };
   const workflowId = options.workflowId ?? pipelineWorkflowId(options.requestId);
   const memo = {
     ...(options.requestFingerprint ? { requestFingerprint: options.requestFingerprint } : {}),

@@ -135,6 +135,15 @@ export const envSchema = z.object({
   API_MAX_CONNECTIONS: withDefault(positiveInt, 1024),
   /** Requests per minute per bearer token (per client address without a valid token). */
   API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600),
+  /**
+   * Where selfies and archived avatars are stored: s3://bucket/prefix (endpoint, region and keys from
+   * the AWS variables), or a directory; unset: BLOB_DIR on the filesystem. Checked by src/storage.
+   */
+  STORAGE_URL: optional(z.string()),
+  /** Copy every avatar into the store as its style finishes, so it outlives the provider's URLs. */
+  ARCHIVE_AVATARS: withDefault(booleanFlag, 'true'),
+  /** Signs the API's links to archived avatars of a filesystem store; unset: a random key per API process. */
+  STORAGE_LINK_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
   /** Base URL of the Temporal Web UI, for links to runs (e.g. http://localhost:8233). */
   TEMPORAL_UI_URL: optional(httpUrl),
   /** Key for the HMAC-SHA256 signature of completion callbacks; without it callbacks are refused. */

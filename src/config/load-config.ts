@@ -4,6 +4,19 @@ import type { SelfieRetention } from './selfie-retention';
 import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
 import { parseEnv } from './parse-env';
 import { starterSettingsOf, type StarterSettings, type TemporalConfig } from './starter-settings';
+import {
+  StorageSettingsError,
+  storageSettingsFromEnv,
+  type StorageSettings,
+} from '../storage/storage-settings';
+
+/** The blob store (selfies, archived avatars) and what goes into it. */
+export interface StorageConfig extends StorageSettings {
+  /** ARCHIVE_AVATARS: copy avatars into the store as they are produced. */
+  archiveAvatars: boolean;
+  /** STORAGE_LINK_SECRET: signs API links to filesystem objects. */
+  linkSecret?: string;
+}
 
 /** How much of the API one client or all clients together may use. */
 export interface ApiLimits {
@@ -46,6 +59,8 @@ export interface AppConfig {
     /** Hosts whose private addresses callbacks may reach (CALLBACK_PRIVATE_HOSTS). */
     privateHosts: string[];
   };
+  /** Optional for hand-built configurations: the filesystem at api.blobDir, no archiving. loadConfig always fills it in. */
+  storage?: StorageConfig;
   worker: {
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;
@@ -112,5 +127,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       ...(e.PROVIDER_MAX_RPS !== undefined ? { maxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
     },
     campaigns: starter.campaigns,
+    storage: {
+      ...storageSettingsOf(env, resolve(cwd, e.BLOB_DIR), cwd),
+      archiveAvatars: e.ARCHIVE_AVATARS,
+      ...(e.STORAGE_LINK_SECRET ? { linkSecret: e.STORAGE_LINK_SECRET } : {}),
+    },
   };
+}
+
+function storageSettingsOf(env: NodeJS.ProcessEnv, blobDir: string, cwd: string): StorageSettings {
+  try {
+    return storageSettingsFromEnv(env, blobDir, cwd);
+  } catch (err) {
+    if (err instanceof StorageSettingsError) throw new ConfigError(err.issues);
+    throw err;
+  }
 }

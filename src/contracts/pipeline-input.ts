@@ -91,10 +91,12 @@ export type PipelineRequest = z.input<typeof pipelineInputSchema>;
 export type PipelineInput = z.output<typeof pipelineInputSchema>;
 
 /**
- * What the pipeline workflow receives: the validated request plus the task queue of the provider
- * activities (the rate-limited provider worker), which the starter resolves from its configuration.
+ * What the pipeline workflow receives: the validated request plus what the starter resolves from
+ * its configuration: the task queue of the provider activities (the rate-limited provider worker),
+ * and whether avatars are copied into the blob store as they are produced (ARCHIVE_AVATARS; absent
+ * means no archiving).
  */
-export type PipelineWorkflowInput = PipelineInput & { providerTaskQueue: string };
+export type PipelineWorkflowInput = PipelineInput & { providerTaskQueue: string; archiveAvatars?: boolean };
 
 /** Fields only a campaign sets on the pipelines it starts; a caller setting one is refused, by name. */
 export const CAMPAIGN_SET_FIELDS = ['campaignId'] as const;

@@ -45,6 +45,8 @@ export interface AvatarRef {
   avatarId: number;
   imageUrl: string;
   thumbnailUrl?: string;
+  /** Key of the avatar's copy in the blob store (when archived); the API turns it into a link. */
+  archiveKey?: string;
 }
 
 export type GenerationStatus = 'DONE' | 'ERROR' | 'CANCELLED';
@@ -54,6 +56,8 @@ export interface GenerationResult {
   orderId?: number;
   status: GenerationStatus;
   avatars: AvatarRef[];
+  /** Avatars whose copy into the store failed for good (only their provider URL remains). */
+  notArchived?: number[];
   error?: string;
 }
 
@@ -75,4 +79,6 @@ export interface StyleGenerationInput {
   polling: PollingOptions;
   /** The task queue of provider activities, as the parent pipeline was told. */
   providerTaskQueue: string;
+  /** Archive the avatars into the blob store, under this owner; absent: no archiving. */
+  archive?: { subjectId?: string; pipelineId: string };
 }

@@ -34,6 +34,8 @@ export interface DemoStackOptions extends Pick<
   simulatorStateFile: string;
   /** Directories the worker may read selfies from. */
   imageRoots: string[];
+  /** Where the worker archives avatars (a filesystem blob store). */
+  archiveDir: string;
   log: Logger;
 }
 
@@ -108,6 +110,11 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         campaigns: options.campaigns,
         provider: { baseUrl: simulator.url, apiKey: SIMULATOR_API_KEY, timeoutMs: 10_000 },
         imageAccess: { roots: options.imageRoots, urlHosts: [] },
+        storage: {
+          target: { kind: 'fs', dir: options.archiveDir },
+          s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+          archiveAvatars: true,
+        },
         worker: {
           maxConcurrentActivities: 20,
           maxConcurrentWorkflowTasks: 10,

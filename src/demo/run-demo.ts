@@ -15,6 +15,7 @@ import { sampleSelfieFiles } from '../samples/sample-selfies';
 import { startDemoStack, type DemoStack } from './demo-stack';
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
+import { FsBlobStore } from '../storage/fs-blob-store';
 
 export interface DemoOptions {
   /** Galleries go into `<outputDir>/<workflowId>/`. */
@@ -91,6 +92,7 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
     avatarSize: options.avatarSize,
     simulatorStateFile: path.join(path.dirname(path.resolve(options.dbFile)), 'demo-simulator', 'state.json'),
     imageRoots: [path.dirname(selfies[0]!)],
+    archiveDir: archiveDirOf(options.outputDir),
     log,
   });
   const first = await Promise.race([starting, interrupted.then(() => 'interrupted' as const)]);
@@ -160,6 +162,7 @@ async function runPipeline(
     const handle = await startPipeline(client, request, {
       taskQueue: temporalConfig.taskQueue,
       providerTaskQueue: settings.providerTaskQueue,
+      archiveAvatars: true,
     });
     const temporalUiLink = workflowUiUrl(stack.uiUrl, temporalConfig.namespace, handle.workflowId);
     options.log(`pipeline ${handle.workflowId} started; watch it in the Temporal UI: ${temporalUiLink}`);
@@ -216,6 +219,7 @@ async function runPipeline(
       temporalUiLink,
       namespace: temporalConfig.namespace,
       providerUrl: stack.simulator.url,
+      archive: new FsBlobStore(archiveDirOf(options.outputDir)),
     });
     return {
       ...base,
@@ -237,4 +241,9 @@ async function fetchStyleNames(providerUrl: string): Promise<Map<number, string>
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The demo's blob store: avatars are archived there as they are produced, and the gallery is drawn from it. */
+function archiveDirOf(outputDir: string): string {
+  return path.resolve(outputDir, '.archive');
 }

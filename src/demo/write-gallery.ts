@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AvatarRef, PipelineResult } from '../contracts/pipeline-state';
 import { detectImageFormat } from '../provider/image-format';
+import { readBlob, type BlobStore } from '../storage';
 import { renderGalleryHtml, type GalleryImage, type GallerySection } from './gallery-html';
 
 export interface WriteGalleryOptions {
@@ -14,6 +15,8 @@ export interface WriteGalleryOptions {
   providerUrl: string;
   /** Parallel downloads. Default 8. */
   concurrency?: number;
+  /** The blob store archived avatars are read from; others (and all without it) come from the provider. */
+  archive?: BlobStore;
 }
 
 export interface WrittenGallery {
@@ -24,6 +27,7 @@ export interface WrittenGallery {
 }
 
 const DOWNLOAD_TIMEOUT_MS = 15_000;
+const MAX_AVATAR_BYTES = 20 * 1024 * 1024;
 
 /**
  * Writes `index.html` (avatars grouped by style) and `result.json`, with every avatar image
@@ -37,7 +41,7 @@ export async function writeGallery(options: WriteGalleryOptions): Promise<Writte
   );
   const saved = new Map<AvatarRef, GalleryImage>();
   await forEachLimited(jobs, options.concurrency ?? 8, async ({ styleId, avatar }) => {
-    saved.set(avatar, await downloadAvatar(avatar, styleId, dir));
+    saved.set(avatar, await saveAvatar(avatar, styleId, dir, options.archive));
   });
   const sections: GallerySection[] = options.result.generations.map((g) => ({
     styleId: g.styleId,
@@ -62,19 +66,30 @@ export async function writeGallery(options: WriteGalleryOptions): Promise<Writte
   return { dir, page, avatarCount: jobs.length };
 }
 
-async function downloadAvatar(avatar: AvatarRef, styleId: number, dir: string): Promise<GalleryImage> {
-  const response = await fetch(avatar.imageUrl, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new Error(`downloading avatar ${avatar.avatarId} (${avatar.imageUrl}) answered ${response.status}`);
-  }
-  const bytes = Buffer.from(await response.arrayBuffer());
+async function saveAvatar(
+  avatar: AvatarRef,
+  styleId: number,
+  dir: string,
+  archive: BlobStore | undefined,
+): Promise<GalleryImage> {
+  const archived =
+    archive && avatar.archiveKey ? await readBlob(archive, avatar.archiveKey, MAX_AVATAR_BYTES) : undefined;
+  const bytes = archived ?? (await download(avatar));
   const format = detectImageFormat(bytes);
   if (format === undefined)
     throw new Error(`avatar ${avatar.avatarId} (${avatar.imageUrl}) is not a PNG or JPEG image`);
   const file = `images/${styleId}-${avatar.avatarId}.${format === 'png' ? 'png' : 'jpg'}`;
   await writeFile(path.join(dir, file), bytes);
   return { avatarId: avatar.avatarId, file, ...(format === 'png' ? pngSize(bytes) : {}) };
+}
+
+async function download(avatar: AvatarRef): Promise<Buffer> {
+  const response = await fetch(avatar.imageUrl, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`downloading avatar ${avatar.avatarId} (${avatar.imageUrl}) answered ${response.status}`);
+  }
+  return Buffer.from(await response.arrayBuffer());
 }
 
 /** Width and height from a PNG's IHDR chunk, so the page lays out before the images load. */

@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidInputError } from '../provider/errors';
+import type { BlobStore } from '../storage/blob-store';
 import { isIP } from 'node:net';
 import { systemLookup, type AddressLookup, type ResolvedAddress } from './pinned-fetch';
 import { isPrivateAddress } from './private-address';
@@ -12,6 +13,8 @@ export interface ImageAccessPolicy {
   urlHosts: string[];
   /** Resolves URL hosts; the system resolver unless a test gives another. */
   lookup?: AddressLookup;
+  /** The blob store `s3://` references must lie in (STORAGE_URL); without it they are refused. */
+  store?: BlobStore;
 }
 
 /** A URL comes with the addresses its host resolved to when checked (none for an IP literal): downloads connect only to those. */

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
 import { resolveImageReference, type ImageAccessPolicy } from './image-access';
 import { dimensionProblem } from './image-dimensions';
 import { pinnedFetch, type ResolvedAddress } from './pinned-fetch';
+import { isStoredReference, readStoredImage } from './stored-image';
 
 export interface ReadImageOptions {
   maxBytes?: number;
@@ -24,6 +25,7 @@ export async function readImage(
 ): Promise<Buffer> {
   const field = options.field ?? 'image';
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  if (isStoredReference(reference)) return readStoredImage(reference, policy.store, maxBytes, field);
   const resolved = await resolveImageReference(reference, policy, field);
   if (resolved.kind === 'file') {
     const info = await stat(resolved.path);

@@ -40,11 +40,6 @@ export function ownerPrefix(owner: { subjectId?: string | undefined; pipelineId:
   return owner.subjectId === undefined ? pipelinePrefix(owner.pipelineId) : subjectPrefix(owner.subjectId);
 }
 
-/** One upload's selfies: `<owner>selfies/<uploadId>/selfie-<n>.<ext>`. */
-export function selfieKey(owner: string, uploadId: string, index: number, extension: string): string {
-  return assertValidKey(`${owner}selfies/${keySegment(uploadId)}/selfie-${index + 1}.${extension}`);
-}
-
 export interface AvatarIds {
   modelId: number;
   orderId: number;
@@ -63,4 +58,18 @@ export function avatarKey(owner: string, ids: AvatarIds, extension: string): str
 export function keySegment(value: string): string {
   if (value.length <= 128 && SEGMENT.test(value)) return value;
   return `h-${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 32)}`;
+}
+
+/** A pipeline's uploaded selfies in object storage: `uploads/<workflowId>/`. */
+export function uploadsPrefix(workflowId: string): string {
+  return `uploads/${keySegment(workflowId)}/`;
+}
+
+/** Names the pipeline the uploads are for (ids may have been hashed into the key). */
+export function uploadClaimKey(workflowId: string): string {
+  return `${uploadsPrefix(workflowId)}pipeline.json`;
+}
+
+export function selfieUploadKey(workflowId: string, index: number, extension: string): string {
+  return assertValidKey(`${uploadsPrefix(workflowId)}selfie-${index + 1}.${extension}`);
 }

@@ -7,9 +7,12 @@ import {
   type WorkerOptions,
   type WorkflowBundle,
 } from '@temporalio/worker';
+import path from 'node:path';
 import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
+import { createStorageActivities } from '../../activities/storage-activities';
+import { openBlobStore, type BlobStore } from '../storage';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
@@ -48,7 +51,7 @@ export function pipelineWorkflowBundle(
 export interface PipelineWorkerOptions {
   config: Pick<
     AppConfig,
-    'provider' | 'temporal' | 'imageAccess' | 'worker' | 'providerQueue' | 'campaigns'
+    'provider' | 'temporal' | 'imageAccess' | 'worker' | 'providerQueue' | 'campaigns' | 'storage'
   > & {
     callbacks?: AppConfig['callbacks'];
   };
@@ -78,6 +81,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: {
+      ...createStorageActivities({ store: blobStoreOf(options.config) }),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
       ...createCampaignActivities({ manifestDir: config.campaigns.dir }),
     },
@@ -166,10 +170,29 @@ function providerActivities(options: PipelineWorkerOptions) {
   });
   return createProviderActivities({
     provider,
-    imageAccess: options.config.imageAccess,
+    imageAccess: { ...options.config.imageAccess, store: blobStoreOf(options.config) },
     providerScope: providerScope(clientOptions.baseUrl),
     ...(writeSettleMs !== undefined ? { writeSettleMs } : {}),
   });
+}
+
+const stores = new Map<string, BlobStore>();
+/**
+ * The configured blob store (uploaded selfies, archived avatars), one per process and settings;
+ * a hand-built configuration without storage uses the filesystem at the first image root.
+ */
+function blobStoreOf(config: PipelineWorkerOptions['config']): BlobStore {
+  const settings = config.storage ?? {
+    target: { kind: 'fs' as const, dir: config.imageAccess.roots[0] ?? path.resolve('.blobs') },
+    s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+  };
+  const id = JSON.stringify(settings);
+  let store = stores.get(id);
+  if (store === undefined) {
+    store = openBlobStore(settings);
+    stores.set(id, store);
+  }
+  return store;
 }
 
 const quietBundlerLogger = {

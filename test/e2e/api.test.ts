@@ -538,6 +538,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     ]);
     expect(start.security).toEqual([{ bearerAuth: [] }]);
     expect(Object.keys(doc.body.paths).sort()).toEqual([
+      '/archive/{token}',
       '/healthz',
       '/readyz',
       '/v1/campaigns',
@@ -553,6 +554,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/pipelines/{id}',
       '/v1/pipelines/{id}/cancel',
       '/v1/styles',
+      '/v1/subjects/{subjectId}',
     ]);
 
     const docs = await fetch(`${base}/docs`);

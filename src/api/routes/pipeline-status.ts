@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
+import { linkArchivedAvatars } from '../archive-links';
 import { BEARER_SCHEME } from '../openapi';
 import { pipelineStatus } from '../pipeline-view';
 import { pipelineIdParamsSchema, pipelineStatusSchema } from '../response-schemas';
@@ -23,6 +24,14 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
         404: errorBodySchema.describe('No pipeline with this id'),
       },
     },
-    handler: (request) => pipelineStatus(ctx.client, request.params.id, ctx.links(request.params.id)),
+    handler: async (request) => {
+      const status = await pipelineStatus(ctx.client, request.params.id, ctx.links(request.params.id));
+      if (status.result === undefined) return status;
+      const origin = `${request.protocol}://${request.host}`;
+      return {
+        ...status,
+        result: await linkArchivedAvatars(status.result, ctx.store, ctx.linkSigner, origin),
+      };
+    },
   });
 }

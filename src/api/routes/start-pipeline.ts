@@ -6,19 +6,22 @@ import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '.
 import { callerFieldProblems, type PipelineInput } from '../../contracts/pipeline-input';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
-import type { BlobBatch } from '../blob-store';
+import type { BlobBatch, StoredFile } from '../blob-store';
 import { requestFromForm } from '../form-fields';
 import { idempotencyKeySchema, requestFingerprint } from '../idempotency';
 import { readMultipartUpload, SELFIES_FIELD } from '../multipart-upload';
 import { BEARER_SCHEME } from '../openapi';
 import { checkRequest } from '../request-checks';
 import { startedSchema } from '../response-schemas';
+import { storeUploads, type StoredUploads } from '../stored-uploads';
 
 /** A validated request, with the uploads it stored (if any) and what identifies its images. */
 interface PreparedRequest {
   input: PipelineInput;
   imageIdentities: string[];
   uploads?: BlobBatch;
+  /** The uploaded files, checked. */
+  files?: StoredFile[];
 }
 
 export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext): void {
@@ -49,13 +52,23 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
     handler: async (request, reply) => {
       const requestId = request.headers['idempotency-key'];
       const prepared = await prepare(request, ctx);
+      let stored: StoredUploads | undefined;
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
         const workflowId = pipelineWorkflowId(requestId);
         // Claimed before the start, so the upload janitor can tell whose files these are even if
         // the API stops right after starting the run.
         await prepared.uploads?.claim(workflowId);
-        const run = await startPipelineRun(ctx.client, prepared.input, {
+        // With object storage the selfies move into the bucket, under the run's id, where every
+        // worker reads them; on the filesystem they stay where they were uploaded.
+        stored =
+          prepared.files && ctx.storesUploads
+            ? await storeUploads(ctx.store, prepared.files, workflowId)
+            : undefined;
+        const input = stored ? { ...prepared.input, images: stored.references } : prepared.input;
+        const archiveAvatars = ctx.config.storage?.archiveAvatars;
+        const run = await startPipelineRun(ctx.client, input, {
+          ...(archiveAvatars !== undefined ? { archiveAvatars } : {}),
           taskQueue: ctx.config.temporal.taskQueue,
           // Interactive runs use the rate-limited provider queue too, where they go ahead of campaign work.
           providerTaskQueue: ctx.config.providerQueue.taskQueue,
@@ -64,6 +77,7 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         });
         if (!run.created) {
           await prepared.uploads?.discard();
+          await stored?.discard();
           if (run.existingFingerprint !== undefined && run.existingFingerprint !== fingerprint) {
             throw ApiError.invalid([
               { path: 'headers.idempotency-key', message: 'was already used for a different request' },
@@ -77,6 +91,7 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
           .send({ workflowId: run.workflowId, created: run.created, links });
       } catch (err) {
         await prepared.uploads?.discard();
+        await stored?.discard();
         throw err;
       }
     },
@@ -115,7 +130,12 @@ async function prepareUpload(request: FastifyRequest, ctx: ApiContext): Promise<
     }
     if (issues.length > 0 || !input) throw ApiError.invalid(issues);
     await checkRequest(input, { callbacks: ctx.config.callbacks, offeredStyles: ctx.offeredStyles });
-    return { input, imageIdentities: upload.selfies.map((s) => `sha256:${s.sha256}`), uploads: upload.batch };
+    return {
+      input,
+      imageIdentities: upload.selfies.map((s) => `sha256:${s.sha256}`),
+      uploads: upload.batch,
+      files: upload.selfies,
+    };
   } catch (err) {
     await upload.batch.discard();
     throw err;

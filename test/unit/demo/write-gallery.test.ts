@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PipelineResult } from '../../../src/contracts/pipeline-state';
 import { writeGallery } from '../../../src/demo/write-gallery';
+import { FsBlobStore } from '../../../src/storage';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
 import { startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
 
@@ -28,6 +29,25 @@ describe('writeGallery', () => {
       status: 'DONE',
       avatars: list.map((url, j) => ({ avatarId: 100 * i + j, imageUrl: `${server.origin}${url}` })),
     })),
+  });
+
+  it('draws archived avatars from the archive, so the provider having forgotten them does not matter', async () => {
+    const outputDir = await mkdtemp(path.join(tmpdir(), 'gallery-'));
+    const archive = new FsBlobStore(path.join(outputDir, '.archive'));
+    const archived = tinyPng(9, 7);
+    await archive.put('pipelines/p/avatars/1/2/0.png', archived, 'image/png');
+    const forgotten = result([['/gone.png']]);
+    forgotten.generations[0]!.avatars[0]!.archiveKey = 'pipelines/p/avatars/1/2/0.png';
+    const gallery = await writeGallery({
+      result: forgotten,
+      outputDir,
+      styleNames: new Map(),
+      temporalUiLink: 'http://ui',
+      namespace: 'default',
+      providerUrl: server.origin,
+      archive,
+    });
+    expect(readFileSync(path.join(gallery.dir, 'images', '3-0.png')).equals(archived)).toBe(true);
   });
 
   it('saves every avatar beside the page and references only the saved copies', async () => {

@@ -1,4 +1,4 @@
-import { avatarKey, keySegment, ownerPrefix, selfieKey, subjectPrefix } from '../../../src/storage';
+import { avatarKey, keySegment, ownerPrefix, selfieUploadKey, subjectPrefix } from '../../../src/storage';
 
 describe('blob keys', () => {
   it('puts a subject under a hash of its id, never the id itself', () => {
@@ -20,7 +20,7 @@ describe('blob keys', () => {
     expect(ownerPrefix({ subjectId: undefined, pipelineId: 'avatar-pipeline-42' })).toBe(
       'pipelines/avatar-pipeline-42/',
     );
-    expect(selfieKey('pipelines/p/', 'u1', 0, 'jpg')).toBe('pipelines/p/selfies/u1/selfie-1.jpg');
+    expect(selfieUploadKey('avatar-pipeline-42', 0, 'jpg')).toBe('uploads/avatar-pipeline-42/selfie-1.jpg');
   });
 
   it('turns ids outside the key alphabet into distinct hashed segments', () => {

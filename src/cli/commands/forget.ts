@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { forgetSubject, type ForgetReport } from '../../client/forget-subject';
+import { createPipelineClient } from '../../client/pipeline-client';
+import { loadConfig } from '../../config/load-config';
+import { openBlobStore } from '../../storage';
+import { BlobStore } from '../../api/blob-store';
+import { reportError } from '../fail';
+
+export function registerForgetCommand(program: Command): void {
+  program
+    .command('forget')
+    .description(
+      'Erase a subject: cancel their open pipelines, delete their stored selfies and archived avatars',
+    )
+    .argument('<subjectId>', 'the subject id the pipelines were started with')
+    .option('--json', 'print the report as one JSON document')
+    .addHelpText(
+      'after',
+      '\nThe provider offers no way to delete, so the report lists the model and order ids it still holds.\nRepeating the command is harmless and prints the same report. Exit codes: 0 done, 2 bad configuration, 1 failure.',
+    )
+    .action(async (subjectId: string, options: { json?: boolean }) => {
+      try {
+        const config = loadConfig();
+        const store = openBlobStore(config.storage!);
+        const pipelines = await createPipelineClient();
+        try {
+          const uploads = new BlobStore(config.api.blobDir);
+          const report = await forgetSubject(pipelines.temporal, store, subjectId, {
+            removeUploads: (workflowIds) => uploads.removeClaimedBy(workflowIds),
+            // The audit line names the subject only by its hash.
+            audit: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+          });
+          process.stdout.write(
+            options.json ? `${JSON.stringify(report, null, 2)}\n` : `${describe(report)}\n`,
+          );
+        } finally {
+          store.close();
+          await pipelines.close();
+        }
+      } catch (err) {
+        reportError(err);
+      }
+    });
+}
+
+function describe(report: ForgetReport): string {
+  const { modelIds, orderIds } = report.providerHeld;
+  return [
+    `subject ${report.subject}: ${report.storedObjects} stored objects left`,
+    `runs: ${report.runs.length === 0 ? 'none' : report.runs.map((r) => `${r.workflowId} (${r.status})`).join(', ')}`,
+    `the provider cannot delete and still holds models [${modelIds.join(', ')}] and orders [${orderIds.join(', ')}]`,
+  ].join('\n');
+}
