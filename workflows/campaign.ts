@@ -228,6 +228,7 @@ async function runSubject(
     generationDeadlineMs: input.pipeline.generationDeadlineMs,
     polling: input.pipeline.polling,
     providerTaskQueue: input.pipeline.providerTaskQueue,
+    ...(input.pipeline.archiveAvatars ? { archiveAvatars: true } : {}),
   };
   const result = await executeChild<AvatarPipelineWorkflow>(
     input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline,

@@ -104,6 +104,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         const campaign = await startCampaign(ctx.client, validation.subjects, {
           taskQueue: temporal.taskQueue,
           providerTaskQueue: providerQueue.taskQueue,
+          ...(ctx.config.storage ? { archiveAvatars: ctx.config.storage.archiveAvatars } : {}),
           manifestDir: campaigns.dir,
           defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),

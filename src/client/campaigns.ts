@@ -57,6 +57,8 @@ export interface StartCampaignOptions {
   defaultMaxInFlight?: number;
   /** Workflow type of the children; tests use a stand-in. */
   pipelineWorkflowType?: string;
+  /** ARCHIVE_AVATARS: the pipelines copy their avatars into the blob store. */
+  archiveAvatars?: boolean;
 }
 
 export interface CampaignHandle {
@@ -118,6 +120,7 @@ export async function startCampaign(
       polling: settings.polling,
       providerTaskQueue: options.providerTaskQueue,
       ...(options.pipelineWorkflowType ? { workflowType: options.pipelineWorkflowType } : {}),
+      ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
     },
   };
   try {
@@ -313,6 +316,7 @@ async function* resultRows(
             styleId: generation.styleId,
             avatarId: avatar.avatarId,
             imageUrl: avatar.imageUrl,
+            ...(avatar.archiveKey !== undefined ? { archiveKey: avatar.archiveKey } : {}),
           };
         }
       }
@@ -320,7 +324,7 @@ async function* resultRows(
   }
 }
 
-export const RESULT_COLUMNS = ['subjectId', 'styleId', 'avatarId', 'imageUrl'] as const;
+export const RESULT_COLUMNS = ['subjectId', 'styleId', 'avatarId', 'imageUrl', 'archiveKey'] as const;
 
 async function* exportRows(
   rows: AsyncGenerator<CampaignResultRow>,
@@ -329,7 +333,7 @@ async function* exportRows(
   if (format === 'csv') yield csvLine([...RESULT_COLUMNS]);
   for await (const row of rows) {
     yield format === 'csv'
-      ? csvLine([row.subjectId, row.styleId, row.avatarId, row.imageUrl])
+      ? csvLine([row.subjectId, row.styleId, row.avatarId, row.imageUrl, row.archiveKey ?? ''])
       : `${JSON.stringify(row)}\n`;
   }
 }

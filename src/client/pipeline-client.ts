@@ -64,8 +64,7 @@ export async function createPipelineClient(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
   const { providerTaskQueue, ...temporalSettings } = settings;
-  const e = parseEnv(env);
-  const resolved = starterSettingsOf(e, process.cwd(), {
+  const resolved = starterSettingsOf(parseEnv(env), process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
   });
@@ -78,7 +77,7 @@ export async function createPipelineClient(
       startPipeline(temporal, request, {
         taskQueue: config.taskQueue,
         providerTaskQueue: config.providerTaskQueue,
-        archiveAvatars: e.ARCHIVE_AVATARS,
+        archiveAvatars: resolved.archiveAvatars,
         ...(options.requestId ? { requestId: options.requestId } : {}),
       }),
     get: (workflowId) => getPipeline(temporal, workflowId),

@@ -19,6 +19,8 @@ export interface StarterSettings {
   campaigns: { dir: string; maxInFlight: number };
   /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
   imageAccess: { roots: string[]; urlHosts: string[] };
+  /** ARCHIVE_AVATARS: pipelines copy their avatars into the blob store. */
+  archiveAvatars: boolean;
 }
 
 /** Settings the caller gives in code, ahead of the environment. */
@@ -54,6 +56,7 @@ export function starterSettingsOf(e: Env, cwd: string, overrides: StarterOverrid
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
       urlHosts: e.IMAGE_URL_HOSTS,
     },
+    archiveAvatars: e.ARCHIVE_AVATARS,
   };
 }
 

@@ -77,6 +77,8 @@ export interface CampaignInput {
     providerTaskQueue: string;
     /** Workflow type of the children; a stand-in only in tests. */
     workflowType?: string;
+    /** ARCHIVE_AVATARS of the starter: the pipelines copy their avatars into the blob store. */
+    archiveAvatars?: boolean;
   };
   carried?: CampaignCarry;
   /** Subjects to run again when a campaign that had ended is restarted (applied once, not carried). */
@@ -165,12 +167,13 @@ export interface RetryReport {
   progress: CampaignProgress;
 }
 
-/** One exported avatar: subject, style, avatar id, image URL. */
+/** One exported avatar: subject, style, avatar id, the provider's image URL and, when archived, its copy's key. */
 export interface CampaignResultRow {
   subjectId: string;
   styleId: number;
   avatarId: number;
   imageUrl: string;
+  archiveKey?: string;
 }
 
 /** The state of an ended campaign, for restarting it under the same id (retry after the end). */

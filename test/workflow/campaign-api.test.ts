@@ -194,7 +194,7 @@ describe('campaign routes of the starter API', () => {
     const csvRows = await call('GET', `/v1/campaigns/${id}/results.csv`);
     expect(csvRows.type).toMatch(/text\/csv/);
     const lines = csvRows.text.trim().split('\n');
-    expect(lines[0]).toBe('subjectId,styleId,avatarId,imageUrl');
+    expect(lines[0]).toBe('subjectId,styleId,avatarId,imageUrl,archiveKey');
     expect(lines.slice(1).map((l) => l.split(',').slice(0, 2).join(','))).toEqual([
       'anna,3',
       'anna,3',

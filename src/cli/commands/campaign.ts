@@ -102,6 +102,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     const campaign = await startCampaign(client, validation.subjects, {
       taskQueue: settings.temporal.taskQueue,
       providerTaskQueue: settings.providerTaskQueue,
+      archiveAvatars: settings.archiveAvatars,
       manifestDir: settings.campaigns.dir,
       defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,
