@@ -50,7 +50,9 @@ export class BlobStore {
     const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
     const found: StoredBatch[] = [];
     for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
+      // Only folders openBatch made: BLOB_DIR may hold other things (archived avatars, or a
+      // directory shared with other files), and the janitor must never sweep those.
+      if (!entry.isDirectory() || !BATCH_NAME.test(entry.name)) continue;
       const dir = join(this.dir, entry.name);
       const claim = await readClaim(dir);
       const info = claim ? undefined : await stat(dir).catch(() => undefined);
@@ -70,6 +72,9 @@ export class BlobStore {
     }
   }
 }
+
+/** The names openBatch gives its folders (randomUUID). */
+const BATCH_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function readClaim(dir: string): Promise<{ workflowId: string; since: Date } | undefined> {
   const path = join(dir, CLAIM_FILE);

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import multipart from '@fastify/multipart';
@@ -104,6 +104,17 @@ describe('upload janitor', () => {
     const removed = await sweep({});
     expect(removed.sort()).toEqual([oldUnclaimed, oldNeverStarted].sort());
     expect(await remaining()).toEqual([youngUnclaimed, youngNeverStarted].sort());
+  });
+
+  it('never sweeps what it did not make: other folders in BLOB_DIR stay, however old', async () => {
+    const foreign = join(dir, 'avatars');
+    await mkdir(foreign);
+    await writeFile(join(foreign, 'kept.png'), tinyPng());
+    const then = new Date(Date.now() - 48 * HOUR);
+    await utimes(foreign, then, then);
+    const oldUnclaimed = await batch(undefined, 2 * HOUR);
+    expect(await sweep({})).toEqual([oldUnclaimed]);
+    expect(await remaining()).toEqual([foreign]);
   });
 
   it('keeps a batch when Temporal cannot be asked', async () => {
