@@ -16,6 +16,10 @@ export { listPipelines, MAX_LIST_LIMIT, PIPELINE_STATUS_FILTERS } from './client
 export type { ListPipelinesOptions, PipelineStatusFilter, PipelineSummary } from './client/list-pipelines';
 export { PipelineInputError } from './client/input-error';
 
+// The provider's models and orders, read from the provider (no Temporal needed).
+export { createProviderCatalog, ModelNotFoundError, ProviderCatalog } from './client/provider-catalog';
+export type { ModelDetail, ModelSummary, OrderSummary, ProviderOrderLookup } from './client/provider-catalog';
+
 // Batch campaigns: manifests, starting, steering and exporting.
 export { startCampaign, getCampaign, newCampaignId } from './client/campaigns';
 export type { CampaignHandle, StartCampaignOptions } from './client/campaigns';

@@ -14,7 +14,7 @@ export type ApiConfig = Pick<
 export interface ApiContext {
   config: ApiConfig;
   client: Client;
-  provider: Pick<ProviderClient, 'listStyles'>;
+  provider: Pick<ProviderClient, 'listStyles' | 'listModels' | 'listOrders' | 'listModelOrders'>;
   blobs: BlobStore;
   links(workflowId: string): PipelineLinks;
   /** The provider's style ids (cached), or undefined while the provider cannot be asked. */

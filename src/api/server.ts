@@ -19,6 +19,7 @@ import { packageVersion } from './package-version';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
 import { registerHealthRoutes } from './routes/health';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
+import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
 import { registerStylesRoute } from './routes/styles';
 import { startUploadJanitor } from './upload-janitor';
@@ -125,6 +126,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerPipelineStatusRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
+      registerProviderModelRoutes(v1, ctx);
       registerCampaignRoutes(v1, ctx);
     },
     { prefix: '/v1' },

@@ -6,6 +6,7 @@ import { registerDemoCommand } from './commands/demo';
 import { registerDevServerCommand } from './commands/dev-server';
 import { registerInstallTemporalCommand } from './commands/install-temporal';
 import { registerListCommand } from './commands/list';
+import { registerProviderRecordCommands } from './commands/provider-records';
 import { registerRunCommand } from './commands/run';
 import { registerSimulatorCommand } from './commands/simulator';
 import { registerStatusCommand } from './commands/status';
@@ -28,6 +29,7 @@ function buildProgram(): Command {
   registerStatusCommand(program);
   registerListCommand(program);
   registerStylesCommand(program);
+  registerProviderRecordCommands(program);
   registerSimulatorCommand(program);
   registerApiCommand(program);
   registerDemoCommand(program);
