@@ -12,8 +12,20 @@ export type { PipelineClient, PipelineClientSettings, TemporalConfig } from './c
 export { connectClient } from './client/connect';
 export { getPipeline, pipelineWorkflowId, startPipeline, validatePipelineRequest } from './client/pipelines';
 export type { PipelineHandle, StartPipelineOptions } from './client/pipelines';
-export { listPipelines, MAX_LIST_LIMIT, PIPELINE_STATUS_FILTERS } from './client/list-pipelines';
-export type { ListPipelinesOptions, PipelineStatusFilter, PipelineSummary } from './client/list-pipelines';
+export {
+  listPipelinePage,
+  listPipelines,
+  MAX_LIST_LIMIT,
+  PIPELINE_KINDS,
+  PIPELINE_STATUS_FILTERS,
+} from './client/list-pipelines';
+export type {
+  ListPipelinesOptions,
+  PipelineKind,
+  PipelinePage,
+  PipelineStatusFilter,
+  PipelineSummary,
+} from './client/list-pipelines';
 export { PipelineInputError } from './client/input-error';
 
 // The provider's models and orders, read from the provider (no Temporal needed).

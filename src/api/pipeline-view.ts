@@ -40,7 +40,11 @@ export async function describePipeline(
 }
 
 export function stateOf(description: WorkflowExecutionDescription): PipelineState {
-  return STATES[description.status.name] ?? 'running';
+  return stateOfStatus(description.status.name);
+}
+
+export function stateOfStatus(status: WorkflowExecutionStatusName): PipelineState {
+  return STATES[status] ?? 'running';
 }
 
 /** State from Temporal's description, live progress from the query, and the outcome once it has ended. */

@@ -18,6 +18,7 @@ import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
 import { registerHealthRoutes } from './routes/health';
+import { registerListPipelinesRoute } from './routes/list-pipelines';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
@@ -123,6 +124,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
         route.onRequest = [route.onRequest ?? []].flat().concat(auth);
       });
       registerStartPipelineRoute(v1, ctx);
+      registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);

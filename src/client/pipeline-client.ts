@@ -3,7 +3,13 @@ import { parseEnv } from '../config/parse-env';
 import { loadStarterSettings, starterSettingsOf, type TemporalConfig } from '../config/starter-settings';
 import type { PipelineRequest } from '../contracts/pipeline-input';
 import { connectClient } from './connect';
-import { listPipelines, type ListPipelinesOptions, type PipelineSummary } from './list-pipelines';
+import {
+  listPipelinePage,
+  listPipelines,
+  type ListPipelinesOptions,
+  type PipelinePage,
+  type PipelineSummary,
+} from './list-pipelines';
 import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
 
 export type { TemporalConfig };
@@ -43,8 +49,10 @@ export interface PipelineClient {
   start(request: PipelineRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
   /** A handle on an existing pipeline (not checked until used). */
   get(workflowId: string): PipelineHandle;
-  /** Newest first; optionally only one state or one subject. */
+  /** Newest first; optionally only one state, subject, campaign or kind. */
   list(options?: ListPipelinesOptions): Promise<PipelineSummary[]>;
+  /** One page of the same listing, with the cursor of the next page. */
+  listPage(options?: ListPipelinesOptions): Promise<PipelinePage>;
   /** Closes the connection. */
   close(): Promise<void>;
 }
@@ -81,6 +89,7 @@ export async function createPipelineClient(
       }),
     get: (workflowId) => getPipeline(temporal, workflowId),
     list: (options) => listPipelines(temporal, options),
+    listPage: (options) => listPipelinePage(temporal, options),
     close: () => temporal.connection.close(),
   };
 }
