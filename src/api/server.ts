@@ -19,6 +19,7 @@ import { packageVersion } from './package-version';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
 import { registerHealthRoutes } from './routes/health';
 import { registerListPipelinesRoute } from './routes/list-pipelines';
+import { registerPipelineEventsRoute } from './routes/pipeline-events';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
@@ -126,6 +127,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerStartPipelineRoute(v1, ctx);
       registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
+      registerPipelineEventsRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
       registerProviderModelRoutes(v1, ctx);
