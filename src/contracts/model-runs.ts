@@ -1,0 +1,71 @@
+/**
+ * The two halves of a pipeline as runs of their own: training a model (selfies in, a DONE model
+ * out) and generating styles under a model that is already DONE. A full pipeline is one of each.
+ */
+import { z } from 'zod';
+import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
+import { MAX_SELFIES } from './limits';
+import { imageReferenceSchema, pollingOptionsSchema } from './pipeline-input';
+import type { GenerationResult, PipelineResult } from './pipeline-state';
+
+const durationMs = z.number().int().positive();
+const label = z.string().min(1).max(200);
+
+export const trainingInputSchema = z
+  .strictObject({
+    images: z
+      .array(imageReferenceSchema)
+      .min(1, 'must name at least one selfie')
+      .max(MAX_SELFIES, `must name at most ${MAX_SELFIES} selfies`),
+    /** Recorded on the model order (the provider asks for them at creation); generate any styles later. */
+    styles: stylesSchema,
+    gender: genderSchema,
+    mainImageIndex: z.number().int('must be an integer').nonnegative('must not be negative').default(0),
+    subjectId: label.optional(),
+    campaignId: label.optional(),
+    trainingDeadlineMs: durationMs.default(2 * 60 * 60 * 1000),
+    polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+    providerTaskQueue: label.optional(),
+  })
+  .refine((input) => input.mainImageIndex < input.images.length, {
+    path: ['mainImageIndex'],
+    message: 'must point at one of the images',
+  });
+export type TrainingRequest = z.input<typeof trainingInputSchema>;
+export type TrainingInput = z.output<typeof trainingInputSchema>;
+
+/** A trained model: generate under it with a generation run, as often as wanted. */
+export interface TrainingResult {
+  workflowId: string;
+  subjectId?: string;
+  modelId: number;
+  status: 'DONE';
+}
+
+export const generationInputSchema = z.strictObject({
+  /** A model at the provider (parent 0) that is DONE. */
+  modelId: orderIdSchema,
+  styles: stylesSchema,
+  /** The gender the model was trained for. */
+  gender: genderSchema,
+  subjectId: label.optional(),
+  campaignId: label.optional(),
+  generationDeadlineMs: durationMs.default(60 * 60 * 1000),
+  polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+  providerTaskQueue: label.optional(),
+  /**
+   * Set on a retry: the run retried and the styles it already has DONE, which are not generated
+   * again and appear in this run's result as they were.
+   */
+  retry: z
+    .strictObject({
+      of: z.string().min(1).max(400),
+      kept: z.array(z.custom<GenerationResult>()).default([]),
+    })
+    .optional(),
+});
+export type GenerationRequest = z.input<typeof generationInputSchema>;
+export type GenerationInput = z.output<typeof generationInputSchema>;
+
+/** A generation run answers the pipeline's result shape: the model and one entry per style. */
+export type GenerationRunResult = PipelineResult;
