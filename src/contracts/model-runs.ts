@@ -25,7 +25,6 @@ export const trainingInputSchema = z
     campaignId: label.optional(),
     trainingDeadlineMs: durationMs.default(2 * 60 * 60 * 1000),
     polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
-    providerTaskQueue: label.optional(),
   })
   .refine((input) => input.mainImageIndex < input.images.length, {
     path: ['mainImageIndex'],
@@ -33,6 +32,8 @@ export const trainingInputSchema = z
   });
 export type TrainingRequest = z.input<typeof trainingInputSchema>;
 export type TrainingInput = z.output<typeof trainingInputSchema>;
+/** What the training workflow receives: the request plus the provider task queue the starter resolved. */
+export type TrainingWorkflowInput = TrainingInput & { providerTaskQueue: string };
 
 /** A trained model: generate under it with a generation run, as often as wanted. */
 export interface TrainingResult {
@@ -52,7 +53,6 @@ export const generationInputSchema = z.strictObject({
   campaignId: label.optional(),
   generationDeadlineMs: durationMs.default(60 * 60 * 1000),
   polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
-  providerTaskQueue: label.optional(),
   /**
    * Set on a retry: the run retried and the styles it already has DONE, which are not generated
    * again and appear in this run's result as they were.
@@ -66,6 +66,7 @@ export const generationInputSchema = z.strictObject({
 });
 export type GenerationRequest = z.input<typeof generationInputSchema>;
 export type GenerationInput = z.output<typeof generationInputSchema>;
+export type GenerationWorkflowInput = GenerationInput & { providerTaskQueue: string };
 
 /** A generation run answers the pipeline's result shape: the model and one entry per style. */
 export type GenerationRunResult = PipelineResult;

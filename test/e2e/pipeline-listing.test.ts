@@ -30,14 +30,14 @@ describe('GET /v1/pipelines: filters and cursor paging', () => {
     const selfies = await writeSelfies(1, 'listing-selfies-');
     const request = { images: selfies.files, styles: [3], gender: 1 as const };
     for (let i = 0; i < 3; i++) {
-      const run = await startPipeline(env.client, { ...request, subjectId }, { taskQueue });
+      const run = await startPipeline(env.client, { ...request, subjectId }, { taskQueue, providerTaskQueue: `${taskQueue}-provider` });
       started.push(run.workflowId);
       await delay(20); // distinct start times
     }
     const other = await startPipeline(
       env.client,
       { ...request, subjectId: `${subjectId}-other`, campaignId },
-      { taskQueue },
+      { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
     );
     others.push(other.workflowId);
     const config = testConfig({ taskQueue, providerUrl: 'http://127.0.0.1:9', imageRoots: [selfies.dir] });
