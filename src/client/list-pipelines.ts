@@ -29,7 +29,12 @@ export const PIPELINE_STATUS_FILTERS = Object.keys(STATUS_QUERY_VALUES) as Pipel
 
 /** What a run does, by its workflow type. */
 const KIND_WORKFLOW_TYPES = {
+  /** Training and generation in one run. */
   pipeline: WORKFLOW_TYPES.pipeline,
+  /** Training only. */
+  training: WORKFLOW_TYPES.training,
+  /** Generation under an existing model, retries included. */
+  generation: WORKFLOW_TYPES.generation,
 } as const;
 export type PipelineKind = keyof typeof KIND_WORKFLOW_TYPES;
 export const PIPELINE_KINDS = Object.keys(KIND_WORKFLOW_TYPES) as PipelineKind[];
