@@ -6,6 +6,7 @@ import { registerDemoCommand } from './commands/demo';
 import { registerDevServerCommand } from './commands/dev-server';
 import { registerInstallTemporalCommand } from './commands/install-temporal';
 import { registerListCommand } from './commands/list';
+import { registerModelRunCommands } from './commands/model-runs';
 import { registerProviderRecordCommands } from './commands/provider-records';
 import { registerRunCommand } from './commands/run';
 import { registerSimulatorCommand } from './commands/simulator';
@@ -24,6 +25,7 @@ function buildProgram(): Command {
     .exitOverride();
   registerWorkerCommand(program);
   registerRunCommand(program);
+  registerModelRunCommands(program);
   registerCampaignCommand(program);
   registerCampaignsCommand(program);
   registerStatusCommand(program);
