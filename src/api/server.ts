@@ -19,6 +19,7 @@ import { packageVersion } from './package-version';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
 import { registerHealthRoutes } from './routes/health';
 import { registerListPipelinesRoute } from './routes/list-pipelines';
+import { registerModelRunRoutes } from './routes/model-runs';
 import { registerPipelineEventsRoute } from './routes/pipeline-events';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerProviderModelRoutes } from './routes/provider-models';
