@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PipelineInputError } from '../../client/input-error';
@@ -216,12 +216,7 @@ async function asApiStart<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
-function answer(
-  reply: import('fastify').FastifyReply,
-  run: StartedModelRun,
-  fingerprint: string,
-  ctx: ApiContext,
-) {
+function answer(reply: FastifyReply, run: StartedModelRun, fingerprint: string, ctx: ApiContext) {
   if (!run.created && run.existingFingerprint !== undefined && run.existingFingerprint !== fingerprint) {
     throw ApiError.invalid([
       { path: 'headers.idempotency-key', message: 'was already used for a different request' },
