@@ -12,6 +12,7 @@ import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
 import { runCli } from '../helpers/run-cli';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, devServerUnderTest, uniqueName } from '../helpers/temporal-env';
+import { openEventStream } from '../helpers/sse-client';
 import { requireCompiledCli } from '../helpers/worker-process';
 
 const TOKEN = 'models-e2e-token-0123456789';
@@ -266,5 +267,32 @@ describe('train once, generate later, retry without retraining', () => {
     const nothingLeft = await runCli(['retry', retried.body.workflowId], cliEnv, { timeoutMs: 30_000 });
     expect(nothingLeft.code).toBe(2);
     expect(nothingLeft.stderr).toContain('every style ended DONE: nothing to retry');
+  });
+
+  it('streams a real run’s progress over SSE, each version once and in order, the result last', async () => {
+    const started = await post(`/v1/models/${modelId}/generations`, {
+      styles: [3, 5],
+      polling: FAST_POLLING,
+    });
+    expect(started.status).toBe(202);
+    const stream = await openEventStream(`${base}/v1/pipelines/${started.body.workflowId}/events`, {
+      authorization: `Bearer ${TOKEN}`,
+    });
+    const versions: number[] = [];
+    let last;
+    for (let event = await stream.next(); event; event = await stream.next()) {
+      if (event.event === 'progress') versions.push(event.data.version);
+      else last = event;
+    }
+    expect(versions.length).toBeGreaterThan(3);
+    expect(versions).toEqual(versions.map((_, i) => versions[0]! + i));
+    expect(last).toMatchObject({ event: 'result', id: 'end', data: { modelId, status: 'DONE' } });
+
+    const listed = await fetch(`${base}/v1/pipelines?kind=generation&limit=10`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const kinds = ((await listed.json()) as { pipelines: { kind: string; modelId?: number }[] }).pipelines;
+    expect(kinds.length).toBeGreaterThanOrEqual(2);
+    expect(kinds.every((run) => run.kind === 'generation' && run.modelId !== undefined)).toBe(true);
   });
 });
