@@ -104,9 +104,14 @@ describe('train once, generate later, retry without retraining', () => {
     );
     expect(trained.stderr).not.toMatch(/error/i);
     expect(trained.code).toBe(0);
-    const training = JSON.parse(trained.stdout) as { modelId: number; status: string };
+    const training = JSON.parse(trained.stdout) as { workflowId: string; modelId: number; status: string };
     expect(training.status).toBe('DONE');
     modelId = training.modelId;
+    const status = await fetch(`${base}/v1/pipelines/${training.workflowId}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ state: 'completed', result: { modelId, status: 'DONE' } });
 
     const byCli = await runCli(
       ['generate', '--model', String(modelId), '--styles', '5', '--json'],
