@@ -132,6 +132,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
       registerProviderModelRoutes(v1, ctx);
+      registerModelRunRoutes(v1, ctx);
       registerCampaignRoutes(v1, ctx);
     },
     { prefix: '/v1' },

@@ -30,7 +30,11 @@ describe('GET /v1/pipelines: filters and cursor paging', () => {
     const selfies = await writeSelfies(1, 'listing-selfies-');
     const request = { images: selfies.files, styles: [3], gender: 1 as const };
     for (let i = 0; i < 3; i++) {
-      const run = await startPipeline(env.client, { ...request, subjectId }, { taskQueue, providerTaskQueue: `${taskQueue}-provider` });
+      const run = await startPipeline(
+        env.client,
+        { ...request, subjectId },
+        { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
+      );
       started.push(run.workflowId);
       await delay(20); // distinct start times
     }
