@@ -6,7 +6,7 @@ import { startPipeline } from '../../src/client/pipelines';
 import { ProviderClient } from '../../src/provider/client';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
 const TOKEN = 'listing-token-0123456789';
 
@@ -44,7 +44,11 @@ describe('GET /v1/pipelines: filters and cursor paging', () => {
       { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
     );
     others.push(other.workflowId);
-    const config = testConfig({ taskQueue, providerUrl: 'http://127.0.0.1:9', imageRoots: [selfies.dir] });
+    const config = testConfig({
+      taskQueue,
+      providerUrl: 'http://127.0.0.1:9',
+      imageRoots: [await makeScratchDir('listing-blobs'), selfies.dir],
+    });
     app = await createApiServer({
       config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
       client: env.client,

@@ -6,7 +6,7 @@ import { createApiServer } from '../../src/api/server';
 import { ProviderClient } from '../../src/provider/client';
 import { testConfig } from '../helpers/pipeline-worker';
 import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
-import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { advanceSignal } from '../workflows/progress-feed-stand-in';
 
 const TOKEN = 'events-token-0123456789';
@@ -35,7 +35,11 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
       }),
     });
     workerRun = worker.run();
-    const config = testConfig({ taskQueue, providerUrl: 'http://127.0.0.1:9', imageRoots: [process.cwd()] });
+    const config = testConfig({
+      taskQueue,
+      providerUrl: 'http://127.0.0.1:9',
+      imageRoots: [await makeScratchDir('events')],
+    });
     app = await createApiServer({
       config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
       client: env.client,

@@ -11,7 +11,7 @@ import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
 import { runCli } from '../helpers/run-cli';
 import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, devServerUnderTest, uniqueName } from '../helpers/temporal-env';
+import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { openEventStream } from '../helpers/sse-client';
 import { requireCompiledCli } from '../helpers/worker-process';
 
@@ -48,7 +48,9 @@ describe('train once, generate later, retry without retraining', () => {
       imageRoots: [selfiesDir],
     });
     workersRun = workers.run();
-    const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfiesDir] });
+    // The API's upload janitor owns its blob directory (the first root): a scratch one, not the selfies.
+    const blobDir = await makeScratchDir('train-generate-blobs');
+    const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [blobDir, selfiesDir] });
     app = await createApiServer({
       config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
       client: env.client,

@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { lazyTemporalClient } from '../../../src/api/temporal-client';
@@ -17,15 +20,18 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
   let untrained: number;
   let generation: number;
   let base: string;
+  /** The API's upload janitor owns its blob directory: a scratch one, never the checkout. */
+  let blobRoot: string;
 
   beforeAll(async () => {
+    blobRoot = await mkdtemp(path.join(tmpdir(), 'provider-models-'));
     sim = await startSimulator({ progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 } });
     trained = await trainedModel(sim);
     untrained = await createModelWithSelfie(sim, 2);
     generation = await finishedGeneration(sim, trained, [3]);
     const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 });
     catalog = new ProviderCatalog(provider);
-    const settings = testConfig({ taskQueue: 'unused', providerUrl: sim.url, imageRoots: [process.cwd()] });
+    const settings = testConfig({ taskQueue: 'unused', providerUrl: sim.url, imageRoots: [blobRoot] });
     const config = { ...settings, api: { ...settings.api, tokens: [TOKEN] } };
     // Nothing here touches Temporal: the lazy client never connects.
     app = await createApiServer({ config, client: lazyTemporalClient(config.temporal), provider });
@@ -118,7 +124,7 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
   });
 
   it('answers 502 when the provider refuses the key, without echoing it', async () => {
-    const settings = testConfig({ taskQueue: 'unused', providerUrl: sim.url, imageRoots: [process.cwd()] });
+    const settings = testConfig({ taskQueue: 'unused', providerUrl: sim.url, imageRoots: [blobRoot] });
     const config = { ...settings, api: { ...settings.api, tokens: [TOKEN] } };
     const wrongKey = 'wrong-provider-key-4242';
     const broken = await createApiServer({
