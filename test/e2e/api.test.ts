@@ -549,9 +549,15 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/campaigns/{id}/resume',
       '/v1/campaigns/{id}/retry',
       '/v1/campaigns/{id}/summary',
+      '/v1/models',
+      '/v1/models/{modelId}',
+      '/v1/models/{modelId}/generations',
+      '/v1/orders',
       '/v1/pipelines',
       '/v1/pipelines/{id}',
       '/v1/pipelines/{id}/cancel',
+      '/v1/pipelines/{id}/events',
+      '/v1/pipelines/{id}/retry',
       '/v1/styles',
     ]);
 
