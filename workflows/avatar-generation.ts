@@ -68,7 +68,6 @@ export async function avatarGeneration(input: GenerationWorkflowInput): Promise<
   const kept = input.retry?.kept ?? [];
   const tracker = new PipelineTracker(workflowId, {
     ...(input.subjectId ? { subjectId: input.subjectId } : {}),
-    ...(input.campaignId ? { campaignId: input.campaignId } : {}),
     imageCount: 0,
     styles: input.styles,
     stage: 'generating',

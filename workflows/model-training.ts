@@ -54,7 +54,6 @@ export async function modelTraining(input: TrainingWorkflowInput): Promise<Train
   const { workflowId } = workflowInfo();
   const tracker = new PipelineTracker(workflowId, {
     ...(input.subjectId ? { subjectId: input.subjectId } : {}),
-    ...(input.campaignId ? { campaignId: input.campaignId } : {}),
     imageCount: input.images.length,
     styles: [],
   });

@@ -88,7 +88,6 @@ export async function startTraining(
   const who = input.subjectId ?? 'one person';
   return startRun(client, WORKFLOW_TYPES.training, trainingWorkflowId(options.requestId), input, options, {
     subjectId: input.subjectId,
-    campaignId: input.campaignId,
     summary: `Model for ${who}: ${input.images.length} selfies`,
   });
 }
@@ -152,7 +151,6 @@ async function startGenerationRun(
   const what = `styles ${input.styles.join(', ')} under model ${input.modelId}`;
   return startRun(client, WORKFLOW_TYPES.generation, workflowId, input, options, {
     subjectId: input.subjectId,
-    campaignId: input.campaignId,
     summary: input.retry ? `Retry of ${input.retry.of}: ${what}` : `Avatars in ${what}`,
     memo: { modelId: input.modelId, ...(input.retry ? { retryOf: input.retry.of } : {}) },
   });

@@ -4,12 +4,14 @@
  */
 import { z } from 'zod';
 import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
-import { MAX_SELFIES } from './limits';
-import { imageReferenceSchema, pollingOptionsSchema } from './pipeline-input';
+import { MAX_SELFIES, MAX_STYLES } from './limits';
+import {
+  deadlineMsSchema,
+  imageReferenceSchema,
+  pollingOptionsSchema,
+  subjectIdSchema,
+} from './pipeline-input';
 import type { GenerationResult, PipelineResult } from './pipeline-state';
-
-const durationMs = z.number().int().positive();
-const label = z.string().min(1).max(200);
 
 export const trainingInputSchema = z
   .strictObject({
@@ -18,12 +20,11 @@ export const trainingInputSchema = z
       .min(1, 'must name at least one selfie')
       .max(MAX_SELFIES, `must name at most ${MAX_SELFIES} selfies`),
     /** Recorded on the model order (the provider asks for them at creation); generate any styles later. */
-    styles: stylesSchema,
+    styles: stylesSchema.max(MAX_STYLES, `must name at most ${MAX_STYLES} styles`),
     gender: genderSchema,
     mainImageIndex: z.number().int('must be an integer').nonnegative('must not be negative').default(0),
-    subjectId: label.optional(),
-    campaignId: label.optional(),
-    trainingDeadlineMs: durationMs.default(2 * 60 * 60 * 1000),
+    subjectId: subjectIdSchema.optional(),
+    trainingDeadlineMs: deadlineMsSchema.default(2 * 60 * 60 * 1000),
     polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
   })
   .refine((input) => input.mainImageIndex < input.images.length, {
@@ -46,12 +47,11 @@ export interface TrainingResult {
 export const generationInputSchema = z.strictObject({
   /** A model at the provider (parent 0) that is DONE. */
   modelId: orderIdSchema,
-  styles: stylesSchema,
+  styles: stylesSchema.max(MAX_STYLES, `must name at most ${MAX_STYLES} styles`),
   /** The gender the model was trained for. */
   gender: genderSchema,
-  subjectId: label.optional(),
-  campaignId: label.optional(),
-  generationDeadlineMs: durationMs.default(60 * 60 * 1000),
+  subjectId: subjectIdSchema.optional(),
+  generationDeadlineMs: deadlineMsSchema.default(60 * 60 * 1000),
   polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
   /**
    * Set on a retry: the run retried and the styles it already has DONE, which are not generated

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import { createApiServer } from '../../src/api/server';
+import { createApiServer, DEFAULT_API_LIMITS } from '../../src/api/server';
 import { ProviderClient } from '../../src/provider/client';
 import { testConfig } from '../helpers/pipeline-worker';
 import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
@@ -145,6 +145,36 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
     await expectProgress(stream, 7);
     expect(await stream.next()).toMatchObject({ event: 'result' });
     stream.close();
+  });
+
+  it('keeps a stream open past the API request deadline (it bounds receiving a request, not the answer)', async () => {
+    const config = testConfig({
+      taskQueue,
+      providerUrl: 'http://127.0.0.1:9',
+      imageRoots: [await makeScratchDir('events')],
+    });
+    const strict = await createApiServer({
+      config: {
+        ...config,
+        api: { ...config.api, tokens: [TOKEN], limits: { ...DEFAULT_API_LIMITS, requestTimeoutMs: 1_000 } },
+      },
+      client: env.client,
+      provider: new ProviderClient(config.provider),
+    });
+    const at = await strict.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const id = await start(1);
+      const stream = await openEventStream(`${at}/v1/pipelines/${id}/events`, {
+        authorization: `Bearer ${TOKEN}`,
+      });
+      await expectProgress(stream, 1);
+      await delay(3_000);
+      await advance(id);
+      await expectProgress(stream, 2);
+      expect(await stream.next()).toMatchObject({ event: 'result', id: 'end' });
+    } finally {
+      await strict.close();
+    }
   });
 
   it('answers 401 without a token, 404 for an unknown run, 422 for a Last-Event-ID that is not one', async () => {
