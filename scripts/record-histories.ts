@@ -19,7 +19,9 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startCampaign } from '../src/client/campaigns';
 import { pipelineDataConverter } from '../src/codec/data-converter';
 import type { EncryptionConfig } from '../src/codec/encryption-keys';
-import { startPipeline, type PipelineHandle } from '../src/client/pipelines';
+import { getTraining, startGeneration, startRetry, startTraining } from '../src/client/model-runs';
+import { getPipeline, startPipeline, type PipelineHandle } from '../src/client/pipelines';
+import { ProviderClient } from '../src/provider/client';
 import type { AppConfig } from '../src/config/load-config';
 import type { PipelineRequest } from '../src/contracts/pipeline-input';
 import type { PipelineProgress } from '../src/contracts/pipeline-state';
@@ -107,6 +109,9 @@ async function main(): Promise<void> {
         const written = await record(scenario, context);
         console.log(`${scenario.name}: ${written.join(', ')}`);
       }
+      if (only.length === 0 || only.includes('model-runs')) {
+        console.log(`model-runs: ${(await recordModelRuns(context)).join(', ')}`);
+      }
       if (only.length === 0 || only.includes('campaign')) {
         console.log(`campaign: ${(await recordCampaign(context)).join(', ')}`);
       }
@@ -158,6 +163,54 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
     });
 
     return await writeFamily(context, scenario.name, workflowId, 'pipeline');
+  } finally {
+    await sim.stop();
+  }
+}
+
+/**
+ * Train once, generate later, retry: a training run, a generation run under its model in which
+ * one style ends in ERROR, and the retry that generates that style again once the fault is gone.
+ */
+async function recordModelRuns(context: RecordContext): Promise<string[]> {
+  const sim = await startSimulator({
+    progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 },
+    avatarsPerOrder: 4,
+    failStyles: [7],
+  });
+  try {
+    const taskQueue = 'record-model-runs';
+    const config = configFor(sim, taskQueue, context);
+    const provider = new ProviderClient(config.provider);
+    const options = { taskQueue, providerTaskQueue: `${taskQueue}-provider` };
+    const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
+    const ids = await workers.runUntil(async () => {
+      const training = await startTraining(
+        context.client,
+        { images: context.selfies, styles: [3], gender: 1, subjectId: 'replay-model', polling: POLLING },
+        options,
+      );
+      const { modelId } = await getTraining(context.client, training.workflowId).result();
+      const generation = await startGeneration(
+        context.client,
+        provider,
+        { modelId, styles: [3, 7], gender: 1, subjectId: 'replay-model', polling: POLLING },
+        options,
+      );
+      await getPipeline(context.client, generation.workflowId).result();
+      sim.setOptions({ failStyles: [] });
+      const retry = await startRetry(context.client, provider, generation.workflowId, {
+        ...options,
+        requestId: 'r1',
+      });
+      await getPipeline(context.client, retry.workflowId).result();
+      return { training: training.workflowId, generation: generation.workflowId, retry: retry.workflowId };
+    });
+    return [
+      ...(await writeFamily(context, 'model-runs', ids.training, 'training')),
+      ...(await writeFamily(context, 'model-runs', ids.generation, 'generation')),
+      ...(await writeFamily(context, 'model-runs-retry', ids.retry, 'retry')),
+    ];
   } finally {
     await sim.stop();
   }
@@ -248,7 +301,7 @@ async function writeFamily(
   context: RecordContext,
   scenario: string,
   rootId: string,
-  rootRole: 'pipeline' | 'campaign',
+  rootRole: 'pipeline' | 'campaign' | 'training' | 'generation' | 'retry',
 ): Promise<string[]> {
   const histories = await fetchFamilyHistories(context.client, rootId);
   const written: string[] = [];

@@ -12,9 +12,53 @@ export type { PipelineClient, PipelineClientSettings, TemporalConfig } from './c
 export { connectClient } from './client/connect';
 export { getPipeline, pipelineWorkflowId, startPipeline, validatePipelineRequest } from './client/pipelines';
 export type { PipelineHandle, StartPipelineOptions } from './client/pipelines';
-export { listPipelines, MAX_LIST_LIMIT, PIPELINE_STATUS_FILTERS } from './client/list-pipelines';
-export type { ListPipelinesOptions, PipelineStatusFilter, PipelineSummary } from './client/list-pipelines';
+export {
+  listPipelinePage,
+  listPipelines,
+  MAX_LIST_LIMIT,
+  PIPELINE_KINDS,
+  PIPELINE_STATUS_FILTERS,
+} from './client/list-pipelines';
+export type {
+  ListPipelinesOptions,
+  PipelineKind,
+  PipelinePage,
+  PipelineStatusFilter,
+  PipelineSummary,
+} from './client/list-pipelines';
 export { PipelineInputError } from './client/input-error';
+
+// Training once, generating later, retrying what did not end DONE; following progress live.
+export {
+  getTraining,
+  generationWorkflowId,
+  retryWorkflowId,
+  startGeneration,
+  startRetry,
+  startTraining,
+  trainingWorkflowId,
+  validateGenerationRequest,
+  validateTrainingRequest,
+} from './client/model-runs';
+export type { StartedModelRun, StartModelRunOptions, TrainingHandle } from './client/model-runs';
+export { checkGenerationTarget } from './client/generation-check';
+export type { GenerationFieldNames, GenerationTarget } from './client/generation-check';
+export { planRetry, RetryRefusedError } from './client/retry-plan';
+export type { RetryPlan } from './client/retry-plan';
+export { followProgress } from './client/progress-stream';
+export type { FollowProgressOptions, ProgressStreamEvent } from './client/progress-stream';
+export { generationInputSchema, trainingInputSchema } from './contracts/model-runs';
+export type {
+  GenerationInput,
+  GenerationRequest,
+  TrainingInput,
+  TrainingRequest,
+  TrainingResult,
+} from './contracts/model-runs';
+
+// The provider's models and orders, read from the provider (no Temporal needed).
+export { createProviderCatalog, ModelNotFoundError, ProviderCatalog } from './client/provider-catalog';
+export type { ModelDetail, ModelSummary, OrderSummary, ProviderOrderLookup } from './client/provider-catalog';
 
 // Batch campaigns: manifests, starting, steering and exporting.
 export { startCampaign, getCampaign, newCampaignId } from './client/campaigns';

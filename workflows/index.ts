@@ -1,5 +1,7 @@
 /** Everything the worker registers. Workflow code only: bundled into Temporal's deterministic sandbox. */
 export { avatarPipeline } from './pipeline';
+export { modelTraining } from './model-training';
+export { avatarGeneration } from './avatar-generation';
 export { styleGeneration } from './style-generation';
 export { providerOrderClaim } from './obtain-model';
 export { pipelineCallback } from './pipeline-callback';

@@ -19,7 +19,10 @@ const MODEL_ROUNDS = 5;
  * reconciling at once never share one, and every model a lost answer left behind is adopted by
  * some pipeline rather than duplicated.
  */
-export async function obtainModel(input: PipelineWorkflowInput, route: ProviderRoute): Promise<number> {
+export async function obtainModel(
+  input: Pick<PipelineWorkflowInput, 'styles' | 'gender'>,
+  route: ProviderRoute,
+): Promise<number> {
   // Round 1 creates (the activity reconciles itself should its answer be lost). Later rounds
   // alternate: after our new model was taken, look for the one the taker left behind; after every
   // candidate turned out to be someone else's, none of them is ours to find, so create again.

@@ -1,18 +1,25 @@
 import {
   log,
   setCurrentDetails,
+  setHandler,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
-import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
-import type { PipelineProgress, PipelineStage, StyleProgress } from '../src/contracts/pipeline-state';
+import type {
+  GenerationResult,
+  PipelineProgress,
+  PipelineStage,
+  StyleProgress,
+} from '../src/contracts/pipeline-state';
 import {
   ModelIdAttribute,
   PipelineStageAttribute,
   SubjectIdAttribute,
 } from '../src/contracts/search-attributes';
+import { progressQuery, styleProgressSignal } from '../src/contracts/workflow-definitions';
+import { ProgressLog } from './progress-log';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
 /** Signals from a style's child may arrive out of order; a style's stage only ever moves forward. */
@@ -27,21 +34,54 @@ const STYLE_STAGE_ORDER: StyleProgress['stage'][] = [
   'cancelled',
 ];
 
-/** The pipeline's live state: answers the progress query and keeps the UI's current details in step. */
+/** What a tracked run starts from: a pipeline or training run at its beginning, a generation run at `generating`. */
+export interface TrackedRun {
+  subjectId?: string;
+  campaignId?: string;
+  /** Selfies it uploads (0 when it trains nothing). */
+  imageCount: number;
+  /** Styles it generates (none when it only trains). */
+  styles: number[];
+  stage?: PipelineStage;
+  modelId?: number;
+  /** Styles a retried run already has DONE, shown as done from the start. */
+  kept?: GenerationResult[];
+}
+
+/**
+ * A run's live state: answers the progress query and the progress feed, and keeps the UI's
+ * current details and search attributes in step.
+ */
 export class PipelineTracker {
   private readonly state: PipelineProgress;
   private readonly attributes = new PipelineSearchAttributes();
+  /** Every snapshot, numbered, for watchers (the API's event stream) that wait for the next change. */
+  private readonly feed = new ProgressLog<PipelineProgress>();
 
-  constructor(workflowId: string, input: PipelineWorkflowInput) {
+  constructor(workflowId: string, start: TrackedRun) {
     this.state = {
       workflowId,
-      ...(input.subjectId ? { subjectId: input.subjectId } : {}),
-      ...(input.campaignId ? { campaignId: input.campaignId } : {}),
-      stage: 'creating-model',
-      uploads: { done: 0, total: input.images.length },
+      ...(start.subjectId ? { subjectId: start.subjectId } : {}),
+      ...(start.campaignId ? { campaignId: start.campaignId } : {}),
+      stage: start.stage ?? 'creating-model',
+      ...(start.modelId !== undefined ? { modelId: start.modelId } : {}),
+      uploads: { done: 0, total: start.imageCount },
       training: { polls: 0 },
-      styles: input.styles.map((styleId) => ({ styleId, stage: 'pending' })),
+      styles: [
+        ...(start.kept ?? []).map((g): StyleProgress => ({
+          styleId: g.styleId,
+          stage: 'done',
+          ...(g.orderId !== undefined ? { orderId: g.orderId } : {}),
+          providerStatus: 'DONE',
+          avatarCount: g.avatars.length,
+        })),
+        ...start.styles.map((styleId): StyleProgress => ({ styleId, stage: 'pending' })),
+      ],
     };
+    setHandler(progressQuery, () => this.snapshot());
+    setHandler(styleProgressSignal, (update) => this.style(update));
+    this.feed.install();
+    if (start.stage) this.attributes.stage(start.stage);
     this.publish();
   }
 
@@ -119,6 +159,7 @@ export class PipelineTracker {
 
   private publish(): void {
     setCurrentDetails(renderDetails(this.state));
+    this.feed.record(this.snapshot());
   }
 }
 

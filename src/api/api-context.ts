@@ -15,7 +15,7 @@ export type ApiConfig = Pick<
 export interface ApiContext {
   config: ApiConfig;
   client: Client;
-  provider: Pick<ProviderClient, 'listStyles'>;
+  provider: Pick<ProviderClient, 'listStyles' | 'listModels' | 'listOrders' | 'listModelOrders'>;
   blobs: BlobStore;
   /** Where uploads are kept and avatars archived (STORAGE_URL, else BLOB_DIR). */
   store: StorageBackend;

@@ -22,6 +22,11 @@ export function requestFingerprint(input: PipelineInput, imageIdentities: string
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+/** The same digest for any validated request whose images (if any) are references, taken by value. */
+export function fingerprintOf(request: unknown): string {
+  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+}
+
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {

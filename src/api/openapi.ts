@@ -33,12 +33,26 @@ export async function registerOpenApi(
       if (document.route.method === 'POST' && document.url === '/v1/pipelines') {
         return { ...transformed, schema: { ...transformed.schema, body: startBody } };
       }
+      if (document.url.endsWith('/events')) return asEventStream(transformed);
       return transformed;
     },
     transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+}
+
+/** An event stream's 200 answer is text/event-stream; its schema describes each event's `data`. */
+function asEventStream<T extends { schema: object }>(transformed: T): T {
+  const schema = transformed.schema as { response?: Record<string, { description?: string }> };
+  const ok = schema.response?.['200'];
+  if (!ok) return transformed;
+  const { description, ...data } = ok;
+  const response = {
+    ...schema.response,
+    200: { description, content: { 'text/event-stream': { schema: data } } },
+  };
+  return { ...transformed, schema: { ...schema, response } };
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type WorkflowExecutionStatusName,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { TrainingResult } from '../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { progressQuery, WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { ApiError } from './api-error';
@@ -25,6 +26,13 @@ const STATES: Partial<Record<WorkflowExecutionStatusName, PipelineState>> = {
   TIMED_OUT: 'timed_out',
 };
 
+/** Runs the pipeline routes answer for: pipelines, training runs and generation runs (retries included). */
+const RUN_TYPES = new Set<string>([
+  WORKFLOW_TYPES.pipeline,
+  WORKFLOW_TYPES.training,
+  WORKFLOW_TYPES.generation,
+]);
+
 /** Describes a pipeline run, or answers 404 for an unknown id or a workflow that is not a pipeline. */
 export async function describePipeline(
   client: Client,
@@ -32,7 +40,7 @@ export async function describePipeline(
 ): Promise<WorkflowExecutionDescription> {
   try {
     const description = await client.workflow.getHandle(workflowId).describe();
-    if (description.type === WORKFLOW_TYPES.pipeline) return description;
+    if (RUN_TYPES.has(description.type)) return description;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
@@ -40,7 +48,11 @@ export async function describePipeline(
 }
 
 export function stateOf(description: WorkflowExecutionDescription): PipelineState {
-  return STATES[description.status.name] ?? 'running';
+  return stateOfStatus(description.status.name);
+}
+
+export function stateOfStatus(status: WorkflowExecutionStatusName): PipelineState {
+  return STATES[status] ?? 'running';
 }
 
 /** State from Temporal's description, live progress from the query, and the outcome once it has ended. */
@@ -76,7 +88,7 @@ async function outcomeOf(
   client: Client,
   workflowId: string,
   runId: string,
-): Promise<{ result?: PipelineResult; error?: { message: string; type?: string } }> {
+): Promise<{ result?: PipelineResult | TrainingResult; error?: { message: string; type?: string } }> {
   try {
     return { result: await client.workflow.getHandle(workflowId, runId).result() };
   } catch (err) {

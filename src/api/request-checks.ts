@@ -14,7 +14,7 @@ import { ApiError, type ApiIssue } from './api-error';
  * JPEG or PNG within the workers' size limit.
  */
 export async function checkRequest(
-  input: PipelineInput,
+  input: Pick<PipelineInput, 'images' | 'styles' | 'callbackUrl'>,
   options: {
     callbacks: AppConfig['callbacks'];
     /** Only for references given by the caller; uploaded selfies are the API's own files. */

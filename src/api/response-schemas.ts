@@ -8,6 +8,7 @@ import type {
   StyleProgress,
   StyleStage,
 } from '../contracts/pipeline-state';
+import type { TrainingResult } from '../contracts/model-runs';
 import type { Style } from '../provider/schemas';
 import { answering } from './contract-schema';
 
@@ -72,6 +73,18 @@ export const pipelineResultSchema = answering<PipelineResult>()(
       generations: z.array(generationSchema),
     })
     .meta({ id: 'PipelineResult' }),
+);
+
+/** A training run's result: the model, DONE, ready to generate under. */
+export const trainingResultSchema = answering<TrainingResult>()(
+  z
+    .object({
+      workflowId: z.string(),
+      subjectId: z.string().optional(),
+      modelId: z.number(),
+      status: z.literal('DONE'),
+    })
+    .meta({ id: 'TrainingResult' }),
 );
 
 const PIPELINE_STAGES = [
@@ -148,7 +161,10 @@ export const pipelineStatusSchema = z
     progress: pipelineProgressSchema
       .optional()
       .describe('Live progress; missing when no worker answered the query in time'),
-    result: pipelineResultSchema.optional().describe('When completed'),
+    result: z
+      .union([pipelineResultSchema, trainingResultSchema])
+      .optional()
+      .describe('When completed: a training run answers its model alone'),
     error: z
       .object({ message: z.string(), type: z.string().optional() })
       .optional()

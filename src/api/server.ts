@@ -21,7 +21,11 @@ import { registerArchiveRoute } from './routes/archive';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
 import { registerForgetSubjectRoute } from './routes/forget-subject';
 import { registerHealthRoutes } from './routes/health';
+import { registerListPipelinesRoute } from './routes/list-pipelines';
+import { registerModelRunRoutes } from './routes/model-runs';
+import { registerPipelineEventsRoute } from './routes/pipeline-events';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
+import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
 import { registerStylesRoute } from './routes/styles';
 import { startUploadJanitor } from './upload-janitor';
@@ -137,9 +141,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
         route.onRequest = [route.onRequest ?? []].flat().concat(auth);
       });
       registerStartPipelineRoute(v1, ctx);
+      registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
+      registerPipelineEventsRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
+      registerProviderModelRoutes(v1, ctx);
+      registerModelRunRoutes(v1, ctx);
       registerForgetSubjectRoute(v1, ctx);
       registerCampaignRoutes(v1, ctx);
     },

@@ -1,5 +1,16 @@
+import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
+// The listing pages itself (a cursor per page), which the client's list() iterator hides; this
+// is the helper that iterator decodes each execution with (memo payloads included).
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { z } from 'zod';
+import { encryptionCodecOf } from '../codec/data-converter';
+import {
+  CampaignIdAttribute,
+  ModelIdAttribute,
+  PipelineStageAttribute,
+  SubjectIdAttribute,
+} from '../contracts/search-attributes';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { PipelineInputError } from './input-error';
 
@@ -16,17 +27,42 @@ const STATUS_QUERY_VALUES = {
 export type PipelineStatusFilter = keyof typeof STATUS_QUERY_VALUES;
 export const PIPELINE_STATUS_FILTERS = Object.keys(STATUS_QUERY_VALUES) as PipelineStatusFilter[];
 
+/** What a run does, by its workflow type. */
+const KIND_WORKFLOW_TYPES = {
+  /** Training and generation in one run. */
+  pipeline: WORKFLOW_TYPES.pipeline,
+  /** Training only. */
+  training: WORKFLOW_TYPES.training,
+  /** Generation under an existing model, retries included. */
+  generation: WORKFLOW_TYPES.generation,
+} as const;
+export type PipelineKind = keyof typeof KIND_WORKFLOW_TYPES;
+export const PIPELINE_KINDS = Object.keys(KIND_WORKFLOW_TYPES) as PipelineKind[];
+
 export const MAX_LIST_LIMIT = 1000;
+
+/** Filter values go into a visibility query between single quotes; these characters could break out. */
+const queryValue = (what: string) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(300, 'must be at most 300 characters')
+    .refine((v) => !/['"\\]/.test(v), `a ${what} with quotes or backslashes cannot be searched for`);
 
 const listOptionsSchema = z.strictObject({
   status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),
-  subjectId: z.string().min(1, 'must not be empty').optional(),
+  subjectId: queryValue('subject id').optional(),
+  campaignId: queryValue('campaign id').optional(),
+  /** Only runs of these kinds; every kind by default. */
+  kind: z.enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]]).optional(),
   limit: z
     .number()
     .int('must be a whole number')
     .min(1, 'must be at least 1')
     .max(MAX_LIST_LIMIT, `must be at most ${MAX_LIST_LIMIT}`)
     .default(20),
+  /** Where the previous page ended (its nextCursor); the first page without one. */
+  cursor: z.string().min(1, 'must not be empty').max(4096, 'is not a cursor of this listing').optional(),
 });
 export type ListPipelinesOptions = z.input<typeof listOptionsSchema>;
 
@@ -34,7 +70,10 @@ export type ListPipelinesOptions = z.input<typeof listOptionsSchema>;
 export interface PipelineSummary {
   workflowId: string;
   runId: string;
+  kind: PipelineKind;
   status: WorkflowExecutionStatusName;
+  /** The pipeline's own stage (PipelineStage search attribute), kept current as it runs. */
+  stage?: string;
   taskQueue: string;
   startTime: Date;
   closeTime?: Date;
@@ -43,43 +82,134 @@ export interface PipelineSummary {
   modelId?: number;
 }
 
+export interface PipelinePage {
+  pipelines: PipelineSummary[];
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
 /**
- * The newest pipeline runs first, optionally only those in one state or for one subject.
- * The subject is matched on the run's memo (set by startPipeline), so no custom search
- * attribute is needed; runs are read newest first until `limit` match.
+ * The newest pipeline runs first (Temporal's visibility order: open runs by start time, then
+ * closed ones by close time), narrowed by state, subject, campaign and kind. Filters are search
+ * attributes in the visibility query, so every page is filled on the server: subject ids are
+ * matched as SubjectId holds them (with payload encryption, their keyed hash under every key).
  */
+export async function listPipelinePage(
+  client: Client,
+  options: ListPipelinesOptions = {},
+): Promise<PipelinePage> {
+  const parsed = listOptionsSchema.safeParse(options);
+  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  const { limit, cursor } = parsed.data;
+  const query = visibilityQuery(client, parsed.data);
+  const pageToken = cursor === undefined ? Buffer.alloc(0) : decodeCursor(cursor, query);
+  let response;
+  try {
+    response = await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query,
+      pageSize: limit,
+      nextPageToken: pageToken,
+    });
+  } catch (err) {
+    // The server is the judge of its own page tokens: one it cannot read is a bad cursor.
+    if (cursor !== undefined && isInvalidArgument(err)) throw badCursor();
+    throw err;
+  }
+  const pipelines = await Promise.all(
+    response.executions.map(async (raw) =>
+      summarize(
+        await executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace),
+      ),
+    ),
+  );
+  const next = response.nextPageToken;
+  return {
+    pipelines,
+    ...(next && next.length > 0 ? { nextCursor: encodeCursor(Buffer.from(next), query) } : {}),
+  };
+}
+
+/** The first `limit` runs of listPipelinePage, as a plain array. */
 export async function listPipelines(
   client: Client,
   options: ListPipelinesOptions = {},
 ): Promise<PipelineSummary[]> {
-  const parsed = listOptionsSchema.safeParse(options);
-  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
-  const { status, subjectId, limit } = parsed.data;
-  const clauses = [`WorkflowType = '${WORKFLOW_TYPES.pipeline}'`];
-  if (status) clauses.push(`ExecutionStatus = '${STATUS_QUERY_VALUES[status]}'`);
-  const found: PipelineSummary[] = [];
-  // Without a subject filter every listed run matches, so the server needs to send only `limit`.
-  const pageSize = subjectId === undefined ? limit : Math.max(limit, 100);
-  for await (const info of client.workflow.list({ query: clauses.join(' AND '), pageSize })) {
-    const summary = summarize(info);
-    if (subjectId !== undefined && summary.subjectId !== subjectId) continue;
-    found.push(summary);
-    if (found.length >= limit) break;
+  return (await listPipelinePage(client, options)).pipelines;
+}
+
+type ParsedListOptions = z.output<typeof listOptionsSchema>;
+
+function visibilityQuery(client: Client, options: ParsedListOptions): string {
+  const kinds = options.kind ? [options.kind] : PIPELINE_KINDS;
+  const clauses = [`WorkflowType IN (${kinds.map((kind) => `'${KIND_WORKFLOW_TYPES[kind]}'`).join(', ')})`];
+  if (options.status) clauses.push(`ExecutionStatus = '${STATUS_QUERY_VALUES[options.status]}'`);
+  if (options.subjectId !== undefined) {
+    const codec = encryptionCodecOf(client.options.loadedDataConverter);
+    const keys = codec ? codec.subjectTokens(options.subjectId) : [options.subjectId];
+    clauses.push(`${SubjectIdAttribute.name} IN (${keys.map((k) => `'${k}'`).join(', ')})`);
   }
-  return found;
+  if (options.campaignId !== undefined) {
+    clauses.push(`${CampaignIdAttribute.name} = '${options.campaignId}'`);
+  }
+  return clauses.join(' AND ');
+}
+
+/**
+ * A cursor is Temporal's page token, tagged with the query it pages through: a cursor handed to a
+ * listing with other filters is refused instead of paging through something else.
+ */
+function encodeCursor(token: Buffer, query: string): string {
+  return `${queryTag(query)}.${token.toString('base64url')}`;
+}
+
+function decodeCursor(cursor: string, query: string): Buffer {
+  const [tag, token, ...rest] = cursor.split('.');
+  if (rest.length > 0 || !token || !/^[A-Za-z0-9_-]+$/.test(token)) throw badCursor();
+  if (tag !== queryTag(query)) {
+    throw new PipelineInputError([
+      { path: 'cursor', message: 'belongs to a listing with other filters: repeat the same filters' },
+    ]);
+  }
+  return Buffer.from(token, 'base64url');
+}
+
+function queryTag(query: string): string {
+  return createHash('sha256').update(query).digest('base64url').slice(0, 12);
+}
+
+function badCursor(): PipelineInputError {
+  return new PipelineInputError([{ path: 'cursor', message: 'is not a cursor of this listing' }]);
+}
+
+function isInvalidArgument(err: unknown): boolean {
+  // gRPC status 3 (INVALID_ARGUMENT).
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 3;
 }
 
 function summarize(info: WorkflowExecutionInfo): PipelineSummary {
   const memo = info.memo ?? {};
+  const attributes = info.typedSearchAttributes;
+  const modelId = typeof memo.modelId === 'number' ? memo.modelId : attributes.get(ModelIdAttribute);
+  const campaignId =
+    typeof memo.campaignId === 'string' ? memo.campaignId : attributes.get(CampaignIdAttribute);
+  const stage = attributes.get(PipelineStageAttribute);
   return {
     workflowId: info.workflowId,
     runId: info.runId,
+    kind: kindOf(info.type),
     status: info.status.name,
+    ...(stage ? { stage } : {}),
     taskQueue: info.taskQueue,
     startTime: info.startTime,
     ...(info.closeTime ? { closeTime: info.closeTime } : {}),
     ...(typeof memo.subjectId === 'string' ? { subjectId: memo.subjectId } : {}),
-    ...(typeof memo.campaignId === 'string' ? { campaignId: memo.campaignId } : {}),
-    ...(typeof memo.modelId === 'number' ? { modelId: memo.modelId } : {}),
+    ...(campaignId ? { campaignId } : {}),
+    ...(modelId !== undefined ? { modelId } : {}),
   };
+}
+
+function kindOf(workflowType: string): PipelineKind {
+  const found = PIPELINE_KINDS.find((kind) => KIND_WORKFLOW_TYPES[kind] === workflowType);
+  return found ?? 'pipeline';
 }

@@ -2,8 +2,21 @@ import type { Client } from '@temporalio/client';
 import { parseEnv } from '../config/parse-env';
 import { loadStarterSettings, starterSettingsOf, type TemporalConfig } from '../config/starter-settings';
 import type { PipelineRequest } from '../contracts/pipeline-input';
+import { loadConfig, type AppConfig } from '../config/load-config';
+import type { GenerationRequest, TrainingRequest } from '../contracts/model-runs';
+import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
+import { ProviderClient } from '../provider/client';
 import { connectClient } from './connect';
-import { listPipelines, type ListPipelinesOptions, type PipelineSummary } from './list-pipelines';
+import { getTraining, startGeneration, startRetry, startTraining, type TrainingHandle } from './model-runs';
+import { followProgress, type FollowProgressOptions, type ProgressStreamEvent } from './progress-stream';
+import { ProviderCatalog } from './provider-catalog';
+import {
+  listPipelinePage,
+  listPipelines,
+  type ListPipelinesOptions,
+  type PipelinePage,
+  type PipelineSummary,
+} from './list-pipelines';
 import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
 
 export type { TemporalConfig };
@@ -29,11 +42,17 @@ export type PipelineClientSettings = Partial<TemporalConfig> & {
    * PROVIDER_MAX_RPS, ahead of campaign work.
    */
   providerTaskQueue?: string;
+  /**
+   * The provider, for what asks it directly (generate and retry check the model first; `models`):
+   * PROVIDER_BASE_URL, PROVIDER_API_KEY and PROVIDER_TIMEOUT_MS when not given. Starting and
+   * watching pipelines never needs it.
+   */
+  provider?: AppConfig['provider'];
 };
 
 /** Starts, finds and lists avatar pipelines on one Temporal cluster. */
 export interface PipelineClient {
-  readonly config: TemporalConfig & { providerTaskQueue: string };
+  readonly config: TemporalConfig & { providerTaskQueue: string; archiveAvatars: boolean };
   /** The Temporal client underneath, for anything beyond pipelines. */
   readonly temporal: Client;
   /**
@@ -43,8 +62,30 @@ export interface PipelineClient {
   start(request: PipelineRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
   /** A handle on an existing pipeline (not checked until used). */
   get(workflowId: string): PipelineHandle;
-  /** Newest first; optionally only one state or one subject. */
+  /** Newest first; optionally only one state, subject, campaign or kind. */
   list(options?: ListPipelinesOptions): Promise<PipelineSummary[]>;
+  /** One page of the same listing, with the cursor of the next page. */
+  listPage(options?: ListPipelinesOptions): Promise<PipelinePage>;
+  /** Trains a model only (nothing generated); generate under it later, as often as wanted. */
+  train(request: TrainingRequest, options?: { requestId?: string }): Promise<TrainingHandle>;
+  /**
+   * Generates styles under a model that is already DONE. The provider is asked first: a
+   * PipelineInputError names `modelId`, `gender` or `styles.N` when it is not a DONE model of that
+   * gender or a style is not offered, and nothing is started.
+   */
+  generate(request: GenerationRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
+  /**
+   * Generates again, under the same model, the styles of a run that did not end DONE; the new
+   * run's result lists every style. RetryRefusedError when there is nothing to retry.
+   */
+  retry(workflowId: string, options?: { requestId?: string }): Promise<PipelineHandle>;
+  /** Every change of a run's progress as it happens, then its result or error (see followProgress). */
+  follow(
+    workflowId: string,
+    options?: FollowProgressOptions,
+  ): AsyncGenerator<ProgressStreamEvent<PipelineProgress, PipelineResult>>;
+  /** The provider's models and their generation orders. */
+  readonly models: ProviderCatalog;
   /** Closes the connection. */
   close(): Promise<void>;
 }
@@ -63,13 +104,26 @@ export async function createPipelineClient(
   settings: PipelineClientSettings = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
-  const { providerTaskQueue, ...temporalSettings } = settings;
+  const { providerTaskQueue, provider: _provider, ...temporalSettings } = settings;
   const resolved = starterSettingsOf(parseEnv(env), process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
   });
-  const config = { ...resolved.temporal, providerTaskQueue: resolved.providerTaskQueue };
+  const config = {
+    ...resolved.temporal,
+    providerTaskQueue: resolved.providerTaskQueue,
+    archiveAvatars: resolved.archiveAvatars,
+  };
   const temporal = await connectClient(resolved.temporal);
+  let provider: ProviderClient | undefined;
+  const providerClient = () =>
+    (provider ??= new ProviderClient(settings.provider ?? loadConfig(env).provider));
+  const runOptions = (requestId: string | undefined) => ({
+    taskQueue: config.taskQueue,
+    providerTaskQueue: config.providerTaskQueue,
+    archiveAvatars: config.archiveAvatars,
+    ...(requestId ? { requestId } : {}),
+  });
   return {
     config,
     temporal,
@@ -77,11 +131,32 @@ export async function createPipelineClient(
       startPipeline(temporal, request, {
         taskQueue: config.taskQueue,
         providerTaskQueue: config.providerTaskQueue,
-        archiveAvatars: resolved.archiveAvatars,
+        archiveAvatars: config.archiveAvatars,
         ...(options.requestId ? { requestId: options.requestId } : {}),
       }),
     get: (workflowId) => getPipeline(temporal, workflowId),
     list: (options) => listPipelines(temporal, options),
+    listPage: (options) => listPipelinePage(temporal, options),
+    train: async (request, options = {}) =>
+      getTraining(
+        temporal,
+        (await startTraining(temporal, request, runOptions(options.requestId))).workflowId,
+      ),
+    generate: async (request, options = {}) =>
+      getPipeline(
+        temporal,
+        (await startGeneration(temporal, providerClient(), request, runOptions(options.requestId)))
+          .workflowId,
+      ),
+    retry: async (workflowId, options = {}) =>
+      getPipeline(
+        temporal,
+        (await startRetry(temporal, providerClient(), workflowId, runOptions(options.requestId))).workflowId,
+      ),
+    follow: (workflowId, options) => followProgress(temporal, workflowId, options),
+    get models() {
+      return new ProviderCatalog(providerClient());
+    },
     close: () => temporal.connection.close(),
   };
 }

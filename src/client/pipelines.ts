@@ -103,7 +103,7 @@ export async function startPipelineRun(
   const workflowId = options.workflowId ?? pipelineWorkflowId(options.requestId);
   const memo = {
     ...(options.requestFingerprint ? { requestFingerprint: options.requestFingerprint } : {}),
-    // Lets listPipelines() show and filter by subject without custom search attributes.
+    // Lets listings show the subject and campaign as given (SubjectId may hold a keyed hash).
     ...(input.subjectId ? { subjectId: input.subjectId } : {}),
     ...(input.campaignId ? { campaignId: input.campaignId } : {}),
   };

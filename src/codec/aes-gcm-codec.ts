@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { bytesToPayload, payloadToBytes } from './payload-bytes';
 import type { EncryptionConfig } from './encryption-keys';
-import { subjectSearchToken } from './subject-token';
+import { subjectSearchToken, subjectSearchTokens } from './subject-token';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -44,6 +44,11 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   /** SubjectId's value for this subject: a keyed hash under the current key (see subjectSearchToken). */
   subjectToken(subjectId: string): string {
     return subjectSearchToken(this.config, subjectId);
+  }
+
+  /** The subject's SubjectId value under every configured key: runs started before a rotation hold older ones. */
+  subjectTokens(subjectId: string): string[] {
+    return subjectSearchTokens(this.config, subjectId);
   }
 
   encode(payloads: Payload[]): Promise<Payload[]> {

@@ -12,6 +12,14 @@ export { subjectIdSchema };
 
 /** Every pipeline a caller starts (API or CLI) has a workflow id with this prefix and its request id. */
 export const PIPELINE_WORKFLOW_ID_PREFIX = 'avatar-pipeline-';
+/** Likewise for training runs and generation runs. */
+export const TRAINING_WORKFLOW_ID_PREFIX = 'avatar-model-';
+export const GENERATION_WORKFLOW_ID_PREFIX = 'avatar-generation-';
+const RUN_ID_PREFIXES = [
+  PIPELINE_WORKFLOW_ID_PREFIX,
+  TRAINING_WORKFLOW_ID_PREFIX,
+  GENERATION_WORKFLOW_ID_PREFIX,
+];
 
 /**
  * A caller's name for a campaign, which is its workflow id. Pipelines' ids are theirs alone: a
@@ -27,8 +35,8 @@ export const campaignIdSchema = z
     'must start with a letter or digit and hold only letters, digits and . _ : -',
   )
   .refine(
-    (id) => !id.toLowerCase().startsWith(PIPELINE_WORKFLOW_ID_PREFIX),
-    `must not start with "${PIPELINE_WORKFLOW_ID_PREFIX}": pipelines' workflow ids use that prefix`,
+    (id) => !RUN_ID_PREFIXES.some((prefix) => id.toLowerCase().startsWith(prefix)),
+    `must not start with ${RUN_ID_PREFIXES.map((p) => `"${p}"`).join(', ')}: the workflow ids of runs started by request use those prefixes`,
   );
 
 /** One validated person of a campaign, as stored in the campaign's manifest file. */

@@ -11,11 +11,16 @@ import type {
   RetryReport,
   RetryRequest,
 } from './campaign-state';
+import type { GenerationWorkflowInput, TrainingResult, TrainingWorkflowInput } from './model-runs';
 import type { PipelineWorkflowInput } from './pipeline-input';
 import type { PipelineProgress, PipelineResult, StyleProgress } from './pipeline-state';
 
 export const WORKFLOW_TYPES = {
   pipeline: 'avatarPipeline',
+  /** Training only: selfies in, a DONE model out. */
+  training: 'modelTraining',
+  /** Styles generated under a model that is already DONE (also what a retry runs). */
+  generation: 'avatarGeneration',
   style: 'styleGeneration',
   claim: 'providerOrderClaim',
   callback: 'pipelineCallback',
@@ -24,6 +29,10 @@ export const WORKFLOW_TYPES = {
 
 /** The pipeline workflow's signature, for typed handles. */
 export type AvatarPipelineWorkflow = (input: PipelineWorkflowInput) => Promise<PipelineResult>;
+/** The training workflow's signature, for typed handles. */
+export type ModelTrainingWorkflow = (input: TrainingWorkflowInput) => Promise<TrainingResult>;
+/** The generation workflow's signature, for typed handles. */
+export type AvatarGenerationWorkflow = (input: GenerationWorkflowInput) => Promise<PipelineResult>;
 /** The campaign workflow's signature, for typed handles. */
 export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<CampaignOutcome>;
 

@@ -75,6 +75,16 @@ describe('recorded pipeline and campaign histories', () => {
     expect(family.filter((r) => /--replay-c\d-style-\d+\.json$/.test(r.file))).toHaveLength(4);
   });
 
+  test('cover training alone, generation under its model and a retry of that generation', () => {
+    for (const role of ['model-runs--training', 'model-runs--generation', 'model-runs-retry--retry']) {
+      const runs = recorded.filter((r) => r.file.endsWith(`-${role}.json`));
+      expect({ role, endings: runs.map((r) => r.ending) }).toEqual({
+        role,
+        endings: expect.arrayContaining(['EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED']),
+      });
+    }
+  });
+
   test('every one replays against the workflow bundle the worker runs', async () => {
     // Encrypted histories replay as an encrypting worker runs them: with the codec and the bundle
     // whose failure converter encodes messages.

@@ -26,7 +26,8 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
     },
     handler: async (request) => {
       const status = await pipelineStatus(ctx.client, request.params.id, ctx.links(request.params.id));
-      if (status.result === undefined) return status;
+      // A training run's result has no avatars to link.
+      if (status.result === undefined || !('generations' in status.result)) return status;
       const origin = `${request.protocol}://${request.host}`;
       return {
         ...status,

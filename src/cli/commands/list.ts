@@ -1,7 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   MAX_LIST_LIMIT,
+  PIPELINE_KINDS,
   PIPELINE_STATUS_FILTERS,
+  type PipelineKind,
   type PipelineStatusFilter,
 } from '../../client/list-pipelines';
 import { createPipelineClient } from '../../client/pipeline-client';
@@ -12,6 +14,8 @@ import { printable } from '../printable';
 interface ListFlags {
   status?: PipelineStatusFilter;
   subject?: string;
+  campaign?: string;
+  kind?: PipelineKind;
   limit: number;
   json?: boolean;
 }
@@ -22,6 +26,13 @@ function parseLimit(value: string): number {
     throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_LIST_LIMIT}`);
   }
   return limit;
+}
+
+function parseKind(value: string): PipelineKind {
+  if (!(PIPELINE_KINDS as string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${PIPELINE_KINDS.join(', ')}`);
+  }
+  return value as PipelineKind;
 }
 
 function parseStatus(value: string): PipelineStatusFilter {
@@ -41,10 +52,12 @@ export function registerListCommand(program: Command): void {
       parseStatus,
     )
     .option('--subject <id>', 'only runs for this subject (the --subject given to `run`)')
+    .option('--campaign <id>', 'only runs of this campaign')
+    .option('--kind <kind>', `only runs of this kind (${PIPELINE_KINDS.join(', ')})`, parseKind)
     .option('--limit <n>', `at most this many runs (1-${MAX_LIST_LIMIT})`, parseLimit, 20)
     .option(
       '--json',
-      'print one JSON array of {workflowId, runId, status, startTime, closeTime, subjectId, modelId}',
+      'print one JSON array of {workflowId, runId, kind, status, stage, startTime, closeTime, subjectId, campaignId, modelId}',
     )
     .action(async (flags: ListFlags) => {
       try {
@@ -54,6 +67,8 @@ export function registerListCommand(program: Command): void {
             limit: flags.limit,
             ...(flags.status ? { status: flags.status } : {}),
             ...(flags.subject ? { subjectId: flags.subject } : {}),
+            ...(flags.campaign ? { campaignId: flags.campaign } : {}),
+            ...(flags.kind ? { kind: flags.kind } : {}),
           });
           if (flags.json) {
             process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);

@@ -4,6 +4,7 @@ import { printable } from '../../../src/cli/printable';
 describe('avatar-pipeline list output', () => {
   const run = {
     runId: 'r1',
+    kind: 'pipeline' as const,
     status: 'COMPLETED' as const,
     taskQueue: 'q',
     startTime: new Date('2026-11-22T10:00:00Z'),

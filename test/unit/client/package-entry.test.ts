@@ -79,6 +79,11 @@ describe('listPipelines', () => {
     [{ limit: 5000 }, 'limit'],
     [{ status: 'sleeping' }, 'status'],
     [{ subjectId: '' }, 'subjectId'],
+    [{ subjectId: "o'brien" }, 'subjectId'],
+    [{ campaignId: 'a"b' }, 'campaignId'],
+    [{ kind: 'everything' }, 'kind'],
+    [{ cursor: 'not a cursor' }, 'cursor'],
+    [{ cursor: 'AAAAAAAAAAAA.AAAA' }, 'cursor'],
   ])('refuses %j, naming %s', async (options, field) => {
     const attempt = entry.listPipelines(unusable, options as entry.ListPipelinesOptions);
     await expect(attempt).rejects.toBeInstanceOf(entry.PipelineInputError);

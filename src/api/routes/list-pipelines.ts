@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { PipelineInputError } from '../../client/input-error';
+import {
+  listPipelinePage,
+  MAX_LIST_LIMIT,
+  PIPELINE_KINDS,
+  PIPELINE_STATUS_FILTERS,
+  type PipelineKind,
+  type PipelineStatusFilter,
+  type PipelineSummary,
+} from '../../client/list-pipelines';
+import { ApiError, errorBodySchema } from '../api-error';
+import type { ApiContext } from '../api-context';
+import { BEARER_SCHEME } from '../openapi';
+import { stateOfStatus } from '../pipeline-view';
+import { linksSchema, PIPELINE_STATES } from '../response-schemas';
+
+const listQuerySchema = z.object({
+  subjectId: z.string().optional().describe('Only runs for this subject'),
+  campaignId: z.string().optional().describe('Only runs of this campaign'),
+  status: z
+    .enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]])
+    .optional()
+    .describe('Only runs in this state'),
+  kind: z
+    .enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]])
+    .optional()
+    .describe('Only runs of this kind'),
+  limit: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(MAX_LIST_LIMIT, `must be at most ${MAX_LIST_LIMIT}`)
+    .default(20)
+    .describe('Runs per page'),
+  cursor: z.string().optional().describe('nextCursor of the previous page, with the same filters'),
+});
+
+const pipelineListItemSchema = z.object({
+  workflowId: z.string(),
+  runId: z.string(),
+  kind: z.enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]]),
+  state: z.enum(PIPELINE_STATES),
+  stage: z
+    .string()
+    .optional()
+    .describe('The pipeline\u2019s own stage, as its PipelineStage search attribute holds it'),
+  startedAt: z.string(),
+  closedAt: z.string().optional(),
+  subjectId: z.string().optional(),
+  campaignId: z.string().optional(),
+  modelId: z.number().optional(),
+  links: linksSchema,
+});
+
+const pipelineListSchema = z
+  .object({
+    pipelines: z.array(pipelineListItemSchema).describe('Newest first'),
+    nextCursor: z.string().optional().describe('Pass as `cursor` for the next page; absent on the last page'),
+  })
+  .meta({ id: 'PipelineList' });
+
+export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext): void {
+  app.withTypeProvider<ZodTypeProvider>().route({
+    method: 'GET',
+    url: '/pipelines',
+    schema: {
+      summary: 'List pipeline runs',
+      description:
+        'Newest first (open runs by start time, then ended runs by end time, as Temporal\u2019s visibility store orders them), narrowed by subject, campaign, state and kind, one page at a time.',
+      tags: ['pipelines'],
+      security: [{ [BEARER_SCHEME]: [] }],
+      querystring: listQuerySchema,
+      response: {
+        200: pipelineListSchema.describe('One page of runs'),
+        401: errorBodySchema.describe('Missing or wrong bearer token'),
+        422: errorBodySchema.describe('A filter, the limit or the cursor is invalid'),
+      },
+    },
+    handler: async (request) => {
+      const { subjectId, campaignId, status, kind, limit, cursor } = request.query;
+      try {
+        const page = await listPipelinePage(ctx.client, {
+          limit,
+          ...(subjectId !== undefined ? { subjectId } : {}),
+          ...(campaignId !== undefined ? { campaignId } : {}),
+          ...(status ? { status } : {}),
+          ...(kind ? { kind } : {}),
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
+        return {
+          pipelines: page.pipelines.map((run) => listItem(run, ctx)),
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+        };
+      } catch (err) {
+        if (!(err instanceof PipelineInputError)) throw err;
+        throw ApiError.invalid(err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` })));
+      }
+    },
+  });
+}
+
+function listItem(run: PipelineSummary, ctx: ApiContext): z.infer<typeof pipelineListItemSchema> {
+  return {
+    workflowId: run.workflowId,
+    runId: run.runId,
+    kind: run.kind,
+    state: stateOfStatus(run.status),
+    ...(run.stage ? { stage: run.stage } : {}),
+    startedAt: run.startTime.toISOString(),
+    ...(run.closeTime ? { closedAt: run.closeTime.toISOString() } : {}),
+    ...(run.subjectId ? { subjectId: run.subjectId } : {}),
+    ...(run.campaignId ? { campaignId: run.campaignId } : {}),
+    ...(run.modelId !== undefined ? { modelId: run.modelId } : {}),
+    links: ctx.links(run.workflowId),
+  };
+}

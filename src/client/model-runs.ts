@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type Client,
+} from '@temporalio/client';
+import { encryptionCodecOf } from '../codec/data-converter';
+import {
+  generationInputSchema,
+  trainingInputSchema,
+  type GenerationInput,
+  type GenerationRequest,
+  type GenerationWorkflowInput,
+  type TrainingInput,
+  type TrainingRequest,
+  type TrainingResult,
+  type TrainingWorkflowInput,
+} from '../contracts/model-runs';
+import { GENERATION_WORKFLOW_ID_PREFIX, TRAINING_WORKFLOW_ID_PREFIX } from '../contracts/campaign';
+import { pipelineStartAttributes } from '../contracts/search-attributes';
+import type { PipelineProgress } from '../contracts/pipeline-state';
+import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../contracts/workflow-definitions';
+import type { ProviderClient } from '../provider/client';
+import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames } from './generation-check';
+import { PipelineInputError } from './input-error';
+import { missingSearchAttributesError } from './pipeline-start-metadata';
+import { ProviderCatalog } from './provider-catalog';
+import { planRetry, RetryRefusedError, type RetryPlan } from './retry-plan';
+
+/** Where runs go and how a repeated request is recognised (as for pipelines). */
+export interface StartModelRunOptions {
+  taskQueue: string;
+  providerTaskQueue: string;
+  /** ARCHIVE_AVATARS: copy each avatar into the blob store as it is produced. */
+  archiveAvatars?: boolean;
+  /** The caller's id for this request: the same id again answers the run it started. */
+  requestId?: string;
+  /** A digest of the request, kept in the memo, so a reused request id with another request can be refused. */
+  requestFingerprint?: string;
+}
+
+export interface StartedModelRun {
+  workflowId: string;
+  /** false: the request id had already started this run; nothing new was started. */
+  created: boolean;
+  existingFingerprint?: string;
+}
+
+/** The provider calls a generation start makes first (is the model usable, are the styles offered). */
+export type ProviderReads = Pick<
+  ProviderClient,
+  'listModels' | 'listOrders' | 'listModelOrders' | 'listStyles'
+>;
+
+export function trainingWorkflowId(requestId?: string): string {
+  return `${TRAINING_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`;
+}
+
+export function generationWorkflowId(requestId?: string): string {
+  return `${GENERATION_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`;
+}
+
+/** A retry is named after the run it retries, so the two are found together. */
+export function retryWorkflowId(retriedId: string, requestId?: string): string {
+  return `${retriedId}/retry-${requestId ?? randomUUID()}`;
+}
+
+export function validateTrainingRequest(request: unknown): TrainingInput {
+  const parsed = trainingInputSchema.safeParse(request);
+  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  return parsed.data;
+}
+
+export function validateGenerationRequest(request: unknown): GenerationInput {
+  const parsed = generationInputSchema.safeParse(request);
+  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  return parsed.data;
+}
+
+/** Starts a training run (selfies to a DONE model); an invalid request starts nothing. */
+export async function startTraining(
+  client: Client,
+  request: TrainingRequest,
+  options: StartModelRunOptions,
+): Promise<StartedModelRun> {
+  const input: TrainingWorkflowInput = {
+    ...validateTrainingRequest(request),
+    providerTaskQueue: options.providerTaskQueue,
+  };
+  const who = input.subjectId ?? 'one person';
+  return startRun(client, WORKFLOW_TYPES.training, trainingWorkflowId(options.requestId), input, options, {
+    subjectId: input.subjectId,
+    summary: `Model for ${who}: ${input.images.length} selfies`,
+  });
+}
+
+/**
+ * Starts a generation run under an existing model, after asking the provider that the model is a
+ * DONE model of the requested gender and that every style is offered (a PipelineInputError names
+ * each field otherwise, and nothing is started). `fields` names the fields as the caller's surface
+ * spells them.
+ */
+export async function startGeneration(
+  client: Client,
+  provider: ProviderReads,
+  request: GenerationRequest,
+  options: StartModelRunOptions & { fields?: GenerationFieldNames },
+): Promise<StartedModelRun> {
+  const validated = validateGenerationRequest(request);
+  if (validated.retry) {
+    throw new PipelineInputError([{ path: 'retry', message: 'is set by retries only: use retry' }]);
+  }
+  await checkGenerationTarget(provider, validated, options.fields ?? REQUEST_FIELD_NAMES);
+  return startGenerationRun(client, validated, generationWorkflowId(options.requestId), options);
+}
+
+/**
+ * Retries a run that ended PARTIAL (or failed because no style succeeded): only its styles that
+ * did not end DONE are generated again, under the same model, and the new run's result lists
+ * them with the DONE ones kept as they were. Refused (RetryRefusedError) for a run that is still
+ * going, succeeded entirely, or failed before generating.
+ */
+export async function startRetry(
+  client: Client,
+  provider: ProviderReads,
+  retriedId: string,
+  options: StartModelRunOptions,
+): Promise<StartedModelRun & { plan: RetryPlan }> {
+  const plan = await planRetry(client, retriedId);
+  const found = await new ProviderCatalog(provider).lookup(plan.modelId);
+  if (found.kind !== 'model' || found.model.gender === undefined) {
+    throw new RetryRefusedError(retriedId, `its model ${plan.modelId} is no longer a model at the provider`);
+  }
+  const input = validateGenerationRequest({
+    modelId: plan.modelId,
+    styles: plan.styles,
+    gender: found.model.gender,
+    ...(plan.subjectId ? { subjectId: plan.subjectId } : {}),
+    retry: { of: retriedId, kept: plan.kept },
+  });
+  await checkGenerationTarget(provider, input);
+  const run = await startGenerationRun(client, input, retryWorkflowId(retriedId, options.requestId), options);
+  return { ...run, plan };
+}
+
+async function startGenerationRun(
+  client: Client,
+  validated: GenerationInput,
+  workflowId: string,
+  options: StartModelRunOptions,
+): Promise<StartedModelRun> {
+  const input: GenerationWorkflowInput = {
+    ...validated,
+    providerTaskQueue: options.providerTaskQueue,
+    ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
+  };
+  const what = `styles ${input.styles.join(', ')} under model ${input.modelId}`;
+  return startRun(client, WORKFLOW_TYPES.generation, workflowId, input, options, {
+    subjectId: input.subjectId,
+    summary: input.retry ? `Retry of ${input.retry.of}: ${what}` : `Avatars in ${what}`,
+    memo: { modelId: input.modelId, ...(input.retry ? { retryOf: input.retry.of } : {}) },
+  });
+}
+
+/**
+ * The same start policies as pipelines: a request id names the run for good (open or closed), the
+ * memo holds what listings show, and the search attributes (subject, campaign, stage) are set.
+ */
+async function startRun(
+  client: Client,
+  workflowType: string,
+  workflowId: string,
+  input: unknown,
+  options: StartModelRunOptions,
+  about: { subjectId?: string; campaignId?: string; summary: string; memo?: Record<string, unknown> },
+): Promise<StartedModelRun> {
+  const codec = encryptionCodecOf(client.options.loadedDataConverter);
+  const subjectKey = about.subjectId && (codec ? codec.subjectToken(about.subjectId) : about.subjectId);
+  const memo = {
+    ...about.memo,
+    ...(options.requestFingerprint ? { requestFingerprint: options.requestFingerprint } : {}),
+    ...(about.subjectId ? { subjectId: about.subjectId } : {}),
+    ...(about.campaignId ? { campaignId: about.campaignId } : {}),
+  };
+  try {
+    await client.workflow.start(workflowType, {
+      taskQueue: options.taskQueue,
+      workflowId,
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...(Object.keys(memo).length > 0 ? { memo } : {}),
+      typedSearchAttributes: pipelineStartAttributes({
+        ...(subjectKey ? { subjectKey } : {}),
+        ...(about.campaignId ? { campaignId: about.campaignId } : {}),
+      }),
+      staticSummary: about.summary,
+    });
+    return { workflowId, created: true };
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
+      throw missingSearchAttributesError(client, err) ?? err;
+    const existing = await client.workflow.getHandle(workflowId).describe();
+    const fingerprint = existing.memo?.requestFingerprint;
+    return {
+      workflowId,
+      created: false,
+      ...(typeof fingerprint === 'string' ? { existingFingerprint: fingerprint } : {}),
+    };
+  }
+}
+
+/** A training run: its progress (stages up to training) and, when it ends, the model it trained. */
+export interface TrainingHandle {
+  workflowId: string;
+  progress(): Promise<PipelineProgress>;
+  result(): Promise<TrainingResult>;
+  cancel(): Promise<void>;
+}
+
+export function getTraining(client: Client, workflowId: string): TrainingHandle {
+  const handle = client.workflow.getHandle<ModelTrainingWorkflow>(workflowId);
+  return {
+    workflowId,
+    progress: () => handle.query(progressQuery),
+    result: () => handle.result(),
+    cancel: () => handle.cancel().then(() => undefined),
+  };
+}

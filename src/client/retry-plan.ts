@@ -1,0 +1,89 @@
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { GenerationResult, PipelineResult } from '../contracts/pipeline-state';
+import { PipelineInputError } from './input-error';
+
+/** What a retry generates again, and what it keeps, under the model the first run trained. */
+export interface RetryPlan {
+  retriedId: string;
+  modelId: number;
+  subjectId?: string;
+  /** Styles that did not end DONE, in the order the run listed them. */
+  styles: number[];
+  /** Styles that ended DONE, with their avatars: kept as they are. */
+  kept: GenerationResult[];
+}
+
+/** The run cannot be retried as it stands (still running, nothing failed, failed in training, …). */
+export class RetryRefusedError extends PipelineInputError {
+  constructor(
+    readonly workflowId: string,
+    readonly reason: string,
+    /** true when no run has this id. */
+    readonly notFound = false,
+  ) {
+    super([{ path: 'workflowId', message: reason }]);
+    this.name = 'RetryRefusedError';
+  }
+}
+
+/**
+ * Reads how a pipeline (or generation run, or earlier retry) ended and plans its retry: every
+ * style that did not end DONE is generated again under the same model. Only runs that got as far
+ * as generating can be retried: a PARTIAL result, or a failure because no style succeeded.
+ */
+export async function planRetry(client: Client, workflowId: string): Promise<RetryPlan> {
+  const handle = client.workflow.getHandle(workflowId);
+  let status: string;
+  try {
+    status = (await handle.describe()).status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) {
+      throw new RetryRefusedError(workflowId, `no pipeline with id ${workflowId}`, true);
+    }
+    throw err;
+  }
+  if (status === 'RUNNING') {
+    throw new RetryRefusedError(workflowId, 'is still running: retry it once it has ended');
+  }
+  let ended: Pick<PipelineResult, 'modelId' | 'generations' | 'subjectId'>;
+  try {
+    ended = (await handle.result()) as PipelineResult;
+  } catch (err) {
+    ended = generationsOfFailure(workflowId, err);
+  }
+  if (!Array.isArray(ended.generations) || typeof ended.modelId !== 'number') {
+    throw new RetryRefusedError(workflowId, 'is not a run that generates avatars');
+  }
+  const kept = ended.generations.filter((g) => g.status === 'DONE');
+  const styles = ended.generations.filter((g) => g.status !== 'DONE').map((g) => g.styleId);
+  if (styles.length === 0)
+    throw new RetryRefusedError(workflowId, 'every style ended DONE: nothing to retry');
+  return {
+    retriedId: workflowId,
+    modelId: ended.modelId,
+    ...(ended.subjectId ? { subjectId: ended.subjectId } : {}),
+    styles,
+    kept,
+  };
+}
+
+/** A run in which no style succeeded fails with its model and styles as details; any other failure is before or beyond that. */
+function generationsOfFailure(
+  workflowId: string,
+  err: unknown,
+): Pick<PipelineResult, 'modelId' | 'generations'> {
+  if (!(err instanceof WorkflowFailedError)) throw err;
+  const root = err.cause;
+  if (root instanceof ApplicationFailure && root.type === 'NoStyleSucceeded') {
+    const details = root.details?.[0] as { modelId?: unknown; generations?: unknown } | undefined;
+    if (details && typeof details.modelId === 'number' && Array.isArray(details.generations)) {
+      return { modelId: details.modelId, generations: details.generations as GenerationResult[] };
+    }
+  }
+  const message = root instanceof Error ? root.message : String(root);
+  throw new RetryRefusedError(
+    workflowId,
+    `ended before any style could be retried (${message}): start a new pipeline`,
+  );
+}

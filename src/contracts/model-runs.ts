@@ -1,0 +1,76 @@
+/**
+ * The two halves of a pipeline as runs of their own: training a model (selfies in, a DONE model
+ * out) and generating styles under a model that is already DONE. A full pipeline is one of each.
+ */
+import { z } from 'zod';
+import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
+import { MAX_SELFIES, MAX_STYLES } from './limits';
+import {
+  deadlineMsSchema,
+  imageReferenceSchema,
+  pollingOptionsSchema,
+  subjectIdSchema,
+} from './pipeline-input';
+import type { GenerationResult, PipelineResult } from './pipeline-state';
+
+export const trainingInputSchema = z
+  .strictObject({
+    images: z
+      .array(imageReferenceSchema)
+      .min(1, 'must name at least one selfie')
+      .max(MAX_SELFIES, `must name at most ${MAX_SELFIES} selfies`),
+    /** Recorded on the model order (the provider asks for them at creation); generate any styles later. */
+    styles: stylesSchema.max(MAX_STYLES, `must name at most ${MAX_STYLES} styles`),
+    gender: genderSchema,
+    mainImageIndex: z.number().int('must be an integer').nonnegative('must not be negative').default(0),
+    subjectId: subjectIdSchema.optional(),
+    trainingDeadlineMs: deadlineMsSchema.default(2 * 60 * 60 * 1000),
+    polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+  })
+  .refine((input) => input.mainImageIndex < input.images.length, {
+    path: ['mainImageIndex'],
+    message: 'must point at one of the images',
+  });
+export type TrainingRequest = z.input<typeof trainingInputSchema>;
+export type TrainingInput = z.output<typeof trainingInputSchema>;
+/** What the training workflow receives: the request plus the provider task queue the starter resolved. */
+export type TrainingWorkflowInput = TrainingInput & { providerTaskQueue: string };
+
+/** A trained model: generate under it with a generation run, as often as wanted. */
+export interface TrainingResult {
+  workflowId: string;
+  subjectId?: string;
+  modelId: number;
+  status: 'DONE';
+}
+
+export const generationInputSchema = z.strictObject({
+  /** A model at the provider (parent 0) that is DONE. */
+  modelId: orderIdSchema,
+  styles: stylesSchema.max(MAX_STYLES, `must name at most ${MAX_STYLES} styles`),
+  /** The gender the model was trained for. */
+  gender: genderSchema,
+  subjectId: subjectIdSchema.optional(),
+  generationDeadlineMs: deadlineMsSchema.default(60 * 60 * 1000),
+  polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+  /**
+   * Set on a retry: the run retried and the styles it already has DONE, which are not generated
+   * again and appear in this run's result as they were.
+   */
+  retry: z
+    .strictObject({
+      of: z.string().min(1).max(400),
+      kept: z.array(z.custom<GenerationResult>()).default([]),
+    })
+    .optional(),
+});
+export type GenerationRequest = z.input<typeof generationInputSchema>;
+export type GenerationInput = z.output<typeof generationInputSchema>;
+/** Like the pipeline's (PipelineWorkflowInput): the provider task queue and ARCHIVE_AVATARS, resolved by the starter. */
+export type GenerationWorkflowInput = GenerationInput & {
+  providerTaskQueue: string;
+  archiveAvatars?: boolean;
+};
+
+/** A generation run answers the pipeline's result shape: the model and one entry per style. */
+export type GenerationRunResult = PipelineResult;

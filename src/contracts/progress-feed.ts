@@ -1,0 +1,45 @@
+/**
+ * The progress feed: how a watcher (the API's event stream, the client package) learns of every
+ * change of a workflow's progress without polling. The workflow numbers its progress snapshots
+ * (version 1, 2, …) and keeps the latest ones; a watcher asks for the changes after the last
+ * version it saw and the workflow answers as soon as there is one.
+ *
+ * Workflow-safe: definitions and plain types only.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+/** One snapshot of progress and its place in the sequence. */
+export interface ProgressChange<P> {
+  version: number;
+  progress: P;
+}
+
+export interface ProgressChanges<P> {
+  /** Every kept change after the asked version, oldest first (empty only from the query). */
+  changes: ProgressChange<P>[];
+  /**
+   * True when changes between the asked version and the first one returned are no longer kept
+   * (the workflow keeps the latest PROGRESS_FEED_CAPACITY): every change is a whole snapshot, so
+   * the first one returned still tells the full current state.
+   */
+  skipped: boolean;
+}
+
+export interface ProgressSince {
+  /** The last version the watcher saw; 0 for none. */
+  afterVersion: number;
+}
+
+/** How many of the latest snapshots a workflow keeps for watchers that fell behind or reconnect. */
+export const PROGRESS_FEED_CAPACITY = 200;
+
+/**
+ * Waits in the workflow until its progress is past `afterVersion`, then answers the changes since.
+ * Answers at once when the watcher names a version the workflow never reached (it restarted its count).
+ */
+export const progressChangesUpdate = defineUpdate<ProgressChanges<unknown>, [ProgressSince]>(
+  'progressChanges',
+);
+
+/** The same changes without waiting: for a run that has closed (an update can no longer reach it). */
+export const progressChangesQuery = defineQuery<ProgressChanges<unknown>, [ProgressSince]>('progressChanges');

@@ -1,0 +1,204 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import { createApiServer, DEFAULT_API_LIMITS } from '../../src/api/server';
+import { ProviderClient } from '../../src/provider/client';
+import { testConfig } from '../helpers/pipeline-worker';
+import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { advanceSignal } from '../workflows/progress-feed-stand-in';
+
+const TOKEN = 'events-token-0123456789';
+
+/**
+ * The event stream against a stand-in pipeline whose progress moves only when the test signals it,
+ * so the test knows exactly which versions exist at each moment.
+ */
+describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let workerRun: Promise<void>;
+  let app: FastifyInstance;
+  let base: string;
+  const taskQueue = uniqueName('events');
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace,
+      taskQueue,
+      workflowBundle: await bundleWorkflowCode({
+        workflowsPath: require.resolve('../workflows/progress-feed-stand-in'),
+        logger: new DefaultLogger('WARN'),
+      }),
+    });
+    workerRun = worker.run();
+    const config = testConfig({
+      taskQueue,
+      providerUrl: 'http://127.0.0.1:9',
+      imageRoots: [await makeScratchDir('events')],
+    });
+    app = await createApiServer({
+      config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
+      client: env.client,
+      provider: new ProviderClient(config.provider),
+    });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    worker?.shutdown();
+    await workerRun;
+    await env?.teardown();
+  });
+
+  async function start(steps: number, capacity?: number): Promise<string> {
+    const workflowId = uniqueName('stand-in');
+    await env.client.workflow.start('avatarPipeline', {
+      taskQueue,
+      workflowId,
+      args: [{ steps, ...(capacity ? { capacity } : {}) }],
+    });
+    return workflowId;
+  }
+
+  const advance = (workflowId: string, how: { fail?: boolean } = {}) =>
+    env.client.workflow.getHandle(workflowId).signal(advanceSignal, how);
+
+  const connect = (workflowId: string, lastEventId?: string, token: string | null = TOKEN) =>
+    openEventStream(`${base}/v1/pipelines/${workflowId}/events`, {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+    });
+
+  async function expectProgress(stream: EventStreamReader, version: number): Promise<ReceivedEvent> {
+    const event = await stream.next();
+    expect(event).toMatchObject({
+      event: 'progress',
+      id: String(version),
+      data: { version, skipped: false },
+    });
+    expect(event!.data.progress.uploads.done).toBe(version - 1);
+    return event!;
+  }
+
+  it('sends each change in order and the result last, then ends; resumes after Last-Event-ID with no gap and no repeat', async () => {
+    const id = await start(5);
+    const first = await connect(id);
+    expect(first.status).toBe(200);
+    await expectProgress(first, 1);
+    await advance(id);
+    await expectProgress(first, 2);
+    await advance(id);
+    await expectProgress(first, 3);
+    first.close();
+
+    // Two changes while nobody listens; the reconnect names the last event it got.
+    await advance(id);
+    await advance(id);
+    await delay(300);
+    const second = await connect(id, '3');
+    await expectProgress(second, 4);
+    await expectProgress(second, 5);
+    await advance(id);
+    await expectProgress(second, 6);
+    const last = await second.next();
+    expect(last).toMatchObject({ event: 'result', id: 'end', data: { workflowId: id, status: 'DONE' } });
+    expect(await second.next()).toBeUndefined();
+
+    // A client that saw the end (EventSource reconnects by itself) is told there is nothing more.
+    const after = await fetch(`${base}/v1/pipelines/${id}/events`, {
+      headers: { authorization: `Bearer ${TOKEN}`, 'last-event-id': 'end' },
+    });
+    expect(after.status).toBe(204);
+
+    // A closed run still streams what it kept after the given version, then its outcome.
+    const replay = await connect(id, '4');
+    await expectProgress(replay, 5);
+    await expectProgress(replay, 6);
+    expect(await replay.next()).toMatchObject({ event: 'result', id: 'end' });
+    expect(await replay.next()).toBeUndefined();
+  });
+
+  it('ends with the error of a failed run', async () => {
+    const id = await start(3);
+    const stream = await connect(id);
+    await expectProgress(stream, 1);
+    await advance(id, { fail: true });
+    expect(await stream.next()).toMatchObject({
+      event: 'error',
+      id: 'end',
+      data: { message: 'step 1 failed', type: 'StandInFailure' },
+    });
+    expect(await stream.next()).toBeUndefined();
+  });
+
+  it('marks a resume from further back than the run keeps as skipped', async () => {
+    const id = await start(6, 2);
+    for (let i = 0; i < 6; i++) await advance(id);
+    const stream = await connect(id, '1');
+    const event = await stream.next();
+    expect(event).toMatchObject({ event: 'progress', id: '6', data: { version: 6, skipped: true } });
+    await expectProgress(stream, 7);
+    expect(await stream.next()).toMatchObject({ event: 'result' });
+    stream.close();
+  });
+
+  it('keeps a stream open past the API request deadline (it bounds receiving a request, not the answer)', async () => {
+    const config = testConfig({
+      taskQueue,
+      providerUrl: 'http://127.0.0.1:9',
+      imageRoots: [await makeScratchDir('events')],
+    });
+    const strict = await createApiServer({
+      config: {
+        ...config,
+        api: { ...config.api, tokens: [TOKEN], limits: { ...DEFAULT_API_LIMITS, requestTimeoutMs: 1_000 } },
+      },
+      client: env.client,
+      provider: new ProviderClient(config.provider),
+    });
+    const at = await strict.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const id = await start(1);
+      const stream = await openEventStream(`${at}/v1/pipelines/${id}/events`, {
+        authorization: `Bearer ${TOKEN}`,
+      });
+      await expectProgress(stream, 1);
+      await delay(3_000);
+      await advance(id);
+      await expectProgress(stream, 2);
+      expect(await stream.next()).toMatchObject({ event: 'result', id: 'end' });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('answers 401 without a token, 404 for an unknown run, 422 for a Last-Event-ID that is not one', async () => {
+    const id = await start(1);
+    const anonymous = await fetch(`${base}/v1/pipelines/${id}/events`);
+    expect(anonymous.status).toBe(401);
+    const unknown = await fetch(`${base}/v1/pipelines/no-such-run/events`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(unknown.status).toBe(404);
+    const bad = await fetch(`${base}/v1/pipelines/${id}/events`, {
+      headers: { authorization: `Bearer ${TOKEN}`, 'last-event-id': 'yesterday' },
+    });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { issues: { path: string }[] }).issues[0]?.path).toBe(
+      'headers.last-event-id',
+    );
+    await advance(id);
+  });
+
+  it('documents the route as text/event-stream with its errors', async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const route = doc.paths['/v1/pipelines/{id}/events'].get;
+    expect(Object.keys(route.responses).sort()).toEqual(['200', '204', '401', '404', '422']);
+    expect(Object.keys(route.responses['200'].content)).toEqual(['text/event-stream']);
+  });
+});

@@ -1,0 +1,305 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { createApiServer } from '../../src/api/server';
+import { getPipeline } from '../../src/client/pipelines';
+import type { PipelineResult } from '../../src/contracts/pipeline-state';
+import { ProviderClient } from '../../src/provider/client';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
+import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
+import { runCli } from '../helpers/run-cli';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { openEventStream } from '../helpers/sse-client';
+import { requireCompiledCli } from '../helpers/worker-process';
+
+const TOKEN = 'models-e2e-token-0123456789';
+
+/**
+ * Train once, generate later: on the dev server, real workers and the simulator, through the CLI
+ * and the API, with the simulator's own records as the judge of what the provider was asked.
+ */
+describe('train once, generate later, retry without retraining', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let workers: PipelineWorkers;
+  let workersRun: Promise<void>;
+  let app: FastifyInstance;
+  let base: string;
+  let selfiesDir: string;
+  let cliEnv: Record<string, string>;
+  const taskQueue = uniqueName('train-generate');
+
+  beforeAll(async () => {
+    requireCompiledCli();
+    env = await createDevServerEnv();
+    const selfies = await writeSelfies(2, 'train-generate-selfies-');
+    selfiesDir = selfies.dir;
+    sim = await startSimulator({
+      basePath: uniqueBasePath('train-generate'),
+      progression: { mode: 'wall', trainingMs: 800, generationMs: 400 },
+    });
+    workers = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfiesDir],
+    });
+    workersRun = workers.run();
+    // The API's upload janitor owns its blob directory (the first root): a scratch one, not the selfies.
+    const blobDir = await makeScratchDir('train-generate-blobs');
+    const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [blobDir, selfiesDir] });
+    app = await createApiServer({
+      config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
+      client: env.client,
+      provider: new ProviderClient(config.provider),
+    });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { address, namespace } = devServerUnderTest();
+    cliEnv = {
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_NAMESPACE: namespace,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PROVIDER_BASE_URL: sim.url,
+      PROVIDER_API_KEY: 'sim-key',
+    };
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    workers?.shutdown();
+    await workersRun;
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+    const response = await fetch(`${base}${url}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+
+  /** Workflows started on this test's task queue (visibility trails starts by a moment). */
+  async function startedRuns(): Promise<string[]> {
+    await delay(500);
+    const ids: string[] = [];
+    for await (const run of env.client.workflow.list({ query: `TaskQueue = '${taskQueue}'` }))
+      ids.push(run.workflowId);
+    return ids.sort();
+  }
+
+  const generationOrders = (modelId: number) =>
+    sim.stats().orders.filter((o) => o.kind === 'generation' && o.parent === modelId);
+
+  let modelId: number;
+
+  it('trains once (CLI), then generates twice (CLI, then API): one model, one training run, one order per style per call', async () => {
+    const trained = await runCli(
+      ['train', '--images', selfiesDir, '--styles', '3', '--gender', '1', '--subject', 'ann', '--json'],
+      cliEnv,
+      { timeoutMs: 90_000 },
+    );
+    expect(trained.stderr).not.toMatch(/error/i);
+    expect(trained.code).toBe(0);
+    const training = JSON.parse(trained.stdout) as { workflowId: string; modelId: number; status: string };
+    expect(training.status).toBe('DONE');
+    modelId = training.modelId;
+    const status = await fetch(`${base}/v1/pipelines/${training.workflowId}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ state: 'completed', result: { modelId, status: 'DONE' } });
+
+    const byCli = await runCli(
+      ['generate', '--model', String(modelId), '--styles', '5', '--json'],
+      { ...cliEnv },
+      { timeoutMs: 90_000 },
+    );
+    expect(byCli.code).toBe(0);
+    const cliResult = JSON.parse(byCli.stdout) as PipelineResult;
+    expect(cliResult).toMatchObject({
+      modelId,
+      status: 'DONE',
+      generations: [{ styleId: 5, status: 'DONE' }],
+    });
+    expect(cliResult.generations[0]!.avatars.length).toBeGreaterThan(0);
+
+    const byApi = await post(`/v1/models/${modelId}/generations`, { styles: [7], polling: FAST_POLLING });
+    expect(byApi.status).toBe(202);
+    const apiResult = await getPipeline(env.client, byApi.body.workflowId).result();
+    expect(apiResult).toMatchObject({
+      modelId,
+      status: 'DONE',
+      generations: [{ styleId: 7, status: 'DONE' }],
+    });
+
+    const stats = sim.stats();
+    expect(stats.totals.modelsCreated).toBe(1);
+    const model = stats.orders.find((o) => o.id === modelId)!;
+    expect(model).toMatchObject({ kind: 'model', runs: 1, uploads: 2 });
+    const orders = generationOrders(modelId);
+    expect(orders.map((o) => o.styles)).toEqual([[5], [7]]);
+    expect(orders.map((o) => o.runs)).toEqual([1, 1]);
+    expect(stats.totals.generationOrdersCreated).toBe(2);
+  });
+
+  it('refuses generation on what is not a DONE model of that gender, or with an unknown style, naming the field; nothing starts', async () => {
+    const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 });
+    const untrained = (await provider.createModel({ styles: [3], gender: 1 })).id;
+    const orderId = generationOrders(modelId)[0]!.id;
+    const runsBefore = await startedRuns();
+    const ordersBefore = sim.stats().totals.generationOrdersCreated;
+
+    const cases: {
+      model: number;
+      body: Record<string, unknown>;
+      path: string;
+      flag: string;
+      says: string;
+    }[] = [
+      {
+        model: 99999,
+        body: { styles: [5] },
+        path: 'params.modelId',
+        flag: '--model',
+        says: 'has no model 99999',
+      },
+      {
+        model: orderId,
+        body: { styles: [5] },
+        path: 'params.modelId',
+        flag: '--model',
+        says: 'is a generation order',
+      },
+      {
+        model: untrained,
+        body: { styles: [5] },
+        path: 'params.modelId',
+        flag: '--model',
+        says: 'is not trained yet',
+      },
+      {
+        model: modelId,
+        body: { styles: [5], gender: 2 },
+        path: 'gender',
+        flag: '--gender',
+        says: 'was trained for gender 1',
+      },
+      {
+        model: modelId,
+        body: { styles: [5, 4] },
+        path: 'styles.1',
+        flag: '--styles',
+        says: 'style 4 is not offered',
+      },
+    ];
+    for (const c of cases) {
+      const answer = await post(`/v1/models/${c.model}/generations`, c.body);
+      expect([c.says, answer.status]).toEqual([c.says, 422]);
+      expect(answer.body.issues).toEqual([{ path: c.path, message: expect.stringContaining(c.says) }]);
+
+      const args = [
+        'generate',
+        '--model',
+        String(c.model),
+        '--styles',
+        (c.body.styles as number[]).join(','),
+      ];
+      if (c.body.gender) args.push('--gender', String(c.body.gender));
+      const cli = await runCli([...args, '--json'], cliEnv, { timeoutMs: 30_000 });
+      expect([c.says, cli.code]).toEqual([c.says, 2]);
+      expect(cli.stderr).toContain(c.flag);
+      expect(cli.stderr).toContain(c.says);
+      expect(cli.stdout).toBe('');
+    }
+    expect(await startedRuns()).toEqual(runsBefore);
+    expect(sim.stats().totals.generationOrdersCreated).toBe(ordersBefore);
+  });
+
+  it('retries only the style that ended in ERROR, under the same model, and the result lists every style', async () => {
+    sim.setOptions({ failStyles: [7] });
+    const first = await runCli(
+      ['run', '--images', selfiesDir, '--styles', '3,7', '--gender', '2', '--subject', 'ben', '--json'],
+      cliEnv,
+      { timeoutMs: 90_000 },
+    );
+    expect(first.code).toBe(0);
+    const partial = JSON.parse(first.stdout) as PipelineResult;
+    expect(partial.status).toBe('PARTIAL');
+    expect(partial.generations.find((g) => g.styleId === 7)?.status).toBe('ERROR');
+    const style3 = partial.generations.find((g) => g.styleId === 3)!;
+
+    sim.setOptions({ failStyles: [] });
+    const modelsBefore = sim.stats().totals.modelsCreated;
+    const retried = await post(
+      `/v1/pipelines/${partial.workflowId}/retry`,
+      {},
+      { 'idempotency-key': 'retry-1' },
+    );
+    expect(retried.status).toBe(202);
+    expect(retried.body).toMatchObject({
+      retryOf: partial.workflowId,
+      modelId: partial.modelId,
+      styles: [7],
+      kept: [3],
+    });
+    const again = await post(
+      `/v1/pipelines/${partial.workflowId}/retry`,
+      {},
+      { 'idempotency-key': 'retry-1' },
+    );
+    expect(again.status).toBe(200);
+    expect(again.body.workflowId).toBe(retried.body.workflowId);
+
+    const combined = await getPipeline(env.client, retried.body.workflowId).result();
+    expect(combined.status).toBe('DONE');
+    expect(combined.modelId).toBe(partial.modelId);
+    expect(combined.generations.map((g) => [g.styleId, g.status])).toEqual([
+      [3, 'DONE'],
+      [7, 'DONE'],
+    ]);
+    expect(combined.generations[0]).toEqual(style3);
+
+    const stats = sim.stats();
+    expect(stats.totals.modelsCreated).toBe(modelsBefore);
+    const orders = generationOrders(partial.modelId);
+    expect(orders.filter((o) => o.styles.includes(3))).toHaveLength(1);
+    expect(orders.filter((o) => o.styles.includes(7)).map((o) => o.status)).toEqual(['ERROR', 'DONE']);
+
+    const nothingLeft = await runCli(['retry', retried.body.workflowId], cliEnv, { timeoutMs: 30_000 });
+    expect(nothingLeft.code).toBe(2);
+    expect(nothingLeft.stderr).toContain('every style ended DONE: nothing to retry');
+  });
+
+  it('streams a real run’s progress over SSE, each version once and in order, the result last', async () => {
+    const started = await post(`/v1/models/${modelId}/generations`, {
+      styles: [3, 5],
+      polling: FAST_POLLING,
+    });
+    expect(started.status).toBe(202);
+    const stream = await openEventStream(`${base}/v1/pipelines/${started.body.workflowId}/events`, {
+      authorization: `Bearer ${TOKEN}`,
+    });
+    const versions: number[] = [];
+    let last;
+    for (let event = await stream.next(); event; event = await stream.next()) {
+      if (event.event === 'progress') versions.push(event.data.version);
+      else last = event;
+    }
+    expect(versions.length).toBeGreaterThan(3);
+    expect(versions).toEqual(versions.map((_, i) => versions[0]! + i));
+    expect(last).toMatchObject({ event: 'result', id: 'end', data: { modelId, status: 'DONE' } });
+
+    const listed = await fetch(`${base}/v1/pipelines?kind=generation&limit=10`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const kinds = ((await listed.json()) as { pipelines: { kind: string; modelId?: number }[] }).pipelines;
+    expect(kinds.length).toBeGreaterThanOrEqual(2);
+    expect(kinds.every((run) => run.kind === 'generation' && run.modelId !== undefined)).toBe(true);
+  });
+});

@@ -1,0 +1,94 @@
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { TrainingResult, TrainingWorkflowInput } from '../src/contracts/model-runs';
+import { uploads, writes, type ProviderRoute } from './activity-proxies';
+import { obtainModel } from './obtain-model';
+import { PipelineTracker } from './pipeline-tracker';
+import { pollUntilDone } from './polling';
+
+/** What training needs from a pipeline or training request. */
+export type TrainingSteps = Pick<
+  TrainingWorkflowInput,
+  'images' | 'styles' | 'gender' | 'mainImageIndex' | 'trainingDeadlineMs' | 'polling'
+>;
+
+/**
+ * The training half of every pipeline: create (or adopt) the model, upload the selfies, select
+ * the main one, run the training and poll it to DONE. Answers the model id.
+ */
+export async function trainModel(
+  input: TrainingSteps,
+  tracker: PipelineTracker,
+  route: ProviderRoute,
+): Promise<number> {
+  const modelId = await obtainModel(input, route);
+  tracker.model(modelId);
+  const imageIds = await uploadSelfies(modelId, input, tracker, route);
+
+  tracker.stage('selecting-main-image');
+  const mainImageId = imageIds[input.mainImageIndex]!;
+  await writes.selectMainImage.executeWithOptions(
+    { summary: `select selfie ${input.mainImageIndex + 1} as main image`, ...route },
+    [{ modelId, imageId: mainImageId }],
+  );
+
+  tracker.stage('training');
+  await writes.runOrder.executeWithOptions({ summary: `run training of model ${modelId}`, ...route }, [
+    { orderId: modelId },
+  ]);
+  await pollUntilDone({
+    orderId: modelId,
+    label: `training of model ${modelId}`,
+    deadlineMs: input.trainingDeadlineMs,
+    polling: input.polling,
+    route,
+    onStatus: (status, polls) => tracker.training(status, polls),
+  });
+  return modelId;
+}
+
+/**
+ * Training as a run of its own (`avatar-pipeline train`, POST /v1/models): the model it leaves
+ * DONE can generate any styles later, as often as wanted, without training again.
+ */
+export async function modelTraining(input: TrainingWorkflowInput): Promise<TrainingResult> {
+  const { workflowId } = workflowInfo();
+  const tracker = new PipelineTracker(workflowId, {
+    ...(input.subjectId ? { subjectId: input.subjectId } : {}),
+    imageCount: input.images.length,
+    styles: [],
+  });
+  try {
+    const modelId = await trainModel(input, tracker, { taskQueue: input.providerTaskQueue });
+    tracker.stage('done');
+    return {
+      workflowId,
+      ...(input.subjectId ? { subjectId: input.subjectId } : {}),
+      modelId,
+      status: 'DONE',
+    };
+  } catch (err) {
+    if (isCancellation(err)) tracker.cancelled();
+    else tracker.failed(err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}
+
+/** One at a time, so that after a lost answer the one image the pipeline does not know is the one it uploaded. */
+async function uploadSelfies(
+  modelId: number,
+  input: TrainingSteps,
+  tracker: PipelineTracker,
+  route: ProviderRoute,
+): Promise<number[]> {
+  tracker.stage('uploading-selfies');
+  const imageIds: number[] = [];
+  for (const [index, image] of input.images.entries()) {
+    const { imageId } = await uploads.uploadSelfie.executeWithOptions(
+      { summary: `upload selfie ${index + 1}/${input.images.length}`, ...route },
+      [{ modelId, gender: input.gender, image, index, knownImageIds: [...imageIds] }],
+    );
+    imageIds.push(imageId);
+    tracker.uploaded(imageIds.length);
+  }
+  return imageIds;
+}

@@ -1,0 +1,63 @@
+import { HandlerUnfinishedPolicy } from '@temporalio/common';
+import { condition, setHandler } from '@temporalio/workflow';
+import {
+  PROGRESS_FEED_CAPACITY,
+  progressChangesQuery,
+  progressChangesUpdate,
+  type ProgressChange,
+  type ProgressChanges,
+} from '../src/contracts/progress-feed';
+
+/**
+ * The workflow side of the progress feed (src/contracts/progress-feed.ts): numbers each snapshot
+ * and keeps the latest ones, in memory only, so a run nobody watches writes nothing more to its
+ * history. Replay rebuilds it, since every snapshot follows from the history.
+ */
+export class ProgressLog<P> {
+  private version = 0;
+  private readonly kept: ProgressChange<P>[] = [];
+
+  constructor(private readonly capacity = PROGRESS_FEED_CAPACITY) {}
+
+  /** Answers the feed's update and query from now on. */
+  install(): void {
+    setHandler(
+      progressChangesUpdate,
+      async ({ afterVersion }) => {
+        // A version from the future means the watcher counted elsewhere: answer with what there is.
+        await condition(() => this.version > afterVersion || afterVersion > this.version);
+        return this.since(afterVersion > this.version ? 0 : afterVersion);
+      },
+      {
+        validator: ({ afterVersion }) => {
+          if (!Number.isInteger(afterVersion) || afterVersion < 0) {
+            throw new Error('afterVersion must be a whole number, 0 or more');
+          }
+        },
+        // A watcher waiting when the run ends learns of the end from the run itself.
+        unfinishedPolicy: HandlerUnfinishedPolicy.ABANDON,
+        description: 'Waits until progress is past afterVersion, then returns every kept change since',
+      },
+    );
+    setHandler(progressChangesQuery, ({ afterVersion }) => this.since(afterVersion), {
+      description: 'Every kept change of progress after afterVersion, without waiting',
+    });
+  }
+
+  /** Records the next snapshot (the caller passes a copy it will not change). */
+  record(progress: P): void {
+    this.version += 1;
+    this.kept.push({ version: this.version, progress });
+    if (this.kept.length > this.capacity) this.kept.shift();
+  }
+
+  get current(): number {
+    return this.version;
+  }
+
+  private since(afterVersion: number): ProgressChanges<unknown> {
+    const changes = this.kept.filter((change) => change.version > afterVersion);
+    const first = changes[0];
+    return { changes, skipped: first !== undefined && first.version > afterVersion + 1 };
+  }
+}
