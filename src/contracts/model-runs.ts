@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
-import { MAX_SELFIES, MAX_STYLES } from './limits';
+import { MAX_STYLES } from './limits';
 import {
   deadlineMsSchema,
-  imageReferenceSchema,
+  pipelineInputSchema,
   pollingOptionsSchema,
   subjectIdSchema,
 } from './pipeline-input';
@@ -15,17 +15,15 @@ import type { GenerationResult, PipelineResult } from './pipeline-state';
 
 export const trainingInputSchema = z
   .strictObject({
-    images: z
-      .array(imageReferenceSchema)
-      .min(1, 'must name at least one selfie')
-      .max(MAX_SELFIES, `must name at most ${MAX_SELFIES} selfies`),
+    // The training half of a pipeline's request: the same fields, rules and defaults.
+    images: pipelineInputSchema.shape.images,
     /** Recorded on the model order (the provider asks for them at creation); generate any styles later. */
-    styles: stylesSchema.max(MAX_STYLES, `must name at most ${MAX_STYLES} styles`),
-    gender: genderSchema,
-    mainImageIndex: z.number().int('must be an integer').nonnegative('must not be negative').default(0),
-    subjectId: subjectIdSchema.optional(),
-    trainingDeadlineMs: deadlineMsSchema.default(2 * 60 * 60 * 1000),
-    polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+    styles: pipelineInputSchema.shape.styles,
+    gender: pipelineInputSchema.shape.gender,
+    mainImageIndex: pipelineInputSchema.shape.mainImageIndex,
+    subjectId: pipelineInputSchema.shape.subjectId,
+    trainingDeadlineMs: pipelineInputSchema.shape.trainingDeadlineMs,
+    polling: pipelineInputSchema.shape.polling,
   })
   .refine((input) => input.mainImageIndex < input.images.length, {
     path: ['mainImageIndex'],
