@@ -22,6 +22,33 @@
  * The result is clamped to [floor, min(cap, what the workers can hold)].
  */
 
+/** One reading, as the activity returns it (plain numbers: it goes into history). */
+export interface ProviderQueueReading {
+  backlogCount: number;
+  backlogAgeMs: number;
+  /** Tasks per second added to and dispatched from the queue (server averages over ~30 s). */
+  addRate: number;
+  dispatchRate: number;
+  /** Which process counted the answers below: totals from different processes are not comparable. */
+  tallyId: string;
+  requests: number;
+  rateLimited: number;
+  errors: number;
+}
+
+/** Answers between two readings; none when another process (or a restarted one) counted them. */
+export function answersBetween(
+  previous: ProviderQueueReading | undefined,
+  current: ProviderQueueReading,
+): { requests: number; rateLimited: number; errors: number } {
+  if (!previous || previous.tallyId !== current.tallyId) return { requests: 0, rateLimited: 0, errors: 0 };
+  return {
+    requests: Math.max(0, current.requests - previous.requests),
+    rateLimited: Math.max(0, current.rateLimited - previous.rateLimited),
+    errors: Math.max(0, current.errors - previous.errors),
+  };
+}
+
 /** What the campaign observed since the previous sample. */
 export interface WindowSample {
   /** Provider-activity tasks waiting in the provider task queue. */
@@ -128,7 +155,12 @@ export function nextWindow(
   if (age > tuning.highBacklogMs) {
     // A backlog already draining fast (the window shrank or a burst is passing) needs no further cut.
     if (age < 0.8 * state.lastBacklogAgeMs) return decide(size, 'holding', `${backlog}, draining`);
-    return decide(Math.floor(size * 0.85), 'backlog', `${backlog} (over ${seconds(tuning.highBacklogMs)})`, true);
+    return decide(
+      Math.floor(size * 0.85),
+      'backlog',
+      `${backlog} (over ${seconds(tuning.highBacklogMs)})`,
+      true,
+    );
   }
   if (sample.inFlight < size * 0.9) {
     return decide(size, 'not-full', `${sample.inFlight} in flight of ${size} allowed; ${backlog}`);
@@ -147,7 +179,12 @@ function bounded(state: WindowState, sample: WindowSample, tuning: WindowTuning)
   const size = clamp(state.size, tuning.floor, ceiling);
   if (size < state.size && state.reason === 'growing') {
     return capacity < tuning.cap
-      ? { ...state, size, reason: 'worker-capacity', detail: `workers hold ${capacity} subjects; ${state.detail}` }
+      ? {
+          ...state,
+          size,
+          reason: 'worker-capacity',
+          detail: `workers hold ${capacity} subjects; ${state.detail}`,
+        }
       : { ...state, size, reason: 'at-cap', detail: `cap ${tuning.cap} reached; ${state.detail}` };
   }
   return { ...state, size };

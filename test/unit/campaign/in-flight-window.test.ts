@@ -1,4 +1,5 @@
 import {
+  answersBetween,
   DEFAULT_WINDOW_TUNING,
   initialWindow,
   nextWindow,
@@ -143,5 +144,32 @@ describe('the auto in-flight window', () => {
       for (let i = 0; i < 40; i++) out.push((s = nextWindow(s, samples(s, i), tuning)).size);
     }
     expect(a).toEqual(b);
+  });
+});
+
+describe('provider answers between two readings', () => {
+  const reading = (tallyId: string, requests: number, rateLimited: number, errors: number) => ({
+    backlogCount: 0,
+    backlogAgeMs: 0,
+    addRate: 0,
+    dispatchRate: 0,
+    tallyId,
+    requests,
+    rateLimited,
+    errors,
+  });
+
+  it('counts the answers since the previous reading of the same process', () => {
+    expect(answersBetween(reading('a', 10, 1, 0), reading('a', 25, 3, 1))).toEqual({
+      requests: 15,
+      rateLimited: 2,
+      errors: 1,
+    });
+  });
+
+  it('counts none across processes or without a previous reading', () => {
+    const none = { requests: 0, rateLimited: 0, errors: 0 };
+    expect(answersBetween(undefined, reading('a', 10, 1, 0))).toEqual(none);
+    expect(answersBetween(reading('a', 10, 1, 0), reading('b', 3, 0, 0))).toEqual(none);
   });
 });
