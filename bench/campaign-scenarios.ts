@@ -10,6 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { startCampaign, type CampaignHandle } from '../src/client/campaigns';
 import { startPipeline } from '../src/client/pipelines';
 import type { CampaignOptions, CampaignSubject } from '../src/contracts/campaign';
+import { DEFAULT_WINDOW_TUNING } from '../src/campaign/in-flight-window';
 import { ProviderClient } from '../src/provider/client';
 import type { RunningSimulator, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';
@@ -51,9 +52,16 @@ interface Result {
 
 /** Campaign options of a window choice (the auto window's timings follow the time scale). */
 export function windowOptions(choice: WindowChoice, scale: Scale): Partial<CampaignOptions> {
-  void scale;
-  if (choice.kind === 'fixed') return { maxInFlight: choice.size };
-  throw new Error('the auto window is not available in this build');
+  if (choice.kind === 'fixed') return { maxInFlight: choice.size, fixedWindow: true };
+  const t = scale.timeScale;
+  return {
+    maxInFlight: choice.cap ?? 'auto',
+    autoWindow: {
+      sampleEveryMs: Math.round(10_000 * t),
+      lowBacklogMs: Math.round(DEFAULT_WINDOW_TUNING.lowBacklogMs * t),
+      highBacklogMs: Math.round(DEFAULT_WINDOW_TUNING.highBacklogMs * t),
+    },
+  };
 }
 
 function simulatorOptions(scale: Scale): StartSimulatorOptions {
@@ -147,12 +155,11 @@ function sampleProgress(
     while (!stopped) {
       try {
         const p = await campaign.progress();
-        const window = (p as { window?: { size: number; reason: string } }).window;
         samples.push({
           atMs: Date.now() - startedAt,
           run: p.run,
           running: p.counts.running,
-          ...(window ? { window: window.size, why: window.reason } : {}),
+          ...(p.window.mode === 'auto' ? { window: p.window.size, why: p.window.reason } : {}),
         });
       } catch {
         // A query can fail while the campaign continues as new; the next sample will do.
