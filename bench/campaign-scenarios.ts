@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { startCampaign, type CampaignHandle } from '../src/client/campaigns';
 import { startPipeline } from '../src/client/pipelines';
 import type { CampaignOptions, CampaignSubject } from '../src/contracts/campaign';
-import { DEFAULT_WINDOW_TUNING } from '../src/campaign/in-flight-window';
+import { DEFAULT_WINDOW_TUNING } from '../src/contracts/in-flight-window';
 import { ProviderClient } from '../src/provider/client';
 import type { RunningSimulator, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';

@@ -9,7 +9,6 @@ import { STATUS_CODES, statusOfCode } from '../src/contracts/campaign-state';
 
 export type { SubjectOutcome };
 
-
 const RUNNING = 'R';
 const MAX_SAMPLES = 64;
 const MAX_RECENT_FAILURES = 5;

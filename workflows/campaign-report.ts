@@ -17,7 +17,10 @@ import { subjectEndedSignal } from '../src/contracts/workflow-definitions';
  * id (so to its current run: the run that started the pipeline may have continued as new since).
  * Sent even when the pipeline is being cancelled. A campaign that is gone is not an error here.
  */
-export async function reportToCampaign(campaignId: string | undefined, outcome: SubjectOutcome): Promise<void> {
+export async function reportToCampaign(
+  campaignId: string | undefined,
+  outcome: SubjectOutcome,
+): Promise<void> {
   if (!campaignId) return;
   const { workflowId } = workflowInfo();
   await CancellationScope.nonCancellable(() =>

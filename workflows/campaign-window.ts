@@ -8,7 +8,7 @@ import {
   type ProviderQueueReading,
   type WindowState,
   type WindowTuning,
-} from '../src/campaign/in-flight-window';
+} from '../src/contracts/in-flight-window';
 import type { CampaignWindowSettings, CampaignWindowView } from '../src/contracts/campaign-state';
 
 const { observeProviderQueue } = proxyActivities<CampaignActivities>({
@@ -19,7 +19,7 @@ const { observeProviderQueue } = proxyActivities<CampaignActivities>({
 
 /**
  * The campaign's in-flight window: fixed, or sized from the provider's signals by the pure
- * controller (src/campaign/in-flight-window.ts) each time the campaign samples them. The size and
+ * controller (src/contracts/in-flight-window.ts) each time the campaign samples them. The size and
  * its reason travel through continue-as-new, are shown in the campaign's progress and as the
  * workflow's current details in the Temporal UI.
  */
@@ -101,7 +101,13 @@ export class CampaignWindow {
         detail: `fixed at ${this.settings.size}`,
       };
     const state = this.state!;
-    return { mode: 'auto', size: state.size, cap: this.tuning.cap, reason: state.reason, detail: state.detail };
+    return {
+      mode: 'auto',
+      size: state.size,
+      cap: this.tuning.cap,
+      reason: state.reason,
+      detail: state.detail,
+    };
   }
 
   carry(): WindowState | undefined {

@@ -70,7 +70,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     running.set(index, { workflowId, subjectId });
     indexOfChild.set(workflowId, index);
   };
-  for (const [index, workflowId, subjectId] of input.carried?.running ?? []) track(index, workflowId, subjectId);
+  for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
+    track(index, workflowId, subjectId);
   const ended = (index: number, outcome: Parameters<CampaignBook['finished']>[2]) => {
     const entry = running.get(index);
     if (!entry) return;
@@ -308,7 +309,11 @@ async function startSubject(
     parentClosePolicy: ParentClosePolicy.ABANDON,
     // Campaign work yields to interactive pipelines (default priority 3) on every task queue, and
     // campaigns share each queue fairly: one fairness key per campaign, with its weight.
-    priority: { priorityKey: input.priorityKey, fairnessKey: campaignId, fairnessWeight: input.fairnessWeight },
+    priority: {
+      priorityKey: input.priorityKey,
+      fairnessKey: campaignId,
+      fairnessWeight: input.fairnessWeight,
+    },
     memo: { subjectId: subject.subjectId, campaignId },
     // As every starter does: the UI filters a campaign's pipelines by CampaignId (SubjectId keyed when encrypted).
     typedSearchAttributes: pipelineStartAttributes({

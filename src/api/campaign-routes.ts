@@ -336,7 +336,9 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
     fileName,
     ...(campaignId ? { campaignId } : {}),
     ...(skip === 'true' ? { skipInvalid: true } : {}),
-    ...(maxInFlight ? { options: { maxInFlight: maxInFlight === 'auto' ? 'auto' : Number(maxInFlight) } } : {}),
+    ...(maxInFlight
+      ? { options: { maxInFlight: maxInFlight === 'auto' ? 'auto' : Number(maxInFlight) } }
+      : {}),
   };
 }
 

@@ -44,7 +44,9 @@ export const campaignProgressSchema = answering<CampaignProgress>()(
           mode: z.enum(['auto', 'fixed']),
           size: z.number().describe('Subjects the campaign keeps in flight now'),
           cap: z.number().optional(),
-          reason: z.string().describe('Why the window has this size (growing, holding, backlog, rate-limited, …)'),
+          reason: z
+            .string()
+            .describe('Why the window has this size (growing, holding, backlog, rate-limited, …)'),
           detail: z.string().describe('The figures behind the reason'),
         })
         .describe('The in-flight window now and why'),

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { CallRecord } from '../provider/http-transport';
-import type { ProviderQueueReading } from './in-flight-window';
+import type { ProviderQueueReading } from '../contracts/in-flight-window';
 
 export type { ProviderQueueReading };
 

@@ -40,7 +40,7 @@ import {
   resumeCampaignUpdate,
   retryCampaignUpdate,
 } from '../contracts/workflow-definitions';
-import { DEFAULT_CAMPAIGN_MAX_IN_FLIGHT } from '../config/env-schema';
+
 import { PipelineInputError } from './input-error';
 
 export interface StartCampaignOptions {
@@ -155,7 +155,7 @@ export const DEFAULT_FIXED_WINDOW = 50;
 /** How often the auto window samples the provider's signals. */
 export const DEFAULT_WINDOW_SAMPLE_MS = 10_000;
 
-/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/campaign/in-flight-window.ts. */
+/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/contracts/in-flight-window.ts. */
 function campaignWindow(
   settings: ReturnType<typeof campaignOptionsSchema.parse>,
   fallback: number | 'auto' | undefined,

@@ -12,7 +12,7 @@ export const SIMULATOR_API_KEY = 'sim-key';
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** CAMPAIGN_DIR and CAMPAIGN_MAX_IN_FLIGHT when unset. */
 export const DEFAULT_CAMPAIGN_DIR = '.data/campaigns';
-/** `auto`: the campaign sizes its in-flight window from the provider's signals (src/campaign/in-flight-window.ts). */
+/** `auto`: the campaign sizes its in-flight window from the provider's signals (src/contracts/in-flight-window.ts). */
 export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT: number | 'auto' = 'auto';
 /** Where `avatar-pipeline api` listens by default. */
 export const DEFAULT_API_PORT = 8080;
@@ -172,6 +172,9 @@ export const envSchema = z.object({
    * Child pipelines a campaign keeps running at once, unless the campaign says otherwise: `auto`
    * sizes the window from the provider's signals; a number caps that window.
    */
-  CAMPAIGN_MAX_IN_FLIGHT: withDefault(z.union([z.literal('auto'), positiveInt]), DEFAULT_CAMPAIGN_MAX_IN_FLIGHT),
+  CAMPAIGN_MAX_IN_FLIGHT: withDefault(
+    z.union([z.literal('auto'), positiveInt]),
+    DEFAULT_CAMPAIGN_MAX_IN_FLIGHT,
+  ),
 });
 export type Env = z.output<typeof envSchema>;

@@ -2,7 +2,7 @@
  * Campaign types and pure helpers shared by the campaign workflow and everything that starts or
  * watches campaigns (client package, CLI, API). Workflow-safe: no runtime imports.
  */
-import type { WindowState, WindowTuning } from '../campaign/in-flight-window';
+import type { WindowState, WindowTuning } from './in-flight-window';
 import type { PollingOptions } from './pipeline-input';
 
 /** Where the workflow reads its subjects: a file written by the starter, checked by its digest. */

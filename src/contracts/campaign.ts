@@ -57,7 +57,7 @@ export type CampaignSubject = z.infer<typeof campaignSubjectSchema>;
 export const campaignOptionsSchema = z.strictObject({
   /**
    * Child pipelines running at once: `auto` (the default) sizes the window from the provider
-   * queue's backlog, 429s and errors (src/campaign/in-flight-window.ts); a number caps that
+   * queue's backlog, 429s and errors (src/contracts/in-flight-window.ts); a number caps that
    * window, or with `fixedWindow` is the window.
    */
   maxInFlight: z.union([z.literal('auto'), z.number().int().min(1).max(2000)]).optional(),

@@ -6,7 +6,7 @@ import {
   type WindowSample,
   type WindowState,
   type WindowTuning,
-} from '../../../src/campaign/in-flight-window';
+} from '../../../src/contracts/in-flight-window';
 
 const tuning: WindowTuning = { ...DEFAULT_WINDOW_TUNING, cap: 200, initial: 10 };
 
