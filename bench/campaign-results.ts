@@ -22,14 +22,20 @@ export function campaignSection(file = RESULTS_FILE): string {
 }
 
 /** Replaces (or appends) the campaign section with this run's output. */
-export function recordCampaignSection(lines: string[], command: string[], file = RESULTS_FILE): string {
+export function recordCampaignSection(
+  lines: string[],
+  command: string[],
+  append = false,
+  file = RESULTS_FILE,
+): string {
   const cpus = os.cpus();
+  const current = campaignSection(file);
+  const kept = append && current ? current.slice(0, current.length - END.length).trimEnd() : undefined;
   const section = [
-    BEGIN,
-    '',
-    "## Campaigns at the provider's ratios",
-    '',
-    `Written by \`${command.join(' ')}\` (\`npm run bench:campaign\`); every figure in this section comes from that one run.`,
+    ...(kept !== undefined
+      ? [kept, '', '---', '']
+      : [BEGIN, '', "## Campaigns at the provider's ratios", '']),
+    `Written by \`${command.join(' ')}\` (\`npm run bench:campaign\`); every figure from here to the next such line comes from that one run.`,
     '',
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM; shared with other work (the load averages below say how busy)`,
@@ -39,7 +45,6 @@ export function recordCampaignSection(lines: string[], command: string[], file =
     END,
   ].join('\n');
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
-  const current = campaignSection(file);
   writeFileSync(file, current ? text.replace(current, section) : `${text.trimEnd()}\n\n${section}\n`);
   return file;
 }

@@ -5,7 +5,9 @@
  *
  *   npm run bench:campaign                      (builds, then runs dist/bench/campaign.js)
  *   node dist/bench/campaign.js [--scenario quota,runs,fairness,priority] [--subjects 300]
- *     [--styles 2] [--training 90] [--generation 20] [--rps 20] [--time-scale 1] [--fixed 50] [--write]
+ *     [--styles 2] [--training 90] [--generation 20] [--rps 20] [--time-scale 1] [--fixed 50]
+ *     [--runs-subjects 1000] [--per-run 100] [--fair-big 300] [--fair-small 30] [--fair-later 30]
+ *     [--priority-campaign 300] [--priority-after 60] [--write [--append]]
  *
  * Scenarios (bench/campaign-scenarios.ts):
  * - quota: N subjects under quota R: the auto window, a fixed window of 50 and a naive
@@ -19,7 +21,8 @@
  * - priority: an interactive pipeline started while a campaign saturates the quota, beside the
  *   same pipeline on an idle system.
  * --time-scale s multiplies every duration and divides every rate (see campaign-scale.ts); the
- * output says so. --write records the output in bench/RESULTS.md (its campaign section).
+ * output says so. --write records the output in bench/RESULTS.md (its campaign section);
+ * --append adds it to that section instead of replacing it.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -89,14 +92,34 @@ async function main(): Promise<void> {
   const context: Context = { stack, selfie, image, scale, say };
   try {
     if (scenarios.includes('quota')) await runQuota(context, fixed);
-    if (scenarios.includes('runs')) await runRunBoundaries(context);
-    if (scenarios.includes('fairness')) await runFairness(context);
-    if (scenarios.includes('priority')) await runPriority(context);
+    if (scenarios.includes('runs'))
+      await runRunBoundaries(
+        context,
+        numberArg(argv, 'runs-subjects', 1000),
+        numberArg(argv, 'per-run', 100),
+      );
+    if (scenarios.includes('fairness'))
+      await runFairness(
+        context,
+        numberArg(argv, 'fair-big', 300),
+        numberArg(argv, 'fair-small', 30),
+        numberArg(argv, 'fair-later', 30),
+      );
+    if (scenarios.includes('priority'))
+      await runPriority(
+        context,
+        numberArg(argv, 'priority-campaign', 300),
+        numberArg(argv, 'priority-after', 60),
+      );
   } finally {
     await stack.close();
   }
   if (argv.includes('--write')) {
-    const file = recordCampaignSection(out, ['node dist/bench/campaign.js', ...argv.slice(2)]);
+    const file = recordCampaignSection(
+      out,
+      ['node dist/bench/campaign.js', ...argv.slice(2)],
+      argv.includes('--append'),
+    );
     console.log(`\nWritten to ${file}.`);
   }
 }
