@@ -1,4 +1,5 @@
 import type {
+  SubjectOutcome,
   CampaignCarry,
   CompactOutcomes,
   SubjectCounts,
@@ -6,12 +7,7 @@ import type {
 } from '../src/contracts/campaign-state';
 import { STATUS_CODES, statusOfCode } from '../src/contracts/campaign-state';
 
-/** How a subject's pipeline ended, as the campaign keeps it. */
-export type SubjectOutcome =
-  | { status: 'DONE'; modelId: number; avatarCount: number }
-  | { status: 'PARTIAL'; modelId: number; avatarCount: number; error: string }
-  | { status: 'FAILED'; error: string; modelId?: number }
-  | { status: 'CANCELLED' };
+export type { SubjectOutcome };
 
 const RUNNING = 'R';
 const MAX_SAMPLES = 64;
@@ -58,6 +54,8 @@ export class CampaignBook {
     this.cancelled = carried?.cancelled ?? false;
     this.run = (carried?.run ?? 0) + 1;
     this.startedAtMs = carried?.startedAtMs ?? nowMs;
+    // Subjects started by earlier runs are still running: they report their end to this run.
+    for (const [index] of carried?.running ?? []) this.statuses[index] = RUNNING;
   }
 
   /** Subjects still to start (new ones and queued retries). */

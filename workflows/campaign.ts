@@ -1,19 +1,18 @@
 import {
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
-  ChildWorkflowFailure,
   condition,
-  executeChild,
+  getExternalWorkflowHandle,
   isCancellation,
   makeContinueAsNewFunc,
   ParentClosePolicy,
   setHandler,
+  sleep,
+  startChild,
   upsertMemo,
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CampaignSubject } from '../src/contracts/campaign';
 import type {
   CampaignInput,
@@ -31,12 +30,15 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
+  subjectEndedSignal,
   WORKFLOW_TYPES,
   type AvatarPipelineWorkflow,
 } from '../src/contracts/workflow-definitions';
 import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
-import { CampaignBook, type SubjectOutcome } from './campaign-book';
+import { CampaignBook } from './campaign-book';
+import { failureOutcome } from './campaign-report';
 import { SubjectPages } from './campaign-subjects';
+import { CampaignWindow } from './campaign-window';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
@@ -45,17 +47,39 @@ const HISTORY_BYTES_SOFT_LIMIT = 4 * 1024 * 1024;
 const IN_FLIGHT_SHOWN = 50;
 
 /**
- * A batch campaign: one child avatar pipeline per subject of the manifest, at most `maxInFlight`
- * at once (a sliding window: each end starts the next). Each run starts at most `subjectsPerRun`
- * subjects, lets its children finish, and continues as new with the compact ledger, so history
- * stays bounded at any campaign size. A subject's failure is recorded with its message and
- * touches no other subject. Pause, resume, cancel and retry are updates; progress is a query.
+ * A batch campaign: one child avatar pipeline per subject of the manifest, at most the window's
+ * size at once (a sliding window: each end starts the next). The window is sized from the
+ * provider's signals (auto, capped at maxInFlight) or fixed (campaign-window.ts).
+ *
+ * Children outlive the run that started them: each pipeline reports its end by a signal to the
+ * campaign's id, so to whichever run is current. A run starts at most `subjectsPerRun` subjects
+ * (or stops early when history grows long or a new worker version is current), then continues
+ * as new at once with the compact ledger and the list of subjects still running; the window
+ * never drains at a run boundary. A subject's failure is recorded with its message and touches no
+ * other subject. Pause, resume, cancel and retry are updates; progress is a query.
  */
 export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutcome> {
   const { workflowId: campaignId } = workflowInfo();
   const book = new CampaignBook(input.manifest.total, Date.now(), input.carried);
   const pages = new SubjectPages(input.manifest, input.pageSize);
-  const running = new Map<number, { subjectId: string; scope: CancellationScope }>();
+  const window = new CampaignWindow(input.window, input.carried?.window);
+  /** Subjects running, by manifest index: their child workflow id and subject id. */
+  const running = new Map<number, { workflowId: string; subjectId: string }>();
+  const indexOfChild = new Map<string, number>();
+  const track = (index: number, workflowId: string, subjectId: string) => {
+    running.set(index, { workflowId, subjectId });
+    indexOfChild.set(workflowId, index);
+  };
+  for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
+    track(index, workflowId, subjectId);
+  const ended = (index: number, outcome: Parameters<CampaignBook['finished']>[2]) => {
+    const entry = running.get(index);
+    if (!entry) return;
+    running.delete(index);
+    indexOfChild.delete(entry.workflowId);
+    book.finished(index, entry.subjectId, outcome, Date.now());
+    window.ended();
+  };
   let startedThisRun = 0;
   let closing = false;
   // A restarted campaign (a retry after it had ended) queues its subjects before anything else.
@@ -75,6 +99,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       total: book.total,
       counts: book.counts(),
       maxInFlight: input.maxInFlight,
+      window: window.view(),
       inFlight: [...running.values()].slice(0, IN_FLIGHT_SHOWN).map((r) => r.subjectId),
       run: book.run,
       startedAt: new Date(book.startedAtMs).toISOString(),
@@ -86,9 +111,17 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   };
   const cancelAll = () => {
     book.cancelRemaining();
-    for (const { scope } of running.values()) scope.cancel();
+    // Each child reports CANCELLED when it has stopped; one that already ended reports that instead.
+    for (const { workflowId } of running.values())
+      void getExternalWorkflowHandle(workflowId)
+        .cancel()
+        .catch(() => undefined);
   };
 
+  setHandler(subjectEndedSignal, ({ workflowId, outcome }) => {
+    const index = indexOfChild.get(workflowId);
+    if (index !== undefined) ended(index, outcome);
+  });
   setHandler(campaignProgressQuery, progress);
   setHandler(campaignLedgerQuery, () => ({
     manifest: input.manifest,
@@ -127,7 +160,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   );
 
   // Runs are pinned to the worker version they started on; the next run starts on the version
-  // current then, so a campaign moves to a new version at its continue-as-new boundary.
+  // current then, so a campaign moves to a new version at its continue-as-new boundary (its
+  // running children stay on theirs).
   const continueOnCurrentVersion = makeContinueAsNewFunc<typeof avatarCampaign>({
     initialVersioningBehavior: 'AUTO_UPGRADE',
   });
@@ -139,36 +173,65 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       info.historySize > HISTORY_BYTES_SOFT_LIMIT
     );
   };
-  // A new current version also ends the run early: its running children finish, then it moves.
+  const starting = () => !book.cancelled && !book.paused && book.hasWork();
   const wantsNewRun = () =>
-    startedThisRun >= input.subjectsPerRun ||
-    historyIsLong() ||
-    workflowInfo().targetWorkerDeploymentVersionChanged;
-  const canStart = () =>
-    !book.cancelled && !book.paused && book.hasWork() && running.size < input.maxInFlight && !wantsNewRun();
-  const idle = () => running.size === 0 && (book.cancelled || !book.hasWork() || wantsNewRun());
+    !book.cancelled &&
+    ((book.hasWork() && startedThisRun >= input.subjectsPerRun) ||
+      ((book.hasWork() || running.size > 0) &&
+        (historyIsLong() || workflowInfo().targetWorkerDeploymentVersionChanged)));
+  const canStart = () => starting() && running.size < window.size && !wantsNewRun();
+  const finished = () => running.size === 0 && (book.cancelled || !book.hasWork());
 
-  const launch = (index: number, subject: CampaignSubject) => {
-    const scope = new CancellationScope();
-    running.set(index, { subjectId: subject.subjectId, scope });
+  // The auto window samples the provider's signals while it is what limits the campaign: work is
+  // waiting and the window is (nearly) full. Otherwise nothing is sampled, and history stays quiet.
+  let sampling = true;
+  let stylesPerSubject = 1;
+  const windowLimits = () => starting() && running.size >= 0.9 * window.size;
+  if (window.auto) {
+    void (async () => {
+      while (sampling) {
+        await condition(() => !sampling || windowLimits());
+        if (!sampling) break;
+        await sleep(window.sampleEveryMs);
+        if (sampling && windowLimits())
+          await window.sample(running.size, input.pipeline.providerTaskQueue, stylesPerSubject);
+      }
+    })();
+  }
+
+  // A child whose start is still pending when the run closes would never start: wait for them.
+  let startsPending = 0;
+  const launch = async (index: number, subject: CampaignSubject) => {
+    const workflowId = subjectWorkflowId(campaignId, subject);
+    track(index, workflowId, subject.subjectId);
     startedThisRun++;
-    void scope
-      .run(() => runSubject(campaignId, subject, input))
-      .then(
-        (outcome) => book.finished(index, subject.subjectId, outcome, Date.now()),
-        (err: unknown) => book.finished(index, subject.subjectId, failureOutcome(err), Date.now()),
-      )
-      .finally(() => running.delete(index));
+    startsPending++;
+    stylesPerSubject = subject.styles.length;
+    try {
+      await startSubject(campaignId, workflowId, subject, input);
+    } catch (err) {
+      ended(index, failureOutcome(err));
+    } finally {
+      startsPending--;
+    }
   };
 
   try {
     for (;;) {
-      await condition(() => canStart() || idle());
-      if (idle()) {
-        if (book.cancelled || !book.hasWork()) break;
-        // Every child of this run has finished: hand the ledger to a fresh run.
-        await condition(allHandlersFinished);
-        return await continueOnCurrentVersion({ ...settingsOf(input), carried: book.carry() });
+      await condition(() => canStart() || finished() || wantsNewRun());
+      if (finished()) break;
+      if (wantsNewRun()) {
+        // Hand the ledger, the window and the running subjects to a fresh run; they go on running.
+        sampling = false;
+        await condition(() => startsPending === 0 && allHandlersFinished());
+        return await continueOnCurrentVersion({
+          ...settingsOf(input),
+          carried: {
+            ...book.carry(),
+            running: [...running.entries()].map(([index, r]) => [index, r.workflowId, r.subjectId]),
+            ...(window.carry() ? { window: window.carry()! } : {}),
+          },
+        });
       }
       const index = book.takeNext();
       const subject = await pages.get(index);
@@ -177,7 +240,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         book.cancelRemaining();
         continue;
       }
-      launch(index, subject);
+      void launch(index, subject);
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
@@ -188,9 +251,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     });
   }
 
+  sampling = false;
   closing = true;
   await condition(allHandlersFinished);
-  const finished = book.carry();
+  const outcomes = book.carry().outcomes;
   upsertMemo({ state: book.cancelled ? 'cancelled' : 'completed' });
   return {
     campaignId,
@@ -199,7 +263,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     settings: settingsOf(input),
     total: book.total,
     counts: book.counts(),
-    outcomes: finished.outcomes,
+    outcomes,
     startedAt: new Date(book.startedAtMs).toISOString(),
     finishedAt: new Date(Date.now()).toISOString(),
     runs: book.run,
@@ -211,12 +275,16 @@ function settingsOf(input: CampaignInput): CampaignSettings {
   return settings;
 }
 
-/** One subject's pipeline as a child workflow; its end is this subject's outcome, never the campaign's failure. */
-async function runSubject(
+/**
+ * Starts one subject's pipeline as a child that outlives this run (it reports its end by signal,
+ * see campaign-report.ts); resolves once it has started.
+ */
+async function startSubject(
   campaignId: string,
+  workflowId: string,
   subject: CampaignSubject,
   input: CampaignInput,
-): Promise<SubjectOutcome> {
+): Promise<void> {
   const args: PipelineWorkflowInput = {
     images: subject.images,
     styles: subject.styles,
@@ -230,58 +298,28 @@ async function runSubject(
     providerTaskQueue: input.pipeline.providerTaskQueue,
     ...(input.pipeline.archiveAvatars ? { archiveAvatars: true } : {}),
   };
-  const result = await executeChild<AvatarPipelineWorkflow>(
-    input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline,
-    {
-      // With payload encryption the subject's keyed hash stands in for its id (ids are plaintext).
-      workflowId: subjectWorkflowId(campaignId, subject),
-      args: [args],
-      ...(input.pipeline.taskQueue ? { taskQueue: input.pipeline.taskQueue } : {}),
-      // A subject that succeeded is never run twice; a failed or cancelled one may be retried.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      // Campaign work yields to interactive pipelines (default priority 3) on every task queue.
-      priority: { priorityKey: input.priorityKey },
-      memo: { subjectId: subject.subjectId, campaignId },
-      // As every starter does: the UI filters a campaign's pipelines by CampaignId (SubjectId keyed when encrypted).
-      typedSearchAttributes: pipelineStartAttributes({
-        ...(subject.searchKey ? { subjectKey: subject.searchKey } : {}),
-        campaignId,
-      }),
-      staticSummary: `${subject.subjectId} (campaign ${campaignId}): ${subject.images.length} selfies, styles ${subject.styles.join(', ')}`,
+  await startChild<AvatarPipelineWorkflow>(input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline, {
+    // With payload encryption the subject's keyed hash stands in for its id (ids are plaintext).
+    workflowId,
+    args: [args],
+    ...(input.pipeline.taskQueue ? { taskQueue: input.pipeline.taskQueue } : {}),
+    // A subject that succeeded is never run twice; a failed or cancelled one may be retried.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    // Children outlive the run that started them; cancelling the campaign cancels them explicitly.
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    // Campaign work yields to interactive pipelines (default priority 3) on every task queue, and
+    // campaigns share each queue fairly: one fairness key per campaign, with its weight.
+    priority: {
+      priorityKey: input.priorityKey,
+      fairnessKey: campaignId,
+      fairnessWeight: input.fairnessWeight,
     },
-  );
-  const avatarCount = result.generations.reduce((n, g) => n + g.avatars.length, 0);
-  if (result.status === 'DONE') return { status: 'DONE', modelId: result.modelId, avatarCount };
-  const error = result.generations
-    .filter((g) => g.status !== 'DONE')
-    .map((g) => `style ${g.styleId}: ${g.error ?? g.status}`)
-    .join('; ');
-  return { status: 'PARTIAL', modelId: result.modelId, avatarCount, error };
-}
-
-/** The subject's failure as the campaign reports it: the pipeline's own message (which quotes the provider). */
-function failureOutcome(err: unknown): SubjectOutcome {
-  if (isCancellation(err)) return { status: 'CANCELLED' };
-  if (err instanceof WorkflowExecutionAlreadyStartedError) {
-    return {
-      status: 'FAILED',
-      error: `a pipeline ${err.workflowId} for this subject already exists and did not fail; it is not started twice`,
-    };
-  }
-  const cause = err instanceof ChildWorkflowFailure && err.cause ? err.cause : err;
-  if (isCancellation(cause)) return { status: 'CANCELLED' };
-  const details = cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
-  const modelId =
-    typeof details === 'object' &&
-    details !== null &&
-    'modelId' in details &&
-    typeof details.modelId === 'number'
-      ? details.modelId
-      : undefined;
-  return {
-    status: 'FAILED',
-    error: cause instanceof Error ? cause.message : String(cause),
-    ...(modelId !== undefined ? { modelId } : {}),
-  };
+    memo: { subjectId: subject.subjectId, campaignId },
+    // As every starter does: the UI filters a campaign's pipelines by CampaignId (SubjectId keyed when encrypted).
+    typedSearchAttributes: pipelineStartAttributes({
+      ...(subject.searchKey ? { subjectKey: subject.searchKey } : {}),
+      campaignId,
+    }),
+    staticSummary: `${subject.subjectId} (campaign ${campaignId}): ${subject.images.length} selfies, styles ${subject.styles.join(', ')}`,
+  });
 }

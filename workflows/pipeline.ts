@@ -3,6 +3,7 @@ import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
 import type { PipelineResult } from '../src/contracts/pipeline-state';
 import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
+import { failureOutcome, outcomeOfResult, reportToCampaign } from './campaign-report';
 import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
 import { PipelineTracker } from './pipeline-tracker';
 
@@ -26,11 +27,13 @@ export async function avatarPipeline(input: PipelineWorkflowInput): Promise<Pipe
     const result = generationOutcome(workflowId, input.subjectId, modelId, generations);
     tracker.stage('done');
     await announceEnd(input, completedEvent(input, result));
+    await reportToCampaign(input.campaignId, outcomeOfResult(result));
     return result;
   } catch (err) {
     if (isCancellation(err)) tracker.cancelled();
     else tracker.failed(err instanceof Error ? err.message : String(err));
     await announceEnd(input, endedEvent(input, err));
+    await reportToCampaign(input.campaignId, failureOutcome(err));
     throw err;
   }
 }

@@ -323,8 +323,8 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
   if (skip !== undefined && !/^(true|false)$/.test(skip))
     issues.push({ path: 'skipInvalid', message: 'must be true or false' });
   const maxInFlight = fields.get('maxInFlight');
-  if (maxInFlight !== undefined && !/^\d+$/.test(maxInFlight))
-    issues.push({ path: 'maxInFlight', message: 'must be a whole number' });
+  if (maxInFlight !== undefined && !/^(\d+|auto)$/.test(maxInFlight))
+    issues.push({ path: 'maxInFlight', message: 'must be a whole number or auto' });
   for (const name of fields.keys()) {
     if (!['campaignId', 'skipInvalid', 'maxInFlight'].includes(name))
       issues.push({ path: name, message: 'is not a campaign field (campaignId, skipInvalid, maxInFlight)' });
@@ -336,7 +336,9 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
     fileName,
     ...(campaignId ? { campaignId } : {}),
     ...(skip === 'true' ? { skipInvalid: true } : {}),
-    ...(maxInFlight ? { options: { maxInFlight: Number(maxInFlight) } } : {}),
+    ...(maxInFlight
+      ? { options: { maxInFlight: maxInFlight === 'auto' ? 'auto' : Number(maxInFlight) } }
+      : {}),
   };
 }
 

@@ -38,7 +38,18 @@ export const campaignProgressSchema = answering<CampaignProgress>()(
       state: z.enum(CAMPAIGN_STATES),
       total: z.number(),
       counts: countsSchema,
-      maxInFlight: z.number(),
+      maxInFlight: z.number().describe("The in-flight window's cap (auto) or size (fixed)"),
+      window: z
+        .object({
+          mode: z.enum(['auto', 'fixed']),
+          size: z.number().describe('Subjects the campaign keeps in flight now'),
+          cap: z.number().optional(),
+          reason: z
+            .string()
+            .describe('Why the window has this size (growing, holding, backlog, rate-limited, …)'),
+          detail: z.string().describe('The figures behind the reason'),
+        })
+        .describe('The in-flight window now and why'),
       inFlight: z.array(z.string()).describe('Subjects running now (up to 50 listed)'),
       run: z.number().describe('Workflow runs so far (continue-as-new keeps each history small)'),
       startedAt: z.string(),

@@ -25,7 +25,8 @@ export function renderCampaignFrame(
     `${p.campaignId}  ·  ${p.state}  ·  ${formatEta(p.elapsedMs)} elapsed  ·  run ${p.run}`,
     `  ${progressBar(p.total ? finished / p.total : 0, width)} ${finished}/${p.total} finished`,
     `  done ${counts.done}   partial ${counts.partial}   failed ${counts.failed}   cancelled ${counts.cancelled}`,
-    `  in flight ${counts.running}/${p.maxInFlight}   pending ${counts.pending}`,
+    `  in flight ${counts.running}/${p.window.size}   pending ${counts.pending}`,
+    `  window ${p.window.size} (${p.window.mode}${p.window.cap !== undefined ? `, cap ${p.window.cap}` : ''}): ${p.window.reason} · ${p.window.detail}`,
     `  rate ${p.throughputPerMinute.toFixed(1)}/min   ETA ${formatEta(p.etaMs)}`,
   ];
   for (const failure of p.recentFailures.slice(0, 3))
@@ -38,7 +39,7 @@ export function describeCampaignProgress(p: CampaignProgress): string {
   const c = p.counts;
   return (
     `state=${p.state} done=${c.done} partial=${c.partial} failed=${c.failed} cancelled=${c.cancelled} ` +
-    `running=${c.running} pending=${c.pending} total=${p.total} rate=${p.throughputPerMinute.toFixed(1)}/min ` +
+    `running=${c.running} window=${p.window.size} (${p.window.reason}) pending=${c.pending} total=${p.total} rate=${p.throughputPerMinute.toFixed(1)}/min ` +
     `eta=${formatEta(p.etaMs)}`
   );
 }

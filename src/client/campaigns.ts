@@ -40,7 +40,7 @@ import {
   resumeCampaignUpdate,
   retryCampaignUpdate,
 } from '../contracts/workflow-definitions';
-import { DEFAULT_CAMPAIGN_MAX_IN_FLIGHT } from '../config/env-schema';
+
 import { PipelineInputError } from './input-error';
 
 export interface StartCampaignOptions {
@@ -53,8 +53,8 @@ export interface StartCampaignOptions {
   /** Also the idempotency key: starting the same id again attaches to that campaign. */
   campaignId?: string;
   options?: CampaignOptions;
-  /** Default window when options.maxInFlight is not given (CAMPAIGN_MAX_IN_FLIGHT's value; 50 without one). */
-  defaultMaxInFlight?: number;
+  /** Default when options.maxInFlight is not given (CAMPAIGN_MAX_IN_FLIGHT): `auto` or the auto window's cap. */
+  defaultMaxInFlight?: number | 'auto';
   /** Workflow type of the children; tests use a stand-in. */
   pipelineWorkflowType?: string;
   /** ARCHIVE_AVATARS: the pipelines copy their avatars into the blob store. */
@@ -110,7 +110,8 @@ export async function startCampaign(
   const manifest = await storeCampaignManifest(options.manifestDir, campaignId, keyed);
   const input: CampaignInput = {
     manifest,
-    maxInFlight: settings.maxInFlight ?? options.defaultMaxInFlight ?? DEFAULT_CAMPAIGN_MAX_IN_FLIGHT,
+    ...campaignWindow(settings, options.defaultMaxInFlight),
+    fairnessWeight: settings.fairnessWeight,
     priorityKey: settings.priorityKey,
     subjectsPerRun: settings.subjectsPerRun,
     pageSize: settings.pageSize,
@@ -133,7 +134,11 @@ export async function startCampaign(
       priority: { priorityKey: settings.priorityKey },
       typedSearchAttributes: campaignAttributes(campaignId),
       memo: { kind: 'campaign', total: subjects.length },
-      staticSummary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${input.maxInFlight} at a time`,
+      staticSummary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
+        input.window.mode === 'fixed'
+          ? `${input.maxInFlight} at a time`
+          : `in-flight window sized from the provider's signals, up to ${input.maxInFlight}`
+      }`,
     });
   } catch (err) {
     // The same id (and, as the store checked, the same subjects) was started before: attach.
@@ -141,6 +146,31 @@ export async function startCampaign(
       throw missingSearchAttributesError(client, err) ?? err;
   }
   return getCampaign(client, campaignId, { manifestDir: options.manifestDir });
+}
+
+/** The auto window's cap when nothing sets one: well above what a quota needs (R × T / K). */
+export const DEFAULT_WINDOW_CAP = 1000;
+/** The fixed window's size when `fixedWindow` is asked without a size. */
+export const DEFAULT_FIXED_WINDOW = 50;
+/** How often the auto window samples the provider's signals. */
+export const DEFAULT_WINDOW_SAMPLE_MS = 10_000;
+
+/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/contracts/in-flight-window.ts. */
+function campaignWindow(
+  settings: ReturnType<typeof campaignOptionsSchema.parse>,
+  fallback: number | 'auto' | undefined,
+): Pick<CampaignInput, 'maxInFlight' | 'window'> {
+  const asked = settings.maxInFlight ?? fallback ?? 'auto';
+  if (settings.fixedWindow) {
+    const size = asked === 'auto' ? DEFAULT_FIXED_WINDOW : asked;
+    return { maxInFlight: size, window: { mode: 'fixed', size } };
+  }
+  const cap = asked === 'auto' ? DEFAULT_WINDOW_CAP : asked;
+  const { sampleEveryMs, ...tuning } = settings.autoWindow ?? {};
+  return {
+    maxInFlight: cap,
+    window: { mode: 'auto', cap, sampleEveryMs: sampleEveryMs ?? DEFAULT_WINDOW_SAMPLE_MS, tuning },
+  };
 }
 
 export function getCampaign(

@@ -12,7 +12,8 @@ export const SIMULATOR_API_KEY = 'sim-key';
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** CAMPAIGN_DIR and CAMPAIGN_MAX_IN_FLIGHT when unset. */
 export const DEFAULT_CAMPAIGN_DIR = '.data/campaigns';
-export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT = 50;
+/** `auto`: the campaign sizes its in-flight window from the provider's signals (src/contracts/in-flight-window.ts). */
+export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT: number | 'auto' = 'auto';
 /** Where `avatar-pipeline api` listens by default. */
 export const DEFAULT_API_PORT = 8080;
 /** Enough for MAX_SELFIES phone photos of a few MB each. */
@@ -167,7 +168,13 @@ export const envSchema = z.object({
   TEMPORAL_WORKER_BUILD_ID: optional(z.string().min(1).max(255)),
   /** Where validated campaign manifests are kept; starters write there and workers read, so both must see it. */
   CAMPAIGN_DIR: withDefault(z.string().min(1), DEFAULT_CAMPAIGN_DIR),
-  /** Child pipelines a campaign keeps running at once, unless the campaign says otherwise. */
-  CAMPAIGN_MAX_IN_FLIGHT: withDefault(positiveInt, DEFAULT_CAMPAIGN_MAX_IN_FLIGHT),
+  /**
+   * Child pipelines a campaign keeps running at once, unless the campaign says otherwise: `auto`
+   * sizes the window from the provider's signals; a number caps that window.
+   */
+  CAMPAIGN_MAX_IN_FLIGHT: withDefault(
+    z.union([z.literal('auto'), positiveInt]),
+    DEFAULT_CAMPAIGN_MAX_IN_FLIGHT,
+  ),
 });
 export type Env = z.output<typeof envSchema>;

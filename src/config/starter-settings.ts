@@ -16,7 +16,7 @@ export interface StarterSettings {
   /** PROVIDER_TASK_QUEUE, default `<task queue>-provider`. */
   providerTaskQueue: string;
   /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
-  campaigns: { dir: string; maxInFlight: number };
+  campaigns: { dir: string; maxInFlight: number | 'auto' };
   /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
   imageAccess: { roots: string[]; urlHosts: string[] };
   /** ARCHIVE_AVATARS: pipelines copy their avatars into the blob store. */

@@ -2,6 +2,7 @@
  * Campaign types and pure helpers shared by the campaign workflow and everything that starts or
  * watches campaigns (client package, CLI, API). Workflow-safe: no runtime imports.
  */
+import type { WindowState, WindowTuning } from './in-flight-window';
 import type { PollingOptions } from './pipeline-input';
 
 /** Where the workflow reads its subjects: a file written by the starter, checked by its digest. */
@@ -10,6 +11,19 @@ export interface ManifestRef {
   path: string;
   sha256: string;
   total: number;
+}
+
+/** How a subject's pipeline ended, as the campaign keeps it. */
+export type SubjectOutcome =
+  | { status: 'DONE'; modelId: number; avatarCount: number }
+  | { status: 'PARTIAL'; modelId: number; avatarCount: number; error: string }
+  | { status: 'FAILED'; error: string; modelId?: number }
+  | { status: 'CANCELLED' };
+
+/** What a campaign's pipeline sends the campaign (its current run) when it ends. */
+export interface SubjectEnded {
+  workflowId: string;
+  outcome: SubjectOutcome;
 }
 
 export type SubjectStatus = 'PENDING' | 'RUNNING' | 'DONE' | 'PARTIAL' | 'FAILED' | 'CANCELLED';
@@ -46,6 +60,10 @@ export interface CampaignCarry {
   samples: [number, number][];
   /** The latest failures, newest first (a handful). */
   recentFailures: { subjectId: string; error: string }[];
+  /** Subjects started by earlier runs and still running: [index, child workflow id, subject id]; they report their end to the current run. */
+  running?: [number, string, string][];
+  /** The auto window as the previous run left it. */
+  window?: WindowState;
 }
 
 /** The campaign input without the state a run carries over. */
@@ -60,9 +78,28 @@ export interface CampaignLedger {
   startedAt: string;
 }
 
+/** How the in-flight window is sized: from the provider's signals (capped), or fixed. */
+export type CampaignWindowSettings =
+  | { mode: 'auto'; cap: number; sampleEveryMs: number; tuning: Partial<Omit<WindowTuning, 'cap'>> }
+  | { mode: 'fixed'; size: number };
+
+/** The window as progress shows it: its size now and why. */
+export interface CampaignWindowView {
+  mode: 'auto' | 'fixed';
+  size: number;
+  /** The auto window's bound (`--max-in-flight N`, or the default). */
+  cap?: number;
+  reason: string;
+  detail: string;
+}
+
 export interface CampaignInput {
   manifest: ManifestRef;
+  /** The window's cap (auto) or size (fixed), as window says. */
   maxInFlight: number;
+  window: CampaignWindowSettings;
+  /** Fairness weight of this campaign's key on the task queues (the key is the campaign id). */
+  fairnessWeight: number;
   priorityKey: number;
   subjectsPerRun: number;
   pageSize: number;
@@ -102,6 +139,8 @@ export interface CampaignProgress {
   total: number;
   counts: SubjectCounts;
   maxInFlight: number;
+  /** The in-flight window now and why it has that size. */
+  window: CampaignWindowView;
   /** Subjects whose pipelines are running now. */
   inFlight: string[];
   /** Workflow runs so far (1 + times continued as new). */

@@ -55,8 +55,29 @@ export type CampaignSubject = z.infer<typeof campaignSubjectSchema>;
 
 /** What a caller may tune; everything has a default. */
 export const campaignOptionsSchema = z.strictObject({
-  /** Child pipelines running at once. */
-  maxInFlight: z.number().int().min(1).max(2000).optional(),
+  /**
+   * Child pipelines running at once: `auto` (the default) sizes the window from the provider
+   * queue's backlog, 429s and errors (src/contracts/in-flight-window.ts); a number caps that
+   * window, or with `fixedWindow` is the window.
+   */
+  maxInFlight: z.union([z.literal('auto'), z.number().int().min(1).max(2000)]).optional(),
+  /** Keep exactly `maxInFlight` in flight instead of sizing the window from the provider's signals. */
+  fixedWindow: z.boolean().default(false),
+  /** Tuning of the auto window (defaults suit the provider's real timescale; benchmarks scale them). */
+  autoWindow: z
+    .strictObject({
+      sampleEveryMs: z.number().int().min(100).max(600_000),
+      initial: z.number().int().min(1).max(2000),
+      lowBacklogMs: z.number().int().nonnegative(),
+      highBacklogMs: z.number().int().positive(),
+    })
+    .partial()
+    .optional(),
+  /**
+   * The campaign's share of the provider queue against other campaigns (Temporal task queue
+   * fairness: one fairness key per campaign, dispatched in proportion to the weights).
+   */
+  fairnessWeight: z.number().min(0.01).max(1000).default(1),
   /** Temporal priority of campaign work (1 highest … 5 lowest); interactive pipelines use the default 3. */
   priorityKey: z.number().int().min(1).max(5).default(4),
   /** Subjects started per workflow run before continuing as new (history stays bounded). */

@@ -10,6 +10,7 @@ import type {
   CampaignProgress,
   RetryReport,
   RetryRequest,
+  SubjectEnded,
 } from './campaign-state';
 import type { GenerationWorkflowInput, TrainingResult, TrainingWorkflowInput } from './model-runs';
 import type { PipelineWorkflowInput } from './pipeline-input';
@@ -41,6 +42,12 @@ export const progressQuery = defineQuery<PipelineProgress>('progress');
 
 /** Sent by a style's child workflow to its pipeline when that style moves on. */
 export const styleProgressSignal = defineSignal<[StyleProgress]>('styleProgress');
+
+/**
+ * Sent by a campaign's pipeline to the campaign when it ends. Addressed by workflow id, so it
+ * reaches whichever run of the campaign is current: children outlive the run that started them.
+ */
+export const subjectEndedSignal = defineSignal<[SubjectEnded]>('campaignSubjectEnded');
 
 /** Counts by state, throughput and estimated finish; answered after the campaign closed too. */
 export const campaignProgressQuery = defineQuery<CampaignProgress>('campaignProgress');

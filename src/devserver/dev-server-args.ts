@@ -12,7 +12,20 @@ export interface DevServerArgsInput {
   namespace: string;
   searchAttributes?: SearchAttributeDefinitions;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Dynamic config values (`--dynamic-config-value KEY=JSON`); TASK_QUEUE_DYNAMIC_CONFIG by default. */
+  dynamicConfig?: Record<string, boolean | number | string>;
 }
+
+/**
+ * What the package's task queues need from the server: the priority-aware matcher (interactive
+ * pipelines, priority 3, are dispatched ahead of campaign work, priority 4) and fairness (each
+ * campaign's provider work has its own fairness key, so a small campaign is not queued behind a
+ * big one's backlog). Both are off by default in the server; docker-compose.yml sets the same.
+ */
+export const TASK_QUEUE_DYNAMIC_CONFIG: Readonly<Record<string, boolean>> = {
+  'matching.useNewMatcher': true,
+  'matching.enableFairness': true,
+};
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -30,6 +43,9 @@ export function buildDevServerArgs(input: DevServerArgsInput): string[] {
       throw new Error(`Search attribute ${name}: unknown type "${String(type)}"`);
     }
     args.push('--search-attribute', `${name}=${type}`);
+  }
+  for (const [key, value] of Object.entries(input.dynamicConfig ?? TASK_QUEUE_DYNAMIC_CONFIG)) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   args.push('--log-level', input.logLevel ?? 'warn', '--color', 'never');
   return args;

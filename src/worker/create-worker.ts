@@ -19,6 +19,7 @@ import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/
 import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
+import { providerAnswerTally } from '../campaign/provider-queue-signals';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
 import { providerScope } from './provider-scope';
 import { TRACING_WORKFLOW_INTERCEPTORS, type PipelineTracing } from '../tracing/pipeline-tracing';
@@ -83,7 +84,10 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     activities: {
       ...createStorageActivities({ store: blobStoreOf(options.config) }),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
-      ...createCampaignActivities({ manifestDir: config.campaigns.dir }),
+      ...createCampaignActivities({
+        manifestDir: config.campaigns.dir,
+        maxCachedWorkflows: config.worker.maxCachedWorkflows,
+      }),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
@@ -163,7 +167,11 @@ function connect(config: PipelineWorkerOptions['config']): Promise<NativeConnect
 
 function providerActivities(options: PipelineWorkerOptions) {
   const { writeSettleMs, ...clientOptions } = options.config.provider;
-  const observeCall = providerCallObserver(Runtime.instance().metricMeter);
+  // The metrics, and the totals the campaigns' auto window reads (src/campaign/provider-queue-signals.ts).
+  const observeCall = combineCallObservers(
+    providerCallObserver(Runtime.instance().metricMeter),
+    providerAnswerTally.observe,
+  );
   const provider = new ProviderClient({
     ...clientOptions,
     onCall: options.onProviderCall ? combineCallObservers(observeCall, options.onProviderCall) : observeCall,

@@ -188,7 +188,8 @@ describe('campaigns on the dev server', () => {
     const r = await rig(8);
     await r.run(async () => {
       const campaign = await r.start(subjects(40, selfie), {
-        options: { maxInFlight: 40, polling: FAST_POLLING },
+        // A fixed window, far above what the 8/s limit serves: a deep backlog on purpose.
+        options: { maxInFlight: 40, fixedWindow: true, polling: FAST_POLLING },
       });
       await until(campaign, (p) => p.counts.running === 40);
       await delay(1_000); // a backlog of campaign activities builds up behind the 8/s limit

@@ -1,14 +1,16 @@
 /**
- * The campaign workflow with a stand-in for the avatar pipeline that finishes at once, for tests
- * about the campaign itself (continue-as-new, history size) at thousands of subjects.
+ * The campaign workflow with stand-ins for the avatar pipeline, for tests about the campaign
+ * itself (continue-as-new, history size, the window across runs) at thousands of subjects. Like
+ * the real pipeline, each stand-in reports its end to the campaign (workflows/campaign-report.ts).
  */
-import { workflowInfo } from '@temporalio/workflow';
+import { sleep, workflowInfo } from '@temporalio/workflow';
 import type { PipelineInput } from '../../src/contracts/pipeline-input';
 import type { PipelineResult } from '../../src/contracts/pipeline-state';
+import { outcomeOfResult, reportToCampaign } from '../../workflows/campaign-report';
 
 export { avatarCampaign } from '../../workflows/campaign';
 
-export async function standInPipeline(input: PipelineInput): Promise<PipelineResult> {
+function resultOf(input: PipelineInput): PipelineResult {
   const modelId = 1000 + Number(/\d+$/.exec(input.subjectId ?? '')?.[0] ?? 0);
   return {
     workflowId: workflowInfo().workflowId,
@@ -22,4 +24,19 @@ export async function standInPipeline(input: PipelineInput): Promise<PipelineRes
       avatars: [{ avatarId: modelId * 100 + i, imageUrl: `https://cdn.example/${modelId}/${styleId}.png` }],
     })),
   };
+}
+
+/** Finishes at once. */
+export async function standInPipeline(input: PipelineInput): Promise<PipelineResult> {
+  const result = resultOf(input);
+  await reportToCampaign(input.campaignId, outcomeOfResult(result));
+  return result;
+}
+
+/** Takes a while (the training deadline, in ms, stands for how long), so runs end with subjects in flight. */
+export async function slowStandInPipeline(input: PipelineInput): Promise<PipelineResult> {
+  await sleep(input.trainingDeadlineMs);
+  const result = resultOf(input);
+  await reportToCampaign(input.campaignId, outcomeOfResult(result));
+  return result;
 }

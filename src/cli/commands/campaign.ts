@@ -18,6 +18,7 @@ interface CampaignCommandOptions {
   manifest: string;
   json?: boolean;
   maxInFlight?: string;
+  fixedWindow?: boolean;
   skipInvalid?: boolean;
   campaignId?: string;
   subjectsPerRun?: string;
@@ -37,7 +38,11 @@ export function registerCampaignCommand(program: Command): void {
       'CSV or JSONL: subjectId, gender, styles, selfies, optional mainImage',
     )
     .option('--json', 'print exactly one JSON document (the campaign summary) on stdout')
-    .option('--max-in-flight <n>', 'subjects running at once (default CAMPAIGN_MAX_IN_FLIGHT, 50)')
+    .option(
+      '--max-in-flight <n|auto>',
+      'subjects running at once: auto sizes the window from the provider queue (default CAMPAIGN_MAX_IN_FLIGHT, auto); a number caps it',
+    )
+    .option('--fixed-window', 'keep exactly --max-in-flight subjects running instead of sizing the window')
     .option('--skip-invalid', 'start the valid rows and report the invalid ones, instead of starting nothing')
     .option('--campaign-id <id>', 'name the campaign; starting the same id again attaches to it')
     .option('--subjects-per-run <n>', 'subjects per workflow run before it continues as new (default 400)')
@@ -147,13 +152,15 @@ function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
       throw new InvalidInputError(flag, `"${value}" must be a whole number from ${min} to ${max}`);
     return n;
   };
-  const maxInFlight = whole('--max-in-flight', options.maxInFlight, 1, 2000);
+  const maxInFlight =
+    options.maxInFlight?.trim() === 'auto' ? 'auto' : whole('--max-in-flight', options.maxInFlight, 1, 2000);
   const subjectsPerRun = whole('--subjects-per-run', options.subjectsPerRun, 1, 5000);
   const priorityKey = whole('--priority', options.priority, 1, 5);
   if (options.results && !/\.(csv|jsonl)$/i.test(options.results))
     throw new InvalidInputError('--results', `"${options.results}" must end in .csv or .jsonl`);
   return {
     ...(maxInFlight !== undefined ? { maxInFlight } : {}),
+    ...(options.fixedWindow ? { fixedWindow: true } : {}),
     ...(subjectsPerRun !== undefined ? { subjectsPerRun } : {}),
     ...(priorityKey !== undefined ? { priorityKey } : {}),
   };

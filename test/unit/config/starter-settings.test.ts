@@ -9,7 +9,7 @@ describe('starter settings: worked out once, the same for starters and workers',
   it('defaults the provider task queue, campaign directory and window', () => {
     const settings = loadStarterSettings({}, cwd);
     expect(settings.providerTaskQueue).toBe('avatar-pipeline-provider');
-    expect(settings.campaigns).toEqual({ dir: path.join(cwd, '.data/campaigns'), maxInFlight: 50 });
+    expect(settings.campaigns).toEqual({ dir: path.join(cwd, '.data/campaigns'), maxInFlight: 'auto' });
     expect(settings.imageAccess).toEqual({ roots: [cwd], urlHosts: [] });
   });
 

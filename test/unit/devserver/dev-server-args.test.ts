@@ -24,6 +24,19 @@ describe('buildDevServerArgs', () => {
     expect(args).not.toContain('--headless');
   });
 
+  it('turns on the priority matcher and task queue fairness, unless told otherwise', () => {
+    expect(flagValues(buildDevServerArgs(base), '--dynamic-config-value')).toEqual([
+      'matching.useNewMatcher=true',
+      'matching.enableFairness=true',
+    ]);
+    expect(
+      flagValues(
+        buildDevServerArgs({ ...base, dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1 } }),
+        '--dynamic-config-value',
+      ),
+    ).toEqual(['matching.numTaskqueueReadPartitions=1']);
+  });
+
   it('runs headless without a UI port', () => {
     const args = buildDevServerArgs({ ...base, uiPort: undefined });
     expect(args).toContain('--headless');

@@ -1,0 +1,169 @@
+/**
+ * The realistic ratios of bench/campaign.ts and the bounds its figures are judged against.
+ *
+ * Ratios: training 90 s, generation 20 s, a quota of R requests/s, the product's default polling.
+ * When a run at full scale does not fit the time available, every duration is multiplied by one
+ * time-scale factor s (training, generation, polling intervals, the controller's backlog
+ * thresholds and sampling interval) and every rate divided by it (the quota: R / s requests per
+ * second of wall time), so the ratios, the request counts and the shape of the load stay those of
+ * the full-scale run; makespans are printed in scaled seconds and in full-scale seconds (÷ s).
+ */
+import { pollingOptionsSchema, type PollingOptions } from '../src/contracts/pipeline-input';
+
+export interface Scale {
+  subjects: number;
+  styles: number[];
+  /** Full-scale figures. */
+  trainingS: number;
+  generationS: number;
+  rps: number;
+  /** Multiplies every duration (1 = real time); rates are divided by it. */
+  timeScale: number;
+}
+
+/** Wall-clock figures of a scale. */
+export function scaled(scale: Scale): {
+  trainingMs: number;
+  generationMs: number;
+  rps: number;
+  polling: PollingOptions;
+} {
+  const s = scale.timeScale;
+  const polling = pollingOptionsSchema.parse({});
+  return {
+    trainingMs: Math.round(scale.trainingS * 1000 * s),
+    generationMs: Math.round(scale.generationS * 1000 * s),
+    rps: scale.rps / s,
+    polling: {
+      initialIntervalMs: Math.round(polling.initialIntervalMs * s),
+      minIntervalMs: Math.max(1, Math.round(polling.minIntervalMs * s)),
+      maxIntervalMs: Math.round(polling.maxIntervalMs * s),
+      backoffCoefficient: polling.backoffCoefficient,
+    },
+  };
+}
+
+/**
+ * Requests a subject needs at the least: create the model, upload its one selfie, select it, run
+ * it, one status call; per style create, run, one status call and two avatar pages (the page
+ * with the avatars, then the empty page that ends the walk: the page size is not stated).
+ */
+export function minimalRequestsPerSubject(styles: number): number {
+  return 5 + styles * 5;
+}
+
+export interface Bounds {
+  /** max(N × minimal requests / R, one subject's duration), in full-scale seconds. */
+  quotaBoundS: number;
+  /** One subject's provider time: training + generation. */
+  subjectS: number;
+  /** What an ideal scheduler needs beyond quotaBoundS (see idealMakespanS), in full-scale seconds. */
+  rampS: number;
+  /** quotaBoundS + rampS. */
+  targetBaseS: number;
+}
+
+export function bounds(scale: Scale): Bounds {
+  const minimal = minimalRequestsPerSubject(scale.styles.length);
+  const subjectS = scale.trainingS + scale.generationS;
+  const quotaBoundS = Math.max((scale.subjects * minimal) / scale.rps, subjectS);
+  const ideal = idealMakespanS(scale);
+  return { quotaBoundS, subjectS, rampS: Math.max(0, ideal - quotaBoundS), targetBaseS: ideal };
+}
+
+/**
+ * The ramp: the makespan of an ideal scheduler minus the quota bound. The ideal scheduler knows
+ * every duration (so it makes only the minimal requests, each the moment it becomes possible),
+ * has no window, and serves R requests a second from whatever is ready, the requests with the most
+ * waiting still ahead of them first (critical path first). The quota still idles at the start (until trainings end there is only start-up work:
+ * 4 requests per subject) and at the end (the last generations run with nothing left to send).
+ */
+export function idealMakespanS(scale: Scale): number {
+  const { subjects, rps, trainingS, generationS } = scale;
+  const styles = scale.styles.length;
+  // A ready request: when it becomes possible, its subject's stage, what follows it. Earlier stages
+  // go first (critical path first: they have the most waiting still ahead of them), then the
+  // earliest subject (one subject's start-up requests in a row, so its training starts at once).
+  interface Ready {
+    at: number;
+    stage: number;
+    subject: number;
+    next: () => void;
+  }
+  const heap = new ReadyHeap<Ready>((a, b) =>
+    a.stage !== b.stage ? a.stage - b.stage : a.subject - b.subject || a.at - b.at,
+  );
+  const waiting: Ready[] = [];
+  let now = 0;
+  let end = 0;
+  const later = (at: number, stage: number, subject: number, next: () => void) =>
+    waiting.push({ at, stage, subject, next });
+  const chain = (at: number, stage: number, subject: number, count: number, then: (t: number) => void) => {
+    const step = (k: number, t: number) =>
+      later(t, stage, subject, () => (k + 1 < count ? step(k + 1, now) : then(now)));
+    step(0, at);
+  };
+  for (let subject = 0; subject < subjects; subject++) {
+    // create, upload, select, run; training; one status; per style: create, run; generation; one status, two pages.
+    chain(0, 0, subject, 4, (ran) =>
+      chain(ran + trainingS, 1, subject, 1, (trained) => {
+        for (let s = 0; s < styles; s++)
+          chain(trained, 2, subject, 2, (genRan) =>
+            chain(genRan + generationS, 3, subject, 3, (done) => (end = Math.max(end, done))),
+          );
+      }),
+    );
+  }
+  const interval = 1 / rps;
+  for (;;) {
+    for (let i = waiting.length - 1; i >= 0; i--) {
+      if (waiting[i]!.at <= now + 1e-9) heap.push(waiting.splice(i, 1)[0]!);
+    }
+    const request = heap.pop();
+    if (!request) {
+      if (waiting.length === 0) break;
+      now = Math.min(...waiting.map((w) => w.at));
+      continue;
+    }
+    now += interval;
+    request.next();
+  }
+  return end;
+}
+
+/** A small binary heap (the ideal schedule has tens of thousands of requests). */
+class ReadyHeap<T> {
+  private readonly items: T[] = [];
+  constructor(private readonly before: (a: T, b: T) => number) {}
+
+  push(item: T): void {
+    const items = this.items;
+    items.push(item);
+    for (let i = items.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (this.before(items[i]!, items[parent]!) >= 0) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last !== undefined) {
+      items[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let best = i;
+        if (l < items.length && this.before(items[l]!, items[best]!) < 0) best = l;
+        if (r < items.length && this.before(items[r]!, items[best]!) < 0) best = r;
+        if (best === i) break;
+        [items[i], items[best]] = [items[best]!, items[i]!];
+        i = best;
+      }
+    }
+    return top;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The signals the auto in-flight window (in-flight-window.ts) is sized from, read outside the
+ * workflow by a light campaign activity that the campaign calls on a timer:
+ * - the provider task queue's backlog (approximate count, age of its head) from Temporal's
+ *   DescribeTaskQueue with stats: the server rate-limits that queue at PROVIDER_MAX_RPS, so demand
+ *   above the quota waits there, whichever worker or campaign it comes from;
+ * - the provider's answers (all, 429, errors) counted by this worker process's provider client,
+ *   as running totals that the campaign turns into per-sample counts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { CallRecord } from '../provider/http-transport';
+import type { ProviderQueueReading } from '../contracts/in-flight-window';
+
+export type { ProviderQueueReading };
+
+/** Running totals of provider answers in this process, fed by the provider client's call observer. */
+class ProviderAnswerTally {
+  readonly id = randomUUID();
+  requests = 0;
+  rateLimited = 0;
+  errors = 0;
+
+  readonly observe = (call: CallRecord): void => {
+    this.requests++;
+    if (call.outcome === 'rate-limited') this.rateLimited++;
+    else if (call.outcome === 'unavailable' || call.outcome === 'invalid-response') this.errors++;
+  };
+}
+
+export const providerAnswerTally = new ProviderAnswerTally();
+
+// TASK_QUEUE_KIND_NORMAL = 1, TASK_QUEUE_TYPE_ACTIVITY = 2 (numbers: the proto package is not a dependency).
+const KIND_NORMAL = 1;
+const TYPE_ACTIVITY = 2;
+
+/** The provider task queue's activity backlog and this process's answer totals. */
+export async function readProviderQueue(
+  client: Client,
+  taskQueue: string,
+  tally: ProviderAnswerTally = providerAnswerTally,
+): Promise<ProviderQueueReading> {
+  const answer = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue, kind: KIND_NORMAL },
+    taskQueueType: TYPE_ACTIVITY,
+    reportStats: true,
+  });
+  const stats = answer.stats;
+  const age = stats?.approximateBacklogAge;
+  return {
+    backlogCount: Number(stats?.approximateBacklogCount ?? 0),
+    backlogAgeMs: age ? Number(age.seconds ?? 0) * 1000 + Math.round((age.nanos ?? 0) / 1e6) : 0,
+    addRate: stats?.tasksAddRate ?? 0,
+    dispatchRate: stats?.tasksDispatchRate ?? 0,
+    tallyId: tally.id,
+    requests: tally.requests,
+    rateLimited: tally.rateLimited,
+    errors: tally.errors,
+  };
+}

@@ -1,0 +1,175 @@
+import {
+  answersBetween,
+  DEFAULT_WINDOW_TUNING,
+  initialWindow,
+  nextWindow,
+  type WindowSample,
+  type WindowState,
+  type WindowTuning,
+} from '../../../src/contracts/in-flight-window';
+
+const tuning: WindowTuning = { ...DEFAULT_WINDOW_TUNING, cap: 200, initial: 10 };
+
+/** A calm sample with a full window: the provider keeps up. */
+function calm(state: WindowState, extra: Partial<WindowSample> = {}): WindowSample {
+  return {
+    backlogCount: 0,
+    backlogAgeMs: 0,
+    requests: 100,
+    rateLimited: 0,
+    errors: 0,
+    completions: 3,
+    inFlight: state.size,
+    ...extra,
+  };
+}
+
+function run(state: WindowState, samples: number, sample: (s: WindowState) => WindowSample): WindowState {
+  let s = state;
+  for (let i = 0; i < samples; i++) s = nextWindow(s, sample(s), tuning);
+  return s;
+}
+
+describe('the auto in-flight window', () => {
+  it('starts at the initial size, within the cap', () => {
+    expect(initialWindow(tuning).size).toBe(10);
+    expect(initialWindow({ ...tuning, cap: 4 }).size).toBe(4);
+  });
+
+  it('grows while the provider keeps up and the window is full', () => {
+    const start = initialWindow(tuning);
+    const next = nextWindow(start, calm(start), tuning);
+    expect(next.size).toBe(15);
+    expect(next.reason).toBe('growing');
+    expect(run(start, 5, (s) => calm(s)).size).toBeGreaterThan(50);
+  });
+
+  it('grows slowly (additively) once it has seen congestion', () => {
+    const congested: WindowState = { ...initialWindow(tuning), size: 100, congested: true };
+    const next = nextWindow(congested, calm(congested), tuning);
+    expect(next.size).toBe(105);
+  });
+
+  it('does not grow when the window is not full (the window is not the limit)', () => {
+    const start = { ...initialWindow(tuning), size: 40 };
+    const next = nextWindow(start, calm(start, { inFlight: 12 }), tuning);
+    expect(next.size).toBe(40);
+    expect(next.reason).toBe('not-full');
+  });
+
+  it('holds while the quota is in use and the backlog is young', () => {
+    const state = { ...initialWindow(tuning), size: 80 };
+    const next = nextWindow(state, calm(state, { backlogCount: 12, backlogAgeMs: 2_500 }), tuning);
+    expect(next.size).toBe(80);
+    expect(next.reason).toBe('holding');
+  });
+
+  it('shrinks on 429 answers, harder when many', () => {
+    const state = { ...initialWindow(tuning), size: 100 };
+    const few = nextWindow(state, calm(state, { rateLimited: 2 }), tuning);
+    expect(few.size).toBe(70);
+    expect(few.reason).toBe('rate-limited');
+    expect(few.detail).toContain('2 of 100');
+    const many = nextWindow(state, calm(state, { rateLimited: 30 }), tuning);
+    expect(many.size).toBe(50);
+    // After congestion, growth is additive.
+    expect(nextWindow(few, calm(few), tuning).size).toBe(74);
+  });
+
+  it('shrinks when the provider task queue backlog grows old, and holds while it drains', () => {
+    const state = { ...initialWindow(tuning), size: 100, lastBacklogAgeMs: 3_000 };
+    const deep = nextWindow(state, calm(state, { backlogCount: 300, backlogAgeMs: 9_000 }), tuning);
+    expect(deep.size).toBe(85);
+    expect(deep.reason).toBe('backlog');
+    const draining = nextWindow(deep, calm(deep, { backlogCount: 150, backlogAgeMs: 6_000 }), tuning);
+    expect(draining.size).toBe(85);
+    expect(draining.reason).toBe('holding');
+    const stuck = nextWindow(draining, calm(draining, { backlogCount: 200, backlogAgeMs: 6_500 }), tuning);
+    expect(stuck.size).toBe(72);
+  });
+
+  it('shrinks on provider errors above a tenth of the answers', () => {
+    const state = { ...initialWindow(tuning), size: 50 };
+    expect(nextWindow(state, calm(state, { errors: 5 }), tuning).size).toBeGreaterThan(50);
+    const next = nextWindow(state, calm(state, { errors: 20 }), tuning);
+    expect(next.size).toBe(40);
+    expect(next.reason).toBe('provider-errors');
+  });
+
+  it('never exceeds the cap and says so', () => {
+    const end = run(initialWindow(tuning), 30, (s) => calm(s));
+    expect(end.size).toBe(200);
+    expect(end.reason).toBe('at-cap');
+    expect(end.detail).toContain('cap 200');
+  });
+
+  it('never exceeds what the workers can hold', () => {
+    const end = run(initialWindow(tuning), 30, (s) => calm(s, { workerCapacity: 120 }));
+    expect(end.size).toBe(120);
+    expect(end.reason).toBe('worker-capacity');
+  });
+
+  it('never falls below the floor', () => {
+    const end = run(initialWindow(tuning), 30, (s) => calm(s, { rateLimited: 50 }));
+    expect(end.size).toBe(tuning.floor);
+  });
+
+  it('settles near the size that keeps a small backlog (a queue model of a rate-limited provider)', () => {
+    // Each subject in flight asks 0.2 requests/s; the quota serves 20/s, so 100 in flight fill it.
+    // The backlog's age grows with the excess demand and drains at the quota.
+    let state = initialWindow(tuning);
+    let backlog = 0;
+    const sizes: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const demand = state.size * 0.2 * 5;
+      backlog = Math.max(0, backlog + demand - 20 * 5);
+      state = nextWindow(
+        state,
+        calm(state, { backlogCount: backlog, backlogAgeMs: (backlog / 20) * 1000 }),
+        tuning,
+      );
+      sizes.push(state.size);
+    }
+    const tail = sizes.slice(-20);
+    expect(Math.min(...tail)).toBeGreaterThanOrEqual(90);
+    expect(Math.max(...tail)).toBeLessThanOrEqual(140);
+  });
+
+  it('is deterministic: the same samples give the same windows', () => {
+    const samples = (s: WindowState, i: number) => calm(s, { backlogAgeMs: (i * 1_700) % 7_000 });
+    const a: number[] = [];
+    const b: number[] = [];
+    for (const out of [a, b]) {
+      let s = initialWindow(tuning);
+      for (let i = 0; i < 40; i++) out.push((s = nextWindow(s, samples(s, i), tuning)).size);
+    }
+    expect(a).toEqual(b);
+  });
+});
+
+describe('provider answers between two readings', () => {
+  const reading = (tallyId: string, requests: number, rateLimited: number, errors: number) => ({
+    backlogCount: 0,
+    backlogAgeMs: 0,
+    addRate: 0,
+    dispatchRate: 0,
+    tallyId,
+    requests,
+    rateLimited,
+    errors,
+  });
+
+  it('counts the answers since the previous reading of the same process', () => {
+    expect(answersBetween(reading('a', 10, 1, 0), reading('a', 25, 3, 1))).toEqual({
+      requests: 15,
+      rateLimited: 2,
+      errors: 1,
+    });
+  });
+
+  it('counts none across processes or without a previous reading', () => {
+    const none = { requests: 0, rateLimited: 0, errors: 0 };
+    expect(answersBetween(undefined, reading('a', 10, 1, 0))).toEqual(none);
+    expect(answersBetween(reading('a', 10, 1, 0), reading('b', 3, 0, 0))).toEqual(none);
+  });
+});

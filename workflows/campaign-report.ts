@@ -1,0 +1,71 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { SubjectOutcome } from '../src/contracts/campaign-state';
+import type { PipelineResult } from '../src/contracts/pipeline-state';
+import { subjectEndedSignal } from '../src/contracts/workflow-definitions';
+
+/**
+ * A campaign's pipeline tells the campaign how it ended, by a signal to the campaign's workflow
+ * id (so to its current run: the run that started the pipeline may have continued as new since).
+ * Sent even when the pipeline is being cancelled. A campaign that is gone is not an error here.
+ */
+export async function reportToCampaign(
+  campaignId: string | undefined,
+  outcome: SubjectOutcome,
+): Promise<void> {
+  if (!campaignId) return;
+  const { workflowId } = workflowInfo();
+  await CancellationScope.nonCancellable(() =>
+    getExternalWorkflowHandle(campaignId).signal(subjectEndedSignal, { workflowId, outcome }),
+  ).catch((err: unknown) =>
+    log.warn('could not report the end to the campaign', {
+      campaignId,
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
+}
+
+/** The subject's outcome from the pipeline's result. */
+export function outcomeOfResult(result: PipelineResult): SubjectOutcome {
+  const avatarCount = result.generations.reduce((n, g) => n + g.avatars.length, 0);
+  if (result.status === 'DONE') return { status: 'DONE', modelId: result.modelId, avatarCount };
+  const error = result.generations
+    .filter((g) => g.status !== 'DONE')
+    .map((g) => `style ${g.styleId}: ${g.error ?? g.status}`)
+    .join('; ');
+  return { status: 'PARTIAL', modelId: result.modelId, avatarCount, error };
+}
+
+/** The subject's failure as the campaign reports it: the pipeline's own message (which quotes the provider). */
+export function failureOutcome(err: unknown): SubjectOutcome {
+  if (isCancellation(err)) return { status: 'CANCELLED' };
+  if (err instanceof WorkflowExecutionAlreadyStartedError) {
+    return {
+      status: 'FAILED',
+      error: `a pipeline ${err.workflowId} for this subject already exists and did not fail; it is not started twice`,
+    };
+  }
+  const cause = err instanceof ChildWorkflowFailure && err.cause ? err.cause : err;
+  if (isCancellation(cause)) return { status: 'CANCELLED' };
+  const details = cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
+  const modelId =
+    typeof details === 'object' &&
+    details !== null &&
+    'modelId' in details &&
+    typeof details.modelId === 'number'
+      ? details.modelId
+      : undefined;
+  return {
+    status: 'FAILED',
+    error: cause instanceof Error ? cause.message : String(cause),
+    ...(modelId !== undefined ? { modelId } : {}),
+  };
+}

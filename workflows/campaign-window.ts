@@ -1,0 +1,121 @@
+import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import type { CampaignActivities } from '../activities/campaign-activities';
+import {
+  answersBetween,
+  DEFAULT_WINDOW_TUNING,
+  initialWindow,
+  nextWindow,
+  type ProviderQueueReading,
+  type WindowState,
+  type WindowTuning,
+} from '../src/contracts/in-flight-window';
+import type { CampaignWindowSettings, CampaignWindowView } from '../src/contracts/campaign-state';
+
+const { observeProviderQueue } = proxyActivities<CampaignActivities>({
+  startToCloseTimeout: '10 seconds',
+  // A sample that cannot be read is skipped (the window keeps its size); the next one will do.
+  retry: { maximumAttempts: 2, initialInterval: '1 second' },
+});
+
+/**
+ * The campaign's in-flight window: fixed, or sized from the provider's signals by the pure
+ * controller (src/contracts/in-flight-window.ts) each time the campaign samples them. The size and
+ * its reason travel through continue-as-new, are shown in the campaign's progress and as the
+ * workflow's current details in the Temporal UI.
+ */
+export class CampaignWindow {
+  private state: WindowState | undefined;
+  private readonly tuning: WindowTuning;
+  private lastReading: ProviderQueueReading | undefined;
+  private completions = 0;
+
+  constructor(
+    private readonly settings: CampaignWindowSettings,
+    carried?: WindowState,
+  ) {
+    this.tuning =
+      settings.mode === 'auto'
+        ? { ...DEFAULT_WINDOW_TUNING, ...settings.tuning, cap: settings.cap }
+        : DEFAULT_WINDOW_TUNING;
+    if (settings.mode === 'auto') this.state = carried ?? initialWindow(this.tuning);
+    this.showDetails();
+  }
+
+  get auto(): boolean {
+    return this.settings.mode === 'auto';
+  }
+
+  get size(): number {
+    return this.settings.mode === 'fixed' ? this.settings.size : this.state!.size;
+  }
+
+  get sampleEveryMs(): number {
+    return this.settings.mode === 'auto' ? this.settings.sampleEveryMs : 0;
+  }
+
+  /** A subject ended (a completion, for the next sample). */
+  ended(): void {
+    this.completions++;
+  }
+
+  /** Reads the provider's signals and moves the window once. */
+  async sample(inFlight: number, providerTaskQueue: string, stylesPerSubject: number): Promise<void> {
+    if (!this.state) return;
+    let reading: Awaited<ReturnType<typeof observeProviderQueue>>;
+    try {
+      reading = await observeProviderQueue.executeWithOptions(
+        { summary: `read the provider queue for the in-flight window (${this.state.size})` },
+        [{ providerTaskQueue, stylesPerSubject }],
+      );
+    } catch (err) {
+      log.warn('in-flight window: signals not read; the window keeps its size', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return;
+    }
+    const answers = answersBetween(this.lastReading, reading);
+    this.lastReading = reading;
+    const previous = this.state;
+    this.state = nextWindow(
+      previous,
+      {
+        backlogCount: reading.backlogCount,
+        backlogAgeMs: reading.backlogAgeMs,
+        ...answers,
+        completions: this.completions,
+        inFlight,
+        ...(reading.workerCapacity !== undefined ? { workerCapacity: reading.workerCapacity } : {}),
+      },
+      this.tuning,
+    );
+    this.completions = 0;
+    if (this.state.size !== previous.size || this.state.reason !== previous.reason) this.showDetails();
+  }
+
+  view(): CampaignWindowView {
+    if (this.settings.mode === 'fixed')
+      return {
+        mode: 'fixed',
+        size: this.settings.size,
+        reason: 'fixed',
+        detail: `fixed at ${this.settings.size}`,
+      };
+    const state = this.state!;
+    return {
+      mode: 'auto',
+      size: state.size,
+      cap: this.tuning.cap,
+      reason: state.reason,
+      detail: state.detail,
+    };
+  }
+
+  carry(): WindowState | undefined {
+    return this.state;
+  }
+
+  private showDetails(): void {
+    const view = this.view();
+    setCurrentDetails(`**In-flight window ${view.size}** (${view.mode}, ${view.reason}): ${view.detail}`);
+  }
+}
