@@ -40,7 +40,8 @@ export {
   validateGenerationRequest,
   validateTrainingRequest,
 } from './client/model-runs';
-export type { StartedModelRun, StartModelRunOptions, TrainingHandle } from './client/model-runs';
+export type { StartModelRunOptions, TrainingHandle } from './client/model-runs';
+export type { StartedRun } from './client/start-run';
 export { checkGenerationTarget } from './client/generation-check';
 export type { GenerationFieldNames, GenerationTarget } from './client/generation-check';
 export { planRetry, RetryRefusedError } from './client/retry-plan';

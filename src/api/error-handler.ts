@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { PipelineInputError } from '../client/input-error';
-import { NamespaceNotSetUpError } from '../client/pipeline-start-metadata';
+import { NamespaceNotSetUpError } from '../client/start-run';
 import { ApiError, type ApiIssue } from './api-error';
 
 /** Friendlier words for the errors of Fastify and its multipart parser, by code. */

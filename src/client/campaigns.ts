@@ -27,7 +27,7 @@ import type { PipelineResult } from '../contracts/pipeline-state';
 import { CampaignIdAttribute } from '../contracts/search-attributes';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { encryptionCodecOf } from '../codec/data-converter';
-import { missingSearchAttributesError } from './pipeline-start-metadata';
+import { missingSearchAttributesError } from './start-run';
 import { readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
 import { csvLine } from '../campaign/manifest/csv';
 import {

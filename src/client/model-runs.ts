@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  type Client,
-} from '@temporalio/client';
-import { encryptionCodecOf } from '../codec/data-converter';
+import type { Client } from '@temporalio/client';
 import {
   generationInputSchema,
   trainingInputSchema,
@@ -18,13 +12,12 @@ import {
   type TrainingWorkflowInput,
 } from '../contracts/model-runs';
 import { GENERATION_WORKFLOW_ID_PREFIX, TRAINING_WORKFLOW_ID_PREFIX } from '../contracts/campaign';
-import { pipelineStartAttributes } from '../contracts/search-attributes';
 import type { PipelineProgress } from '../contracts/pipeline-state';
 import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../contracts/workflow-definitions';
 import type { ProviderClient } from '../provider/client';
 import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames } from './generation-check';
 import { PipelineInputError } from './input-error';
-import { missingSearchAttributesError } from './pipeline-start-metadata';
+import { startRunOnce, type StartedRun } from './start-run';
 import { ProviderCatalog } from './provider-catalog';
 import { planRetry, RetryRefusedError, type RetryPlan } from './retry-plan';
 
@@ -38,13 +31,6 @@ export interface StartModelRunOptions {
   requestId?: string;
   /** A digest of the request, kept in the memo, so a reused request id with another request can be refused. */
   requestFingerprint?: string;
-}
-
-export interface StartedModelRun {
-  workflowId: string;
-  /** false: the request id had already started this run; nothing new was started. */
-  created: boolean;
-  existingFingerprint?: string;
 }
 
 /** The provider calls a generation start makes first (is the model usable, are the styles offered). */
@@ -83,15 +69,18 @@ export async function startTraining(
   client: Client,
   request: TrainingRequest,
   options: StartModelRunOptions,
-): Promise<StartedModelRun> {
+): Promise<StartedRun> {
   const input: TrainingWorkflowInput = {
     ...validateTrainingRequest(request),
     providerTaskQueue: options.providerTaskQueue,
   };
-  const who = input.subjectId ?? 'one person';
-  return startRun(client, WORKFLOW_TYPES.training, trainingWorkflowId(options.requestId), input, options, {
-    subjectId: input.subjectId,
-    summary: `Model for ${who}: ${input.images.length} selfies`,
+  return startRunOnce(client, {
+    workflowType: WORKFLOW_TYPES.training,
+    workflowId: trainingWorkflowId(options.requestId),
+    taskQueue: options.taskQueue,
+    input,
+    requestFingerprint: options.requestFingerprint,
+    summary: `Model for ${input.subjectId ?? 'one person'}: ${input.images.length} selfies`,
   });
 }
 
@@ -106,7 +95,7 @@ export async function startGeneration(
   provider: ProviderReads,
   request: GenerationRequest,
   options: StartModelRunOptions & { fields?: GenerationFieldNames },
-): Promise<StartedModelRun> {
+): Promise<StartedRun> {
   const validated = validateGenerationRequest(request);
   if (validated.retry) {
     throw new PipelineInputError([{ path: 'retry', message: 'is set by retries only: use retry' }]);
@@ -126,7 +115,7 @@ export async function startRetry(
   provider: ProviderReads,
   retriedId: string,
   options: StartModelRunOptions,
-): Promise<StartedModelRun & { plan: RetryPlan }> {
+): Promise<StartedRun & { plan: RetryPlan }> {
   const plan = await planRetry(client, retriedId);
   const found = await new ProviderCatalog(provider).lookup(plan.modelId);
   if (found.kind !== 'model' || found.model.gender === undefined) {
@@ -149,66 +138,22 @@ async function startGenerationRun(
   validated: GenerationInput,
   workflowId: string,
   options: StartModelRunOptions,
-): Promise<StartedModelRun> {
+): Promise<StartedRun> {
   const input: GenerationWorkflowInput = {
     ...validated,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
   };
   const what = `styles ${input.styles.join(', ')} under model ${input.modelId}`;
-  return startRun(client, WORKFLOW_TYPES.generation, workflowId, input, options, {
-    subjectId: input.subjectId,
+  return startRunOnce(client, {
+    workflowType: WORKFLOW_TYPES.generation,
+    workflowId,
+    taskQueue: options.taskQueue,
+    input,
+    requestFingerprint: options.requestFingerprint,
     summary: input.retry ? `Retry of ${input.retry.of}: ${what}` : `Avatars in ${what}`,
     memo: { modelId: input.modelId, ...(input.retry ? { retryOf: input.retry.of } : {}) },
   });
-}
-
-/**
- * The same start policies as pipelines: a request id names the run for good (open or closed), the
- * memo holds what listings show, and the search attributes (subject, campaign, stage) are set.
- */
-async function startRun(
-  client: Client,
-  workflowType: string,
-  workflowId: string,
-  input: unknown,
-  options: StartModelRunOptions,
-  about: { subjectId?: string; campaignId?: string; summary: string; memo?: Record<string, unknown> },
-): Promise<StartedModelRun> {
-  const codec = encryptionCodecOf(client.options.loadedDataConverter);
-  const subjectKey = about.subjectId && (codec ? codec.subjectToken(about.subjectId) : about.subjectId);
-  const memo = {
-    ...about.memo,
-    ...(options.requestFingerprint ? { requestFingerprint: options.requestFingerprint } : {}),
-    ...(about.subjectId ? { subjectId: about.subjectId } : {}),
-    ...(about.campaignId ? { campaignId: about.campaignId } : {}),
-  };
-  try {
-    await client.workflow.start(workflowType, {
-      taskQueue: options.taskQueue,
-      workflowId,
-      args: [input],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...(Object.keys(memo).length > 0 ? { memo } : {}),
-      typedSearchAttributes: pipelineStartAttributes({
-        ...(subjectKey ? { subjectKey } : {}),
-        ...(about.campaignId ? { campaignId: about.campaignId } : {}),
-      }),
-      staticSummary: about.summary,
-    });
-    return { workflowId, created: true };
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
-      throw missingSearchAttributesError(client, err) ?? err;
-    const existing = await client.workflow.getHandle(workflowId).describe();
-    const fingerprint = existing.memo?.requestFingerprint;
-    return {
-      workflowId,
-      created: false,
-      ...(typeof fingerprint === 'string' ? { existingFingerprint: fingerprint } : {}),
-    };
-  }
 }
 
 /** A training run: its progress (stages up to training) and, when it ends, the model it trained. */

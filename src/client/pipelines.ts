@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-} from '@temporalio/client';
 import { PIPELINE_WORKFLOW_ID_PREFIX } from '../contracts/campaign';
 import {
   pipelineInputSchema,
@@ -13,13 +8,14 @@ import {
   type PipelineWorkflowInput,
 } from '../contracts/pipeline-input';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
+import { formatDuration } from '../contracts/format-duration';
 import {
   progressQuery,
   WORKFLOW_TYPES,
   type AvatarPipelineWorkflow,
 } from '../contracts/workflow-definitions';
 import { PipelineInputError } from './input-error';
-import { missingSearchAttributesError, pipelineStartMetadata } from './pipeline-start-metadata';
+import { startRunOnce, type StartedRun } from './start-run';
 
 export interface StartPipelineOptions {
   taskQueue: string;
@@ -39,14 +35,6 @@ export interface StartPipelineOptions {
   archiveAvatars?: boolean;
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
   workflowId?: string;
-}
-
-export interface StartedPipeline {
-  workflowId: string;
-  /** false: a run with this request id existed (open or closed) and nothing was started. */
-  created: boolean;
-  /** When not created and a fingerprint was given: the earlier run's fingerprint, if it kept one. */
-  existingFingerprint?: string;
 }
 
 export interface PipelineHandle {
@@ -94,44 +82,38 @@ export async function startPipelineRun(
   client: Client,
   validated: PipelineInput,
   options: StartPipelineOptions,
-): Promise<StartedPipeline> {
+): Promise<StartedRun> {
   const input: PipelineWorkflowInput = {
     ...validated,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars !== undefined ? { archiveAvatars: options.archiveAvatars } : {}),
   };
-  const workflowId = options.workflowId ?? pipelineWorkflowId(options.requestId);
-  const memo = {
-    ...(options.requestFingerprint ? { requestFingerprint: options.requestFingerprint } : {}),
-    // Lets listings show the subject and campaign as given (SubjectId may hold a keyed hash).
-    ...(input.subjectId ? { subjectId: input.subjectId } : {}),
-    ...(input.campaignId ? { campaignId: input.campaignId } : {}),
+  return startRunOnce(client, {
+    workflowType: WORKFLOW_TYPES.pipeline,
+    workflowId: options.workflowId ?? pipelineWorkflowId(options.requestId),
+    taskQueue: options.taskQueue,
+    input,
+    requestFingerprint: options.requestFingerprint,
+    ...pipelineDescription(input),
+  });
+}
+
+/** What the Temporal UI shows for a pipeline from its start. */
+function pipelineDescription(input: PipelineInput): { summary: string; details: string } {
+  const who = input.subjectId ?? 'one person';
+  const details = [
+    `**Subject:** ${input.subjectId ?? '(none given)'}`,
+    ...(input.campaignId ? [`**Campaign:** ${input.campaignId}`] : []),
+    `**Selfies:** ${input.images.length} (main image: number ${input.mainImageIndex + 1})`,
+    `**Styles:** ${input.styles.join(', ')}`,
+    `**Gender:** ${input.gender}`,
+    `**Deadlines:** training ${formatDuration(input.trainingDeadlineMs)}, each style ${formatDuration(input.generationDeadlineMs)}`,
+    `**Polling:** first after ${formatDuration(input.polling.initialIntervalMs)}, between ${formatDuration(input.polling.minIntervalMs)} and ${formatDuration(input.polling.maxIntervalMs)}`,
+  ];
+  return {
+    summary: `Avatars for ${who}: ${input.images.length} selfies, styles ${input.styles.join(', ')}`,
+    details: details.join('\n'),
   };
-  try {
-    await client.workflow.start<AvatarPipelineWorkflow>(WORKFLOW_TYPES.pipeline, {
-      taskQueue: options.taskQueue,
-      workflowId,
-      args: [input],
-      // A repeated request id finds the run it started, open (conflict) or closed (reuse), instead of starting another.
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...(Object.keys(memo).length > 0 ? { memo } : {}),
-      // Search attributes (subject, campaign, stage), summary and details for the Temporal UI.
-      ...pipelineStartMetadata(client, input),
-    });
-    return { workflowId, created: true };
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
-      throw missingSearchAttributesError(client, err) ?? err;
-    if (!options.requestFingerprint) return { workflowId, created: false };
-    const existing = await client.workflow.getHandle(workflowId).describe();
-    const fingerprint = existing.memo?.requestFingerprint;
-    return {
-      workflowId,
-      created: false,
-      ...(typeof fingerprint === 'string' ? { existingFingerprint: fingerprint } : {}),
-    };
-  }
 }
 
 export function getPipeline(client: Client, workflowId: string): PipelineHandle {

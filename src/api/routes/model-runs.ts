@@ -2,13 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PipelineInputError } from '../../client/input-error';
-import {
-  startGeneration,
-  startRetry,
-  startTraining,
-  validateTrainingRequest,
-  type StartedModelRun,
-} from '../../client/model-runs';
+import { startGeneration, startRetry, startTraining, validateTrainingRequest } from '../../client/model-runs';
+import type { StartedRun } from '../../client/start-run';
 import { ProviderCatalog } from '../../client/provider-catalog';
 import { RetryRefusedError } from '../../client/retry-plan';
 import { generationInputSchema } from '../../contracts/model-runs';
@@ -18,6 +13,7 @@ import type { ApiContext } from '../api-context';
 import { fingerprintOf, idempotencyKeySchema } from '../idempotency';
 import { modelIdParamsSchema } from '../model-schemas';
 import { BEARER_SCHEME } from '../openapi';
+import { answerStart, refuseReusedKey } from '../start-answer';
 import { checkRequest } from '../request-checks';
 import { linksSchema, pipelineIdParamsSchema } from '../response-schemas';
 
@@ -166,19 +162,12 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
           throw err;
         }
       });
-      const links = ctx.links(run.workflowId);
-      return reply
-        .code(run.created ? 202 : 200)
-        .header('location', links.self)
-        .send({
-          workflowId: run.workflowId,
-          created: run.created,
-          links,
-          retryOf: id,
-          modelId: run.plan.modelId,
-          styles: run.plan.styles,
-          kept: run.plan.kept.map((g) => g.styleId),
-        });
+      return answerStart(reply, run, ctx, {
+        retryOf: id,
+        modelId: run.plan.modelId,
+        styles: run.plan.styles,
+        kept: run.plan.kept.map((g) => g.styleId),
+      });
     },
   });
 }
@@ -217,15 +206,7 @@ async function asApiStart<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
-function answer(reply: FastifyReply, run: StartedModelRun, fingerprint: string, ctx: ApiContext) {
-  if (!run.created && run.existingFingerprint !== undefined && run.existingFingerprint !== fingerprint) {
-    throw ApiError.invalid([
-      { path: 'headers.idempotency-key', message: 'was already used for a different request' },
-    ]);
-  }
-  const links = ctx.links(run.workflowId);
-  return reply
-    .code(run.created ? 202 : 200)
-    .header('location', links.self)
-    .send({ workflowId: run.workflowId, created: run.created, links });
+function answer(reply: FastifyReply, run: StartedRun, fingerprint: string, ctx: ApiContext) {
+  refuseReusedKey(run, fingerprint);
+  return answerStart(reply, run, ctx);
 }

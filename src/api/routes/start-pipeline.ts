@@ -14,6 +14,7 @@ import { BEARER_SCHEME } from '../openapi';
 import { checkRequest } from '../request-checks';
 import { startedSchema } from '../response-schemas';
 import { storeUploads, type StoredUploads } from '../stored-uploads';
+import { answerStart, refuseReusedKey } from '../start-answer';
 
 /** A validated request, with the uploads it stored (if any) and what identifies its images. */
 interface PreparedRequest {
@@ -78,17 +79,9 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         if (!run.created) {
           await prepared.uploads?.discard();
           await stored?.discard();
-          if (run.existingFingerprint !== undefined && run.existingFingerprint !== fingerprint) {
-            throw ApiError.invalid([
-              { path: 'headers.idempotency-key', message: 'was already used for a different request' },
-            ]);
-          }
+          refuseReusedKey(run, fingerprint);
         }
-        const links = ctx.links(run.workflowId);
-        return await reply
-          .code(run.created ? 202 : 200)
-          .header('location', links.self)
-          .send({ workflowId: run.workflowId, created: run.created, links });
+        return await answerStart(reply, run, ctx);
       } catch (err) {
         await prepared.uploads?.discard();
         await stored?.discard();

@@ -1,0 +1,110 @@
+import {
+  isGrpcServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type Client,
+} from '@temporalio/client';
+import { encryptionCodecOf } from '../codec/data-converter';
+import { pipelineStartAttributes } from '../contracts/search-attributes';
+
+/** One run to start: a pipeline, a training or a generation (campaigns start their children themselves). */
+export interface RunStart {
+  workflowType: string;
+  workflowId: string;
+  taskQueue: string;
+  /** The workflow's one argument; its subjectId and campaignId also go to the memo and search attributes. */
+  input: { subjectId?: string | undefined; campaignId?: string | undefined };
+  /** A digest of the request, kept in the memo, so a reused request id with another request can be refused. */
+  requestFingerprint?: string | undefined;
+  /** What the Temporal UI shows for the run from its start (payloads: encrypted with the rest). */
+  summary: string;
+  details?: string;
+  /** More for listings to show, beside subject and campaign. */
+  memo?: Record<string, unknown>;
+}
+
+export interface StartedRun {
+  workflowId: string;
+  /** false: a run with this workflow id existed (open or closed) and nothing was started. */
+  created: boolean;
+  /** When not created and a fingerprint was given: the earlier run's fingerprint, if it kept one. */
+  existingFingerprint?: string;
+}
+
+/**
+ * The one way this package starts a run. A workflow id is never reused, open (conflict) or closed
+ * (reuse), so a repeated request id finds the run it started instead of starting another, and says
+ * so, which the API answers differently (202 vs 200). Every run carries the same memo (subject and
+ * campaign as given, for listings) and search attributes: SubjectId is the subject id as is or,
+ * when the client encrypts payloads, a keyed hash of it, since search attributes are not payloads
+ * and stay plaintext on the server.
+ */
+export async function startRunOnce(client: Client, start: RunStart): Promise<StartedRun> {
+  const { subjectId, campaignId } = start.input;
+  const codec = encryptionCodecOf(client.options.loadedDataConverter);
+  const subjectKey = subjectId && (codec ? codec.subjectToken(subjectId) : subjectId);
+  const memo = {
+    ...start.memo,
+    ...(start.requestFingerprint ? { requestFingerprint: start.requestFingerprint } : {}),
+    ...(subjectId ? { subjectId } : {}),
+    ...(campaignId ? { campaignId } : {}),
+  };
+  try {
+    await client.workflow.start(start.workflowType, {
+      taskQueue: start.taskQueue,
+      workflowId: start.workflowId,
+      args: [start.input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...(Object.keys(memo).length > 0 ? { memo } : {}),
+      typedSearchAttributes: pipelineStartAttributes({
+        ...(subjectKey ? { subjectKey } : {}),
+        ...(campaignId ? { campaignId } : {}),
+      }),
+      staticSummary: start.summary,
+      ...(start.details ? { staticDetails: start.details } : {}),
+    });
+    return { workflowId: start.workflowId, created: true };
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
+      throw missingSearchAttributesError(client, err) ?? err;
+    if (!start.requestFingerprint) return { workflowId: start.workflowId, created: false };
+    const existing = await client.workflow.getHandle(start.workflowId).describe();
+    const fingerprint = existing.memo?.requestFingerprint;
+    return {
+      workflowId: start.workflowId,
+      created: false,
+      ...(typeof fingerprint === 'string' ? { existingFingerprint: fingerprint } : {}),
+    };
+  }
+}
+
+/** The namespace lacks the pipeline's search attributes: `avatar-pipeline setup` fixes it (the API answers 503). */
+export class NamespaceNotSetUpError extends Error {
+  constructor(namespace: string, details: string | undefined, options: { cause: unknown }) {
+    super(
+      `Temporal namespace "${namespace}" lacks the pipeline's search attributes (${details}): run \`avatar-pipeline setup\` once against it`,
+      options,
+    );
+    this.name = 'NamespaceNotSetUpError';
+  }
+}
+
+/**
+ * A namespace without the pipeline's search attributes refuses the start; say how to fix it.
+ * Returns undefined for any other error.
+ */
+export function missingSearchAttributesError(
+  client: Client,
+  err: unknown,
+): NamespaceNotSetUpError | undefined {
+  const cause = err instanceof Error && isGrpcServiceError(err.cause) ? err.cause : err;
+  if (
+    !isGrpcServiceError(cause) ||
+    !/search attribute .* is not defined|no mapping defined for search attribute/i.test(cause.details ?? '')
+  ) {
+    return undefined;
+  }
+  return new NamespaceNotSetUpError(client.options.namespace, cause.details, { cause: err });
+}
