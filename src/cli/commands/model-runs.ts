@@ -19,22 +19,20 @@ import { ProviderClient } from '../../provider/client';
 import { InvalidInputError } from '../../provider/errors';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
-import { imageRootsFromEnv, resolveImagePaths } from '../image-paths';
 import { progressViewFor } from '../progress-view';
+import {
+  describeResult,
+  genderFlag,
+  imagesFlag,
+  mainImageIndexFlag,
+  stylesFlag,
+  withFlagNames,
+} from '../run-flags';
 import { rootMessage } from '../root-message';
 import { watchProgress } from '../watch-progress';
 
 /** How a generation's fields are named on the command line. */
 const CLI_FIELDS: GenerationFieldNames = { modelId: '--model', gender: '--gender', style: () => '--styles' };
-
-const FLAG_OF_FIELD: Record<string, string> = {
-  images: '--images',
-  styles: '--styles',
-  gender: '--gender',
-  mainImageIndex: '--main-image',
-  subjectId: '--subject',
-  modelId: '--model',
-};
 
 const EXIT_CODES = 'Exit codes: 0 done (all or some styles), 1 the run failed, 2 bad input or configuration.';
 
@@ -82,12 +80,10 @@ export function registerModelRunCommands(program: Command): void {
     )
     .action(async (flags: GenerateFlags) => {
       await exitWith(async () => {
-        const styles = parseStyles(flags.styles);
+        const styles = stylesFlag(flags.styles);
         const provider = new ProviderClient(loadConfig().provider);
         const gender =
-          flags.gender === undefined
-            ? await recordedGender(provider, flags.model)
-            : parseGender(flags.gender);
+          flags.gender === undefined ? await recordedGender(provider, flags.model) : genderFlag(flags.gender);
         return withClient(async (pipelines) => {
           const run = await startGeneration(
             pipelines.temporal,
@@ -95,7 +91,7 @@ export function registerModelRunCommands(program: Command): void {
             { modelId: flags.model, styles, gender, ...(flags.subject ? { subjectId: flags.subject } : {}) },
             { ...runOptions(pipelines, flags.requestId), fields: CLI_FIELDS },
           );
-          return waitFor(getPipeline(pipelines.temporal, run.workflowId), flags.json, describeGeneration);
+          return waitFor(getPipeline(pipelines.temporal, run.workflowId), flags.json, describeResult);
         });
       });
     });
@@ -123,7 +119,7 @@ export function registerModelRunCommands(program: Command): void {
           process.stderr.write(
             `retrying styles ${run.plan.styles.join(', ')} of ${workflowId} under model ${run.plan.modelId}\n`,
           );
-          return waitFor(getPipeline(pipelines.temporal, run.workflowId), flags.json, describeGeneration);
+          return waitFor(getPipeline(pipelines.temporal, run.workflowId), flags.json, describeResult);
         });
       });
     });
@@ -199,17 +195,11 @@ function isPipelineResult(value: unknown): value is PipelineResult {
 }
 
 async function trainingFromFlags(flags: TrainFlags): Promise<TrainingInput> {
-  const roots = imageRootsFromEnv();
-  const images = await resolveImagePaths(flags.images, roots ? { roots } : {});
-  const mainImage = flags.mainImage.trim();
-  if (!/^\d+$/.test(mainImage) || Number(mainImage) < 1) {
-    throw new InvalidInputError('--main-image', `"${flags.mainImage}" must be a position from 1`);
-  }
   return validateTrainingRequest({
-    images,
-    styles: parseStyles(flags.styles),
-    gender: parseGender(flags.gender),
-    mainImageIndex: Number(mainImage) - 1,
+    images: await imagesFlag(flags.images),
+    styles: stylesFlag(flags.styles),
+    gender: genderFlag(flags.gender),
+    mainImageIndex: mainImageIndexFlag(flags.mainImage),
     ...(flags.subject ? { subjectId: flags.subject } : {}),
   });
 }
@@ -233,43 +223,6 @@ function parseId(value: string): number {
   return Number(value);
 }
 
-function parseStyles(value: string): number[] {
-  return value.split(',').map((item) => {
-    const trimmed = item.trim();
-    if (!/^\d+$/.test(trimmed)) {
-      throw new InvalidInputError('--styles', `"${trimmed}" is not a style id (a whole number)`);
-    }
-    return Number(trimmed);
-  });
-}
-
-function parseGender(value: string): 1 | 2 {
-  if (!/^[12]$/.test(value.trim())) {
-    throw new InvalidInputError('--gender', `"${value}" must be 1 (woman) or 2 (man)`);
-  }
-  return Number(value) as 1 | 2;
-}
-
-function withFlagNames(err: PipelineInputError): PipelineInputError {
-  return new PipelineInputError(
-    err.issues.map((issue) => {
-      const [field = '', ...rest] = issue.path.split('.');
-      const flag = FLAG_OF_FIELD[field];
-      return flag ? { path: [flag, ...rest].join('.'), message: issue.message } : issue;
-    }),
-  );
-}
-
 function describeTraining(result: TrainingResult): string {
   return `${result.workflowId}: model ${result.modelId} is DONE\nnext: avatar-pipeline generate --model ${result.modelId} --styles <ids>`;
-}
-
-function describeGeneration(result: PipelineResult): string {
-  const lines = [`${result.workflowId}: model ${result.modelId}, ${result.status}`];
-  for (const g of result.generations) {
-    lines.push(
-      `  style ${g.styleId}: ${g.status}, ${g.avatars.length} avatars${g.error ? ` (${g.error})` : ''}`,
-    );
-  }
-  return lines.join('\n');
 }

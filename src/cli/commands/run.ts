@@ -4,13 +4,19 @@ import { askOfferedStyles } from '../../client/offered-styles';
 import { createPipelineClient } from '../../client/pipeline-client';
 import { validatePipelineRequest } from '../../client/pipelines';
 import type { PipelineInput } from '../../contracts/pipeline-input';
-import type { PipelineResult } from '../../contracts/pipeline-state';
 import { InvalidInputError } from '../../provider/errors';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
-import { imageRootsFromEnv, resolveImagePaths } from '../image-paths';
 import { progressViewFor } from '../progress-view';
+import {
+  describeResult,
+  genderFlag,
+  imagesFlag,
+  mainImageIndexFlag,
+  stylesFlag,
+  withFlagNames,
+} from '../run-flags';
 import { watchProgress } from '../watch-progress';
 
 interface RunOptions {
@@ -25,15 +31,6 @@ interface RunOptions {
 
 /** Exit code of a process ended by Ctrl-C, by shell convention. */
 const INTERRUPTED = 130;
-
-/** Which flag a field of the pipeline input came from, so a bad value names what the user typed. */
-const FLAG_OF_FIELD: Record<string, string> = {
-  images: '--images',
-  styles: '--styles',
-  gender: '--gender',
-  mainImageIndex: '--main-image',
-  subjectId: '--subject',
-};
 
 export function registerRunCommand(program: Command): void {
   program
@@ -95,7 +92,7 @@ async function runPipeline(options: RunOptions): Promise<number> {
       return EXIT.failed;
     }
     if (options.json) process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
-    else process.stdout.write(`${summarize(outcome.result)}\n`);
+    else process.stdout.write(`${describeResult(outcome.result)}\n`);
     return EXIT.ok;
   } finally {
     await pipelines.close();
@@ -103,27 +100,11 @@ async function runPipeline(options: RunOptions): Promise<number> {
 }
 
 async function inputFromFlags(options: RunOptions): Promise<PipelineInput> {
-  const roots = imageRootsFromEnv();
-  const images = await resolveImagePaths(options.images, roots ? { roots } : {});
-  const styles = options.styles.split(',').map((item) => {
-    const trimmed = item.trim();
-    if (!/^\d+$/.test(trimmed)) {
-      throw new InvalidInputError('--styles', `"${trimmed}" is not a style id (a whole number)`);
-    }
-    return Number(trimmed);
-  });
-  if (!/^[12]$/.test(options.gender.trim())) {
-    throw new InvalidInputError('--gender', `"${options.gender}" must be 1 (woman) or 2 (man)`);
-  }
-  const mainImage = options.mainImage.trim();
-  if (!/^\d+$/.test(mainImage) || Number(mainImage) < 1) {
-    throw new InvalidInputError('--main-image', `"${options.mainImage}" must be a position from 1`);
-  }
   return validatePipelineRequest({
-    images,
-    styles,
-    gender: Number(options.gender),
-    mainImageIndex: Number(mainImage) - 1,
+    images: await imagesFlag(options.images),
+    styles: stylesFlag(options.styles),
+    gender: genderFlag(options.gender),
+    mainImageIndex: mainImageIndexFlag(options.mainImage),
     ...(options.subject ? { subjectId: options.subject } : {}),
   });
 }
@@ -143,25 +124,4 @@ function interrupted(): Promise<{ kind: 'interrupted' }> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve({ kind: 'interrupted' }));
   });
-}
-
-function withFlagNames(err: PipelineInputError): PipelineInputError {
-  return new PipelineInputError(
-    err.issues.map((issue) => {
-      const [field = '', ...rest] = issue.path.split('.');
-      const flag = FLAG_OF_FIELD[field];
-      return flag ? { path: [flag, ...rest].join('.'), message: issue.message } : issue;
-    }),
-  );
-}
-
-function summarize(result: PipelineResult): string {
-  const lines = [`${result.workflowId}: model ${result.modelId}, ${result.status}`];
-  for (const g of result.generations) {
-    lines.push(
-      `  style ${g.styleId}: ${g.status}, ${g.avatars.length} avatars${g.error ? ` (${g.error})` : ''}`,
-    );
-    for (const a of g.avatars) lines.push(`    ${a.imageUrl}`);
-  }
-  return lines.join('\n');
 }
