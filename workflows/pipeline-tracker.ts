@@ -7,11 +7,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
-import type {
-  GenerationResult,
-  PipelineProgress,
-  PipelineStage,
-  StyleProgress,
+import {
+  STYLE_STAGES,
+  type GenerationResult,
+  type PipelineProgress,
+  type PipelineStage,
+  type StyleProgress,
 } from '../src/contracts/pipeline-state';
 import {
   ModelIdAttribute,
@@ -22,17 +23,7 @@ import { progressQuery, styleProgressSignal } from '../src/contracts/workflow-de
 import { ProgressLog } from './progress-log';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
-/** Signals from a style's child may arrive out of order; a style's stage only ever moves forward. */
-const STYLE_STAGE_ORDER: StyleProgress['stage'][] = [
-  'pending',
-  'creating-order',
-  'running',
-  'polling',
-  'collecting',
-  'done',
-  'failed',
-  'cancelled',
-];
+/** Signals from a style's child may arrive out of order; a style's stage only ever moves forward (STYLE_STAGES is in order). */
 
 /** What a tracked run starts from: a pipeline or training run at its beginning, a generation run at `generating`. */
 export interface TrackedRun {
@@ -129,7 +120,7 @@ export class PipelineTracker {
     // Signals can arrive late or out of order (after the parent recorded the child's end, or a
     // last poll after "collecting"): an end is final and no stage goes back.
     if (TERMINAL_STYLE_STAGES.has(current.stage) && !TERMINAL_STYLE_STAGES.has(update.stage)) return;
-    if (STYLE_STAGE_ORDER.indexOf(update.stage) < STYLE_STAGE_ORDER.indexOf(current.stage)) return;
+    if (STYLE_STAGES.indexOf(update.stage) < STYLE_STAGES.indexOf(current.stage)) return;
     this.state.styles[index] = { ...current, ...update };
     this.publish();
   }

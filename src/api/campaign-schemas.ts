@@ -1,24 +1,16 @@
 import { z } from 'zod';
 import type { ManifestIssue } from '../campaign/manifest';
-import type {
-  CampaignProgress,
-  CampaignState,
-  CampaignSummary,
-  SubjectCounts,
-  SubjectSummary,
+import {
+  CAMPAIGN_STATES,
+  type CampaignProgress,
+  type CampaignSummary,
+  type SubjectCounts,
+  type SubjectSummary,
 } from '../contracts/campaign';
 import { answering } from './contract-schema';
 import { MAX_LISTED_ISSUES } from './api-error';
 
 /** The campaign API's answers, each tied to the contract type it answers (see answering). */
-
-const CAMPAIGN_STATES = [
-  'running',
-  'paused',
-  'cancelling',
-  'completed',
-  'cancelled',
-] as const satisfies readonly CampaignState[];
 
 const countsSchema = answering<SubjectCounts>()(
   z.object({

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type {
-  AvatarRef,
-  GenerationResult,
-  PipelineProgress,
-  PipelineResult,
-  PipelineStage,
-  StyleProgress,
-  StyleStage,
+import {
+  PIPELINE_STAGES,
+  STYLE_STAGES,
+  type AvatarRef,
+  type GenerationResult,
+  type PipelineProgress,
+  type PipelineResult,
+  type StyleProgress,
 } from '../contracts/pipeline-state';
 import type { TrainingResult } from '../contracts/model-runs';
 import type { Style } from '../provider/schemas';
@@ -86,28 +86,6 @@ export const trainingResultSchema = answering<TrainingResult>()(
     })
     .meta({ id: 'TrainingResult' }),
 );
-
-const PIPELINE_STAGES = [
-  'creating-model',
-  'uploading-selfies',
-  'selecting-main-image',
-  'training',
-  'generating',
-  'done',
-  'failed',
-  'cancelled',
-] as const satisfies readonly PipelineStage[];
-
-const STYLE_STAGES = [
-  'pending',
-  'creating-order',
-  'running',
-  'polling',
-  'collecting',
-  'done',
-  'failed',
-  'cancelled',
-] as const satisfies readonly StyleStage[];
 
 const styleProgressSchema = answering<StyleProgress>()(
   z.object({

@@ -122,7 +122,8 @@ export interface CampaignInput {
   retry?: RetryRequest;
 }
 
-export type CampaignState = 'running' | 'paused' | 'cancelling' | 'completed' | 'cancelled';
+export const CAMPAIGN_STATES = ['running', 'paused', 'cancelling', 'completed', 'cancelled'] as const;
+export type CampaignState = (typeof CAMPAIGN_STATES)[number];
 
 export interface SubjectCounts {
   pending: number;

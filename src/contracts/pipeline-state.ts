@@ -1,22 +1,35 @@
 /**
  * Types shared by workflows and by everything that starts or watches them (client package,
- * API, CLI). Plain types only: this module is imported by workflow code.
+ * API, CLI). Plain types and constant lists only: this module is imported by workflow code.
  */
 import type { OrderStatus } from '../provider/status';
 import type { PollingOptions } from './pipeline-input';
 
-export type PipelineStage =
-  | 'creating-model'
-  | 'uploading-selfies'
-  | 'selecting-main-image'
-  | 'training'
-  | 'generating'
-  | 'done'
-  | 'failed'
-  | 'cancelled';
+/** A pipeline's stages in the order a run passes them; the last three end it. */
+export const PIPELINE_STAGES = [
+  'creating-model',
+  'uploading-selfies',
+  'selecting-main-image',
+  'training',
+  'generating',
+  'done',
+  'failed',
+  'cancelled',
+] as const;
+export type PipelineStage = (typeof PIPELINE_STAGES)[number];
 
-export type StyleStage =
-  'pending' | 'creating-order' | 'running' | 'polling' | 'collecting' | 'done' | 'failed' | 'cancelled';
+/** A style's stages in the order it passes them; the last three end it. */
+export const STYLE_STAGES = [
+  'pending',
+  'creating-order',
+  'running',
+  'polling',
+  'collecting',
+  'done',
+  'failed',
+  'cancelled',
+] as const;
+export type StyleStage = (typeof STYLE_STAGES)[number];
 
 export interface StyleProgress {
   styleId: number;

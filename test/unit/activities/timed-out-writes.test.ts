@@ -23,11 +23,14 @@ describe('provider writes that time out', () => {
   const SETTLE_MS = 1_000;
   let sim: RunningSimulator;
   let provider: ProviderClient;
+  /** For the test's own set-up calls: a loaded machine must not time them out. */
+  let setup: ProviderClient;
   let activities: ProviderActivities;
 
   beforeEach(async () => {
     sim = await startSimulator({ progression: { mode: 'calls' }, slowMs: LATE_MS });
     provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: TIMEOUT_MS });
+    setup = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
     activities = createProviderActivities({
       provider,
       imageAccess: { roots: [], urlHosts: [] },
@@ -58,8 +61,8 @@ describe('provider writes that time out', () => {
     );
 
   async function modelWithSelfie(): Promise<number> {
-    const model = await provider.createModel({ styles: [3], gender: 1 });
-    await provider.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(tinyPng(8, 8)) });
+    const model = await setup.createModel({ styles: [3], gender: 1 });
+    await setup.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(tinyPng(8, 8)) });
     return model.id;
   }
 

@@ -29,5 +29,6 @@ describe('the sample selfies shipped in samples/selfies', () => {
     const drawn = await writeSampleSelfies(dir);
     expect(drawn).toHaveLength(SAMPLE_SELFIES.length);
     expect(readFileSync(drawn[0]!).equals(readFileSync(found[0]!))).toBe(true);
-  });
+    // Drawing every sample is CPU work: seconds on a busy 2-core machine.
+  }, 30_000);
 });
