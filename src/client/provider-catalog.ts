@@ -12,9 +12,8 @@ import { PipelineInputError } from './input-error';
  * parent 0) and the generation orders under them. Nothing here goes through Temporal.
  */
 
-/** A trained (or training) model as the provider reports it. */
-export interface ModelSummary {
-  modelId: number;
+/** What the provider reports of any order, model or generation. */
+interface OrderFacts {
   /** CREATED, STARTED, IN_PROGRESS, DONE, ERROR (or a status the provider invented, kept as sent). */
   status: OrderStatus;
   gender?: 1 | 2;
@@ -23,16 +22,16 @@ export interface ModelSummary {
   message?: string;
 }
 
+/** A trained (or training) model as the provider reports it. */
+export interface ModelSummary extends OrderFacts {
+  modelId: number;
+}
+
 /** A generation order: parent is the model it generates under. */
-export interface OrderSummary {
+export interface OrderSummary extends OrderFacts {
   orderId: number;
   /** The model this order generates under (the provider's `parent`); 0 when the order is itself a model. */
   modelId: number;
-  status: OrderStatus;
-  gender?: 1 | 2;
-  styles?: number[];
-  createdAt?: string;
-  message?: string;
 }
 
 export interface ModelDetail extends ModelSummary {

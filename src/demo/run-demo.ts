@@ -9,32 +9,34 @@ import { SIMULATOR_API_KEY } from '../config/env-schema';
 import { progressViewFor } from '../cli/progress-view';
 import { rootMessage } from '../cli/root-message';
 import { watchProgress } from '../cli/watch-progress';
-import type { Logger } from '../devserver/log';
 import { ProviderClient } from '../provider/client';
 import { sampleSelfieFiles } from '../samples/sample-selfies';
-import { startDemoStack, type DemoStack } from './demo-stack';
+import { startDemoStack, type DemoStack, type DemoStackOptions } from './demo-stack';
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
 import { FsBlobStore } from '../storage/fs-blob-store';
 
-export interface DemoOptions {
+/** The stack's own options (dev server, simulator timings), and what the demo does with it. */
+export interface DemoOptions extends Pick<
+  DemoStackOptions,
+  | 'dbFile'
+  | 'uiPort'
+  | 'uiUrl'
+  | 'simulatorPort'
+  | 'trainingMs'
+  | 'generationMs'
+  | 'avatarsPerOrder'
+  | 'avatarSize'
+  | 'log'
+> {
   /** Galleries go into `<outputDir>/<workflowId>/`. */
   outputDir: string;
   /** Keep the dev server, simulator and worker running after the gallery, until `untilStopped` resolves. */
   keep: boolean;
   styles: number[];
-  dbFile: string;
-  uiPort?: number;
-  uiUrl?: string;
-  simulatorPort: number;
-  trainingMs: number;
-  generationMs: number;
-  avatarsPerOrder: number;
-  avatarSize: number;
   /** How long the pipeline may take before the demo gives up on it. */
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
-  log: Logger;
   /** Where the live view (or progress lines) is drawn. */
   progressStream: NodeJS.WriteStream;
 }
