@@ -14,7 +14,7 @@ import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
 
-interface CampaignCommandOptions {
+export interface CampaignCommandOptions {
   manifest: string;
   json?: boolean;
   maxInFlight?: string;
@@ -23,6 +23,7 @@ interface CampaignCommandOptions {
   campaignId?: string;
   subjectsPerRun?: string;
   priority?: string;
+  fairnessWeight?: string;
   results?: string;
 }
 
@@ -47,6 +48,10 @@ export function registerCampaignCommand(program: Command): void {
     .option('--campaign-id <id>', 'name the campaign; starting the same id again attaches to it')
     .option('--subjects-per-run <n>', 'subjects per workflow run before it continues as new (default 400)')
     .option('--priority <1-5>', 'Temporal priority of campaign work; interactive pipelines use 3 (default 4)')
+    .option(
+      '--fairness-weight <w>',
+      "this campaign's share of the provider queue beside other campaigns, 0.01 to 1000 (default 1)",
+    )
     .option(
       '--results <file>',
       'write every avatar (subject, style, avatar id, image URL) to a .csv or .jsonl file',
@@ -144,7 +149,8 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   }
 }
 
-function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
+/** The campaign settings the flags ask for; a bad value names its flag (exit code 2). */
+export function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
   const whole = (flag: string, value: string | undefined, min: number, max: number): number | undefined => {
     if (value === undefined) return undefined;
     const n = Number(value.trim());
@@ -156,6 +162,13 @@ function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
     options.maxInFlight?.trim() === 'auto' ? 'auto' : whole('--max-in-flight', options.maxInFlight, 1, 2000);
   const subjectsPerRun = whole('--subjects-per-run', options.subjectsPerRun, 1, 5000);
   const priorityKey = whole('--priority', options.priority, 1, 5);
+  const fairnessWeight =
+    options.fairnessWeight === undefined ? undefined : Number(options.fairnessWeight.trim());
+  if (fairnessWeight !== undefined && !(fairnessWeight >= 0.01 && fairnessWeight <= 1000))
+    throw new InvalidInputError(
+      '--fairness-weight',
+      `"${options.fairnessWeight}" must be a number from 0.01 to 1000`,
+    );
   if (options.results && !/\.(csv|jsonl)$/i.test(options.results))
     throw new InvalidInputError('--results', `"${options.results}" must end in .csv or .jsonl`);
   return {
@@ -163,6 +176,7 @@ function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
     ...(options.fixedWindow ? { fixedWindow: true } : {}),
     ...(subjectsPerRun !== undefined ? { subjectsPerRun } : {}),
     ...(priorityKey !== undefined ? { priorityKey } : {}),
+    ...(fairnessWeight !== undefined ? { fairnessWeight } : {}),
   };
 }
 
