@@ -2,7 +2,7 @@ import path from 'node:path';
 import { installAtomically } from './atomic-install';
 import { executableName } from './executable-file';
 import { describeOutcome, runCommand } from './run-command';
-import type { ToolInstaller } from './tool-installer';
+import type { ToolInstaller } from './locate-tool';
 
 /** Builds a Go command from the Go module proxy with `go install` (minutes: it compiles everything). */
 export function goInstaller(packagePath: string, version: string): ToolInstaller {

@@ -1,6 +1,6 @@
 /** A real local Temporal: finding or installing its binaries, and running its dev server. */
-export { findTemporalCli, TEMPORAL_CLI } from './find-temporal-cli';
-export { findTestServer, TEMPORAL_TEST_SERVER } from './find-test-server';
+export { findTemporalCli, TEMPORAL_CLI } from './tools';
+export { findTestServer, TEMPORAL_TEST_SERVER } from './tools';
 export { findInstalledTool, locateTool } from './locate-tool';
 export type { LocateToolOptions, LocatedTool, ToolOrigin, ToolSpec } from './locate-tool';
 export { startDevServer } from './start-dev-server';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { installAtomically } from './atomic-install';
 import { executableName } from './executable-file';
 import { describeOutcome, runCommand } from './run-command';
-import type { ToolInstaller } from './tool-installer';
+import type { ToolInstaller } from './locate-tool';
 
 const PYTHON_COMMANDS = ['python3', 'python'];
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { buildDevServerArgs } from './dev-server-args';
 import type { SearchAttributeDefinitions } from '../setup/search-attribute-definitions';
-import { findTemporalCli } from './find-temporal-cli';
+import { findTemporalCli } from './tools';
 import { findFreePorts, isPortFree } from './free-port';
 import { waitForFrontend } from './frontend-readiness';
 import { logToStderr, type Logger } from './log';

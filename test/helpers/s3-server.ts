@@ -4,7 +4,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { findS3TestServer } from '../../src/devserver/find-s3-server';
+import { findS3TestServer } from '../../src/devserver/tools';
 import { findFreePort } from '../../src/devserver/free-port';
 import { readLogTail } from '../../src/devserver/log-tail';
 import type { S3Connection } from '../../src/storage';
