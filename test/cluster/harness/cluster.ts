@@ -116,16 +116,11 @@ export class Cluster {
     const manifestDir = path.join(dir, 'campaigns');
     mkdirSync(manifestDir);
 
-    const simulatorPort = await findFreePort();
-    const simulator = ProcessGroup.start({
-      name: 'simulator',
-      command: process.execPath,
-      args: [CLI_BIN, 'simulator', '--host', '127.0.0.1', '--port', String(simulatorPort), ...SIMULATOR_ARGS],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PROVIDER_API_KEY },
-      cwd: PACKAGE_ROOT,
-      logFile: path.join(logDir, 'simulator.log'),
-    });
-    const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
+    const { process: simulator, url: simulatorUrl } = await startSimulatorProcess(
+      'simulator',
+      SIMULATOR_ARGS,
+      logDir,
+    );
 
     const appEnv = {
       TEMPORAL_ADDRESS: temporal.address,
@@ -203,9 +198,14 @@ export class Cluster {
   }
 
   private appEnv: Record<string, string> = {};
+  /** More simulators, started by the checks; stopped with the rest. */
+  private readonly extras: ProcessGroup[] = [];
 
-  /** Starts `avatar-pipeline worker` (metrics on a port of its own); resolves once it polls. */
-  async startWorker(name: string): Promise<WorkerProcess> {
+  /**
+   * Starts `avatar-pipeline worker` (metrics on a port of its own); resolves once it polls.
+   * `env` adds to or overrides the cluster's settings (task queues, build id, provider).
+   */
+  async startWorker(name: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
     const metricsPort = await findFreePort();
     const worker = ProcessGroup.start({
       name,
@@ -217,6 +217,7 @@ export class Cluster {
         ...this.appEnv,
         METRICS_BIND_ADDRESS: `127.0.0.1:${metricsPort}`,
         WORKER_SHUTDOWN_GRACE_MS: '5000',
+        ...env,
       },
       cwd: PACKAGE_ROOT,
       logFile: path.join(this.dir, 'logs', `${name}.log`),
@@ -230,6 +231,17 @@ export class Cluster {
     if (index >= 0) this.workers[index] = entry;
     else this.workers.push(entry);
     return entry;
+  }
+
+  /** Another provider simulator (`avatar-pipeline simulator` with `args`); resolves once it answers. */
+  async startSimulator(name: string, args: string[]): Promise<string> {
+    const { process: simulator, url } = await startSimulatorProcess(name, args, path.join(this.dir, 'logs'));
+    this.extras.push(simulator);
+    await this.waitFor(`${name} to answer`, async () => {
+      simulator.assertRunning();
+      return (await fetch(`${url}/__sim/stats`).catch(() => undefined))?.ok === true;
+    });
+    return url;
   }
 
   /** What the provider saw: its own records (GET /__sim/stats of the simulator process). */
@@ -250,10 +262,33 @@ export class Cluster {
   /** Stops everything, the package's processes first, then Temporal, then PostgreSQL. */
   async stop(): Promise<void> {
     await this.client.connection.close().catch(() => undefined);
-    await Promise.all([...this.workers.map((w) => w.process.stop()), this.api.stop(), this.simulator.stop()]);
+    await Promise.all([
+      ...this.workers.map((w) => w.process.stop()),
+      ...this.extras.map((p) => p.stop()),
+      this.api.stop(),
+      this.simulator.stop(),
+    ]);
     await this.temporal.stop();
     await this.pg.stop();
     await ProcessGroup.killAll();
     if (!process.env.CLUSTER_KEEP_DIR) rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** `avatar-pipeline simulator` on a free loopback port, its output in `<logDir>/<name>.log`. */
+async function startSimulatorProcess(
+  name: string,
+  args: string[],
+  logDir: string,
+): Promise<{ process: ProcessGroup; url: string }> {
+  const port = await findFreePort();
+  const simulator = ProcessGroup.start({
+    name,
+    command: process.execPath,
+    args: [CLI_BIN, 'simulator', '--host', '127.0.0.1', '--port', String(port), ...args],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PROVIDER_API_KEY },
+    cwd: PACKAGE_ROOT,
+    logFile: path.join(logDir, `${name}.log`),
+  });
+  return { process: simulator, url: `http://127.0.0.1:${port}` };
 }
