@@ -5,7 +5,7 @@ import type { CampaignSubject, CampaignSummary } from '../../src/contracts/campa
 import { CHAOS_POLLING, FAST_SIZE, type ChaosSize } from '../chaos/harness/chaos-size';
 import { describeProviderLoad, expectExactCounts } from '../chaos/harness/exact-counts';
 import { API_TOKEN, Cluster, NAMESPACE, SELFIES_PER_SUBJECT, TASK_QUEUE, timing } from './harness/cluster';
-import { checkPriorityAndFairness } from './checks/task-queue-dispatch';
+import { dispatchOrder } from './checks/task-queue-dispatch';
 import { checkWorkerVersions } from './checks/worker-versions';
 import { ProcessGroup } from './harness/process-group';
 import { listedExactly } from './harness/visibility';
@@ -209,33 +209,16 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
   }, 600_000);
 
   describe('the server settings the package depends on (deploy/temporal/dynamicconfig.yaml)', () => {
-    /** A provider without faults, where training lasts long enough to switch versions during it. */
-    let steadyProvider: string;
     const POLLING = { initialIntervalMs: 250, minIntervalMs: 250, maxIntervalMs: 250, backoffCoefficient: 1 };
     const note = (started: number) => (line: string) =>
       process.stderr.write(`[cluster] +${((Date.now() - started) / 1000).toFixed(1)}s ${line}\n`);
-
-    beforeAll(async () => {
-      steadyProvider = await cluster.startSimulator('steady-simulator', [
-        '--training-ms',
-        '4000',
-        '--generation-ms',
-        '1000',
-        '--avatars-per-order',
-        '2',
-      ]);
-    }, 60_000);
 
     test(
       'worker versioning, as "Deploying a change" says: roll out B while runs are on A, roll back, ' +
         'drain; each pipeline stays on the version it started on, a campaign moves at its continue-as-new',
       async () => {
         const started = Date.now();
-        await checkWorkerVersions(cluster, {
-          providerUrl: steadyProvider,
-          polling: POLLING,
-          note: note(started),
-        });
+        await checkWorkerVersions(cluster, { polling: POLLING, note: note(started) });
         timing('worker versioning (roll out, roll back, drain)', started);
       },
       600_000,
@@ -246,11 +229,7 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
         'two campaigns alternate instead of first-in-first-out',
       async () => {
         const started = Date.now();
-        const { order } = await checkPriorityAndFairness(cluster, {
-          providerUrl: steadyProvider,
-          polling: POLLING,
-          note: note(started),
-        });
+        const order = await dispatchOrder(cluster, { polling: POLLING, note: note(started) });
         timing('priority and fairness dispatch', started);
         expect(order[0]).toBe('I');
         // First-in-first-out would give X X X X X Y Y Y Y Y; fair dispatch takes turns, so no

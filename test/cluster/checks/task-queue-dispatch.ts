@@ -1,52 +1,58 @@
 import { temporal } from '@temporalio/proto';
-import { startCampaign, type CampaignHandle } from '../../../src/client/campaigns';
+import { startCampaign } from '../../../src/client/campaigns';
 import { startPipeline } from '../../../src/client/pipelines';
 import type { PollingOptions } from '../../../src/contracts/pipeline-input';
+import { simulatorStatsSchema } from '../../../src/simulator/stats-schema';
 import { NAMESPACE, type Cluster } from '../harness/cluster';
+import { listed } from '../harness/visibility';
 
 const { TASK_QUEUE_TYPE_ACTIVITY } = temporal.api.enums.v1.TaskQueueType;
 const { TASK_QUEUE_KIND_NORMAL } = temporal.api.enums.v1.TaskQueueKind;
 
 /** Subjects of each campaign: all of their first provider calls wait in the backlog at once. */
 const SUBJECTS_PER_CAMPAIGN = 5;
+/** Who asked for a model, told apart at the provider by the one style each asks for. */
+const STYLE_OF = { X: 3, Y: 5, I: 7 } as const;
+type Label = keyof typeof STYLE_OF;
 
 /**
  * That the server applies priority and fairness on the provider task queue (its dynamic config):
  * with no provider worker polling, two campaigns (X, then Y: priority 4, a fairness key each) and
- * then an interactive pipeline (default priority 3) each put their first provider call (create the
- * model) in the provider queue's backlog. Then one provider worker starts that runs one activity
- * at a time, against a provider without faults, so the order the provider creates models in (its
- * ids count up) is the order the server dispatched the calls in. Priority: the interactive call,
- * queued last, goes first. Fairness: X's and Y's calls alternate, where first-in-first-out would
- * dispatch all of X's before any of Y's.
+ * then an interactive pipeline (I, default priority 3) each put their first provider call (create
+ * the model) in the provider queue's backlog. Then one provider worker starts that runs one
+ * activity at a time, against a provider of this check's own without faults, so the order the
+ * provider created the models in (its ids count up) is the order the server dispatched the calls
+ * in. Resolves to that order, e.g. I X Y X Y …: priority puts the interactive call, queued last,
+ * first; fairness makes X and Y take turns, where first-in-first-out gives X X X X X Y Y Y Y Y.
  */
-export async function checkPriorityAndFairness(
+export async function dispatchOrder(
   cluster: Cluster,
-  options: { providerUrl: string; polling: PollingOptions; note: (line: string) => void },
-): Promise<{ order: string[] }> {
+  options: { polling: PollingOptions; note: (line: string) => void },
+): Promise<Label[]> {
   const { note } = options;
   const taskQueue = `cluster-dispatch-${Date.now()}`;
   const providerTaskQueue = `${taskQueue}-provider`;
   // Each half of `avatar-pipeline worker` is pointed at a queue nothing is sent to.
   const idleQueue = `${taskQueue}-idle`;
-  const env = { PROVIDER_BASE_URL: options.providerUrl };
+  const providerUrl = await cluster.startSimulator('dispatch-simulator', []);
   const workflows = await cluster.startWorker('dispatch-workflows', {
-    ...env,
+    PROVIDER_BASE_URL: providerUrl,
     TEMPORAL_TASK_QUEUE: taskQueue,
     PROVIDER_TASK_QUEUE: idleQueue,
   });
 
   const backlogReaches = (count: number) =>
-    cluster.waitFor(`${count} provider calls in the backlog of ${providerTaskQueue}`, async () => {
-      return (await providerBacklog(cluster, providerTaskQueue)).total === count;
-    });
-  const startCampaignOf = (label: string) =>
+    cluster.waitFor(
+      `${count} provider calls in the backlog of ${providerTaskQueue}`,
+      async () => (await providerBacklog(cluster, providerTaskQueue)).total === count,
+    );
+  const startCampaignOf = (label: 'X' | 'Y') =>
     startCampaign(
       cluster.client,
       Array.from({ length: SUBJECTS_PER_CAMPAIGN }, (_, i) => ({
         subjectId: `${label}-${i + 1}`,
         gender: 1 as const,
-        styles: [3],
+        styles: [STYLE_OF[label]],
         images: cluster.selfies.files,
         mainImageIndex: 0,
         row: i + 2,
@@ -60,14 +66,13 @@ export async function checkPriorityAndFairness(
       },
     );
 
-  const campaigns = new Map<string, CampaignHandle>();
-  campaigns.set('X', await startCampaignOf('X'));
+  await startCampaignOf('X');
   await backlogReaches(SUBJECTS_PER_CAMPAIGN);
-  campaigns.set('Y', await startCampaignOf('Y'));
+  await startCampaignOf('Y');
   await backlogReaches(2 * SUBJECTS_PER_CAMPAIGN);
-  const interactive = await startPipeline(
+  await startPipeline(
     cluster.client,
-    { images: cluster.selfies.files, styles: [3], gender: 2, polling: options.polling },
+    { images: cluster.selfies.files, styles: [STYLE_OF.I], gender: 2, polling: options.polling },
     { taskQueue, providerTaskQueue },
   );
   await backlogReaches(2 * SUBJECTS_PER_CAMPAIGN + 1);
@@ -76,26 +81,38 @@ export async function checkPriorityAndFairness(
   );
 
   const provider = await cluster.startWorker('dispatch-provider', {
-    ...env,
+    PROVIDER_BASE_URL: providerUrl,
     TEMPORAL_TASK_QUEUE: idleQueue,
     PROVIDER_TASK_QUEUE: providerTaskQueue,
     WORKER_MAX_CONCURRENT_ACTIVITIES: '1',
   });
-  const [interactiveResult, x, y] = await Promise.all([
-    interactive.result(),
-    campaigns.get('X')!.result(),
-    campaigns.get('Y')!.result(),
-  ]);
-  await Promise.all([workflows.process.stop(), provider.process.stop()]);
-
-  const models: [number, string][] = [
-    [interactiveResult.modelId!, 'I'],
-    ...x.subjects.map((s): [number, string] => [s.modelId!, 'X']),
-    ...y.subjects.map((s): [number, string] => [s.modelId!, 'Y']),
-  ];
-  const order = models.sort(([a], [b]) => a - b).map(([, label]) => label);
+  const labelOf = new Map<number, Label>(
+    Object.entries(STYLE_OF).map(([label, style]) => [style, label as Label]),
+  );
+  let order: Label[] = [];
+  await cluster.waitFor('every model to be created', async () => {
+    const answer = await fetch(`${providerUrl}/__sim/stats`);
+    const { orders } = simulatorStatsSchema.parse(await answer.json());
+    order = orders
+      .filter((o) => o.kind === 'model')
+      .sort((a, b) => a.id - b.id)
+      .map((o) => labelOf.get(o.styles[0]!)!);
+    return order.length === 2 * SUBJECTS_PER_CAMPAIGN + 1;
+  });
   note(`models created in the order: ${order.join(' ')}`);
-  return { order };
+
+  // The order is all this check needs: the runs end here rather than run to their end.
+  await Promise.all([workflows.process.stop(), provider.process.stop()]);
+  const open = await listed(cluster, `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`);
+  await Promise.all(
+    open.map((id) =>
+      cluster.client.workflow
+        .getHandle(id)
+        .terminate('dispatch order seen')
+        .catch(() => undefined),
+    ),
+  );
+  return order;
 }
 
 /** The provider queue's activity backlog as the server reports it, in all and by priority key. */

@@ -17,9 +17,18 @@ const { VERSIONING_BEHAVIOR_PINNED: PINNED } = temporal.api.enums.v1.VersioningB
  */
 export async function checkWorkerVersions(
   cluster: Cluster,
-  options: { providerUrl: string; polling: PollingOptions; note: (line: string) => void },
+  options: { polling: PollingOptions; note: (line: string) => void },
 ): Promise<void> {
   const { note } = options;
+  // A provider without faults, whose trainings last long enough to switch versions during one.
+  const providerUrl = await cluster.startSimulator('versions-simulator', [
+    '--training-ms',
+    '4000',
+    '--generation-ms',
+    '1000',
+    '--avatars-per-order',
+    '2',
+  ]);
   const taskQueue = `cluster-versions-${Date.now()}`;
   const providerTaskQueue = `${taskQueue}-provider`;
   // The README's default deployment name (TEMPORAL_DEPLOYMENT_NAME unset).
@@ -28,7 +37,7 @@ export async function checkWorkerVersions(
     cluster.startWorker(`worker-${buildId}`, {
       TEMPORAL_TASK_QUEUE: taskQueue,
       TEMPORAL_WORKER_BUILD_ID: buildId,
-      PROVIDER_BASE_URL: options.providerUrl,
+      PROVIDER_BASE_URL: providerUrl,
     });
   const start = (gender: 1 | 2) =>
     startPipeline(
