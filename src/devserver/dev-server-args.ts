@@ -17,14 +17,23 @@ export interface DevServerArgsInput {
 }
 
 /**
- * What the package's task queues need from the server: the priority-aware matcher (interactive
- * pipelines, priority 3, are dispatched ahead of campaign work, priority 4) and fairness (each
- * campaign's provider work has its own fairness key, so a small campaign is not queued behind a
- * big one's backlog). Both are off by default in the server; docker-compose.yml sets the same.
+ * What the package needs from the server, the same keys and values as
+ * deploy/temporal/dynamicconfig.yaml (compose and the cluster tier; a unit test keeps them equal,
+ * where that file says why each is set): the priority-aware matcher (interactive pipelines,
+ * priority 3, are dispatched ahead of campaign work, priority 4), fairness (each campaign's
+ * provider work has its own fairness key, so a small campaign is not queued behind a big one's
+ * backlog), one partition per task queue (priority, fairness and the provider rate limit are exact
+ * for the whole queue) and worker deployment versioning.
  */
-export const TASK_QUEUE_DYNAMIC_CONFIG: Readonly<Record<string, boolean>> = {
+export const TASK_QUEUE_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {
   'matching.useNewMatcher': true,
+  'matching.priorityLevels': 5,
   'matching.enableFairness': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+  'system.enableDeploymentVersions': true,
+  'frontend.workerVersioningWorkflowAPIs': true,
+  'system.enableSendTargetVersionChanged': true,
 };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

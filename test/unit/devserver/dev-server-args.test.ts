@@ -1,4 +1,11 @@
-import { buildDevServerArgs, type DevServerArgsInput } from '../../../src/devserver/dev-server-args';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import {
+  buildDevServerArgs,
+  TASK_QUEUE_DYNAMIC_CONFIG,
+  type DevServerArgsInput,
+} from '../../../src/devserver/dev-server-args';
 
 const base: DevServerArgsInput = {
   dbFile: '/data/t.db',
@@ -24,17 +31,25 @@ describe('buildDevServerArgs', () => {
     expect(args).not.toContain('--headless');
   });
 
-  it('turns on the priority matcher and task queue fairness, unless told otherwise', () => {
-    expect(flagValues(buildDevServerArgs(base), '--dynamic-config-value')).toEqual([
-      'matching.useNewMatcher=true',
-      'matching.enableFairness=true',
-    ]);
+  it('turns on priority, fairness, one partition and versioning, unless told otherwise', () => {
+    const values = flagValues(buildDevServerArgs(base), '--dynamic-config-value');
+    expect(values).toContain('matching.useNewMatcher=true');
+    expect(values).toContain('matching.enableFairness=true');
+    expect(values).toContain('matching.numTaskqueueReadPartitions=1');
+    expect(values).toContain('system.enableDeploymentVersions=true');
     expect(
       flagValues(
         buildDevServerArgs({ ...base, dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1 } }),
         '--dynamic-config-value',
       ),
     ).toEqual(['matching.numTaskqueueReadPartitions=1']);
+  });
+
+  it('gives the dev server the dynamic config compose and the cluster tier give the server', () => {
+    const file = path.resolve(__dirname, '../../../deploy/temporal/dynamicconfig.yaml');
+    const deployed = parse(readFileSync(file, 'utf8')) as Record<string, { value: unknown }[]>;
+    const values = Object.fromEntries(Object.entries(deployed).map(([key, [first]]) => [key, first?.value]));
+    expect(TASK_QUEUE_DYNAMIC_CONFIG).toEqual(values);
   });
 
   it('runs headless without a UI port', () => {
