@@ -12,7 +12,7 @@ import { startPipeline } from '../src/client/pipelines';
 import type { CampaignOptions, CampaignSubject } from '../src/contracts/campaign';
 import { DEFAULT_WINDOW_TUNING } from '../src/contracts/in-flight-window';
 import { ProviderClient } from '../src/provider/client';
-import type { RunningSimulator, StartSimulatorOptions } from '../src/simulator';
+import type { RunningSimulator, SimulatorStats, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';
 import { bounds, minimalRequestsPerSubject, scaled, type Scale } from './campaign-scale';
 import {
@@ -212,7 +212,7 @@ async function campaignApproach(context: Context, label: string, window: WindowC
         windows.length > 0
           ? `window ${Math.min(...windows)}-${Math.max(...windows)}, in flight up to ${Math.max(...running)}`
           : `in flight up to ${Math.max(0, ...running)}`,
-      note: `${stats.totals.modelsCreated} models, ${stats.totals.generationOrdersCreated} generation orders`,
+      note: `${stats.totals.modelsCreated} models, ${stats.totals.generationOrdersCreated} generation orders; ${perSubjectByEndpoint(stats, scale.subjects)}; ${statusCallsByKind(stats)}`,
     };
   } finally {
     await on.worker.stop();
@@ -253,6 +253,7 @@ async function naiveApproach(context: Context, budgetS: number): Promise<Result>
     const wallS = (Date.now() - started) / 1000;
     sampler.stop();
     const stats = sim.stats();
+    const byEndpoint = perSubjectByEndpoint(stats, scale.subjects);
     return {
       approach: 'naive Promise.all',
       done,
@@ -263,21 +264,37 @@ async function naiveApproach(context: Context, budgetS: number): Promise<Result>
       limited: stats.rateLimited,
       acceptedRps: ((stats.requests.total - stats.rateLimited) / wallS) * scale.timeScale,
       steadyRps: sampler.acceptedRate(0.1, 0.9) * scale.timeScale,
-      ...(abort.signal.aborted || failures.length > 0
-        ? {
-            note: [
-              abort.signal.aborted ? `stopped at the ${budgetS} s budget` : '',
-              failures.length > 0 ? `${failures.length} subject(s) failed, first: ${failures[0]}` : '',
-            ]
-              .filter(Boolean)
-              .join('; '),
-          }
-        : {}),
+      note: [
+        abort.signal.aborted ? `stopped at the ${budgetS} s budget` : '',
+        failures.length > 0 ? `${failures.length} subject(s) failed, first: ${failures[0]}` : '',
+        byEndpoint,
+      ]
+        .filter(Boolean)
+        .join('; '),
     };
   } finally {
     clearTimeout(budget);
     await sim.stop();
   }
+}
+
+/** Requests per subject by endpoint (429s included), busiest first: where the requests go. */
+function perSubjectByEndpoint(
+  stats: { requests: { byEndpoint: Record<string, number> } },
+  subjects: number,
+): string {
+  const rows = Object.entries(stats.requests.byEndpoint).sort(([, a], [, b]) => b - a);
+  return `per subject: ${rows.map(([name, n]) => `${name} ${(n / subjects).toFixed(2)}`).join(', ')}`;
+}
+
+/** Status calls per order by kind: how well polling lands on the finish (1 is the least). */
+function statusCallsByKind(stats: SimulatorStats): string {
+  const perOrder = (kind: 'model' | 'generation') => {
+    const orders = stats.orders.filter((o) => o.kind === kind);
+    const calls = orders.reduce((sum, o) => sum + o.statusCalls, 0);
+    return orders.length === 0 ? '-' : (calls / orders.length).toFixed(2);
+  };
+  return `status calls per model ${perOrder('model')}, per generation order ${perOrder('generation')}`;
 }
 
 function loadLine(): string {

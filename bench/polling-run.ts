@@ -14,7 +14,13 @@ export interface NamedPolicy {
   polling: PollingOptions;
 }
 
-/** A fixed interval is the adaptive policy pinned: no backoff, and floor = cap = the interval. */
+/** A fixed interval is the adaptive policy pinned: no backoff, and floor = both caps = the interval. */
 export function fixedInterval(ms: number): PollingOptions {
-  return { initialIntervalMs: ms, minIntervalMs: ms, maxIntervalMs: ms, backoffCoefficient: 1 };
+  return {
+    initialIntervalMs: ms,
+    minIntervalMs: ms,
+    maxIntervalMs: ms,
+    maxProgressIntervalMs: ms,
+    backoffCoefficient: 1,
+  };
 }

@@ -32,10 +32,12 @@ export async function trainModel(
   );
 
   tracker.stage('training');
-  await writes.runOrder.executeWithOptions({ summary: `run training of model ${modelId}`, ...route }, [
-    { orderId: modelId },
-  ]);
+  const started = await writes.runOrder.executeWithOptions(
+    { summary: `run training of model ${modelId}`, ...route },
+    [{ orderId: modelId }],
+  );
   await pollUntilDone({
+    known: started,
     orderId: modelId,
     label: `training of model ${modelId}`,
     deadlineMs: input.trainingDeadlineMs,

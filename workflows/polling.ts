@@ -16,6 +16,11 @@ export interface PollRequest {
   /** Where status calls are scheduled: the provider task queue. */
   route: ProviderRoute;
   onStatus: (status: StatusReport, polls: number) => void;
+  /**
+   * The status an answer already in hand gave (the run's): an order it shows DONE or ERROR is
+   * not polled at all.
+   */
+  known?: StatusReport;
 }
 
 /**
@@ -27,6 +32,10 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
   const started = Date.now();
   const deadline = started + request.deadlineMs;
   let polls = 0;
+  if (request.known && isFinal(request.known)) {
+    request.onStatus(request.known, polls);
+    return settle(request, request.known, polls);
+  }
   let last: StatusReport | undefined;
   for (;;) {
     const delay = nextPollDelay(
@@ -41,18 +50,7 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
     );
     polls++;
     request.onStatus(last, polls);
-    if (last.status === 'DONE') {
-      recordOrderPolls(polls, 'done');
-      return last;
-    }
-    if (last.status === 'ERROR') {
-      recordOrderPolls(polls, 'error');
-      throw ApplicationFailure.nonRetryable(
-        `${capitalize(request.label)} ended in ERROR: ${last.message ?? 'the provider gave no reason'}`,
-        'ProviderOrderFailed',
-        { orderId: request.orderId, status: last.status, message: last.message },
-      );
-    }
+    if (isFinal(last)) return settle(request, last, polls);
     if (Date.now() >= deadline) {
       recordOrderPolls(polls, 'deadline');
       const progress = last.progress === undefined ? '' : `, ${last.progress}%`;
@@ -63,6 +61,24 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
       );
     }
   }
+}
+
+function isFinal(report: StatusReport): boolean {
+  return report.status === 'DONE' || report.status === 'ERROR';
+}
+
+/** DONE answers the report; ERROR fails with the provider's message. */
+function settle(request: PollRequest, report: StatusReport, polls: number): StatusReport {
+  if (report.status === 'DONE') {
+    recordOrderPolls(polls, 'done');
+    return report;
+  }
+  recordOrderPolls(polls, 'error');
+  throw ApplicationFailure.nonRetryable(
+    `${capitalize(request.label)} ended in ERROR: ${report.message ?? 'the provider gave no reason'}`,
+    'ProviderOrderFailed',
+    { orderId: request.orderId, status: report.status, message: report.message },
+  );
 }
 
 function capitalize(text: string): string {
@@ -80,18 +96,26 @@ export interface PollObservation {
 
 /**
  * How long to wait before the next status call. With a progress figure, aim at the finish it
- * implies (assuming the rate so far continues); without one, back off geometrically. Either way
- * stay within [minIntervalMs, maxIntervalMs], so the lag after a finish is bounded by the cap.
+ * implies (assuming the rate so far continues; a figure rounded down makes that the latest
+ * finish it allows, so the call lands at or just after the end), within [minIntervalMs,
+ * maxProgressIntervalMs]: one call to learn the rate, one at the finish. Without one, back off
+ * geometrically within [minIntervalMs, maxIntervalMs], so the lag after a finish is bounded by
+ * that cap.
  */
 export function nextPollDelay(observation: PollObservation, options: PollingOptions): number {
   const { initialIntervalMs, maxIntervalMs, minIntervalMs, backoffCoefficient } = options;
-  const clamp = (ms: number) => Math.round(Math.min(maxIntervalMs, Math.max(minIntervalMs, ms)));
+  const clamp = (ms: number, cap: number) => Math.round(Math.min(cap, Math.max(minIntervalMs, ms)));
   const { progress, elapsedMs, polls } = observation;
   if (progress !== undefined && progress > 0 && progress < 100 && elapsedMs > 0) {
     const remainingMs = (elapsedMs * (100 - progress)) / progress;
-    return clamp(remainingMs);
+    return clamp(remainingMs, Math.max(maxIntervalMs, progressCapMs(options)));
   }
-  return clamp(initialIntervalMs * Math.pow(backoffCoefficient, polls));
+  return clamp(initialIntervalMs * Math.pow(backoffCoefficient, polls), maxIntervalMs);
+}
+
+/** The longest wait a progress figure may justify (see PollingOptions.maxProgressIntervalMs). */
+export function progressCapMs(options: PollingOptions): number {
+  return options.maxProgressIntervalMs ?? 2 * options.maxIntervalMs;
 }
 
 /**

@@ -35,6 +35,7 @@ export async function styleGeneration(input: StyleGenerationInput): Promise<Gene
   report({ stage: 'polling', orderId, providerStatus: started.status });
   try {
     await pollUntilDone({
+      known: started,
       orderId,
       label: `generation of style ${styleId} (order ${orderId})`,
       deadlineMs: input.deadlineMs,

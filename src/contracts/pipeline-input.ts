@@ -53,6 +53,13 @@ export const pollingOptionsSchema = z.strictObject({
   initialIntervalMs: intervalMs.default(5_000),
   /** No wait is ever longer than this, so a finish is noticed within it even without progress figures. */
   maxIntervalMs: intervalMs.default(60_000),
+  /**
+   * With a progress figure the wait goes to the finish it implies, past maxIntervalMs up to this
+   * (twice maxIntervalMs when not given): steady progress makes the finish predictable, so an
+   * order is polled about twice (once to learn its rate, once at its finish), while an order that
+   * fails mid-way, or progress that misleads, is still noticed within this.
+   */
+  maxProgressIntervalMs: intervalMs.optional(),
   /** No wait is ever shorter than this. */
   minIntervalMs: intervalMs.default(1_000),
   backoffCoefficient: z.number().min(1).max(10).default(1.5),

@@ -14,7 +14,13 @@ import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/tempo
 type History = temporal.api.history.v1.IHistory;
 
 /** Status polls every 200 ms; training takes 40 of them, so a pipeline is in training for 8 s or more. */
-const POLLING = { initialIntervalMs: 200, minIntervalMs: 200, maxIntervalMs: 200, backoffCoefficient: 1 };
+const POLLING = {
+  initialIntervalMs: 200,
+  minIntervalMs: 200,
+  maxIntervalMs: 200,
+  maxProgressIntervalMs: 200,
+  backoffCoefficient: 1,
+};
 
 describe('worker deployment versions on the dev server', () => {
   let env: TestWorkflowEnvironment;

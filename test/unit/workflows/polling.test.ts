@@ -66,8 +66,20 @@ describe('nextPollDelay with progress', () => {
     expect(nextPollDelay(at(40_000, 80, 1), defaults)).toBe(nextPollDelay(at(40_000, 80, 30), defaults));
   });
 
-  it('caps an implied finish far away at maxIntervalMs', () => {
-    expect(nextPollDelay(at(60_000, 2), defaults)).toBe(60_000);
+  it('waits past maxIntervalMs for an implied finish, up to twice it by default', () => {
+    // 5% after 5 s: 95 s to go, one wait instead of two capped at 60 s.
+    expect(nextPollDelay(at(5_000, 5, 1), defaults)).toBe(95_000);
+    expect(nextPollDelay(at(60_000, 2), defaults)).toBe(120_000);
+  });
+
+  it('takes the progress cap from maxProgressIntervalMs, never below maxIntervalMs', () => {
+    expect(nextPollDelay(at(60_000, 2), { ...defaults, maxProgressIntervalMs: 300_000 })).toBe(300_000);
+    expect(nextPollDelay(at(60_000, 2), { ...defaults, maxProgressIntervalMs: 10_000 })).toBe(60_000);
+  });
+
+  it('keeps backoff without progress within maxIntervalMs whatever the progress cap', () => {
+    const options = { ...defaults, maxProgressIntervalMs: 600_000 };
+    expect(nextPollDelay({ elapsedMs: 0, polls: 100 }, options)).toBe(60_000);
   });
 
   it('floors an implied finish that is imminent at minIntervalMs', () => {
@@ -114,10 +126,30 @@ describe('a 10-minute linear training with default options', () => {
     expect(run.pollTimes[0]).toBe(5_000);
   });
 
-  it('never waits more than the cap between calls', () => {
+  it('never waits more than the progress cap between calls', () => {
     const gaps = run.pollTimes.map((t, i) => t - (run.pollTimes[i - 1] ?? 0));
-    expect(Math.max(...gaps)).toBeLessThanOrEqual(60_000);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(120_000);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
+describe('orders shorter than the progress cap, with default options', () => {
+  // One call to learn the rate, one at the finish it implies: the least a poll can do without
+  // knowing the duration beforehand.
+  it.each([
+    [90_000, 2],
+    [20_000, 2],
+    [100_000, 2],
+  ])('a %i ms order takes %i status calls', (durationMs, calls) => {
+    expect(simulateTraining(durationMs, defaults).statusCalls).toBe(calls);
+  });
+
+  it('lands within the resolution of the first progress figure (1 point of it)', () => {
+    for (const durationMs of [20_000, 45_000, 90_000, 100_000]) {
+      const run = simulateTraining(durationMs, defaults);
+      const firstFigure = Math.floor((100 * run.pollTimes[0]!) / durationMs);
+      expect(run.detectionLagMs).toBeLessThanOrEqual(durationMs / firstFigure);
+    }
   });
 });
 
@@ -125,8 +157,9 @@ describe('other training lengths with default options', () => {
   it.each([1, 3, 10, 30, 120])('a %i-minute training is noticed within the cap', (minutes) => {
     const run = simulateTraining(minutes * 60_000, defaults);
     expect(run.detectionLagMs).toBeLessThanOrEqual(60_000);
-    // Never much more than one call per capped interval, plus the start-up calls.
-    expect(run.statusCalls).toBeLessThanOrEqual(Math.ceil(minutes) + 5);
+    // One call per progress-capped interval (2 minutes), plus the backoff calls before the first
+    // figure above 0 (6 for two hours).
+    expect(run.statusCalls).toBeLessThanOrEqual(Math.ceil(minutes / 2) + 6);
   });
 
   it('without progress figures, the lag is still bounded by the cap', () => {
