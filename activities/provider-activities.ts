@@ -152,6 +152,21 @@ export function createProviderActivities({
       return mapProviderErrors(async () => report(await provider.getOrderStatus(input.orderId, call())));
     },
 
+    /**
+     * The status of every generation order under a model, in one request: how a pipeline polls
+     * all its styles together instead of one status call per style.
+     */
+    async listModelOrderStatuses(input: {
+      modelId: number;
+    }): Promise<{ orders: { orderId: number; status: OrderStatus }[] }> {
+      return mapProviderErrors(async () => ({
+        orders: (await provider.listModelOrders(input.modelId, call())).map((order) => ({
+          orderId: order.id,
+          status: order.status,
+        })),
+      }));
+    },
+
     /** A generation order is found again by its parent (a model only this pipeline owns) and its style. */
     async createGenerationOrder(input: {
       modelId: number;

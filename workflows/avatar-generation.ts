@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   ChildWorkflowFailure,
   executeChild,
@@ -7,6 +8,8 @@ import {
 } from '@temporalio/workflow';
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
+import { writes } from './activity-proxies';
+import { GenerationWatch } from './generation-watch';
 import { PipelineTracker } from './pipeline-tracker';
 import { styleGeneration } from './style-generation';
 
@@ -17,7 +20,9 @@ export type GenerationSettings = Pick<
 >;
 
 /**
- * The generation half of every pipeline: every style in parallel, one child workflow each
+ * The generation half of every pipeline: every style in parallel. Each style's order is created
+ * and run here, the orders are polled together (one GenerationWatch per model: one request a
+ * round for all of them), and each DONE order's avatars are collected by a child workflow
  * (`<workflowId>/style-<styleId>`). A style that fails is reported in its entry; only
  * cancellation propagates.
  */
@@ -28,7 +33,8 @@ export async function generateStyles(
   tracker: PipelineTracker,
 ): Promise<GenerationResult[]> {
   tracker.stage('generating');
-  return Promise.all(styles.map((styleId) => generateStyle(modelId, styleId, settings, tracker)));
+  const watch = new GenerationWatch(modelId, settings.polling, { taskQueue: settings.providerTaskQueue });
+  return Promise.all(styles.map((styleId) => generateStyle(modelId, styleId, settings, tracker, watch)));
 }
 
 /**
@@ -91,17 +97,46 @@ async function generateStyle(
   styleId: number,
   settings: GenerationSettings,
   tracker: PipelineTracker,
+  watch: GenerationWatch,
 ): Promise<GenerationResult> {
+  const route = { taskQueue: settings.providerTaskQueue };
+  let orderId: number | undefined;
   try {
+    tracker.style({ styleId, stage: 'creating-order' });
+    const created = await writes.createGenerationOrder.executeWithOptions(
+      { summary: `create order for style ${styleId} under model ${modelId}`, ...route },
+      [{ modelId, styleId, gender: settings.gender }],
+    );
+    const order = created.orderId;
+    orderId = order;
+    tracker.style({ styleId, stage: 'running', orderId: order });
+    const started = await writes.runOrder.executeWithOptions(
+      { summary: `run order ${order} (style ${styleId})`, ...route },
+      [{ orderId: order }],
+    );
+    tracker.style({ styleId, stage: 'polling', orderId: order, providerStatus: started.status });
+    await watch.untilDone({
+      orderId: order,
+      label: `generation of style ${styleId} (order ${order})`,
+      deadlineMs: settings.generationDeadlineMs,
+      known: started,
+      onStatus: (s) =>
+        tracker.style({
+          styleId,
+          stage: 'polling',
+          orderId: order,
+          providerStatus: s.status,
+          ...(s.progress !== undefined ? { progress: s.progress } : {}),
+        }),
+    });
+    tracker.style({ styleId, stage: 'collecting', orderId: order, providerStatus: 'DONE', progress: 100 });
     const generated = await executeChild(styleGeneration, {
       workflowId: `${workflowInfo().workflowId}/style-${styleId}`,
       args: [
         {
           modelId,
           styleId,
-          gender: settings.gender,
-          deadlineMs: settings.generationDeadlineMs,
-          polling: settings.polling,
+          orderId: order,
           providerTaskQueue: settings.providerTaskQueue,
           ...(settings.archiveAvatars
             ? {
@@ -115,7 +150,6 @@ async function generateStyle(
       ],
       staticSummary: `style ${styleId} for model ${modelId}`,
     });
-    // The child's own last progress signal may never arrive (it closes first); its result is final.
     tracker.style({
       styleId,
       stage: 'done',
@@ -127,10 +161,13 @@ async function generateStyle(
     return generated;
   } catch (err) {
     if (isCancellation(err)) throw err;
-    const cause = err instanceof ChildWorkflowFailure && err.cause ? err.cause : err;
-    const message = cause instanceof Error ? cause.message : String(cause);
-    const orderId = tracker.snapshot().styles.find((s) => s.styleId === styleId)?.orderId;
-    tracker.style({ styleId, stage: 'failed', error: message });
+    const message = failureMessage(err);
+    tracker.style({
+      styleId,
+      stage: 'failed',
+      ...(orderId !== undefined ? { orderId } : {}),
+      error: message,
+    });
     return {
       styleId,
       ...(orderId !== undefined ? { orderId } : {}),
@@ -139,4 +176,11 @@ async function generateStyle(
       error: message,
     };
   }
+}
+
+/** The failure's own message, not the "Activity task failed" or "Child Workflow execution failed" around it. */
+function failureMessage(err: unknown): string {
+  const cause =
+    (err instanceof ChildWorkflowFailure || err instanceof ActivityFailure) && err.cause ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
 }

@@ -1,8 +1,7 @@
-import { ApplicationFailure, metricMeter, sleep, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, metricMeter, sleep } from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
 import { formatDuration } from '../src/contracts/format-duration';
 import type { PollingOptions } from '../src/contracts/pipeline-input';
-import { WORKFLOW_TYPES } from '../src/contracts/workflow-definitions';
 import { reads, type ProviderRoute } from './activity-proxies';
 
 export const ORDER_POLLS_METRIC = 'avatar_pipeline_order_polls';
@@ -52,32 +51,46 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
     request.onStatus(last, polls);
     if (isFinal(last)) return settle(request, last, polls);
     if (Date.now() >= deadline) {
-      recordOrderPolls(polls, 'deadline');
-      const progress = last.progress === undefined ? '' : `, ${last.progress}%`;
-      throw ApplicationFailure.nonRetryable(
-        `${capitalize(request.label)} (order ${request.orderId}) did not finish within ${formatDuration(request.deadlineMs)} (last status ${last.status}${progress})`,
-        'PollDeadlineExceeded',
-        { orderId: request.orderId, status: last.status, progress: last.progress },
-      );
+      recordOrderPolls(polls, 'deadline', 'training');
+      throw deadlineFailure(request, last);
     }
   }
 }
 
-function isFinal(report: StatusReport): boolean {
+export function isFinal(report: StatusReport): boolean {
   return report.status === 'DONE' || report.status === 'ERROR';
+}
+
+/** Names an order in failures: its label, its id, how long it was given. */
+export interface OrderLabel {
+  orderId: number;
+  label: string;
+  deadlineMs: number;
 }
 
 /** DONE answers the report; ERROR fails with the provider's message. */
 function settle(request: PollRequest, report: StatusReport, polls: number): StatusReport {
-  if (report.status === 'DONE') {
-    recordOrderPolls(polls, 'done');
-    return report;
-  }
-  recordOrderPolls(polls, 'error');
-  throw ApplicationFailure.nonRetryable(
-    `${capitalize(request.label)} ended in ERROR: ${report.message ?? 'the provider gave no reason'}`,
+  recordOrderPolls(polls, report.status === 'DONE' ? 'done' : 'error', 'training');
+  if (report.status === 'DONE') return report;
+  throw orderFailure(request, report);
+}
+
+/** An order that ended in ERROR, with the provider's message. */
+export function orderFailure(order: OrderLabel, report: StatusReport): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(
+    `${capitalize(order.label)} ended in ERROR: ${report.message ?? 'the provider gave no reason'}`,
     'ProviderOrderFailed',
-    { orderId: request.orderId, status: report.status, message: report.message },
+    { orderId: order.orderId, status: report.status, message: report.message },
+  );
+}
+
+/** An order still not finished at its deadline, with the last status seen. */
+export function deadlineFailure(order: OrderLabel, last: StatusReport): ApplicationFailure {
+  const progress = last.progress === undefined ? '' : `, ${last.progress}%`;
+  return ApplicationFailure.nonRetryable(
+    `${capitalize(order.label)} (order ${order.orderId}) did not finish within ${formatDuration(order.deadlineMs)} (last status ${last.status}${progress})`,
+    'PollDeadlineExceeded',
+    { orderId: order.orderId, status: last.status, progress: last.progress },
   );
 }
 
@@ -119,11 +132,14 @@ export function progressCapMs(options: PollingOptions): number {
 }
 
 /**
- * How many status polls a provider order took until it ended (done, error or deadline), as a
- * histogram tagged with the kind of order. The workflow meter emits nothing during replay.
+ * How many reads of its status a provider order took until it ended (done, error or deadline), as
+ * a histogram tagged with the kind of order. The workflow meter emits nothing during replay.
  */
-function recordOrderPolls(polls: number, outcome: 'done' | 'error' | 'deadline'): void {
-  const kind = workflowInfo().workflowType === WORKFLOW_TYPES.style ? 'generation' : 'training';
+export function recordOrderPolls(
+  polls: number,
+  outcome: 'done' | 'error' | 'deadline',
+  kind: 'training' | 'generation',
+): void {
   metricMeter
     .createHistogram(ORDER_POLLS_METRIC, 'int', '', 'Status polls per provider order until it ended')
     .record(polls, { kind, outcome });

@@ -1,68 +1,19 @@
-import { getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { AvatarRef, GenerationResult, StyleGenerationInput } from '../src/contracts/pipeline-state';
 import { AvatarPageWalk } from '../src/provider/avatar-page-walk';
-import type {
-  AvatarRef,
-  GenerationResult,
-  StyleGenerationInput,
-  StyleProgress,
-} from '../src/contracts/pipeline-state';
-import { styleProgressSignal } from '../src/contracts/workflow-definitions';
-import { reads, writes, type ProviderRoute } from './activity-proxies';
+import { reads, type ProviderRoute } from './activity-proxies';
 import { archiveAvatars } from './archive-avatars';
-import { pollUntilDone } from './polling';
 
 /**
- * One style of one pipeline, as its own child workflow so it shows on its own in the UI: create a
- * generation order under the model, run it, poll it to DONE, collect every avatar.
+ * One style of one pipeline once its generation order is DONE, as its own child workflow so it
+ * shows on its own in the UI: collect every avatar of the order and archive them. The parent
+ * creates, runs and polls the orders (workflows/generation-watch.ts: the orders of one model
+ * are polled together) and tracks the style's progress itself.
  */
 export async function styleGeneration(input: StyleGenerationInput): Promise<GenerationResult> {
-  const { modelId, styleId, gender } = input;
-  const report = progressReporter(styleId);
-  const route: ProviderRoute = { taskQueue: input.providerTaskQueue };
-
-  report({ stage: 'creating-order' });
-  const { orderId } = await writes.createGenerationOrder.executeWithOptions(
-    { summary: `create order for style ${styleId} under model ${modelId}`, ...route },
-    [{ modelId, styleId, gender }],
-  );
-
-  report({ stage: 'running', orderId });
-  const started = await writes.runOrder.executeWithOptions(
-    { summary: `run order ${orderId} (style ${styleId})`, ...route },
-    [{ orderId }],
-  );
-
-  report({ stage: 'polling', orderId, providerStatus: started.status });
-  try {
-    await pollUntilDone({
-      known: started,
-      orderId,
-      label: `generation of style ${styleId} (order ${orderId})`,
-      deadlineMs: input.deadlineMs,
-      polling: input.polling,
-      route,
-      onStatus: (s) =>
-        report({
-          stage: 'polling',
-          orderId,
-          providerStatus: s.status,
-          ...(s.progress !== undefined ? { progress: s.progress } : {}),
-        }),
-    });
-  } catch (err) {
-    if (!isCancellation(err))
-      report({ stage: 'failed', orderId, error: err instanceof Error ? err.message : String(err) });
-    throw err;
-  }
-
-  report({ stage: 'collecting', orderId, providerStatus: 'DONE', progress: 100 });
-  const collected = await collectPageByPage(orderId, route);
-  if (input.archive === undefined) {
-    report({ stage: 'done', orderId, avatarCount: collected.length });
-    return { styleId, orderId, status: 'DONE', avatars: collected };
-  }
+  const { modelId, styleId, orderId } = input;
+  const collected = await collectPageByPage(orderId, { taskQueue: input.providerTaskQueue });
+  if (input.archive === undefined) return { styleId, orderId, status: 'DONE', avatars: collected };
   const { avatars, notArchived } = await archiveAvatars(input.archive, { modelId, orderId }, collected);
-  report({ stage: 'done', orderId, avatarCount: avatars.length });
   return { styleId, orderId, status: 'DONE', avatars, ...(notArchived.length > 0 ? { notArchived } : {}) };
 }
 
@@ -80,13 +31,4 @@ async function collectPageByPage(orderId: number, route: ProviderRoute): Promise
     walk.add(avatars);
   }
   return walk.avatars;
-}
-
-/** Tells the parent pipeline (if any) how this style is doing; a closed parent is not an error. */
-function progressReporter(styleId: number) {
-  const parent = workflowInfo().parent;
-  const handle = parent ? getExternalWorkflowHandle(parent.workflowId, parent.runId) : undefined;
-  return (update: Omit<StyleProgress, 'styleId'>) => {
-    handle?.signal(styleProgressSignal, { styleId, ...update }).catch(() => undefined);
-  };
 }

@@ -3,7 +3,6 @@
  * API, CLI). Plain types and constant lists only: this module is imported by workflow code.
  */
 import type { OrderStatus } from '../provider/status';
-import type { PollingOptions } from './pipeline-input';
 
 /** A pipeline's stages in the order a run passes them; the last three end it. */
 export const PIPELINE_STAGES = [
@@ -84,12 +83,11 @@ export interface PipelineResult {
   generations: GenerationResult[];
 }
 
+/** A style whose generation order is DONE: its avatars to collect (and archive). */
 export interface StyleGenerationInput {
   modelId: number;
   styleId: number;
-  gender: 1 | 2;
-  deadlineMs: number;
-  polling: PollingOptions;
+  orderId: number;
   /** The task queue of provider activities, as the parent pipeline was told. */
   providerTaskQueue: string;
   /** Archive the avatars into the blob store, under this owner; absent: no archiving. */
