@@ -184,6 +184,13 @@ export class GenerationWatch {
 
   private listRead(statuses: Map<number, StatusReport['status']>): void {
     const now = Date.now();
+    // Without figures every listed order backs off together: one schedule, one list call a round.
+    const backoff =
+      now +
+      nextPollDelay(
+        { elapsedMs: 0, polls: Math.max(...[...this.waiters.values()].map((w) => w.polls + 1)) },
+        this.polling,
+      );
     for (const waiter of [...this.waiters.values()]) {
       const status = statuses.get(waiter.order.orderId);
       const wasDue = waiter.dueAt <= now;
@@ -198,14 +205,12 @@ export class GenerationWatch {
       this.seen(waiter, { status });
       if (status === 'DONE') {
         this.finish(waiter, { status });
+      } else if (this.reportsProgress === false) {
+        waiter.dueAt = backoff;
       } else if (wasDue) {
-        if (this.reportsProgress === false) {
-          waiter.dueAt = this.nextDue(waiter, now);
-        } else {
-          // Its figure said it would be done by now: read its own status for a fresh one.
-          waiter.probe = true;
-          waiter.dueAt = now + this.polling.minIntervalMs;
-        }
+        // Its figure said it would be done by now: read its own status for a fresh one.
+        waiter.probe = true;
+        waiter.dueAt = now + this.polling.minIntervalMs;
       }
     }
   }

@@ -96,6 +96,31 @@ describe('avatar pipeline on the time-skipping server', () => {
       expect(order).toMatchObject({ parent: result.modelId, styles: [g.styleId], runs: 1, status: 'DONE' });
       expect(new Set(g.avatars.map((a) => a.avatarId)).size).toBe(8);
     }
+    // The three orders are polled together: one status call learns the rate (the figures time
+    // every order of the model), one list call at the finish finds them all DONE.
+    const generationStatusCalls = stats.orders
+      .filter((o) => o.kind === 'generation')
+      .reduce((sum, o) => sum + o.statusCalls, 0);
+    expect(generationStatusCalls).toBe(1);
+    expect(stats.requests.byEndpoint.listModelOrders).toBe(1);
+    // A 10-minute training: one call to learn its rate, then waits of at most 2 minutes.
+    expect(model.statusCalls).toBeLessThanOrEqual(7);
+  });
+
+  test('without progress figures, the orders of a model are polled by list alone, backing off', async () => {
+    const provider = await simulator({ reportProgress: false });
+    const result = await withPipeline(provider, {}, (p) => p.result());
+    expect(result.status).toBe('DONE');
+    const stats = provider.stats();
+    const generationStatusCalls = stats.orders
+      .filter((o) => o.kind === 'generation')
+      .reduce((sum, o) => sum + o.statusCalls, 0);
+    // One status call finds that the provider gives no figure; from then on one list call a round
+    // (5 s, then x1.5: about 6 rounds to the end of a 2-minute generation) serves all 3 styles.
+    expect(generationStatusCalls).toBe(1);
+    const lists = stats.requests.byEndpoint.listModelOrders ?? 0;
+    expect(lists).toBeGreaterThanOrEqual(3);
+    expect(lists).toBeLessThanOrEqual(7);
   });
 
   test('30 simulated minutes of training pass in seconds, with few status calls', async () => {
@@ -111,9 +136,9 @@ describe('avatar pipeline on the time-skipping server', () => {
     expect(skipped).toBeGreaterThanOrEqual(31 * MINUTE);
     expect(Date.now() - wallStart).toBeLessThan(60_000);
     const model = provider.stats().orders.find((o) => o.id === result.modelId)!;
-    // A fixed 5 s interval would make 360 calls; adaptive polling backs off to its 60 s cap
-    // (the bound on how late a finish is noticed) and aims at the finish that progress implies.
-    expect(model.statusCalls).toBeLessThanOrEqual(40);
+    // A fixed 5 s interval would make 360 calls; adaptive polling aims at the finish that
+    // progress implies, in waits of at most 2 minutes (the bound on how late an ERROR is noticed).
+    expect(model.statusCalls).toBeLessThanOrEqual(20);
   });
 
   test('training that ends in ERROR fails the pipeline with the provider message', async () => {
