@@ -141,6 +141,11 @@ export function recordOrderPolls(
   kind: 'training' | 'generation',
 ): void {
   metricMeter
-    .createHistogram(ORDER_POLLS_METRIC, 'int', '', 'Status polls per provider order until it ended')
+    .createHistogram(
+      ORDER_POLLS_METRIC,
+      'int',
+      '',
+      "Status reads per provider order until it ended (its own status, or its model's order list)",
+    )
     .record(polls, { kind, outcome });
 }
