@@ -1,5 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { CampaignSubject, ManifestRef } from '../src/contracts/campaign';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  outcomeOfResult,
+  subjectWorkflowId,
+  type CampaignSubject,
+  type ManifestRef,
+  type SubjectOutcome,
+} from '../src/contracts/campaign';
+import type { PipelineResult } from '../src/contracts/pipeline-state';
 import { CampaignManifestError, readCampaignSubjects } from '../src/campaign/manifest-store';
 import { readProviderQueue, type ProviderQueueReading } from '../src/campaign/provider-queue-signals';
 
@@ -28,6 +36,25 @@ export function createCampaignActivities({ manifestDir, maxCachedWorkflows }: Ca
         : reading;
     },
 
+    /**
+     * Which of the campaign's running subjects (manifest indexes) have a pipeline that closed
+     * without reporting its end: terminated, timed out, or a report lost.
+     */
+    async findClosedChildren(input: {
+      campaignId: string;
+      manifest: ManifestRef;
+      indexes: number[];
+    }): Promise<ClosedChild[]> {
+      const children = await Promise.all(
+        input.indexes.map(async (index) => {
+          const [subject] = await readCampaignSubjects(input.manifest, manifestDir, index, 1);
+          if (!subject) throw new Error(`subject #${index} is missing from the campaign manifest`);
+          return { index, workflowId: subjectWorkflowId(input.campaignId, subject) };
+        }),
+      );
+      return closedChildren(Context.current().client, children);
+    },
+
     /** A page of the campaign's subjects, read from the manifest file the starter stored. */
     async readCampaignSubjects(input: {
       manifest: ManifestRef;
@@ -51,3 +78,69 @@ export function createCampaignActivities({ manifestDir, maxCachedWorkflows }: Ca
 }
 
 export type CampaignActivities = ReturnType<typeof createCampaignActivities>;
+
+/** A campaign's child found closed, and the outcome it never reported. */
+export interface ClosedChild {
+  index: number;
+  outcome: SubjectOutcome;
+}
+
+/** Children described at once: a check covers every long-running child of a campaign. */
+const DESCRIBE_CONCURRENCY = 16;
+
+/**
+ * Describes each child by workflow id (so its latest run: a child reset to a new run is the run it
+ * became) and answers the ones that have closed, each with the outcome its close implies.
+ */
+async function closedChildren(
+  client: Client,
+  children: { index: number; workflowId: string }[],
+): Promise<ClosedChild[]> {
+  const closed: ClosedChild[] = [];
+  for (let start = 0; start < children.length; start += DESCRIBE_CONCURRENCY) {
+    const batch = children.slice(start, start + DESCRIBE_CONCURRENCY);
+    const outcomes = await Promise.all(batch.map((child) => closeOutcome(client, child.workflowId)));
+    outcomes.forEach((outcome, i) => outcome && closed.push({ index: batch[i]!.index, outcome }));
+    Context.current().heartbeat(start);
+  }
+  return closed;
+}
+
+/** Undefined while the child runs; otherwise how it ended, in the campaign's words. */
+async function closeOutcome(client: Client, workflowId: string): Promise<SubjectOutcome | undefined> {
+  const handle = client.workflow.getHandle(workflowId);
+  let status: string;
+  try {
+    status = (await handle.describe()).status.name;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    return { status: 'FAILED', error: `its pipeline ${workflowId} no longer exists (deleted?)` };
+  }
+  const unreported = `before it reported its end to the campaign`;
+  switch (status) {
+    case 'RUNNING':
+    case 'CONTINUED_AS_NEW':
+      return undefined;
+    case 'TERMINATED':
+      return {
+        status: 'FAILED',
+        error: `terminated: its pipeline ${workflowId} was terminated ${unreported}`,
+      };
+    case 'TIMED_OUT':
+      return { status: 'FAILED', error: `timed out: its pipeline ${workflowId} timed out ${unreported}` };
+    case 'CANCELLED':
+      return { status: 'CANCELLED' };
+    case 'COMPLETED':
+    case 'FAILED':
+      try {
+        return outcomeOfResult((await handle.result()) as PipelineResult);
+      } catch (err) {
+        if (!(err instanceof WorkflowFailedError)) throw err;
+        let root: Error = err;
+        for (let depth = 0; depth < 10 && root.cause instanceof Error; depth++) root = root.cause;
+        return { status: 'FAILED', error: root.message };
+      }
+    default:
+      return { status: 'FAILED', error: `its pipeline ${workflowId} ended ${status} ${unreported}` };
+  }
+}

@@ -9,6 +9,7 @@ import {
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
 import { writes } from './activity-proxies';
+import { failureOutcome, outcomeOfResult, reportToCampaign } from './campaign-report';
 import { GenerationWatch } from './generation-watch';
 import { PipelineTracker } from './pipeline-tracker';
 import { styleGeneration } from './style-generation';
@@ -66,7 +67,8 @@ export function generationOutcome(
 
 /**
  * Generation under a model that is already DONE (`avatar-pipeline generate`, POST
- * /v1/models/{modelId}/generations, and every retry): no training. A retry keeps the styles the
+ * /v1/models/{modelId}/generations, every retry, and a campaign's subject with a modelId, which
+ * reports its end to the campaign as a pipeline does): no training. A retry keeps the styles the
  * retried run has DONE and lists them in its result beside the ones generated again.
  */
 export async function avatarGeneration(input: GenerationWorkflowInput): Promise<PipelineResult> {
@@ -74,6 +76,7 @@ export async function avatarGeneration(input: GenerationWorkflowInput): Promise<
   const kept = input.retry?.kept ?? [];
   const tracker = new PipelineTracker(workflowId, {
     ...(input.subjectId ? { subjectId: input.subjectId } : {}),
+    ...(input.campaignId ? { campaignId: input.campaignId } : {}),
     imageCount: 0,
     styles: input.styles,
     stage: 'generating',
@@ -84,10 +87,12 @@ export async function avatarGeneration(input: GenerationWorkflowInput): Promise<
     const generated = await generateStyles(input.modelId, input.styles, input, tracker);
     const result = generationOutcome(workflowId, input.subjectId, input.modelId, [...kept, ...generated]);
     tracker.stage('done');
+    await reportToCampaign(input.campaignId, outcomeOfResult(result));
     return result;
   } catch (err) {
     if (isCancellation(err)) tracker.cancelled();
     else tracker.failed(err instanceof Error ? err.message : String(err));
+    await reportToCampaign(input.campaignId, failureOutcome(err));
     throw err;
   }
 }

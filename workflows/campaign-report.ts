@@ -9,8 +9,9 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SubjectOutcome } from '../src/contracts/campaign-state';
-import type { PipelineResult } from '../src/contracts/pipeline-state';
 import { subjectEndedSignal } from '../src/contracts/workflow-definitions';
+
+export { outcomeOfResult } from '../src/contracts/campaign-state';
 
 /**
  * A campaign's pipeline tells the campaign how it ended, by a signal to the campaign's workflow
@@ -31,17 +32,6 @@ export async function reportToCampaign(
       error: err instanceof Error ? err.message : String(err),
     }),
   );
-}
-
-/** The subject's outcome from the pipeline's result. */
-export function outcomeOfResult(result: PipelineResult): SubjectOutcome {
-  const avatarCount = result.generations.reduce((n, g) => n + g.avatars.length, 0);
-  if (result.status === 'DONE') return { status: 'DONE', modelId: result.modelId, avatarCount };
-  const error = result.generations
-    .filter((g) => g.status !== 'DONE')
-    .map((g) => `style ${g.styleId}: ${g.error ?? g.status}`)
-    .join('; ');
-  return { status: 'PARTIAL', modelId: result.modelId, avatarCount, error };
 }
 
 /** The subject's failure as the campaign reports it: the pipeline's own message (which quotes the provider). */

@@ -22,6 +22,8 @@ import type {
   CampaignState,
 } from '../src/contracts/campaign-state';
 import { subjectWorkflowId } from '../src/contracts/campaign-state';
+import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
+import { PROGRESS_FEED_CAPACITY } from '../src/contracts/progress-feed';
 import { pipelineStartAttributes } from '../src/contracts/search-attributes';
 import {
   campaignLedgerQuery,
@@ -32,19 +34,28 @@ import {
   retryCampaignUpdate,
   subjectEndedSignal,
   WORKFLOW_TYPES,
+  type AvatarGenerationWorkflow,
   type AvatarPipelineWorkflow,
 } from '../src/contracts/workflow-definitions';
 import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
 import { CampaignBook } from './campaign-book';
 import { failureOutcome } from './campaign-report';
 import { SubjectPages } from './campaign-subjects';
+import { watchUnheardChildren, type RunningChild } from './campaign-unheard';
 import { CampaignWindow } from './campaign-window';
+import { ProgressLog } from './progress-log';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
 const HISTORY_BYTES_SOFT_LIMIT = 4 * 1024 * 1024;
 /** Subject ids listed in the progress (the counts are always complete). */
 const IN_FLIGHT_SHOWN = 50;
+/**
+ * Progress snapshots handed to the next run: enough for a watcher between two waits at the
+ * boundary (the API waits 250 ms apart) to go on without a gap; one further behind is told
+ * `skipped` and gets the whole current state.
+ */
+const FEED_CARRIED = 20;
 
 /**
  * A batch campaign: one child avatar pipeline per subject of the manifest, at most the window's
@@ -55,8 +66,11 @@ const IN_FLIGHT_SHOWN = 50;
  * campaign's id, so to whichever run is current. A run starts at most `subjectsPerRun` subjects
  * (or stops early when history grows long or a new worker version is current), then continues
  * as new at once with the compact ledger and the list of subjects still running; the window
- * never drains at a run boundary. A subject's failure is recorded with its message and touches no
- * other subject. Pause, resume, cancel and retry are updates; progress is a query.
+ * never drains at a run boundary. A child that closes without reporting (terminated, timed out)
+ * is found by campaign-unheard.ts. A subject's failure is recorded with its message and touches no
+ * other subject. Pause, resume, cancel and retry are updates; progress is a query, and every change
+ * of it is numbered in the progress feed (workflows/progress-log.ts) that the API's event stream
+ * waits on, counted on across runs.
  */
 export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutcome> {
   const { workflowId: campaignId } = workflowInfo();
@@ -64,11 +78,23 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   const pages = new SubjectPages(input.manifest, input.pageSize);
   const window = new CampaignWindow(input.window, input.carried?.window);
   /** Subjects running, by manifest index: their child workflow id and subject id. */
-  const running = new Map<number, { workflowId: string; subjectId: string }>();
+  const running = new Map<number, RunningChild>();
   const indexOfChild = new Map<string, number>();
   const track = (index: number, workflowId: string, subjectId: string) => {
-    running.set(index, { workflowId, subjectId });
+    running.set(index, { workflowId, subjectId, heardAtMs: Date.now() });
     indexOfChild.set(workflowId, index);
+    changed();
+  };
+  // Every change of progress is numbered for watchers; changes made together make one snapshot.
+  const feed = new ProgressLog<CampaignProgress>(PROGRESS_FEED_CAPACITY, input.carried?.feed);
+  let unrecorded = true;
+  const changed = () => {
+    unrecorded = true;
+  };
+  const recordProgress = () => {
+    if (!unrecorded) return;
+    unrecorded = false;
+    feed.record(progress());
   };
   for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
     track(index, workflowId, subjectId);
@@ -79,6 +105,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     indexOfChild.delete(entry.workflowId);
     book.finished(index, entry.subjectId, outcome, Date.now());
     window.ended();
+    changed();
   };
   let startedThisRun = 0;
   let closing = false;
@@ -132,14 +159,17 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   }));
   setHandler(pauseCampaignUpdate, () => {
     book.paused = true;
+    changed();
     return progress();
   });
   setHandler(resumeCampaignUpdate, () => {
     book.paused = false;
+    changed();
     return progress();
   });
   setHandler(cancelCampaignUpdate, () => {
     cancelAll();
+    changed();
     return progress();
   });
   setHandler(
@@ -147,6 +177,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     (request) => {
       const { accepted } = book.retryable(request.indexes);
       book.queueRetry(accepted);
+      changed();
       return { queued: accepted, progress: progress() };
     },
     {
@@ -193,28 +224,48 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         await condition(() => !sampling || windowLimits());
         if (!sampling) break;
         await sleep(window.sampleEveryMs);
-        if (sampling && windowLimits())
+        if (sampling && windowLimits()) {
           await window.sample(running.size, input.pipeline.providerTaskQueue, stylesPerSubject);
+          changed();
+        }
       }
     })();
   }
+  feed.install();
+  void (async () => {
+    for (;;) {
+      await condition(() => unrecorded);
+      recordProgress();
+    }
+  })();
 
   // A child whose start is still pending when the run closes would never start: wait for them.
-  let startsPending = 0;
+  const startsPending = new Set<number>();
   const launch = async (index: number, subject: CampaignSubject) => {
     const workflowId = subjectWorkflowId(campaignId, subject);
     track(index, workflowId, subject.subjectId);
     startedThisRun++;
-    startsPending++;
+    startsPending.add(index);
     stylesPerSubject = subject.styles.length;
     try {
       await startSubject(campaignId, workflowId, subject, input);
     } catch (err) {
       ended(index, failureOutcome(err));
     } finally {
-      startsPending--;
+      startsPending.delete(index);
     }
   };
+
+  let watching = true;
+  void watchUnheardChildren({
+    campaignId,
+    manifest: input.manifest,
+    everyMs: input.childCheckMs,
+    running,
+    starting: (index) => startsPending.has(index),
+    stopped: () => !watching,
+    ended,
+  });
 
   try {
     for (;;) {
@@ -223,13 +274,18 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       if (wantsNewRun()) {
         // Hand the ledger, the window and the running subjects to a fresh run; they go on running.
         sampling = false;
-        await condition(() => startsPending === 0 && allHandlersFinished());
+        watching = false;
+        // Watchers waiting on the feed are answered now and ask the next run.
+        feed.release();
+        await condition(() => startsPending.size === 0 && allHandlersFinished());
+        recordProgress();
         return await continueOnCurrentVersion({
           ...settingsOf(input),
           carried: {
             ...book.carry(),
             running: [...running.entries()].map(([index, r]) => [index, r.workflowId, r.subjectId]),
             ...(window.carry() ? { window: window.carry()! } : {}),
+            feed: feed.carry(FEED_CARRIED),
           },
         });
       }
@@ -252,7 +308,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   }
 
   sampling = false;
+  watching = false;
   closing = true;
+  recordProgress();
+  feed.release();
   await condition(allHandlersFinished);
   const outcomes = book.carry().outcomes;
   upsertMemo({ state: book.cancelled ? 'cancelled' : 'completed' });
@@ -277,7 +336,9 @@ function settingsOf(input: CampaignInput): CampaignSettings {
 
 /**
  * Starts one subject's pipeline as a child that outlives this run (it reports its end by signal,
- * see campaign-report.ts); resolves once it has started.
+ * see campaign-report.ts); resolves once it has started. A subject with a modelId starts a
+ * generation run under that model instead (its model was checked by the starter); it reports the
+ * same way and answers the pipeline's result shape.
  */
 async function startSubject(
   campaignId: string,
@@ -285,23 +346,9 @@ async function startSubject(
   subject: CampaignSubject,
   input: CampaignInput,
 ): Promise<void> {
-  const args: PipelineWorkflowInput = {
-    images: subject.images,
-    styles: subject.styles,
-    gender: subject.gender,
-    mainImageIndex: subject.mainImageIndex,
-    subjectId: subject.subjectId,
-    campaignId,
-    trainingDeadlineMs: input.pipeline.trainingDeadlineMs,
-    generationDeadlineMs: input.pipeline.generationDeadlineMs,
-    polling: input.pipeline.polling,
-    providerTaskQueue: input.pipeline.providerTaskQueue,
-    ...(input.pipeline.archiveAvatars ? { archiveAvatars: true } : {}),
-  };
-  await startChild<AvatarPipelineWorkflow>(input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline, {
+  const common = {
     // With payload encryption the subject's keyed hash stands in for its id (ids are plaintext).
     workflowId,
-    args: [args],
     ...(input.pipeline.taskQueue ? { taskQueue: input.pipeline.taskQueue } : {}),
     // A subject that succeeded is never run twice; a failed or cancelled one may be retried.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
@@ -320,6 +367,38 @@ async function startSubject(
       ...(subject.searchKey ? { subjectKey: subject.searchKey } : {}),
       campaignId,
     }),
+  };
+  const shared = {
+    styles: subject.styles,
+    gender: subject.gender,
+    subjectId: subject.subjectId,
+    campaignId,
+    generationDeadlineMs: input.pipeline.generationDeadlineMs,
+    polling: input.pipeline.polling,
+    providerTaskQueue: input.pipeline.providerTaskQueue,
+    ...(input.pipeline.archiveAvatars ? { archiveAvatars: true } : {}),
+  };
+  if (subject.modelId !== undefined) {
+    const args: GenerationWorkflowInput = { ...shared, modelId: subject.modelId };
+    await startChild<AvatarGenerationWorkflow>(
+      input.pipeline.generationWorkflowType ?? WORKFLOW_TYPES.generation,
+      {
+        ...common,
+        args: [args],
+        staticSummary: `${subject.subjectId} (campaign ${campaignId}): styles ${subject.styles.join(', ')} under model ${subject.modelId}`,
+      },
+    );
+    return;
+  }
+  const args: PipelineWorkflowInput = {
+    ...shared,
+    images: subject.images,
+    mainImageIndex: subject.mainImageIndex,
+    trainingDeadlineMs: input.pipeline.trainingDeadlineMs,
+  };
+  await startChild<AvatarPipelineWorkflow>(input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline, {
+    ...common,
+    args: [args],
     staticSummary: `${subject.subjectId} (campaign ${campaignId}): ${subject.images.length} selfies, styles ${subject.styles.join(', ')}`,
   });
 }

@@ -6,6 +6,7 @@ import {
   progressChangesUpdate,
   type ProgressChange,
   type ProgressChanges,
+  type ProgressFeedCarry,
 } from '../src/contracts/progress-feed';
 
 /**
@@ -14,10 +15,18 @@ import {
  * history. Replay rebuilds it, since every snapshot follows from the history.
  */
 export class ProgressLog<P> {
-  private version = 0;
-  private readonly kept: ProgressChange<P>[] = [];
+  private version: number;
+  private readonly kept: ProgressChange<P>[];
+  private released = false;
 
-  constructor(private readonly capacity = PROGRESS_FEED_CAPACITY) {}
+  /** A run that continued as new goes on counting from its previous run's last version. */
+  constructor(
+    private readonly capacity = PROGRESS_FEED_CAPACITY,
+    carried?: ProgressFeedCarry<P>,
+  ) {
+    this.version = carried?.version ?? 0;
+    this.kept = [...(carried?.kept ?? [])];
+  }
 
   /** Answers the feed's update and query from now on. */
   install(): void {
@@ -25,7 +34,7 @@ export class ProgressLog<P> {
       progressChangesUpdate,
       async ({ afterVersion }) => {
         // A version from the future means the watcher counted elsewhere: answer with what there is.
-        await condition(() => this.version > afterVersion || afterVersion > this.version);
+        await condition(() => this.released || this.version > afterVersion || afterVersion > this.version);
         return this.since(afterVersion > this.version ? 0 : afterVersion);
       },
       {
@@ -53,6 +62,20 @@ export class ProgressLog<P> {
 
   get current(): number {
     return this.version;
+  }
+
+  /**
+   * Answers every waiting watcher now, and later ones at once: before the run closes or continues
+   * as new, since waiting handlers would hold it (allHandlersFinished). Watchers then ask again,
+   * and reach the next run.
+   */
+  release(): void {
+    this.released = true;
+  }
+
+  /** The count and the latest `count` snapshots, for the next run (continue-as-new). */
+  carry(count: number): ProgressFeedCarry<P> {
+    return { version: this.version, kept: this.kept.slice(-count) };
   }
 
   private since(afterVersion: number): ProgressChanges<unknown> {

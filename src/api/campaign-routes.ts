@@ -12,6 +12,7 @@ import {
   type ManifestIssue,
   type ManifestValidation,
 } from '../campaign/manifest';
+import { manifestModelCheck } from '../client/generation-check';
 import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
 import { campaignIdSchema, campaignOptionsSchema } from '../contracts/campaign';
@@ -36,7 +37,7 @@ const jsonStartSchema = z.strictObject({
     .min(1)
     .max(MAX_MANIFEST_ROWS)
     .describe(
-      'One object per subject: subjectId, gender (1|2), styles (ids), selfies (absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS), optional mainImage',
+      'One object per subject: subjectId, gender (1|2), styles (ids), and either selfies (absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS) with an optional mainImage, or modelId (an existing DONE model of that gender at the provider: its styles are generated without training)',
     ),
   campaignId: campaignIdSchema.optional(),
   skipInvalid: z.boolean().optional(),
@@ -87,7 +88,12 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     handler: async (request, reply) => {
       const form = request.isMultipart() ? await readManifestForm(request) : readJsonBody(request.body);
       const knownStyles = await ctx.offeredStyles();
-      const check = { imageAccess: ctx.config.imageAccess, ...(knownStyles ? { knownStyles } : {}) };
+      const check = {
+        imageAccess: ctx.config.imageAccess,
+        ...(knownStyles ? { knownStyles } : {}),
+        // Rows with a modelId: the same model checks as a generation start (one read of the lists).
+        checkModel: manifestModelCheck(ctx.provider),
+      };
       const validation =
         form.kind === 'json'
           ? await validateManifestObjects(form.subjects, check)

@@ -57,6 +57,8 @@ export interface StartCampaignOptions {
   defaultMaxInFlight?: number | 'auto';
   /** Workflow type of the children; tests use a stand-in. */
   pipelineWorkflowType?: string;
+  /** Workflow type of the children of subjects with a modelId; tests use a stand-in. */
+  generationWorkflowType?: string;
   /** ARCHIVE_AVATARS: the pipelines copy their avatars into the blob store. */
   archiveAvatars?: boolean;
 }
@@ -115,12 +117,14 @@ export async function startCampaign(
     priorityKey: settings.priorityKey,
     subjectsPerRun: settings.subjectsPerRun,
     pageSize: settings.pageSize,
+    childCheckMs: settings.childCheckMs,
     pipeline: {
       trainingDeadlineMs: settings.trainingDeadlineMs,
       generationDeadlineMs: settings.generationDeadlineMs,
       polling: settings.polling,
       providerTaskQueue: options.providerTaskQueue,
       ...(options.pipelineWorkflowType ? { workflowType: options.pipelineWorkflowType } : {}),
+      ...(options.generationWorkflowType ? { generationWorkflowType: options.generationWorkflowType } : {}),
       ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
     },
   };
@@ -343,6 +347,7 @@ async function* resultRows(
         for (const avatar of generation.avatars) {
           yield {
             subjectId: batch[i]!.subjectId,
+            modelId: result.modelId,
             styleId: generation.styleId,
             avatarId: avatar.avatarId,
             imageUrl: avatar.imageUrl,
@@ -354,7 +359,14 @@ async function* resultRows(
   }
 }
 
-export const RESULT_COLUMNS = ['subjectId', 'styleId', 'avatarId', 'imageUrl', 'archiveKey'] as const;
+export const RESULT_COLUMNS = [
+  'subjectId',
+  'modelId',
+  'styleId',
+  'avatarId',
+  'imageUrl',
+  'archiveKey',
+] as const;
 
 async function* exportRows(
   rows: AsyncGenerator<CampaignResultRow>,
@@ -363,7 +375,7 @@ async function* exportRows(
   if (format === 'csv') yield csvLine([...RESULT_COLUMNS]);
   for await (const row of rows) {
     yield format === 'csv'
-      ? csvLine([row.subjectId, row.styleId, row.avatarId, row.imageUrl, row.archiveKey ?? ''])
+      ? csvLine([row.subjectId, row.modelId, row.styleId, row.avatarId, row.imageUrl, row.archiveKey ?? ''])
       : `${JSON.stringify(row)}\n`;
   }
 }

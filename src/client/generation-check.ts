@@ -1,6 +1,7 @@
 import type { ProviderClient } from '../provider/client';
 import { PipelineInputError } from './input-error';
-import { ProviderCatalog, type ModelSummary } from './provider-catalog';
+import type { ModelCheck } from '../campaign/manifest';
+import { ProviderCatalog, type ModelSummary, type ProviderOrderLookup } from './provider-catalog';
 
 /** What a generation asks of an existing model. */
 export interface GenerationTarget {
@@ -41,6 +42,42 @@ export async function checkGenerationTarget(
     new ProviderCatalog(provider).lookup(target.modelId, fields.modelId),
     provider.listStyles(),
   ]);
+  const issues = modelIssues(found, target, fields);
+  const offered = styles.map((style) => style.id);
+  target.styles.forEach((style, index) => {
+    if (!offered.includes(style)) {
+      issues.push({
+        path: fields.style(index),
+        message: `style ${style} is not offered by the provider (offered: ${[...offered].sort((a, b) => a - b).join(', ')})`,
+      });
+    }
+  });
+  if (issues.length > 0 || found.kind !== 'model') throw new PipelineInputError(issues);
+  return found.model;
+}
+
+/**
+ * The same model checks for the rows of a campaign manifest that name a modelId, answered as
+ * the manifest's row problems. The provider's lists are read once for the whole manifest;
+ * provider failures propagate (nothing starts without an answer, as for a single generation).
+ */
+export function manifestModelCheck(
+  provider: Pick<ProviderClient, 'listModels' | 'listOrders' | 'listModelOrders'>,
+): ModelCheck {
+  const lookup = new ProviderCatalog(provider).lookups();
+  return async (target) =>
+    modelIssues(await lookup(target.modelId), target, REQUEST_FIELD_NAMES).map((issue) => ({
+      field: issue.path === REQUEST_FIELD_NAMES.gender ? 'gender' : 'modelId',
+      message: issue.message,
+    }));
+}
+
+/** What stops generation under the model `found`: not a model, not DONE, or of the other gender. */
+function modelIssues(
+  found: ProviderOrderLookup,
+  target: Pick<GenerationTarget, 'modelId' | 'gender'>,
+  fields: GenerationFieldNames,
+): { path: string; message: string }[] {
   const issues: { path: string; message: string }[] = [];
   const { modelId } = target;
   if (found.kind === 'unknown') {
@@ -70,15 +107,5 @@ export async function checkGenerationTarget(
       });
     }
   }
-  const offered = styles.map((style) => style.id);
-  target.styles.forEach((style, index) => {
-    if (!offered.includes(style)) {
-      issues.push({
-        path: fields.style(index),
-        message: `style ${style} is not offered by the provider (offered: ${[...offered].sort((a, b) => a - b).join(', ')})`,
-      });
-    }
-  });
-  if (issues.length > 0 || found.kind !== 'model') throw new PipelineInputError(issues);
-  return found.model;
+  return issues;
 }

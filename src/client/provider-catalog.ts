@@ -95,15 +95,44 @@ export class ProviderCatalog {
 
   /** What `id` is at the provider. The model list answers most ids; only others need the order list. */
   async lookup(id: number, field = 'modelId'): Promise<ProviderOrderLookup> {
+    return this.lookupIn(
+      id,
+      field,
+      () => this.provider.listModels(),
+      () => this.provider.listOrders(),
+    );
+  }
+
+  /**
+   * Looks up many ids (a campaign manifest's) on one read of the provider's lists: the model list
+   * once, the order list once if some id is not a model.
+   */
+  lookups(): (id: number, field?: string) => Promise<ProviderOrderLookup> {
+    const models = once(() => this.provider.listModels());
+    const orders = once(() => this.provider.listOrders());
+    return (id, field = 'modelId') => this.lookupIn(id, field, models, orders);
+  }
+
+  private async lookupIn(
+    id: number,
+    field: string,
+    models: () => Promise<Order[]>,
+    orders: () => Promise<Order[]>,
+  ): Promise<ProviderOrderLookup> {
     if (!orderIdSchema.safeParse(id).success) {
       throw new PipelineInputError([{ path: field, message: 'must be a positive integer' }]);
     }
-    const model = (await this.provider.listModels()).find((m) => m.id === id);
+    const model = (await models()).find((m) => m.id === id);
     if (model) return { kind: 'model', model: modelOf(model) };
-    const order = (await this.provider.listOrders()).find((o) => o.id === id);
+    const order = (await orders()).find((o) => o.id === id);
     if (order && (order.parent ?? 0) !== 0) return { kind: 'generation-order', order: orderOf(order) };
     return { kind: 'unknown' };
   }
+}
+
+function once<T>(read: () => Promise<T>): () => Promise<T> {
+  let answer: Promise<T> | undefined;
+  return () => (answer ??= read());
 }
 
 /** A catalog on the provider configured in the environment (PROVIDER_BASE_URL, PROVIDER_API_KEY, PROVIDER_TIMEOUT_MS). */

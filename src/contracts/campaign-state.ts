@@ -4,6 +4,8 @@
  */
 import type { WindowState, WindowTuning } from './in-flight-window';
 import type { PollingOptions } from './pipeline-input';
+import type { PipelineResult } from './pipeline-state';
+import type { ProgressFeedCarry } from './progress-feed';
 
 /** Where the workflow reads its subjects: a file written by the starter, checked by its digest. */
 export interface ManifestRef {
@@ -64,6 +66,8 @@ export interface CampaignCarry {
   running?: [number, string, string][];
   /** The auto window as the previous run left it. */
   window?: WindowState;
+  /** The progress feed's count and latest snapshots, so a watcher's Last-Event-ID stays valid across runs. */
+  feed?: ProgressFeedCarry<CampaignProgress>;
 }
 
 /** The campaign input without the state a run carries over. */
@@ -103,6 +107,11 @@ export interface CampaignInput {
   priorityKey: number;
   subjectsPerRun: number;
   pageSize: number;
+  /**
+   * A subject unheard of this long gets its pipeline looked up (is it still open?): one that was
+   * terminated, timed out or otherwise closed without reporting its end is recorded as ended.
+   */
+  childCheckMs: number;
   /** Resolved pipeline settings every subject gets. */
   pipeline: {
     trainingDeadlineMs: number;
@@ -114,6 +123,8 @@ export interface CampaignInput {
     providerTaskQueue: string;
     /** Workflow type of the children; a stand-in only in tests. */
     workflowType?: string;
+    /** Workflow type of the children of subjects with a modelId (generation only); a stand-in only in tests. */
+    generationWorkflowType?: string;
     /** ARCHIVE_AVATARS of the starter: the pipelines copy their avatars into the blob store. */
     archiveAvatars?: boolean;
   };
@@ -207,13 +218,26 @@ export interface RetryReport {
   progress: CampaignProgress;
 }
 
-/** One exported avatar: subject, style, avatar id, the provider's image URL and, when archived, its copy's key. */
+/** One exported avatar: subject, model, style, avatar id, the provider's image URL and, when archived, its copy's key. */
 export interface CampaignResultRow {
   subjectId: string;
+  /** The model the avatar was generated under: trained for the subject, or the manifest's modelId. */
+  modelId: number;
   styleId: number;
   avatarId: number;
   imageUrl: string;
   archiveKey?: string;
+}
+
+/** The subject's outcome from its pipeline's (or generation run's) result. */
+export function outcomeOfResult(result: PipelineResult): SubjectOutcome {
+  const avatarCount = result.generations.reduce((n, g) => n + g.avatars.length, 0);
+  if (result.status === 'DONE') return { status: 'DONE', modelId: result.modelId, avatarCount };
+  const error = result.generations
+    .filter((g) => g.status !== 'DONE')
+    .map((g) => `style ${g.styleId}: ${g.error ?? g.status}`)
+    .join('; ');
+  return { status: 'PARTIAL', modelId: result.modelId, avatarCount, error };
 }
 
 /** The state of an ended campaign, for restarting it under the same id (retry after the end). */

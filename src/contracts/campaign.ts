@@ -3,7 +3,7 @@
  * helpers are in campaign-state.ts, which workflow code imports.
  */
 import { z } from 'zod';
-import { genderSchema, stylesSchema } from '../provider/request-schemas';
+import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
 import { imageReferenceSchema, pipelineInputSchema, subjectIdSchema } from './pipeline-input';
 import { MAX_SELFIES } from './limits';
 
@@ -40,17 +40,25 @@ export const campaignIdSchema = z
   );
 
 /** One validated person of a campaign, as stored in the campaign's manifest file. */
-export const campaignSubjectSchema = z.strictObject({
-  subjectId: subjectIdSchema,
-  gender: genderSchema,
-  styles: stylesSchema,
-  images: z.array(imageReferenceSchema).min(1).max(MAX_SELFIES),
-  mainImageIndex: z.number().int().nonnegative(),
-  /** Line of the source manifest this subject came from, for messages. */
-  row: z.number().int().positive(),
-  /** The SubjectId search attribute: the id, or its keyed hash when payloads are encrypted (set at start). */
-  searchKey: z.string().min(1).optional(),
-});
+export const campaignSubjectSchema = z
+  .strictObject({
+    subjectId: subjectIdSchema,
+    gender: genderSchema,
+    styles: stylesSchema,
+    /** Selfies to train a model on; none when the subject generates from `modelId`. */
+    images: z.array(imageReferenceSchema).max(MAX_SELFIES),
+    mainImageIndex: z.number().int().nonnegative(),
+    /** A DONE model at the provider (checked by the starter) to generate from instead of training. */
+    modelId: orderIdSchema.optional(),
+    /** Line of the source manifest this subject came from, for messages. */
+    row: z.number().int().positive(),
+    /** The SubjectId search attribute: the id, or its keyed hash when payloads are encrypted (set at start). */
+    searchKey: z.string().min(1).optional(),
+  })
+  .refine((subject) => (subject.modelId === undefined) === subject.images.length > 0, {
+    path: ['images'],
+    message: 'must name at least one selfie to train on, or none when the subject generates from a modelId',
+  });
 export type CampaignSubject = z.infer<typeof campaignSubjectSchema>;
 
 /** What a caller may tune; everything has a default. */
@@ -84,6 +92,16 @@ export const campaignOptionsSchema = z.strictObject({
   subjectsPerRun: z.number().int().min(1).max(5000).default(400),
   /** Subjects read from the manifest file per activity. */
   pageSize: z.number().int().min(1).max(1000).default(200),
+  /**
+   * How long a subject may go unheard before the campaign asks Temporal whether its pipeline is
+   * still open: a pipeline that was terminated or timed out never reports its end.
+   */
+  childCheckMs: z
+    .number()
+    .int()
+    .min(1000)
+    .max(86_400_000)
+    .default(5 * 60_000),
   // The same fields, defaults included, as a single pipeline's request.
   trainingDeadlineMs: pipelineInputSchema.shape.trainingDeadlineMs,
   generationDeadlineMs: pipelineInputSchema.shape.generationDeadlineMs,

@@ -64,10 +64,14 @@ export const generationInputSchema = z.strictObject({
 });
 export type GenerationRequest = z.input<typeof generationInputSchema>;
 export type GenerationInput = z.output<typeof generationInputSchema>;
-/** Like the pipeline's (PipelineWorkflowInput): the provider task queue and ARCHIVE_AVATARS, resolved by the starter. */
+/**
+ * Like the pipeline's (PipelineWorkflowInput): the provider task queue and ARCHIVE_AVATARS, resolved
+ * by the starter, and for a campaign's subject that names a modelId, the campaign to report to.
+ */
 export type GenerationWorkflowInput = GenerationInput & {
   providerTaskQueue: string;
   archiveAvatars?: boolean;
+  campaignId?: string;
 };
 
 /** A generation run answers the pipeline's result shape: the model and one entry per style. */

@@ -30,6 +30,12 @@ export interface ProgressSince {
   afterVersion: number;
 }
 
+/** What a run that continues as new hands its next run: the count goes on, the latest snapshots stay. */
+export interface ProgressFeedCarry<P> {
+  version: number;
+  kept: ProgressChange<P>[];
+}
+
 /** How many of the latest snapshots a workflow keeps for watchers that fell behind or reconnect. */
 export const PROGRESS_FEED_CAPACITY = 200;
 

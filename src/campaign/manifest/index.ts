@@ -11,4 +11,6 @@ export {
   validateManifestText,
   type ManifestValidation,
   type ManifestValidationOptions,
+  type ModelCheck,
+  type ModelProblem,
 } from './validate-manifest';

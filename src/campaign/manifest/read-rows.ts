@@ -76,6 +76,12 @@ function readCsvRows(text: string): RawRows {
     if (!columns.includes(required))
       headerIssues.push({ row: header.line, field: '(header)', message: `has no "${required}" column` });
   }
+  if (!columns.includes('selfies') && !columns.includes('modelId'))
+    headerIssues.push({
+      row: header.line,
+      field: '(header)',
+      message: 'has no "selfies" column (or "modelId", for rows that generate from an existing model)',
+    });
   // With a bad header no row can be read reliably: report the header alone.
   if (headerIssues.length > 0) return { rows: [], count, issues: [...headerIssues, ...issues] };
 

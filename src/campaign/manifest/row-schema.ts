@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { genderSchema, stylesSchema } from '../../provider/request-schemas';
+import { genderSchema, orderIdSchema, stylesSchema } from '../../provider/request-schemas';
 import { subjectIdSchema } from '../../contracts/campaign';
 
 /** The manifest's columns (CSV header names or JSONL keys), matched without regard to case, _ or -. */
-export const MANIFEST_FIELDS = ['subjectId', 'gender', 'styles', 'selfies', 'mainImage'] as const;
+export const MANIFEST_FIELDS = ['subjectId', 'gender', 'styles', 'selfies', 'mainImage', 'modelId'] as const;
 export type ManifestField = (typeof MANIFEST_FIELDS)[number];
-export const REQUIRED_FIELDS: readonly ManifestField[] = ['subjectId', 'gender', 'styles', 'selfies'];
+/** Every row has these; each row also has selfies (to train on) or a modelId (to generate from), not both. */
+export const REQUIRED_FIELDS: readonly ManifestField[] = ['subjectId', 'gender', 'styles'];
 
 const canonical = new Map(MANIFEST_FIELDS.map((field) => [fieldKey(field), field]));
 
@@ -56,6 +57,14 @@ function selfiesFromText(value: unknown): unknown {
     .filter((part) => part.length > 0);
 }
 
+/** "1001" is 1001; a blank cell is no model (the row trains one). */
+function modelIdFromText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (text === '') return undefined;
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
+
 function mainImageFromText(value: unknown): unknown {
   if (value === null || value === undefined) return undefined;
   if (typeof value !== 'string') return value;
@@ -88,6 +97,11 @@ export const manifestRowSchema = z.strictObject({
         error: 'must be a position (1 = first selfie) or a selfie file name',
       })
       .optional(),
+  ),
+  /** An existing model at the provider (parent 0, DONE, of the row's gender): its styles are generated without training. */
+  modelId: z.preprocess(
+    modelIdFromText,
+    z.union([orderIdSchema, z.undefined()], { error: 'must be a model id (a positive whole number)' }),
   ),
 });
 export type ManifestRow = z.output<typeof manifestRowSchema>;

@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 
 import type { CampaignSubject } from '../../contracts/campaign';
+import { generationInputSchema } from '../../contracts/model-runs';
 import { pipelineInputSchema } from '../../contracts/pipeline-input';
 import type { ManifestIssue } from './manifest-issue';
 import {
@@ -20,9 +21,23 @@ import { expandSelfies, type ExpandedSelfies, type SelfieCheckOptions } from './
 export const MAX_MANIFEST_ROWS = 10_000;
 export const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
 
+/** A problem with a row's model at the provider, by manifest field. */
+export interface ModelProblem {
+  field: 'modelId' | 'gender';
+  message: string;
+}
+
+/**
+ * Asks the provider whether a row can generate under its modelId: a model (parent 0), DONE, of
+ * the row's gender (src/client/generation-check.ts has the rules). Empty when it can.
+ */
+export type ModelCheck = (target: { modelId: number; gender: 1 | 2 }) => Promise<ModelProblem[]>;
+
 export interface ManifestValidationOptions extends SelfieCheckOptions {
   /** Style ids the provider offers; when given, any other id is refused. */
   knownStyles?: number[];
+  /** Checks rows' modelIds at the provider; without it they are checked by shape only. */
+  checkModel?: ModelCheck;
   /** Rows whose files are checked at once. */
   concurrency?: number;
 }
@@ -170,7 +185,8 @@ async function validateRow(
   const parsed: Partial<ManifestRow> = {};
   for (const field of Object.keys(manifestRowSchema.shape) as ManifestField[]) {
     const value = raw.values[field];
-    if (value === undefined || value === null) {
+    // A blank selfies cell is no selfies: a row generating from a modelId leaves it empty.
+    if (value === undefined || value === null || (field === 'selfies' && isBlank(value))) {
       if (REQUIRED_FIELDS.includes(field)) report(field, 'is required');
       continue;
     }
@@ -189,6 +205,21 @@ async function validateRow(
         );
     });
   }
+
+  if (parsed.modelId !== undefined) {
+    const unused = 'must be empty when modelId is set: the row generates from that model, nothing is trained';
+    if (parsed.selfies) report('selfies', unused);
+    if (parsed.mainImage !== undefined) report('mainImage', unused);
+    if (parsed.gender && options.checkModel) {
+      for (const problem of await options.checkModel({ modelId: parsed.modelId, gender: parsed.gender }))
+        report(problem.field, problem.message);
+    }
+    if (issues.length > 0 || !parsed.subjectId || !parsed.gender || !parsed.styles) return { issues };
+    const subject = modelSubject(raw.row, { ...parsed, subjectId: parsed.subjectId }, report);
+    return subject ? { issues, subject } : { issues };
+  }
+  if (!parsed.selfies && !issues.some((issue) => issue.field.startsWith('selfies')))
+    report('selfies', 'is required (or a modelId, to generate from an existing model)');
 
   let images: string[] | undefined;
   if (parsed.selfies && selfies) {
@@ -230,6 +261,41 @@ async function validateRow(
       row: raw.row,
     },
   };
+}
+
+/**
+ * A row that generates under an existing model: the generation run's own schema has the last
+ * word (style count); undefined after reporting why not.
+ */
+function modelSubject(
+  row: number,
+  parsed: Partial<ManifestRow> & { subjectId: string },
+  report: (field: string, message: string) => void,
+): CampaignSubject | undefined {
+  const input = generationInputSchema.safeParse({
+    modelId: parsed.modelId,
+    styles: parsed.styles,
+    gender: parsed.gender,
+    subjectId: parsed.subjectId,
+  });
+  if (!input.success) {
+    for (const issue of input.error.issues) report(joinPath(issue.path), issue.message);
+    return undefined;
+  }
+  return {
+    subjectId: parsed.subjectId,
+    gender: input.data.gender,
+    styles: input.data.styles,
+    images: [],
+    mainImageIndex: 0,
+    modelId: input.data.modelId,
+    row,
+  };
+}
+
+/** An empty cell, or an empty list in JSONL. */
+function isBlank(value: unknown): boolean {
+  return (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
 }
 
 /** Names the selfie by 1-based position or by file name; a string result is the reason it cannot. */

@@ -2,12 +2,15 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { describeIssue, loadManifestFile, ManifestError } from '../../campaign/manifest';
+import { describeIssue, loadManifestFile, ManifestError, type ModelCheck } from '../../campaign/manifest';
 import { startCampaign, type CampaignHandle } from '../../client/campaigns';
+import { manifestModelCheck } from '../../client/generation-check';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { connectClient } from '../../client/connect';
 import type { CampaignOptions, CampaignSummary } from '../../contracts/campaign';
+import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '../../config/starter-settings';
+import { ProviderClient } from '../../provider/client';
 import { InvalidInputError } from '../../provider/errors';
 import { campaignViewFor, type CampaignView } from '../campaign-view';
 import { EXIT } from '../exit-codes';
@@ -89,6 +92,8 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   const validation = await loadManifestFile(options.manifest, {
     imageAccess: settings.imageAccess,
     ...(knownStyles ? { knownStyles } : {}),
+    // Rows with a modelId are checked as `generate` checks its model: the provider must answer.
+    checkModel: lazyModelCheck(),
   }).catch((err: unknown) => {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new InvalidInputError('--manifest', `${options.manifest} does not exist`);
@@ -231,4 +236,10 @@ export function summarize(summary: CampaignSummary): string {
     lines.push(`  ${s.subjectId}: ${s.status}${s.error ? ` (${s.error})` : ''}`);
   }
   return lines.join('\n');
+}
+
+/** The provider is configured and asked only when some row names a modelId, and then once for all. */
+function lazyModelCheck(): ModelCheck {
+  let check: ModelCheck | undefined;
+  return (target) => (check ??= manifestModelCheck(new ProviderClient(loadConfig().provider)))(target);
 }
