@@ -15,7 +15,12 @@ import {
 import { manifestModelCheck } from '../client/generation-check';
 import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
-import { campaignIdSchema, campaignOptionsSchema } from '../contracts/campaign';
+import {
+  campaignIdSchema,
+  campaignOptionsSchema,
+  type CampaignOutcome,
+  type CampaignProgress,
+} from '../contracts/campaign';
 import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from './api-error';
 import {
   campaignProgressSchema,
@@ -24,12 +29,28 @@ import {
   campaignSummarySchema,
 } from './campaign-schemas';
 import type { ApiContext } from './api-context';
+import {
+  END_EVENT_ID,
+  lastEventIdSchema,
+  progressEventSchema,
+  progressEventsDescription,
+  resumePoint,
+  streamProgressEvents,
+} from './event-stream';
 import { BEARER_SCHEME } from './openapi';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 
 const MANIFEST_FIELD = 'manifest';
 
 const idParams = z.object({ id: campaignIdSchema });
+
+/** What each event's `data` holds, by event name; documented as the stream's schema. */
+const campaignStreamEventSchema = progressEventSchema(
+  'CampaignStreamEvent',
+  campaignProgressSchema,
+  campaignSummarySchema,
+  'campaign',
+);
 
 const jsonStartSchema = z.strictObject({
   subjects: z
@@ -47,8 +68,8 @@ const jsonStartSchema = z.strictObject({
 /**
  * Campaign routes, registered inside the API's authenticated /v1 scope:
  * POST /campaigns (JSON subjects, or a CSV/JSONL manifest uploaded as multipart field `manifest`),
- * GET /campaigns/:id, GET /campaigns/:id/summary, POST /campaigns/:id/{pause,resume,cancel,retry},
- * GET /campaigns/:id/results.csv and results.jsonl.
+ * GET /campaigns/:id, GET /campaigns/:id/summary, GET /campaigns/:id/events (Server-Sent Events),
+ * POST /campaigns/:id/{pause,resume,cancel,retry}, GET /campaigns/:id/results.csv and results.jsonl.
  */
 export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { temporal, providerQueue, campaigns } = ctx.config;
@@ -59,6 +80,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     summary: `/v1/campaigns/${encodeURIComponent(id)}/summary`,
     resultsCsv: `/v1/campaigns/${encodeURIComponent(id)}/results.csv`,
     resultsJsonl: `/v1/campaigns/${encodeURIComponent(id)}/results.jsonl`,
+    events: `/v1/campaigns/${encodeURIComponent(id)}/events`,
   });
   const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { manifestDir: campaigns.dir });
 
@@ -170,6 +192,38 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       const campaign = handle(request.params.id);
       await known(request.params.id, campaign);
       return campaign.summary();
+    },
+  });
+
+  api.route({
+    method: 'GET',
+    url: '/campaigns/:id/events',
+    schema: {
+      summary: 'Live progress of a campaign (Server-Sent Events)',
+      description: progressEventsDescription('campaign', 'its summary'),
+      tags: ['campaigns'],
+      security,
+      params: idParams,
+      headers: z.looseObject({ 'last-event-id': lastEventIdSchema }),
+      response: {
+        200: campaignStreamEventSchema.describe('The event stream'),
+        204: z.null().describe('The client already received the last event'),
+        401: errorBodySchema.describe('Missing or wrong bearer token'),
+        404: errorBodySchema.describe('No campaign with this id'),
+        422: errorBodySchema.describe('Last-Event-ID is not an id of this stream'),
+      },
+    },
+    handler: async (request, reply) => {
+      const { id } = request.params;
+      const after = resumePoint(request);
+      const campaign = handle(id);
+      await known(id, campaign);
+      if (after === END_EVENT_ID) return reply.code(204).send(null);
+      await streamProgressEvents<CampaignProgress, CampaignOutcome>(request, reply, ctx.client, id, {
+        afterVersion: after,
+        // The campaign's result is compact; the stream ends with its summary, as GET …/summary answers it.
+        presentResult: () => campaign.summary(),
+      });
     },
   });
 

@@ -1,5 +1,7 @@
+import type { Client } from '@temporalio/client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { followProgress } from '../client/progress-stream';
 import { ApiError } from './api-error';
 
 /** The id of a stream's last event: a reconnect naming it is answered 204, which tells EventSource to stop. */
@@ -7,6 +9,9 @@ export const END_EVENT_ID = 'end';
 
 /** How often a comment line keeps idle connections (and proxies) from timing out. */
 const KEEP_ALIVE_MS = 15_000;
+
+/** Least time between two waits on the run: changes in between arrive together, none is lost. */
+const MIN_WAIT_INTERVAL_MS = 250;
 
 export const lastEventIdSchema = z
   .string()
@@ -74,4 +79,82 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply): E
       if (!raw.writableEnded) raw.end();
     },
   };
+}
+
+/**
+ * What each event's `data` holds, by event name, for a run whose progress has `progress`'s shape
+ * and whose last event carries `result`; documented as the stream's schema.
+ */
+export function progressEventSchema(
+  id: string,
+  progress: z.ZodType,
+  result: z.ZodType,
+  ofWhat: string,
+): z.ZodType {
+  return z
+    .union([
+      z
+        .object({ version: z.number(), skipped: z.boolean(), progress })
+        .describe('event: progress, id: the version'),
+      result.describe('event: result, id: end (the last event)'),
+      z
+        .object({ message: z.string(), type: z.string().optional() })
+        .describe(`event: error, id: end (the last event): the ${ofWhat} failed, was cancelled or ended otherwise`),
+    ])
+    .meta({ id });
+}
+
+/** The route description shared by the event streams. */
+export function progressEventsDescription(ofWhat: string, last: string): string {
+  return [
+    `A text/event-stream: one \`progress\` event per change of the ${ofWhat}\u2019s progress (id: its version,`,
+    `data: the whole progress), then \`result\` (${last}) or \`error\` as the last event (id: \`end\`), then the stream ends.`,
+    'A reconnect with `Last-Event-ID` resumes right after that event; after `end` it is answered 204.',
+    `The ${ofWhat} keeps its latest 200 snapshots: a client further behind gets the oldest kept one with \`skipped: true\`.`,
+  ].join(' ');
+}
+
+export interface ProgressEventsOptions<R> {
+  /** The last version the client saw (resumePoint), 0 for all. */
+  afterVersion: number;
+  /** The last event's data when the run succeeded; its result as it is when absent. */
+  presentResult?: (result: R) => Promise<unknown>;
+}
+
+/**
+ * Streams a run's progress feed (src/client/progress-stream.ts) as Server-Sent Events: each change
+ * as `progress` (id: its version), then `result` or `error` (id: end), then the end of the stream.
+ * The caller has checked the run exists and that the client has not already seen `end`.
+ */
+export async function streamProgressEvents<P, R>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  client: Client,
+  workflowId: string,
+  options: ProgressEventsOptions<R>,
+): Promise<void> {
+  const stream = openEventStream(request, reply);
+  try {
+    for await (const event of followProgress<P, R>(client, workflowId, {
+      afterVersion: options.afterVersion,
+      signal: stream.signal,
+      minIntervalMs: MIN_WAIT_INTERVAL_MS,
+    })) {
+      if (event.type === 'progress') {
+        const { version, skipped, progress } = event;
+        stream.send({ id: String(version), event: 'progress', data: { version, skipped, progress } });
+      } else if (event.type === 'result') {
+        const data = options.presentResult ? await options.presentResult(event.result) : event.result;
+        stream.send({ id: END_EVENT_ID, event: 'result', data });
+      } else {
+        stream.send({ id: END_EVENT_ID, event: 'error', data: event.error });
+      }
+    }
+  } catch (err) {
+    // Not the run's error: the client may reconnect with its Last-Event-ID and lose nothing.
+    request.log.error({ err }, 'event stream failed');
+    stream.send({ event: 'stream-error', data: { message: 'The stream failed; reconnect to resume' } });
+  } finally {
+    stream.end();
+  }
 }

@@ -218,7 +218,8 @@ async function validateRow(
     const subject = modelSubject(raw.row, { ...parsed, subjectId: parsed.subjectId }, report);
     return subject ? { issues, subject } : { issues };
   }
-  if (!parsed.selfies && !issues.some((issue) => issue.field.startsWith('selfies')))
+  // A bad modelId already says what is wrong with the row; a missing one means selfies are needed.
+  if (!parsed.selfies && !issues.some((issue) => /^(selfies|modelId)\b/.test(issue.field)))
     report('selfies', 'is required (or a modelId, to generate from an existing model)');
 
   let images: string[] | undefined;

@@ -210,6 +210,74 @@ describe('campaign manifest validation', () => {
     ]);
   });
 
+  it('takes an optional modelId column: such a row generates from that model (no selfies); bad values are named', async () => {
+    const [a] = selfies.files as [string, string];
+    const result = await validateManifestText(
+      [
+        'subjectId,gender,styles,selfies,mainImage,modelId',
+        `t1,1,3,${a},,`, // 2: trains (blank modelId)
+        'g1,2,5;7,,,1001', // 3: generates under model 1001
+        'g2,1,3,,,abc', // 4: not a model id
+        'g3,1,3,,,0', // 5: not positive
+        `g4,1,3,${a},,1001`, // 6: selfies and a model
+        'g5,1,3,,2,1001', // 7: a main image and a model
+        'g6,1,3,,,', // 8: neither selfies nor a model
+      ].join('\n'),
+      { format: 'csv' },
+    );
+    expect(result.subjects).toEqual([
+      { subjectId: 't1', gender: 1, styles: [3], images: [a], mainImageIndex: 0, row: 2 },
+      { subjectId: 'g1', gender: 2, styles: [5, 7], images: [], mainImageIndex: 0, modelId: 1001, row: 3 },
+    ]);
+    expect(result.invalidRows).toEqual([4, 5, 6, 7, 8]);
+    expect(issuesOf(result.issues, 4)).toEqual(['modelId: must be a model id (a positive whole number)']);
+    expect(issuesOf(result.issues, 5)).toEqual(['modelId: must be a positive integer']);
+    const unused = 'must be empty when modelId is set: the row generates from that model, nothing is trained';
+    expect(issuesOf(result.issues, 6)).toEqual([`selfies: ${unused}`]);
+    expect(issuesOf(result.issues, 7)).toEqual([`mainImage: ${unused}`]);
+    expect(issuesOf(result.issues, 8)).toEqual([
+      'selfies: is required (or a modelId, to generate from an existing model)',
+    ]);
+  });
+
+  it('a header may have modelId instead of selfies; JSON rows take a number; the provider check names the field', async () => {
+    const header = await validateManifestText('subjectId,gender,styles,modelId\ng1,1,3,1001\n', {
+      format: 'csv',
+    });
+    expect(header.issues).toEqual([]);
+    expect(header.subjects[0]).toMatchObject({ modelId: 1001, images: [] });
+    const neither = await validateManifestText('subjectId,gender,styles\ng1,1,3\n', { format: 'csv' });
+    expect(neither.issues.map(describeIssue)).toEqual([
+      'line 1: (header): has no "selfies" column (or "modelId", for rows that generate from an existing model)',
+    ]);
+
+    const asked: { modelId: number; gender: number }[] = [];
+    const result = await validateManifestObjects(
+      [
+        { subjectId: 'j1', gender: 1, styles: [3], modelId: 1001 },
+        { subjectId: 'j2', gender: 2, styles: [3], modelId: 1001 },
+        { subjectId: 'j3', gender: 1, styles: [3], modelId: 4242 },
+        { subjectId: 'j4', gender: 1, styles: [3], modelId: 12.5 },
+      ],
+      {
+        checkModel: async (target) => {
+          asked.push(target);
+          if (target.modelId !== 1001) return [{ field: 'modelId', message: 'the provider has no model 4242' }];
+          return target.gender === 1 ? [] : [{ field: 'gender', message: 'model 1001 was trained for gender 1' }];
+        },
+      },
+    );
+    expect(result.subjects.map((s) => s.subjectId)).toEqual(['j1']);
+    expect(issuesOf(result.issues, 2)).toEqual(['gender: model 1001 was trained for gender 1']);
+    expect(issuesOf(result.issues, 3)).toEqual(['modelId: the provider has no model 4242']);
+    expect(issuesOf(result.issues, 4)).toEqual(['modelId: must be a model id (a positive whole number)']);
+    expect(asked).toEqual([
+      { modelId: 1001, gender: 1 },
+      { modelId: 1001, gender: 2 },
+      { modelId: 4242, gender: 1 },
+    ]);
+  });
+
   it('refuses an empty manifest', async () => {
     expect((await validateManifestText('', { format: 'csv' })).issues.map(describeIssue)).toEqual([
       expect.stringMatching(/^line 1: \(file\): is empty/),
