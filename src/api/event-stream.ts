@@ -99,7 +99,9 @@ export function progressEventSchema(
       result.describe('event: result, id: end (the last event)'),
       z
         .object({ message: z.string(), type: z.string().optional() })
-        .describe(`event: error, id: end (the last event): the ${ofWhat} failed, was cancelled or ended otherwise`),
+        .describe(
+          `event: error, id: end (the last event): the ${ofWhat} failed, was cancelled or ended otherwise`,
+        ),
     ])
     .meta({ id });
 }

@@ -76,6 +76,7 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
     expect(rows).toHaveLength(120);
     expect(rows[0]).toEqual({
       subjectId: 'u1',
+      modelId: 1001,
       styleId: 3,
       avatarId: 100100,
       imageUrl: 'https://cdn.example/1001/3.png',
@@ -115,5 +116,48 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
       for (const s of samples.slice(Math.max(0, i - 2), i + 2))
         if (s.pending > 0) expect(s.running).toBeGreaterThan(0);
     }
+  });
+
+  test('a child terminated (never reporting its end) is found: the campaign ends with it failed, the rest done', async () => {
+    // Stand-ins that take 4 s, all 4 in flight, 2 started per run: children of the first run are
+    // carried into the second, and one of those is terminated there.
+    let terminated = '';
+    const watch = async (campaign: CampaignHandle) => {
+      for (;;) {
+        const p = await campaign.progress().catch(() => undefined);
+        if (p && p.run >= 2 && p.counts.running === 4) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      terminated = `${campaign.campaignId}/u1`;
+      await env.client.workflow.getHandle(terminated).terminate('operator stopped it');
+    };
+    const { summary } = await (
+      await worker()
+    ).runUntil(() =>
+      runCampaign(
+        4,
+        {
+          maxInFlight: 4,
+          fixedWindow: true,
+          subjectsPerRun: 2,
+          trainingDeadlineMs: 4_000,
+          childCheckMs: 1_000,
+        },
+        'slowStandInPipeline',
+        watch,
+      ),
+    );
+    expect(terminated).not.toBe('');
+    expect(summary).toMatchObject({ total: 4, succeeded: 3, failed: 1, cancelled: 0, status: 'COMPLETED' });
+    const u1 = summary.subjects.find((s) => s.subjectId === 'u1')!;
+    expect(u1.status).toBe('FAILED');
+    expect(u1.error).toBe(
+      `terminated: its pipeline ${terminated} was terminated before it reported its end to the campaign`,
+    );
+    expect(summary.subjects.filter((s) => s.status === 'DONE').map((s) => s.subjectId)).toEqual([
+      'u2',
+      'u3',
+      'u4',
+    ]);
   });
 });

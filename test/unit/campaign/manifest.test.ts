@@ -262,8 +262,11 @@ describe('campaign manifest validation', () => {
       {
         checkModel: async (target) => {
           asked.push(target);
-          if (target.modelId !== 1001) return [{ field: 'modelId', message: 'the provider has no model 4242' }];
-          return target.gender === 1 ? [] : [{ field: 'gender', message: 'model 1001 was trained for gender 1' }];
+          if (target.modelId !== 1001)
+            return [{ field: 'modelId', message: 'the provider has no model 4242' }];
+          return target.gender === 1
+            ? []
+            : [{ field: 'gender', message: 'model 1001 was trained for gender 1' }];
         },
       },
     );
