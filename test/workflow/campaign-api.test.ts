@@ -4,11 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { setTimeout as delay } from 'node:timers/promises';
 import path from 'node:path';
 import { createApiServer } from '../../src/api/server';
+import { startTraining } from '../../src/client/model-runs';
 import { ProviderClient } from '../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { CampaignRig, FAST_POLLING } from '../helpers/campaign-rig';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
+import { openEventStream, type ReceivedEvent } from '../helpers/sse-client';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
 const TOKEN = 'campaign-token-0123456789';
@@ -194,12 +196,13 @@ describe('campaign routes of the starter API', () => {
     const csvRows = await call('GET', `/v1/campaigns/${id}/results.csv`);
     expect(csvRows.type).toMatch(/text\/csv/);
     const lines = csvRows.text.trim().split('\n');
-    expect(lines[0]).toBe('subjectId,styleId,avatarId,imageUrl,archiveKey');
-    expect(lines.slice(1).map((l) => l.split(',').slice(0, 2).join(','))).toEqual([
-      'anna,3',
-      'anna,3',
-      'anna,5',
-      'anna,5',
+    expect(lines[0]).toBe('subjectId,modelId,styleId,avatarId,imageUrl,archiveKey');
+    const annaModel = summary.json.subjects[0].modelId as number;
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([
+      `anna,${annaModel},3`,
+      `anna,${annaModel},3`,
+      `anna,${annaModel},5`,
+      `anna,${annaModel},5`,
     ]);
     const jsonl = await call('GET', `/v1/campaigns/${id}/results.jsonl`);
     const rows = jsonl.text
@@ -209,6 +212,7 @@ describe('campaign routes of the starter API', () => {
     expect(rows).toHaveLength(4);
     expect(rows[0]).toEqual({
       subjectId: 'anna',
+      modelId: annaModel,
       styleId: 3,
       avatarId: expect.any(Number),
       imageUrl: expect.stringMatching(/^http/),
@@ -225,6 +229,134 @@ describe('campaign routes of the starter API', () => {
     const after = await call('GET', `/v1/campaigns/${id}/summary`);
     expect(after.json).toMatchObject({ succeeded: 2, failed: 0 });
     expect(after.json.subjects[1]).toMatchObject({ subjectId: 'ben', status: 'DONE', attempts: 2 });
+  });
+
+  /** Every event of a campaign's stream until it ends (after `lastEventId` when given). */
+  async function readStream(id: string, options: { lastEventId?: string; stopAfter?: number } = {}) {
+    const stream = await openEventStream(`${base}/v1/campaigns/${id}/events`, {
+      authorization: `Bearer ${TOKEN}`,
+      ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}),
+    });
+    expect(stream.status).toBe(200);
+    const events: ReceivedEvent[] = [];
+    try {
+      for (;;) {
+        const event = await stream.next(30_000);
+        if (!event) return events;
+        events.push(event);
+        if (events.length === options.stopAfter) return events;
+      }
+    } finally {
+      stream.close();
+    }
+  }
+
+  test('modelId rows generate under an existing model (one new model for one trained row); the event stream crosses runs without a gap; results carry modelId', async () => {
+    sim.setOptions({ progression: { mode: 'wall', trainingMs: 400, generationMs: 400 } });
+    const [a] = selfies.files as [string];
+    const training = await startTraining(
+      env.client,
+      { images: [a], styles: [3], gender: 2, subjectId: 'owner', polling: FAST_POLLING },
+      { taskQueue: rig.taskQueue, providerTaskQueue: rig.providerTaskQueue },
+    );
+    const { modelId } = (await env.client.workflow.getHandle(training.workflowId).result()) as {
+      modelId: number;
+    };
+    const modelsBefore = sim.stats().totals.modelsCreated;
+
+    // Checked as a generation start checks its model: by the provider, each problem naming its field.
+    const refused = await call('POST', '/v1/campaigns', {
+      subjects: [
+        { subjectId: 'x1', gender: 2, styles: [3], modelId: 999_999 },
+        { subjectId: 'x2', gender: 1, styles: [3], modelId },
+        { subjectId: 'x3', gender: 2, styles: [3], modelId: 'one' },
+        { subjectId: 'x4', gender: 2, styles: [3], modelId, selfies: [a] },
+      ],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.json.issues.map((i: { path: string }) => i.path)).toEqual([
+      'subjects.0.modelId',
+      'subjects.1.gender',
+      'subjects.2.modelId',
+      'subjects.3.selfies',
+    ]);
+    expect(refused.json.issues[0].message).toMatch(/the provider has no model 999999/);
+    expect(refused.json.issues[1].message).toMatch(new RegExp(`model ${modelId} was trained for gender 2`));
+
+    const started = await call('POST', '/v1/campaigns', {
+      subjects: [
+        { subjectId: 'trained', gender: 1, styles: [3], selfies: [a] },
+        { subjectId: 'reused', gender: 2, styles: [5, 7], modelId },
+      ],
+      // One subject per run: the stream crosses a continue-as-new.
+      options: { maxInFlight: 1, fixedWindow: true, subjectsPerRun: 1, polling: FAST_POLLING },
+    });
+    expect(started.status).toBe(202);
+    const id: string = started.json.campaignId;
+    expect(started.json.links.events).toBe(`/v1/campaigns/${id}/events`);
+
+    // One client reads it all; another leaves after two events and comes back with Last-Event-ID.
+    const [whole, resumed] = await Promise.all([
+      readStream(id),
+      (async () => {
+        const first = await readStream(id, { stopAfter: 2 });
+        const rest = await readStream(id, { lastEventId: first[first.length - 1]!.id! });
+        return [...first, ...rest];
+      })(),
+    ]);
+    for (const events of [whole, resumed]) {
+      const progress = events.slice(0, -1);
+      expect(progress.every((e) => e.event === 'progress' && e.data.skipped === false)).toBe(true);
+      // Numbered 1, 2, 3, … across both runs: nothing repeated, nothing skipped.
+      expect(progress.map((e) => Number(e.id))).toEqual(progress.map((_, i) => i + 1));
+      expect(progress.map((e) => e.data.version)).toEqual(progress.map((_, i) => i + 1));
+      expect(events[events.length - 1]).toMatchObject({ event: 'result', id: 'end' });
+    }
+    const versions = (events: ReceivedEvent[]) => events.map((e) => e.data.progress?.counts);
+    expect(versions(resumed)).toEqual(versions(whole));
+    const runs = new Set(whole.slice(0, -1).map((e) => e.data.progress.run));
+    expect(runs.size).toBeGreaterThanOrEqual(2);
+    const last = whole[whole.length - 1]!.data;
+    expect(last).toMatchObject({ status: 'COMPLETED', total: 2, succeeded: 2 });
+    const states = whole.slice(0, -1).map((e) => e.data.progress.state);
+    expect(states[states.length - 1]).toBe('completed');
+
+    // The trained row made the only new model; the other generated under the existing one.
+    expect(sim.stats().totals.modelsCreated).toBe(modelsBefore + 1);
+    const byId = Object.fromEntries(
+      (last.subjects as { subjectId: string; modelId: number; status: string }[]).map((s) => [
+        s.subjectId,
+        s,
+      ]),
+    );
+    expect(byId.reused).toMatchObject({ status: 'DONE', modelId, avatarCount: 4 });
+    expect(byId.trained).toMatchObject({ status: 'DONE', avatarCount: 2 });
+    expect(byId.trained!.modelId).not.toBe(modelId);
+
+    const csv = await call('GET', `/v1/campaigns/${id}/results.csv`);
+    const [header, ...rows] = csv.text.trim().split('\n');
+    expect(header).toBe('subjectId,modelId,styleId,avatarId,imageUrl,archiveKey');
+    expect(rows.map((r) => r.split(',').slice(0, 3).join(','))).toEqual([
+      `trained,${byId.trained!.modelId},3`,
+      `trained,${byId.trained!.modelId},3`,
+      `reused,${modelId},5`,
+      `reused,${modelId},5`,
+      `reused,${modelId},7`,
+      `reused,${modelId},7`,
+    ]);
+    const jsonl = await call('GET', `/v1/campaigns/${id}/results.jsonl`);
+    expect(JSON.parse(jsonl.text.split('\n')[0]!)).toMatchObject({
+      subjectId: 'trained',
+      modelId: byId.trained!.modelId,
+    });
+
+    // After the end: a reconnect naming `end` is told to stop; no token is 401; unknown is 404.
+    const again = await fetch(`${base}/v1/campaigns/${id}/events`, {
+      headers: { authorization: `Bearer ${TOKEN}`, 'last-event-id': 'end' },
+    });
+    expect(again.status).toBe(204);
+    expect((await call('GET', `/v1/campaigns/${id}/events`, undefined, null)).status).toBe(401);
+    expect((await call('GET', '/v1/campaigns/no-such-campaign/events')).status).toBe(404);
   });
 
   test('pause and cancel a running campaign; unknown ids are 404; no token is 401; the OpenAPI document stays valid', async () => {
@@ -257,7 +389,12 @@ describe('campaign routes of the starter API', () => {
     expect((await call('GET', `/v1/campaigns/${id}`, undefined, null)).status).toBe(401);
     const doc = await call('GET', '/openapi.json', undefined, null);
     expect(Object.keys(doc.json.paths)).toEqual(
-      expect.arrayContaining(['/v1/campaigns', '/v1/campaigns/{id}', '/v1/campaigns/{id}/results.csv']),
+      expect.arrayContaining([
+        '/v1/campaigns',
+        '/v1/campaigns/{id}',
+        '/v1/campaigns/{id}/results.csv',
+        '/v1/campaigns/{id}/events',
+      ]),
     );
     await expect(SwaggerParser.validate(doc.json)).resolves.toBeDefined();
   });
