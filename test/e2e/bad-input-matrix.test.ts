@@ -47,6 +47,7 @@ interface Files {
   emptyDir: string;
   manyDir: string;
   badManifest: string;
+  badModelManifest: string;
 }
 
 async function writeFiles(): Promise<Files> {
@@ -89,7 +90,12 @@ async function writeFiles(): Promise<Files> {
     emptyDir,
     manyDir,
     badManifest: path.join(allowed, 'manifest.csv'),
+    badModelManifest: path.join(allowed, 'model-manifest.csv'),
   };
+  await write(
+    files.badModelManifest,
+    ['subjectId,gender,styles,modelId', 'text-model,1,3,abc', 'unknown-model,1,3,999999', ''].join('\n'),
+  );
   await write(
     files.badManifest,
     [
@@ -709,6 +715,13 @@ const CLI_ROWS: CliRow[] = [
     exit: 2,
     message:
       /5 problems in 5 of 6 rows; nothing was started[\s\S]*line 3 \(subject bad-gender\): gender: must be 1[\s\S]*line 4 \(subject bad-style\): styles\.1: style 4 is not offered[\s\S]*line 5 \(subject not-an-image\): selfies\.0: .*notes\.jpg is not a JPEG or PNG image[\s\S]*line 6 \(subject outside\): selfies\.0: .*IMAGE_ROOTS[\s\S]*line 7 \(subject bad-main\): mainImage: is 7, but the row has 1 selfie/,
+  },
+  {
+    name: 'campaign: modelId rows, one not a number and one the provider does not have (nothing started)',
+    args: (f) => ['campaign', '--manifest', f.badModelManifest],
+    exit: 2,
+    message:
+      /2 problems in 2 of 2 rows; nothing was started[\s\S]*line 2 \(subject text-model\): modelId: must be a model id \(a positive whole number\)[\s\S]*line 3 \(subject unknown-model\): modelId: the provider has no model 999999/,
   },
   {
     name: 'campaign: a manifest that does not exist',
