@@ -133,6 +133,9 @@ export interface CampaignInput {
   retry?: RetryRequest;
 }
 
+/** How long a subject may go unheard before its pipeline is looked up, unless the caller says. */
+export const DEFAULT_CHILD_CHECK_MS = 5 * 60_000;
+
 export const CAMPAIGN_STATES = ['running', 'paused', 'cancelling', 'completed', 'cancelled'] as const;
 export type CampaignState = (typeof CAMPAIGN_STATES)[number];
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
 import { imageReferenceSchema, pipelineInputSchema, subjectIdSchema } from './pipeline-input';
+import { DEFAULT_CHILD_CHECK_MS } from './campaign-state';
 import { MAX_SELFIES } from './limits';
 
 /** Subject ids become part of child workflow ids (`<campaign>/<subject>` without encryption), so they are kept plain. */
@@ -101,7 +102,7 @@ export const campaignOptionsSchema = z.strictObject({
     .int()
     .min(1000)
     .max(86_400_000)
-    .default(5 * 60_000),
+    .default(DEFAULT_CHILD_CHECK_MS),
   // The same fields, defaults included, as a single pipeline's request.
   trainingDeadlineMs: pipelineInputSchema.shape.trainingDeadlineMs,
   generationDeadlineMs: pipelineInputSchema.shape.generationDeadlineMs,
