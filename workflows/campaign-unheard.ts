@@ -39,7 +39,8 @@ export interface UnheardWatch {
  */
 export async function watchUnheardChildren(watch: UnheardWatch): Promise<void> {
   const { running, everyMs } = watch;
-  if (!(everyMs > 0)) throw new Error(`childCheckMs must be a positive number of milliseconds, not ${everyMs}`);
+  if (!(everyMs > 0))
+    throw new Error(`childCheckMs must be a positive number of milliseconds, not ${everyMs}`);
   // Checks are at least everyMs apart, however the children's ages are spread.
   let lastCheckMs = -Infinity;
   for (;;) {

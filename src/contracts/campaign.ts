@@ -97,12 +97,7 @@ export const campaignOptionsSchema = z.strictObject({
    * How long a subject may go unheard before the campaign asks Temporal whether its pipeline is
    * still open: a pipeline that was terminated or timed out never reports its end.
    */
-  childCheckMs: z
-    .number()
-    .int()
-    .min(1000)
-    .max(86_400_000)
-    .default(DEFAULT_CHILD_CHECK_MS),
+  childCheckMs: z.number().int().min(1000).max(86_400_000).default(DEFAULT_CHILD_CHECK_MS),
   // The same fields, defaults included, as a single pipeline's request.
   trainingDeadlineMs: pipelineInputSchema.shape.trainingDeadlineMs,
   generationDeadlineMs: pipelineInputSchema.shape.generationDeadlineMs,
