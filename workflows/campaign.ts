@@ -232,12 +232,13 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     })();
   }
   feed.install();
-  void (async () => {
+  // Not cancellable: a campaign cancelled from outside goes on recording while it winds down.
+  void CancellationScope.nonCancellable(async () => {
     for (;;) {
       await condition(() => unrecorded);
       recordProgress();
     }
-  })();
+  });
 
   // A child whose start is still pending when the run closes would never start: wait for them.
   const startsPending = new Set<number>();
@@ -257,15 +258,19 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   };
 
   let watching = true;
-  void watchUnheardChildren({
-    campaignId,
-    manifest: input.manifest,
-    everyMs: input.childCheckMs,
-    running,
-    starting: (index) => startsPending.has(index),
-    stopped: () => !watching,
-    ended,
-  });
+  // Not cancellable either: a campaign cancelled from outside waits for its children to end, and
+  // one terminated meanwhile must still be found.
+  void CancellationScope.nonCancellable(() =>
+    watchUnheardChildren({
+      campaignId,
+      manifest: input.manifest,
+      everyMs: input.childCheckMs,
+      running,
+      starting: (index) => startsPending.has(index),
+      stopped: () => !watching,
+      ended,
+    }),
+  );
 
   try {
     for (;;) {
