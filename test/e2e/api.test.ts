@@ -544,6 +544,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/campaigns',
       '/v1/campaigns/{id}',
       '/v1/campaigns/{id}/cancel',
+      '/v1/campaigns/{id}/events',
       '/v1/campaigns/{id}/pause',
       '/v1/campaigns/{id}/results.csv',
       '/v1/campaigns/{id}/results.jsonl',
