@@ -3,6 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer, DEFAULT_API_LIMITS } from '../../src/api/server';
+import { progressChangesQuery } from '../../src/contracts/progress-feed';
 import { ProviderClient } from '../../src/provider/client';
 import { testConfig } from '../helpers/pipeline-worker';
 import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
@@ -139,6 +140,13 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
   it('marks a resume from further back than the run keeps as skipped', async () => {
     const id = await start(6, 2);
     for (let i = 0; i < 6; i++) await advance(id);
+    // The signals are delivered, not yet all handled: wait until the run has made all 7 versions.
+    for (let tries = 0; ; tries++) {
+      const kept = await env.client.workflow.getHandle(id).query(progressChangesQuery, { afterVersion: 0 });
+      if (kept.changes.at(-1)?.version === 7) break;
+      if (tries > 100) throw new Error(`the stand-in did not reach version 7: ${JSON.stringify(kept)}`);
+      await delay(50);
+    }
     const stream = await connect(id, '1');
     const event = await stream.next();
     expect(event).toMatchObject({ event: 'progress', id: '6', data: { version: 6, skipped: true } });
