@@ -1,7 +1,8 @@
 /**
  * Peak RSS of the product's worker process while 1,000 pipelines are in flight at once: every
  * model trains for a minute, so all of them are open together; beside it, the same worker idle
- * (started, workflow code bundled, nothing to do).
+ * (started, workflow code bundled, nothing to do), and the CPU time the worker spent (what a small
+ * sticky cache costs in replays of evicted workflows).
  */
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -16,6 +17,8 @@ export interface InFlight {
   done: number;
   idleRssMb: number;
   peakRssMb: number;
+  /** User plus system CPU seconds of the worker process from its start to the last result. */
+  workerCpuS: number;
   wallS: number;
 }
 
@@ -26,14 +29,13 @@ export async function measureInFlight(
   stack: Stack,
   selfie: { path: string; dir: string },
   pipelines = 1_000,
+  /** Worker settings over the product's defaults (e.g. WORKER_MAX_CACHED_WORKFLOWS). */
+  workerEnv: Record<string, string> = {},
 ): Promise<InFlight> {
   const sim = await startSimulator({
     progression: { mode: 'wall', trainingMs: TRAINING_MS, generationMs: 2_000 },
   });
-  // The worker's defaults, except a cache that holds every open pipeline (and its style child).
-  const worker = await startBenchWorker(stack, sim, selfie.dir, {
-    WORKER_MAX_CACHED_WORKFLOWS: String(pipelines * 2 + 100),
-  });
+  const worker = await startBenchWorker(stack, sim, selfie.dir, workerEnv);
   try {
     await delay(2_000);
     const idleRss = rssOf(worker.pid, 'VmRSS');
@@ -83,12 +85,14 @@ export async function measureInFlight(
       clearInterval(progress);
       clearInterval(sampler);
     });
+    const workerCpuS = cpuSecondsOf(worker.pid);
     return {
       pipelines,
       maxOpenAtOnce: maxOpen,
       done,
       idleRssMb: mb(idleRss),
       peakRssMb: mb(peakRss),
+      workerCpuS,
       wallS: (Date.now() - started) / 1000,
     };
   } finally {
@@ -100,6 +104,14 @@ export async function measureInFlight(
 function rssOf(pid: number, field: 'VmRSS'): number {
   const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return kb ? Number(kb) * 1024 : NaN;
+}
+
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15, after the parenthesised command name). */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100; // USER_HZ, 100 on Linux
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
 function mb(bytes: number): number {

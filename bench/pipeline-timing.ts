@@ -1,8 +1,7 @@
 /**
  * Pipeline wall time against the provider's own processing time, beside the same work driven
- * straight through the provider client by a script; and the history bytes each pipeline leaves.
+ * straight through the provider client by a script (history per pipeline: pipeline-history.ts).
  */
-import type { Client } from '@temporalio/client';
 import { startPipeline } from '../src/client/pipelines';
 import { ProviderClient } from '../src/provider/client';
 import { startSimulator } from '../src/simulator';
@@ -10,12 +9,12 @@ import { startBenchWorker } from './bench-worker';
 import type { Stack } from './campaign-stack';
 import { runSubjectDirect } from './campaign-direct';
 
-const TRAINING_MS = 4_000;
-const GENERATION_MS = 2_000;
-const STYLES = [3, 5, 7];
+export const TRAINING_MS = 4_000;
+export const GENERATION_MS = 2_000;
+export const STYLES = [3, 5, 7];
 /** The script polls this often; the pipeline's floor is the same, so neither polls more eagerly. */
 const POLL_MS = 250;
-const POLLING = { initialIntervalMs: 500, minIntervalMs: POLL_MS, maxIntervalMs: 2_000 };
+export const POLLING = { initialIntervalMs: 500, minIntervalMs: POLL_MS, maxIntervalMs: 2_000 };
 
 export interface PipelineTiming {
   runs: number;
@@ -23,9 +22,6 @@ export interface PipelineTiming {
   providerMs: number;
   pipelineMedianMs: number;
   directMedianMs: number;
-  /** Server-counted history bytes of a pipeline with its children (styles, model claim), median. */
-  historyBytesMedian: number;
-  historyEventsMedian: number;
 }
 
 export async function measurePipelineTiming(
@@ -38,8 +34,6 @@ export async function measurePipelineTiming(
   });
   const worker = await startBenchWorker(stack, sim, selfie.dir);
   const pipelineMs: number[] = [];
-  const historyBytes: number[] = [];
-  const historyEvents: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
       const started = Date.now();
@@ -50,9 +44,6 @@ export async function measurePipelineTiming(
       );
       await pipeline.result();
       pipelineMs.push(Date.now() - started);
-      const history = await historyOfRun(stack.client, pipeline.workflowId);
-      historyBytes.push(history.bytes);
-      historyEvents.push(history.events);
     }
     const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
     const directMs: number[] = [];
@@ -70,35 +61,11 @@ export async function measurePipelineTiming(
       providerMs: TRAINING_MS + GENERATION_MS,
       pipelineMedianMs: median(pipelineMs),
       directMedianMs: median(directMs),
-      historyBytesMedian: median(historyBytes),
-      historyEventsMedian: median(historyEvents),
     };
   } finally {
     await worker.stop();
     await sim.stop();
   }
-}
-
-/** A pipeline and every workflow it started, as the server counts them (they share its root). */
-async function historyOfRun(client: Client, workflowId: string): Promise<{ bytes: number; events: number }> {
-  let bytes = 0;
-  let events = 0;
-  // Visibility is eventually consistent: wait until the root's children are listed.
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const ids: string[] = [];
-    for await (const run of client.workflow.list({ query: `RootWorkflowId = '${workflowId}'` }))
-      ids.push(run.workflowId);
-    if (ids.length >= 1 + STYLES.length) {
-      for (const id of ids) {
-        const description = await client.workflow.getHandle(id).describe();
-        bytes += description.historySize ?? 0;
-        events += description.historyLength;
-      }
-      return { bytes, events };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`the children of ${workflowId} were not listed`);
 }
 
 function median(values: number[]): number {

@@ -8,8 +8,9 @@
  * --write also records the table in bench/RESULTS.md with the machine's description, keeping the
  * campaign section that bench:campaign wrote.
  * Parts: polling on a virtual clock against the simulator; then, on a dev server of its own
- * (database on tmpfs) with the product's worker as a child process: pipeline wall time and
- * history, activity throughput, 1,000 pipelines in flight.
+ * (database on tmpfs) with the product's worker as a child process: pipeline wall time, history
+ * per pipeline, activity throughput, 1,000 pipelines in flight (the last two figures are also
+ * `npm run bench:scale` alone, bench/scale.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -22,18 +23,11 @@ import { measureActivityThroughput } from './activity-throughput';
 import { numberArg } from './campaign';
 import { campaignSection } from './campaign-results';
 import { startStack } from './campaign-stack';
-import { measureInFlight } from './in-flight';
 import { measurePipelineTiming } from './pipeline-timing';
 import { fixedInterval } from './polling-run';
+import { markdownTable, type Row } from './report-table';
+import { historyRows, memoryRows, step } from './scale';
 import { simulatePolling } from './simulated-polling';
-
-interface Row {
-  figure: string;
-  product: string;
-  baseline: string;
-  target: string;
-  met?: boolean;
-}
 
 const TRAINING_MS = 10 * 60_000;
 
@@ -51,24 +45,16 @@ async function main(): Promise<void> {
   const selfie = { path: path.join(stack.dir, 'selfie.png'), dir: stack.dir, bytes: selfieBytes };
   writeFileSync(selfie.path, selfieBytes);
   try {
-    step('pipeline wall time and history');
+    step('pipeline wall time');
     const timing = await measurePipelineTiming(stack, selfie);
     const overhead = (ms: number) => `${s(ms)} (+${s(ms - timing.providerMs)})`;
-    rows.push(
-      {
-        figure: `pipeline wall time, 1 selfie × 3 styles, provider processing ${s(timing.providerMs)} (median of ${timing.runs}; + overhead)`,
-        product: overhead(timing.pipelineMedianMs),
-        baseline: `direct script: ${overhead(timing.directMedianMs)}`,
-        target: '-',
-      },
-      {
-        figure: 'history per pipeline, with its style and claim workflows (server-counted, median)',
-        product: `${(timing.historyBytesMedian / 1024).toFixed(1)} KB, ${timing.historyEventsMedian} events`,
-        baseline: '-',
-        target: '< 200 KB',
-        met: timing.historyBytesMedian < 200 * 1024,
-      },
-    );
+    rows.push({
+      figure: `pipeline wall time, 1 selfie × 3 styles, provider processing ${s(timing.providerMs)} (median of ${timing.runs}; + overhead)`,
+      product: overhead(timing.pipelineMedianMs),
+      baseline: `direct script: ${overhead(timing.directMedianMs)}`,
+      target: '-',
+    });
+    rows.push(...(await historyRows(stack, selfie)));
 
     step('activity throughput');
     const throughput = await measureActivityThroughput(stack, stack.dir);
@@ -79,15 +65,7 @@ async function main(): Promise<void> {
       target: '-',
     });
 
-    step(`${pipelines} pipelines in flight`);
-    const load = await measureInFlight(stack, selfie, pipelines);
-    rows.push({
-      figure: `peak worker RSS, ${load.maxOpenAtOnce} pipelines open at once (${load.done}/${load.pipelines} done in ${load.wallS.toFixed(0)} s)`,
-      product: `${load.peakRssMb.toFixed(0)} MB`,
-      baseline: `idle worker: ${load.idleRssMb.toFixed(0)} MB`,
-      target: 'printed',
-      met: load.done === load.pipelines && load.maxOpenAtOnce === load.pipelines,
-    });
+    rows.push(...(await memoryRows(stack, selfie, pipelines)));
   } finally {
     await stack.close();
   }
@@ -146,19 +124,6 @@ async function pollingRows(): Promise<Row[]> {
   return rows;
 }
 
-function markdownTable(rows: Row[]): string {
-  const header = ['figure', 'Temporal pipeline', 'baseline', 'target', 'met'];
-  const cells = rows.map((r) => [
-    r.figure,
-    r.product,
-    r.baseline,
-    r.target,
-    r.met === undefined ? '-' : r.met ? 'yes' : 'NO',
-  ]);
-  const line = (c: string[]) => `| ${c.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...cells.map(line)].join('\n');
-}
-
 async function resultsMarkdown(
   table: string,
   minutes: string,
@@ -186,15 +151,11 @@ async function resultsMarkdown(
     table,
     '',
     'How each figure is measured: see the header comments of bench/report.ts and the modules it calls',
-    '(bench/simulated-polling.ts, pipeline-timing.ts, activity-throughput.ts, in-flight.ts).',
+    '(bench/simulated-polling.ts, pipeline-timing.ts, pipeline-history.ts, activity-throughput.ts, in-flight.ts).',
     '',
     // Campaigns under a quota have their own command and section (bench/campaign.ts); kept as written.
     ...(campaignSection() ? [campaignSection(), ''] : []),
   ].join('\n');
-}
-
-function step(what: string): void {
-  process.stderr.write(`[bench] ${what}…\n`);
 }
 
 function s(ms: number): string {

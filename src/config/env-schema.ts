@@ -18,6 +18,8 @@ export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT: number | 'auto' = 'auto';
 export const DEFAULT_API_PORT = 8080;
 /** Enough for MAX_SELFIES phone photos of a few MB each. */
 export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+/** Sticky cache of a worker (see WORKER_MAX_CACHED_WORKFLOWS in the README). */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
 const blankAsUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -153,7 +155,7 @@ export const envSchema = z.object({
   CALLBACK_PRIVATE_HOSTS: withDefault(list(','), ''),
   WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
-  WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, 500),
+  WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, DEFAULT_MAX_CACHED_WORKFLOWS),
   WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000),
   /** Worker Deployment the workers belong to (the name Temporal's worker controller sets too). */
   TEMPORAL_DEPLOYMENT_NAME: withDefault(

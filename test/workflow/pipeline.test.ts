@@ -3,6 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { getPipeline, startPipeline, type PipelineHandle } from '../../src/client/pipelines';
 import type { PipelineRequest } from '../../src/contracts/pipeline-input';
+import type { PipelineProgress } from '../../src/contracts/pipeline-state';
+import { progressChangesQuery } from '../../src/contracts/progress-feed';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../../src/simulator';
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
@@ -121,6 +123,43 @@ describe('avatar pipeline on the time-skipping server', () => {
     const lists = stats.requests.byEndpoint.listModelOrders ?? 0;
     expect(lists).toBeGreaterThanOrEqual(3);
     expect(lists).toBeLessThanOrEqual(7);
+  });
+
+  test('each style tells the pipeline its order once, not on every poll; the style run shows its own detail', async () => {
+    const provider = await simulator({
+      progression: { mode: 'wall', trainingMs: 10 * MINUTE, generationMs: 10 * MINUTE },
+    });
+    const { result, changes, signals, styleDetails } = await withPipeline(provider, {}, async (p) => {
+      const result = await p.result();
+      const handle = env.client.workflow.getHandle(p.workflowId);
+      const history = await handle.fetchHistory();
+      return {
+        result,
+        // The feed keeps every snapshot the run published (fewer than its capacity here).
+        changes: (await handle.query(progressChangesQuery, { afterVersion: 0 })).changes.map(
+          (c) => c.progress as PipelineProgress,
+        ),
+        signals: (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length,
+        styleDetails: await env.client.workflow
+          .getHandle(`${p.workflowId}/style-5`)
+          .query<{ currentDetails?: string }>('__temporal_workflow_metadata'),
+      };
+    });
+
+    expect(result.status).toBe('DONE');
+    // Every order was polled more than once, yet each style signalled the pipeline once.
+    expect(provider.stats().totals.statusCalls).toBeGreaterThan(2 * 4);
+    expect(signals).toBe(3);
+    for (const g of result.generations) {
+      const seen = changes.map((c) => c.styles.find((s) => s.styleId === g.styleId)!);
+      // Pending, then started (the pipeline saw the child start), then polling its order, then done.
+      expect(seen.some((s) => s.stage === 'creating-order')).toBe(true);
+      expect(seen.some((s) => s.stage === 'polling' && s.orderId === g.orderId)).toBe(true);
+      expect(seen[seen.length - 1]).toMatchObject({ stage: 'done', orderId: g.orderId, avatarCount: 8 });
+    }
+    const order5 = result.generations.find((g) => g.styleId === 5)!.orderId;
+    expect(styleDetails.currentDetails).toContain('**Stage:** done');
+    expect(styleDetails.currentDetails).toContain(`**Order:** ${order5}`);
   });
 
   test('30 simulated minutes of training pass in seconds, with few status calls', async () => {

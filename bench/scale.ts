@@ -1,0 +1,104 @@
+/**
+ * The scale of one worker, each figure beside its baseline in the same run:
+ * - history events of a 1-selfie × 3-style pipeline with its style and claim workflows, beside
+ *   the target and the count before style progress stopped being signalled on every poll;
+ * - peak worker RSS with N pipelines open at once (1,000 by default) under the product's default
+ *   worker settings, beside the same load with the sticky cache the earlier run used (every open
+ *   workflow cached: 2 × N + 100), with the worker's CPU time for each (what evictions cost in
+ *   replays).
+ *
+ *   npm run bench:scale                     (builds, then runs dist/bench/scale.js)
+ *   node dist/bench/scale.js [--pipelines 1000] [--history-runs 3]
+ *
+ * `npm run bench` (bench/report.ts) prints the same rows as part of its table.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../src/config/env-schema';
+import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
+import { numberArg } from './campaign';
+import { startStack, type Stack } from './campaign-stack';
+import { measureInFlight, type InFlight } from './in-flight';
+import { measurePipelineHistory } from './pipeline-history';
+import { markdownTable, type Row } from './report-table';
+
+/** The target of the issue, and the count of the last recorded run before (bench/RESULTS.md, 2026-11-22). */
+const HISTORY_TARGET = 200;
+const HISTORY_BEFORE = 440;
+const RSS_TARGET_MB = 400;
+
+export async function historyRows(
+  stack: Stack,
+  selfie: { path: string; dir: string },
+  runs = 3,
+): Promise<Row[]> {
+  step(`history of a 1-selfie × 3-style pipeline (${runs} runs)`);
+  const { median } = await measurePipelineHistory(stack, selfie, runs);
+  const signals = median.byType['WORKFLOW_EXECUTION_SIGNALED'] ?? 0;
+  const activities = median.byType['ACTIVITY_TASK_SCHEDULED'] ?? 0;
+  const timers = median.byType['TIMER_STARTED'] ?? 0;
+  const tasks = median.byType['WORKFLOW_TASK_COMPLETED'] ?? 0;
+  const { pipeline, styles, claims } = median.byWorkflow;
+  return [
+    {
+      figure: `history of a pipeline, 1 selfie × 3 styles, with its style and claim workflows (server-counted, median of ${runs}; pipeline + styles + claim; ${activities} activities, ${timers} timers, ${signals} signals, ${tasks} workflow tasks)`,
+      product: `${median.events} events (${pipeline} + ${styles} + ${claims}), ${(median.bytes / 1024).toFixed(1)} KB`,
+      baseline: `before, progress signalled on every poll: ${HISTORY_BEFORE} events`,
+      target: `≤ ${HISTORY_TARGET} events`,
+      met: median.events <= HISTORY_TARGET,
+    },
+  ];
+}
+
+export async function memoryRows(
+  stack: Stack,
+  selfie: { path: string; dir: string },
+  pipelines: number,
+): Promise<Row[]> {
+  step(`${pipelines} pipelines in flight, the worker's default settings`);
+  const ours = await measureInFlight(stack, selfie, pipelines);
+  const earlierCache = pipelines * 2 + 100;
+  step(`${pipelines} pipelines in flight, sticky cache ${earlierCache} (every open workflow cached)`);
+  const earlier = await measureInFlight(stack, selfie, pipelines, {
+    WORKER_MAX_CACHED_WORKFLOWS: String(earlierCache),
+  });
+  const all = (load: InFlight) => load.done === load.pipelines && load.maxOpenAtOnce === load.pipelines;
+  return [
+    {
+      figure: `peak worker RSS, ${ours.maxOpenAtOnce} pipelines open at once (${ours.done}/${ours.pipelines} done in ${ours.wallS.toFixed(0)} s; idle worker ${ours.idleRssMb.toFixed(0)} MB)`,
+      product: `${ours.peakRssMb.toFixed(0)} MB, worker CPU ${ours.workerCpuS.toFixed(0)} s (defaults: sticky cache ${DEFAULT_MAX_CACHED_WORKFLOWS})`,
+      baseline: `sticky cache ${earlierCache}: ${earlier.peakRssMb.toFixed(0)} MB, worker CPU ${earlier.workerCpuS.toFixed(0)} s (${earlier.done}/${earlier.pipelines} done in ${earlier.wallS.toFixed(0)} s)`,
+      target: `≤ ${RSS_TARGET_MB} MB`,
+      met: all(ours) && all(earlier) && ours.peakRssMb <= RSS_TARGET_MB,
+    },
+  ];
+}
+
+export function step(what: string): void {
+  process.stderr.write(`[bench] ${what}…\n`);
+}
+
+async function main(): Promise<void> {
+  const pipelines = numberArg(process.argv, 'pipelines', 1_000);
+  const historyRuns = numberArg(process.argv, 'history-runs', 3);
+  const stack = await startStack();
+  const selfie = { path: path.join(stack.dir, 'selfie.png'), dir: stack.dir };
+  writeFileSync(selfie.path, syntheticSelfiePng(1, 64));
+  const rows: Row[] = [];
+  try {
+    rows.push(...(await historyRows(stack, selfie, historyRuns)));
+    rows.push(...(await memoryRows(stack, selfie, pipelines)));
+  } finally {
+    await stack.close();
+  }
+  console.log(`\n${markdownTable(rows)}`);
+  const missed = rows.filter((row) => row.met === false);
+  if (missed.length > 0) console.log(`Missed: ${missed.map((row) => row.figure).join('; ')}`);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
