@@ -1,5 +1,4 @@
 import {
-  bundleWorkflowCode,
   NativeConnection,
   Runtime,
   Worker,
@@ -13,6 +12,7 @@ import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { createStorageActivities } from '../../activities/storage-activities';
 import { openBlobStore, type BlobStore } from '../storage';
+import { bundleInThread } from './bundle-in-thread';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
@@ -28,7 +28,8 @@ const WORKFLOWS_PATH = require.resolve('../../workflows');
 
 const bundles = new Map<string, Promise<WorkflowBundle>>();
 /**
- * Bundling takes seconds; do it once per process however many workers are created. With payload
+ * Bundling takes seconds; do it once per process however many workers are created, in a thread
+ * whose memory goes when it ends (src/worker/bundle-in-thread.ts). With payload
  * encryption the sandbox gets the failure converter that encodes failure messages too; with
  * tracing, the OpenTelemetry workflow interceptors (a prebuilt bundle is the only place for them).
  */
@@ -38,9 +39,8 @@ export function pipelineWorkflowBundle(
   const key = `${options.encodedFailures ? 'encoded-failures' : 'default'}${options.tracing ? '+tracing' : ''}`;
   let bundle = bundles.get(key);
   if (!bundle) {
-    bundle = bundleWorkflowCode({
+    bundle = bundleInThread({
       workflowsPath: WORKFLOWS_PATH,
-      logger: quietBundlerLogger,
       ...(options.encodedFailures ? { failureConverterPath: ENCODED_FAILURE_CONVERTER_PATH } : {}),
       ...(options.tracing ? { workflowInterceptorModules: [TRACING_WORKFLOW_INTERCEPTORS] } : {}),
     });
@@ -202,12 +202,3 @@ function blobStoreOf(config: PipelineWorkerOptions['config']): BlobStore {
   }
   return store;
 }
-
-const quietBundlerLogger = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string, meta?: unknown) => console.warn(message, meta ?? ''),
-  error: (message: string, meta?: unknown) => console.error(message, meta ?? ''),
-  log: () => undefined,
-};
