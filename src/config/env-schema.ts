@@ -18,7 +18,10 @@ export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT: number | 'auto' = 'auto';
 export const DEFAULT_API_PORT = 8080;
 /** Enough for MAX_SELFIES phone photos of a few MB each. */
 export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
-/** Sticky cache of a worker (see WORKER_MAX_CACHED_WORKFLOWS in the README). */
+/**
+ * Sticky cache of a worker (README, "Worker memory"): what the worker holds without replaying, and
+ * so the campaigns' bound on subjects in flight per worker (a subject keeps 1 + styles workflows).
+ */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
 const blankAsUndefined = (value: unknown) =>
