@@ -42,6 +42,8 @@ export function bundleInThread(options: ThreadBundleOptions): Promise<WorkflowBu
       else reject(new Error(`Bundling the workflow code failed: ${answer.error ?? 'no reason given'}`));
     });
     thread.once('error', reject);
-    thread.once('exit', (code) => reject(new Error(`The bundling thread exited (${code}) without an answer`)));
+    thread.once('exit', (code) =>
+      reject(new Error(`The bundling thread exited (${code}) without an answer`)),
+    );
   });
 }
