@@ -71,7 +71,8 @@ const SCENARIOS: Scenario[] = [
     drive: (pipeline) =>
       cancelWhen(
         pipeline,
-        (p) => p.stage === 'generating' && p.styles.every((s) => s.stage === 'polling' && s.providerStatus),
+        (p) =>
+          p.stage === 'generating' && p.styles.every((s) => s.stage === 'polling' && s.orderId !== undefined),
       ),
   },
 ];
