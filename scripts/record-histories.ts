@@ -71,8 +71,7 @@ const SCENARIOS: Scenario[] = [
     drive: (pipeline) =>
       cancelWhen(
         pipeline,
-        (p) =>
-          p.stage === 'generating' && p.styles.every((s) => s.stage === 'polling' && s.orderId !== undefined),
+        (p) => p.stage === 'generating' && p.styles.every((s) => s.stage === 'polling' && s.providerStatus),
       ),
   },
 ];
