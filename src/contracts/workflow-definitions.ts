@@ -40,7 +40,7 @@ export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<CampaignO
 /** Live progress of a pipeline: stage, model, uploads, training and every style. Works after close too. */
 export const progressQuery = defineQuery<PipelineProgress>('progress');
 
-/** Sent by a style's child workflow to its pipeline once, when the style's order starts running (its id). */
+/** Sent by a style's child workflow to its pipeline when that style moves on. */
 export const styleProgressSignal = defineSignal<[StyleProgress]>('styleProgress');
 
 /**
