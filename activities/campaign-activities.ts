@@ -24,16 +24,14 @@ export function createCampaignActivities({ manifestDir, maxCachedWorkflows }: Ca
     /**
      * The auto window's signals: the provider task queue's backlog and this worker's provider
      * answers (src/campaign/provider-queue-signals.ts), and the subjects this worker can hold
-     * (its workflow cache over the workflows a subject keeps open: its pipeline and one per style).
+     * without replaying: its workflow cache, one workflow per subject (a subject's pipeline stays
+     * open from start to end; its style runs open only to collect a DONE order's avatars).
      */
     async observeProviderQueue(input: {
       providerTaskQueue: string;
-      stylesPerSubject: number;
     }): Promise<ProviderQueueReading & { workerCapacity?: number }> {
       const reading = await readProviderQueue(Context.current().client, input.providerTaskQueue);
-      return maxCachedWorkflows
-        ? { ...reading, workerCapacity: Math.floor(maxCachedWorkflows / (1 + input.stylesPerSubject)) }
-        : reading;
+      return maxCachedWorkflows ? { ...reading, workerCapacity: maxCachedWorkflows } : reading;
     },
 
     /**

@@ -59,13 +59,13 @@ export class CampaignWindow {
   }
 
   /** Reads the provider's signals and moves the window once. */
-  async sample(inFlight: number, providerTaskQueue: string, stylesPerSubject: number): Promise<void> {
+  async sample(inFlight: number, providerTaskQueue: string): Promise<void> {
     if (!this.state) return;
     let reading: Awaited<ReturnType<typeof observeProviderQueue>>;
     try {
       reading = await observeProviderQueue.executeWithOptions(
         { summary: `read the provider queue for the in-flight window (${this.state.size})` },
-        [{ providerTaskQueue, stylesPerSubject }],
+        [{ providerTaskQueue }],
       );
     } catch (err) {
       log.warn('in-flight window: signals not read; the window keeps its size', {

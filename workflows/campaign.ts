@@ -216,7 +216,6 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   // The auto window samples the provider's signals while it is what limits the campaign: work is
   // waiting and the window is (nearly) full. Otherwise nothing is sampled, and history stays quiet.
   let sampling = true;
-  let stylesPerSubject = 1;
   const windowLimits = () => starting() && running.size >= 0.9 * window.size;
   if (window.auto) {
     void (async () => {
@@ -225,7 +224,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         if (!sampling) break;
         await sleep(window.sampleEveryMs);
         if (sampling && windowLimits()) {
-          await window.sample(running.size, input.pipeline.providerTaskQueue, stylesPerSubject);
+          await window.sample(running.size, input.pipeline.providerTaskQueue);
           changed();
         }
       }
@@ -247,7 +246,6 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     track(index, workflowId, subject.subjectId);
     startedThisRun++;
     startsPending.add(index);
-    stylesPerSubject = subject.styles.length;
     try {
       await startSubject(campaignId, workflowId, subject, input);
     } catch (err) {
