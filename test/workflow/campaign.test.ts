@@ -221,8 +221,8 @@ describe('campaigns on the dev server', () => {
         subjects(40, selfie).map((s) => `${campaign.campaignId}/${s.subjectId}`),
         ...window,
       );
+      // (How long it took overall is a benchmark's figure: npm run bench:campaign, priority.)
       expect(interactiveWait * 3).toBeLessThan(campaignWait);
-      expect(tookMs).toBeLessThan(15_000);
     });
   });
 
