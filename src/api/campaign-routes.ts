@@ -34,6 +34,7 @@ import {
   lastEventIdSchema,
   progressEventSchema,
   progressEventsDescription,
+  progressEventsResponses,
   resumePoint,
   streamProgressEvents,
 } from './event-stream';
@@ -205,13 +206,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       security,
       params: idParams,
       headers: z.looseObject({ 'last-event-id': lastEventIdSchema }),
-      response: {
-        200: campaignStreamEventSchema.describe('The event stream'),
-        204: z.null().describe('The client already received the last event'),
-        401: errorBodySchema.describe('Missing or wrong bearer token'),
-        404: errorBodySchema.describe('No campaign with this id'),
-        422: errorBodySchema.describe('Last-Event-ID is not an id of this stream'),
-      },
+      response: progressEventsResponses('campaign', campaignStreamEventSchema),
     },
     handler: async (request, reply) => {
       const { id } = request.params;

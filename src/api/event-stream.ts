@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { followProgress } from '../client/progress-stream';
-import { ApiError } from './api-error';
+import { ApiError, errorBodySchema } from './api-error';
 
 /** The id of a stream's last event: a reconnect naming it is answered 204, which tells EventSource to stop. */
 export const END_EVENT_ID = 'end';
@@ -114,6 +114,17 @@ export function progressEventsDescription(ofWhat: string, last: string): string 
     'A reconnect with `Last-Event-ID` resumes right after that event; after `end` it is answered 204.',
     `The ${ofWhat} keeps its latest 200 snapshots: a client further behind gets the oldest kept one with \`skipped: true\`.`,
   ].join(' ');
+}
+
+/** What an event stream route answers, for its OpenAPI description (pipelines and campaigns alike). */
+export function progressEventsResponses<E extends z.ZodType>(ofWhat: string, events: E) {
+  return {
+    200: events.describe('The event stream'),
+    204: z.null().describe('The client already received the last event'),
+    401: errorBodySchema.describe('Missing or wrong bearer token'),
+    404: errorBodySchema.describe(`No ${ofWhat} with this id`),
+    422: errorBodySchema.describe('Last-Event-ID is not an id of this stream'),
+  };
 }
 
 export interface ProgressEventsOptions<R> {

@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PipelineProgress, PipelineResult } from '../../contracts/pipeline-state';
-import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import {
   END_EVENT_ID,
   lastEventIdSchema,
   progressEventSchema,
   progressEventsDescription,
+  progressEventsResponses,
   resumePoint,
   streamProgressEvents,
 } from '../event-stream';
@@ -35,13 +35,7 @@ export function registerPipelineEventsRoute(app: FastifyInstance, ctx: ApiContex
       security: [{ [BEARER_SCHEME]: [] }],
       params: pipelineIdParamsSchema,
       headers: z.looseObject({ 'last-event-id': lastEventIdSchema }),
-      response: {
-        200: pipelineStreamEventSchema.describe('The event stream'),
-        204: z.null().describe('The client already received the last event'),
-        401: errorBodySchema.describe('Missing or wrong bearer token'),
-        404: errorBodySchema.describe('No pipeline with this id'),
-        422: errorBodySchema.describe('Last-Event-ID is not an id of this stream'),
-      },
+      response: progressEventsResponses('pipeline', pipelineStreamEventSchema),
     },
     handler: async (request, reply) => {
       const { id } = request.params;
