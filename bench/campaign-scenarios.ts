@@ -15,13 +15,8 @@ import { ProviderClient } from '../src/provider/client';
 import type { RunningSimulator, SimulatorStats, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';
 import { bounds, minimalRequestsPerSubject, scaled, type Scale } from './campaign-scale';
-import {
-  freshSimulator,
-  RateSampler,
-  startWorkerProcess,
-  type Stack,
-  type WorkerProcess,
-} from './campaign-stack';
+import { startBenchWorker } from './bench-worker';
+import { freshSimulator, RateSampler, type Stack, type WorkerProcess } from './campaign-stack';
 
 export interface Context {
   stack: Stack;
@@ -82,30 +77,15 @@ interface CampaignWorker {
   providerTaskQueue: string;
 }
 
+/** The product's worker as the campaign scenarios run it: the quota, and room for every subject. */
 async function startCampaignWorker(context: Context, sim: RunningSimulator): Promise<CampaignWorker> {
-  const { stack } = context;
-  const taskQueue = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  const providerTaskQueue = `${taskQueue}-provider`;
-  const worker = await startWorkerProcess(
-    stack,
-    {
-      TEMPORAL_ADDRESS: stack.server.address,
-      TEMPORAL_NAMESPACE: stack.server.namespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      PROVIDER_TASK_QUEUE: providerTaskQueue,
-      PROVIDER_BASE_URL: sim.url,
-      PROVIDER_API_KEY: 'sim-key',
-      PROVIDER_MAX_RPS: String(scaled(context.scale).rps),
-      IMAGE_ROOTS: path.dirname(context.selfie),
-      CAMPAIGN_DIR: path.join(stack.dir, 'campaigns'),
-      WORKER_MAX_CONCURRENT_ACTIVITIES: '200',
-      WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '50',
-      WORKER_MAX_CACHED_WORKFLOWS: '4000',
-      LOG_LEVEL: 'WARN',
-    },
-    { pipeline: taskQueue, provider: providerTaskQueue },
-  );
-  return { worker, taskQueue, providerTaskQueue };
+  const worker = await startBenchWorker(context.stack, sim, path.dirname(context.selfie), {
+    PROVIDER_MAX_RPS: String(scaled(context.scale).rps),
+    WORKER_MAX_CONCURRENT_ACTIVITIES: '200',
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '50',
+    WORKER_MAX_CACHED_WORKFLOWS: '4000',
+  });
+  return { worker, taskQueue: worker.taskQueue, providerTaskQueue: worker.providerTaskQueue };
 }
 
 function subjectsOf(context: Context, count: number, prefix: string): CampaignSubject[] {
