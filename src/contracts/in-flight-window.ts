@@ -63,7 +63,7 @@ export interface WindowSample {
   completions: number;
   /** Subjects in flight when sampled. */
   inFlight: number;
-  /** Subjects the workers can hold at once (their workflow cache over the workflows per subject), when known. */
+  /** Subjects the workers can hold at once without replaying (their workflow cache: one open workflow per subject), when known. */
   workerCapacity?: number;
 }
 
