@@ -20,7 +20,11 @@ export const SELFIES_PER_SUBJECT = 2;
 /**
  * Provider faults during the whole run. The client gives up on a request after 2 s, and a slow
  * answer comes after 3 s, so a slow write is performed after the client gave up: the workers wait
- * PROVIDER_WRITE_SETTLE_MS (5 s) before looking for it instead of writing twice.
+ * PROVIDER_WRITE_SETTLE_MS (12 s) before looking for it instead of writing twice. The margin is
+ * wide because the simulator starts its 3 s only once it has read the request, and while
+ * PostgreSQL and the Temporal server recover from a SIGKILL the cores can be busy for seconds:
+ * with 5 s, one run saw a generation order called twice (the second call refused: runs 1,
+ * runAttempts 2), which a late-read slow run explains.
  */
 const SIMULATOR_ARGS = [
   '--training-ms',
@@ -41,7 +45,7 @@ const SIMULATOR_ARGS = [
   '15',
 ];
 const PROVIDER_TIMEOUT_MS = '2000';
-const PROVIDER_WRITE_SETTLE_MS = '5000';
+const PROVIDER_WRITE_SETTLE_MS = '12000';
 
 export interface WorkerProcess {
   name: string;
