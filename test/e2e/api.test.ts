@@ -20,6 +20,7 @@ import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { startTestApi } from '../helpers/test-api';
 
 const TOKEN = 'test-token-0123456789';
 const SECRET = 'callback-secret-0123456789';
@@ -81,13 +82,11 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
         temporalUiUrl: UI_URL,
       },
     };
-    app = await createApiServer({
+    ({ app, base } = await startTestApi({
       config,
       client: env.client,
-      provider: new ProviderClient(config.provider),
       logger: { level: 'info', stream: lineSink(logLines) },
-    });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    }));
   });
 
   afterAll(async () => {

@@ -5,11 +5,9 @@ import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
-import { createApiServer } from '../../src/api/server';
 import type { AppConfig } from '../../src/config/load-config';
 import { MAX_DEADLINE_MS, MAX_SELFIES, MAX_STYLES } from '../../src/contracts/limits';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../../src/provider/upload-image';
-import { ProviderClient } from '../../src/provider/client';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { jpegDeclaring, pngDeclaring, tinyJpeg } from '../fixtures/images';
@@ -20,6 +18,7 @@ import { runCli, type CliOutcome } from '../helpers/run-cli';
 import { listWorkflowIds } from '../helpers/temporal-cli';
 import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { requireCompiledCli } from '../helpers/worker-process';
+import { startTestApi } from '../helpers/test-api';
 
 /*
  * The bad-input matrix of issue 7: every kind of bad input, through the starter API (in process)
@@ -860,12 +859,7 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       },
       callbacks: { signingSecret: `matrix-secret-${randomUUID()}`, privateHosts: [] },
     };
-    app = await createApiServer({
-      config: apiConfig,
-      client: env.client,
-      provider: new ProviderClient(apiConfig.provider),
-    });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    ({ app, base } = await startTestApi({ config: apiConfig, client: env.client }));
     baseEnv = {
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: namespace,

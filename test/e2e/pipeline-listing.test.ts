@@ -1,12 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
-import { createApiServer } from '../../src/api/server';
 import { startPipeline } from '../../src/client/pipelines';
-import { ProviderClient } from '../../src/provider/client';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { startTestApi, withApi } from '../helpers/test-api';
 
 const TOKEN = 'listing-token-0123456789';
 
@@ -49,12 +48,10 @@ describe('GET /v1/pipelines: filters and cursor paging', () => {
       providerUrl: 'http://127.0.0.1:9',
       imageRoots: [await makeScratchDir('listing-blobs'), selfies.dir],
     });
-    app = await createApiServer({
-      config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
+    ({ app, base } = await startTestApi({
+      config: withApi(config, { tokens: [TOKEN] }),
       client: env.client,
-      provider: new ProviderClient(config.provider),
-    });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    }));
   });
 
   afterAll(async () => {

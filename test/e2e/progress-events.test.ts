@@ -2,13 +2,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import { createApiServer, DEFAULT_API_LIMITS } from '../../src/api/server';
+import { DEFAULT_API_LIMITS } from '../../src/api/server';
 import { progressChangesQuery } from '../../src/contracts/progress-feed';
-import { ProviderClient } from '../../src/provider/client';
 import { testConfig } from '../helpers/pipeline-worker';
 import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { advanceSignal } from '../workflows/progress-feed-stand-in';
+import { startTestApi, withApi } from '../helpers/test-api';
 
 const TOKEN = 'events-token-0123456789';
 
@@ -41,12 +41,10 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
       providerUrl: 'http://127.0.0.1:9',
       imageRoots: [await makeScratchDir('events')],
     });
-    app = await createApiServer({
-      config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
+    ({ app, base } = await startTestApi({
+      config: withApi(config, { tokens: [TOKEN] }),
       client: env.client,
-      provider: new ProviderClient(config.provider),
-    });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    }));
   });
 
   afterAll(async () => {
@@ -161,15 +159,13 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
       providerUrl: 'http://127.0.0.1:9',
       imageRoots: [await makeScratchDir('events')],
     });
-    const strict = await createApiServer({
-      config: {
-        ...config,
-        api: { ...config.api, tokens: [TOKEN], limits: { ...DEFAULT_API_LIMITS, requestTimeoutMs: 1_000 } },
-      },
+    const { app: strict, base: at } = await startTestApi({
+      config: withApi(config, {
+        tokens: [TOKEN],
+        limits: { ...DEFAULT_API_LIMITS, requestTimeoutMs: 1_000 },
+      }),
       client: env.client,
-      provider: new ProviderClient(config.provider),
     });
-    const at = await strict.listen({ port: 0, host: '127.0.0.1' });
     try {
       const id = await start(1);
       const stream = await openEventStream(`${at}/v1/pipelines/${id}/events`, {

@@ -4,15 +4,14 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import type { FastifyInstance } from 'fastify';
 import { BlobStore } from '../../src/api/blob-store';
-import { createApiServer } from '../../src/api/server';
 import { sweepUploads } from '../../src/api/upload-janitor';
 import type { AppConfig } from '../../src/config/load-config';
-import { ProviderClient } from '../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { startTestApi } from '../helpers/test-api';
 
 /*
  * Issue 14, finding 8, end to end: an upload is claimed for its pipeline before the start, kept
@@ -52,12 +51,7 @@ describe('uploaded selfies are deleted once their pipeline no longer needs them'
       temporal: { ...config.temporal, address: process.env.TEMPORAL_TEST_ADDRESS ?? 'unknown' },
       api: { ...config.api, tokens: [TOKEN], blobDir },
     };
-    app = await createApiServer({
-      config: apiConfig,
-      client: env.client,
-      provider: new ProviderClient(apiConfig.provider),
-    });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    ({ app, base } = await startTestApi({ config: apiConfig, client: env.client }));
   });
 
   afterAll(async () => {

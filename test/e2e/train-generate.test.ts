@@ -1,7 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
-import { createApiServer } from '../../src/api/server';
 import { getPipeline } from '../../src/client/pipelines';
 import type { PipelineResult } from '../../src/contracts/pipeline-state';
 import { ProviderClient } from '../../src/provider/client';
@@ -14,6 +13,7 @@ import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { openEventStream } from '../helpers/sse-client';
 import { requireCompiledCli } from '../helpers/worker-process';
+import { startTestApi, withApi } from '../helpers/test-api';
 
 const TOKEN = 'models-e2e-token-0123456789';
 
@@ -51,12 +51,10 @@ describe('train once, generate later, retry without retraining', () => {
     // The API's upload janitor owns its blob directory (the first root): a scratch one, not the selfies.
     const blobDir = await makeScratchDir('train-generate-blobs');
     const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [blobDir, selfiesDir] });
-    app = await createApiServer({
-      config: { ...config, api: { ...config.api, tokens: [TOKEN] } },
+    ({ app, base } = await startTestApi({
+      config: withApi(config, { tokens: [TOKEN] }),
       client: env.client,
-      provider: new ProviderClient(config.provider),
-    });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    }));
     const { address, namespace } = devServerUnderTest();
     cliEnv = {
       TEMPORAL_ADDRESS: address,
