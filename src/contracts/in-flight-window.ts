@@ -6,18 +6,30 @@
  * seconds, about R × T / K subjects must be in flight (Little's law). T is the provider's speed
  * and changes; nobody should have to compute it. The provider task queue tells when the quota is
  * full: its activities are rate limited by the server (PROVIDER_MAX_RPS), so demand above the
- * quota becomes a backlog whose head waits (schedule-to-start latency). The controller keeps that
- * backlog small but present: an empty queue means quota left unused, a deep one means every
- * request (interactive ones and other campaigns' included) waits longer for no extra throughput.
+ * quota becomes a backlog. The controller keeps that backlog small but present: an empty queue
+ * means quota left unused, a deep one means every request (interactive ones and other campaigns'
+ * included) waits longer for no extra throughput.
+ *
+ * The backlog's wait is the smaller of its head's age and its count over the quota (the seconds of
+ * quota work queued): a burst of starts makes the head old while the queue drains fast, a stale
+ * count says nothing about the head. The Little's-law size is estimated from the sample itself:
+ * the subjects in flight made `served` requests/s, so R / served × in flight of them would make R.
  *
  * Each sample moves the window once, first rule that applies:
  *   1. 429 answers from the provider (the real quota is below PROVIDER_MAX_RPS): shrink ×0.7
  *      (×0.5 when more than 5% of answers were 429);
  *   2. provider errors (5xx, network) above 10% of answers: shrink ×0.8;
- *   3. backlog older than `highBacklogMs` and not draining: shrink ×0.85;
+ *   3. wait over `highBacklogMs`: hold while the backlog drains (its count fell since the previous
+ *      sample), or when it is the first such sample after a calm one (a burst of starts the window
+ *      just allowed passes within a sample when demand fits the quota); otherwise shrink by the
+ *      demand's excess over the quota (×quota ÷ (served + the backlog's growth per second),
+ *      within ×0.7…×0.9; ×0.85 without a quota) and mark congestion. A wait over four times
+ *      `highBacklogMs` shrinks at once;
  *   4. window not full (fewer in flight than it allows: manifest ending, paused): hold;
- *   5. backlog younger than `lowBacklogMs`: grow, ×1.5 until the first congestion (slow start),
- *      then +5% (at least one) per sample;
+ *   5. wait under `lowBacklogMs`: grow towards the Little's-law size plus 10% (a slight excess
+ *      keeps a backlog, so the quota never idles), at most ×2 a sample before the first congestion
+ *      and ×1.5 after it, at least ×1.5 before it and +5% (at least one) after it. Without a quota
+ *      or answers to estimate from: ×1.5 before the first congestion, +10% after;
  *   6. otherwise hold: the quota is in use and requests wait little.
  * The result is clamped to [floor, min(cap, what the workers can hold)].
  */
@@ -63,6 +75,12 @@ export interface WindowSample {
   completions: number;
   /** Subjects in flight when sampled. */
   inFlight: number;
+  /** Time since the previous sample (workflow time), when there was one. */
+  elapsedMs?: number;
+  /** The provider queue's rate limit (PROVIDER_MAX_RPS), when the worker knows it. */
+  quotaRps?: number;
+  /** Tasks dispatched per second from the provider queue to every worker (the server's average), when known. */
+  dispatchRate?: number;
   /** Subjects the workers can hold at once without replaying (their workflow cache: one open workflow per subject), when known. */
   workerCapacity?: number;
 }
@@ -74,9 +92,9 @@ export interface WindowTuning {
   floor: number;
   /** Starting size. */
   initial: number;
-  /** Backlog age under which the provider keeps up (grow). */
+  /** Backlog wait under which the provider keeps up (grow). */
   lowBacklogMs: number;
-  /** Backlog age over which requests wait too long (shrink unless already draining). */
+  /** Backlog wait over which requests wait too long (shrink unless draining or a passing burst). */
   highBacklogMs: number;
 }
 
@@ -105,9 +123,19 @@ export interface WindowState {
   reason: WindowReason;
   /** One line for people: the figures behind the reason. */
   detail: string;
-  /** Backlog age of the previous sample, for the trend. */
+  /** Backlog of the previous sample, for the trend. */
   lastBacklogAgeMs: number;
-  /** False until the first congestion: growth is multiplicative until then. */
+  lastBacklogCount?: number;
+  /** Whether the previous sample's wait was over `highBacklogMs`. */
+  lastOverHigh?: boolean;
+  /**
+   * Averages over about one subject's duration (Little's law: in flight ÷ completions per second;
+   * the campaign's age before the first completion), so the subjects' phases (the bursts at start
+   * and at the end, the quiet training between) even out: requests/s demanded (served plus the
+   * backlog's growth), subjects in flight, completions/s, and the time they cover.
+   */
+  averages?: { demandRps: number; inFlight: number; completionRps: number; coveredMs: number };
+  /** False until the first congestion: growth is bolder until then. */
   congested: boolean;
 }
 
@@ -118,6 +146,8 @@ export function initialWindow(tuning: WindowTuning = DEFAULT_WINDOW_TUNING): Win
     reason: 'starting',
     detail: `starting at ${size} (cap ${tuning.cap})`,
     lastBacklogAgeMs: 0,
+    lastBacklogCount: 0,
+    lastOverHigh: false,
     congested: false,
   };
 }
@@ -130,10 +160,48 @@ export function nextWindow(
 ): WindowState {
   const { size } = state;
   const age = Math.max(0, sample.backlogAgeMs);
+  const count = Math.max(0, sample.backlogCount);
+  const quota = sample.quotaRps && sample.quotaRps > 0 ? sample.quotaRps : undefined;
+  const elapsedS = sample.elapsedMs && sample.elapsedMs > 0 ? sample.elapsedMs / 1000 : undefined;
+  const wait = quota ? Math.min(age, (count / quota) * 1000) : age;
+  // Requests/s the provider served: this worker's accepted answers, or the server's dispatch rate
+  // when higher (several workers share the queue).
+  const answered = elapsedS ? Math.max(0, sample.requests - sample.rateLimited) / elapsedS : 0;
+  const served = Math.max(answered, sample.dispatchRate ?? 0);
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  const backlog = `backlog ${sample.backlogCount} task(s), oldest ${seconds(age)}`;
+  const backlog = `backlog ${count} task(s), oldest ${seconds(age)}${quota ? `, ${seconds((count / quota) * 1000)} of quota` : ''}`;
+  const rate = quota && elapsedS ? `; ${served.toFixed(1)} of ${quota} requests/s served` : '';
+  const overHigh = wait > tuning.highBacklogMs;
+  const lastCount = state.lastBacklogCount ?? 0;
+  const averages = elapsedS
+    ? average(state.averages, {
+        demandRps: served + (count - lastCount) / elapsedS,
+        // Subjects whose request waits in the backlog demand nothing meanwhile: count the others.
+        inFlight: Math.max(0, sample.inFlight - count),
+        completionRps: sample.completions / elapsedS,
+        elapsedMs: elapsedS * 1000,
+      })
+    : state.averages;
+  // Little's law: subjects in flight ÷ requests/s a subject demands × the quota.
+  const needed =
+    quota && averages && averages.demandRps > 0 && averages.inFlight > 0
+      ? (quota * averages.inFlight) / averages.demandRps
+      : undefined;
   const decide = (target: number, reason: WindowReason, detail: string, congested = state.congested) =>
-    bounded({ size: target, reason, detail, lastBacklogAgeMs: age, congested }, sample, tuning);
+    bounded(
+      {
+        size: target,
+        reason,
+        detail,
+        lastBacklogAgeMs: age,
+        lastBacklogCount: count,
+        lastOverHigh: overHigh,
+        congested,
+        ...(averages ? { averages } : {}),
+      },
+      sample,
+      tuning,
+    );
 
   if (sample.rateLimited > 0) {
     const share = sample.requests > 0 ? sample.rateLimited / sample.requests : 1;
@@ -152,24 +220,47 @@ export function nextWindow(
       true,
     );
   }
-  if (age > tuning.highBacklogMs) {
-    // A backlog already draining fast (the window shrank or a burst is passing) needs no further cut.
-    if (age < 0.8 * state.lastBacklogAgeMs) return decide(size, 'holding', `${backlog}, draining`);
+  if (overHigh) {
+    const severe = wait > 4 * tuning.highBacklogMs;
+    if (sample.inFlight > size)
+      return decide(
+        size,
+        'backlog',
+        `${backlog}; ${sample.inFlight} in flight above the window: none start until they end${rate}`,
+      );
+    if (!severe && count < lastCount) return decide(size, 'holding', `${backlog}, draining${rate}`);
+    if (!severe && !state.lastOverHigh)
+      return decide(size, 'holding', `${backlog}, new: waiting a sample for it to pass${rate}`);
+    // Demand is what was served plus what the backlog grew by; the window shrinks by its excess.
+    const growth = elapsedS ? Math.max(0, count - lastCount) / elapsedS : 0;
+    const factor =
+      quota && elapsedS && served > 0 ? bound(quota / (served + growth), 0.7, 0.9) : 0.85;
     return decide(
-      Math.floor(size * 0.85),
+      Math.floor(size * factor),
       'backlog',
-      `${backlog} (over ${seconds(tuning.highBacklogMs)})`,
+      `${backlog} (over ${seconds(tuning.highBacklogMs)}, not draining)${rate}`,
       true,
     );
   }
   if (sample.inFlight < size * 0.9) {
     return decide(size, 'not-full', `${sample.inFlight} in flight of ${size} allowed; ${backlog}`);
   }
-  if (age < tuning.lowBacklogMs) {
-    const grown = state.congested ? size + Math.max(1, Math.round(size * 0.05)) : Math.ceil(size * 1.5);
-    return decide(grown, 'growing', `provider keeps up: ${backlog}; ${sample.completions} subject(s) ended`);
+  if (wait < tuning.lowBacklogMs) {
+    const ended = `${sample.completions} subject(s) ended`;
+    if (needed !== undefined) {
+      const target = needed * 1.1;
+      const factor = state.congested ? bound(target / size, 1.05, 1.5) : bound(target / size, 1.5, 2);
+      const grown = Math.max(size + 1, Math.round(size * factor));
+      return decide(
+        grown,
+        'growing',
+        `provider keeps up: ${backlog}${rate}; about ${Math.round(needed)} in flight fill the quota; ${ended}`,
+      );
+    }
+    const grown = state.congested ? size + Math.max(1, Math.round(size * 0.1)) : Math.ceil(size * 1.5);
+    return decide(grown, 'growing', `provider keeps up: ${backlog}; ${ended}`);
   }
-  return decide(size, 'holding', `quota in use: ${backlog}`);
+  return decide(size, 'holding', `quota in use: ${backlog}${rate}`);
 }
 
 /** Clamps to [floor, min(cap, worker capacity)] and says so when a bound decided the size. */
@@ -188,6 +279,31 @@ function bounded(state: WindowState, sample: WindowSample, tuning: WindowTuning)
       : { ...state, size, reason: 'at-cap', detail: `cap ${tuning.cap} reached; ${state.detail}` };
   }
   return { ...state, size };
+}
+
+/** Moves the averages by one sample, weighted by its share of about one subject's duration. */
+function average(
+  previous: WindowState['averages'],
+  sample: { demandRps: number; inFlight: number; completionRps: number; elapsedMs: number },
+): NonNullable<WindowState['averages']> {
+  const { elapsedMs, ...now } = sample;
+  if (!previous) return { ...now, coveredMs: elapsedMs };
+  const subjectMs =
+    previous.completionRps > 0
+      ? (previous.inFlight / previous.completionRps) * 1000
+      : previous.coveredMs + elapsedMs;
+  const weight = Math.min(1, elapsedMs / Math.max(subjectMs, elapsedMs));
+  const mix = (a: number, b: number) => a + (b - a) * weight;
+  return {
+    demandRps: mix(previous.demandRps, now.demandRps),
+    inFlight: mix(previous.inFlight, now.inFlight),
+    completionRps: mix(previous.completionRps, now.completionRps),
+    coveredMs: previous.coveredMs + elapsedMs,
+  };
+}
+
+function bound(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
 }
 
 function clamp(value: number, low: number, high: number): number {
