@@ -16,22 +16,34 @@ export interface CampaignActivityDependencies {
   manifestDir: string;
   /** Workflows this worker keeps cached (WORKER_MAX_CACHED_WORKFLOWS): what it can hold without replaying. */
   maxCachedWorkflows?: number;
+  /** PROVIDER_MAX_RPS: the provider queue's rate limit, the quota the window fills. */
+  providerMaxRps?: number;
 }
 
 /** Activities of the campaign workflow; they run on the pipeline task queue, not the provider's. */
-export function createCampaignActivities({ manifestDir, maxCachedWorkflows }: CampaignActivityDependencies) {
+export function createCampaignActivities({
+  manifestDir,
+  maxCachedWorkflows,
+  providerMaxRps,
+}: CampaignActivityDependencies) {
   return {
     /**
      * The auto window's signals: the provider task queue's backlog and this worker's provider
      * answers (src/campaign/provider-queue-signals.ts), and the subjects this worker can hold
      * without replaying: its workflow cache, one workflow per subject (a subject's pipeline stays
-     * open from start to end; its style runs open only to collect a DONE order's avatars).
+     * open from start to end; its style runs open only to collect a DONE order's avatars), and
+     * the quota: the provider queue's rate limit as this worker's configuration states it
+     * (PROVIDER_MAX_RPS).
      */
     async observeProviderQueue(input: {
       providerTaskQueue: string;
-    }): Promise<ProviderQueueReading & { workerCapacity?: number }> {
+    }): Promise<ProviderQueueReading & { workerCapacity?: number; quotaRps?: number }> {
       const reading = await readProviderQueue(Context.current().client, input.providerTaskQueue);
-      return maxCachedWorkflows ? { ...reading, workerCapacity: maxCachedWorkflows } : reading;
+      return {
+        ...reading,
+        ...(maxCachedWorkflows ? { workerCapacity: maxCachedWorkflows } : {}),
+        ...(providerMaxRps ? { quotaRps: providerMaxRps } : {}),
+      };
     },
 
     /**

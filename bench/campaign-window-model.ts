@@ -126,12 +126,19 @@ export function simulateWindow(options: ModelOptions, controller: Controller = p
   for (let tick = 0; ended < options.subjects; tick++) {
     now = tick * DT;
     while (started < options.subjects && running.size < state.size) {
-      const subject: Subject = { step: 0, awaiting: 0, dueAt: undefined, lastAnswerAt: now, lastRunAnswerAt: now };
+      const subject: Subject = {
+        step: 0,
+        awaiting: 0,
+        dueAt: undefined,
+        lastAnswerAt: now,
+        lastRunAnswerAt: now,
+      };
       running.add(subject);
       started++;
       send(subject, now);
     }
-    for (const subject of running) if (subject.dueAt !== undefined && subject.dueAt <= now) send(subject, now);
+    for (const subject of running)
+      if (subject.dueAt !== undefined && subject.dueAt <= now) send(subject, now);
     // The server's rate limit: R tasks a second, a burst of at most one second's worth.
     tokens = Math.min(options.rps, tokens + options.rps * DT);
     while (tokens >= 1 && head < queue.length) {
@@ -183,7 +190,9 @@ export function simulateWindow(options: ModelOptions, controller: Controller = p
       windows.push(state.size);
       inFlight.push(running.size);
       if (tick % Math.round(50 / DT) === 0)
-        trace.push(`${now.toFixed(0)} s: window ${state.size} (${state.reason}), in flight ${running.size}, backlog ${(queue.length - head).toString()}`);
+        trace.push(
+          `${now.toFixed(0)} s: window ${state.size} (${state.reason}), in flight ${running.size}, backlog ${(queue.length - head).toString()}`,
+        );
     }
   }
   const seconds = servedPerSecond.length;
@@ -202,7 +211,7 @@ export function simulateWindow(options: ModelOptions, controller: Controller = p
   };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const argv = process.argv;
   const options: ModelOptions = {
     subjects: numberArg(argv, 'subjects', 1000),
@@ -212,7 +221,7 @@ function main(): void {
     sampleS: numberArg(argv, 'sample', 10),
   };
   const at = argv.indexOf('--controller');
-  const controller = at >= 0 ? (require(path.resolve(argv[at + 1]!)) as Controller) : product;
+  const controller = at >= 0 ? ((await import(path.resolve(argv[at + 1]!))) as Controller) : product;
   const result = simulateWindow(options, controller);
   const k = subjectScript(options.trainingS, options.generationS).reduce((n, s) => n + s.requests, 0);
   const bound = Math.max((options.subjects * k) / options.rps, options.trainingS + options.generationS);
@@ -229,4 +238,9 @@ function main(): void {
   for (const line of result.trace) console.log(`  ${line}`);
 }
 
-if (require.main === module) main();
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

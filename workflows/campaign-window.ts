@@ -28,6 +28,8 @@ export class CampaignWindow {
   private readonly tuning: WindowTuning;
   private lastReading: ProviderQueueReading | undefined;
   private completions = 0;
+  /** Workflow time of the previous reading (deterministic: the workflow's clock). */
+  private lastReadAt: number | undefined;
 
   constructor(
     private readonly settings: CampaignWindowSettings,
@@ -74,7 +76,14 @@ export class CampaignWindow {
       return;
     }
     const answers = answersBetween(this.lastReading, reading);
+    const readAt = Date.now();
+    // Answers between two readings of one process cover the time between them; none otherwise.
+    const elapsedMs =
+      this.lastReading && this.lastReading.tallyId === reading.tallyId && this.lastReadAt !== undefined
+        ? readAt - this.lastReadAt
+        : undefined;
     this.lastReading = reading;
+    this.lastReadAt = readAt;
     const previous = this.state;
     this.state = nextWindow(
       previous,
@@ -84,6 +93,9 @@ export class CampaignWindow {
         ...answers,
         completions: this.completions,
         inFlight,
+        dispatchRate: reading.dispatchRate,
+        ...(elapsedMs !== undefined ? { elapsedMs } : {}),
+        ...(reading.quotaRps !== undefined ? { quotaRps: reading.quotaRps } : {}),
         ...(reading.workerCapacity !== undefined ? { workerCapacity: reading.workerCapacity } : {}),
       },
       this.tuning,

@@ -233,8 +233,7 @@ export function nextWindow(
       return decide(size, 'holding', `${backlog}, new: waiting a sample for it to pass${rate}`);
     // Demand is what was served plus what the backlog grew by; the window shrinks by its excess.
     const growth = elapsedS ? Math.max(0, count - lastCount) / elapsedS : 0;
-    const factor =
-      quota && elapsedS && served > 0 ? bound(quota / (served + growth), 0.7, 0.9) : 0.85;
+    const factor = quota && elapsedS && served > 0 ? bound(quota / (served + growth), 0.7, 0.9) : 0.85;
     return decide(
       Math.floor(size * factor),
       'backlog',

@@ -87,6 +87,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
+        providerMaxRps: config.providerQueue.maxRequestsPerSecond,
       }),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,

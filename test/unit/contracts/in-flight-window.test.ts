@@ -44,10 +44,22 @@ describe('the auto in-flight window', () => {
     expect(run(start, 5, (s) => calm(s)).size).toBeGreaterThan(50);
   });
 
-  it('grows slowly (additively) once it has seen congestion', () => {
+  it('grows by a tenth once it has seen congestion, when it cannot estimate the size needed', () => {
     const congested: WindowState = { ...initialWindow(tuning), size: 100, congested: true };
     const next = nextWindow(congested, calm(congested), tuning);
-    expect(next.size).toBe(105);
+    expect(next.size).toBe(110);
+  });
+
+  it("grows towards the Little's-law size (quota ÷ requests/s a subject makes), at most ×2 a sample", () => {
+    // 10 subjects served 2 requests/s over 10 s: 0.2 a subject, so 100 of them fill a quota of 20.
+    const start = initialWindow(tuning);
+    const quick = nextWindow(start, calm(start, { requests: 20, elapsedMs: 10_000, quotaRps: 20 }), tuning);
+    expect(quick.size).toBe(20);
+    expect(quick.detail).toContain('about 100 in flight fill the quota');
+    // Near the size needed (90 in flight served 19/s), slow start still grows by half.
+    const near = { ...start, size: 90 };
+    const next = nextWindow(near, calm(near, { requests: 190, elapsedMs: 10_000, quotaRps: 20 }), tuning);
+    expect(next.size).toBe(135);
   });
 
   it('does not grow when the window is not full (the window is not the limit)', () => {
@@ -72,13 +84,18 @@ describe('the auto in-flight window', () => {
     expect(few.detail).toContain('2 of 100');
     const many = nextWindow(state, calm(state, { rateLimited: 30 }), tuning);
     expect(many.size).toBe(50);
-    // After congestion, growth is additive.
-    expect(nextWindow(few, calm(few), tuning).size).toBe(74);
+    // After congestion, without a quota to estimate from, growth is by a tenth.
+    expect(nextWindow(few, calm(few), tuning).size).toBe(77);
   });
 
-  it('shrinks when the provider task queue backlog grows old, and holds while it drains', () => {
-    const state = { ...initialWindow(tuning), size: 100, lastBacklogAgeMs: 3_000 };
-    const deep = nextWindow(state, calm(state, { backlogCount: 300, backlogAgeMs: 9_000 }), tuning);
+  it('shrinks when the provider task queue backlog stays old, and holds while it drains', () => {
+    const state = { ...initialWindow(tuning), size: 100, lastBacklogAgeMs: 3_000, lastBacklogCount: 40 };
+    // The first old backlog after a calm sample may be a burst of starts passing: one sample's grace.
+    const burst = nextWindow(state, calm(state, { backlogCount: 300, backlogAgeMs: 9_000 }), tuning);
+    expect(burst.size).toBe(100);
+    expect(burst.reason).toBe('holding');
+    expect(burst.detail).toContain('waiting a sample');
+    const deep = nextWindow(burst, calm(burst, { backlogCount: 320, backlogAgeMs: 9_000 }), tuning);
     expect(deep.size).toBe(85);
     expect(deep.reason).toBe('backlog');
     const draining = nextWindow(deep, calm(deep, { backlogCount: 150, backlogAgeMs: 6_000 }), tuning);
@@ -86,6 +103,57 @@ describe('the auto in-flight window', () => {
     expect(draining.reason).toBe('holding');
     const stuck = nextWindow(draining, calm(draining, { backlogCount: 200, backlogAgeMs: 6_500 }), tuning);
     expect(stuck.size).toBe(72);
+  });
+
+  it('shrinks by the excess of demand over the quota when it knows the quota', () => {
+    // Served 20/s (the quota) while the backlog grew by 10/s: demand 30/s, so ×2/3, within ×0.7…×0.9.
+    const state: WindowState = {
+      ...initialWindow(tuning),
+      size: 100,
+      lastBacklogCount: 100,
+      lastOverHigh: true,
+    };
+    const next = nextWindow(
+      state,
+      calm(state, {
+        requests: 200,
+        elapsedMs: 10_000,
+        quotaRps: 20,
+        backlogCount: 200,
+        backlogAgeMs: 12_000,
+      }),
+      tuning,
+    );
+    expect(next.size).toBe(70);
+    expect(next.reason).toBe('backlog');
+    expect(next.congested).toBe(true);
+  });
+
+  it('reads a burst that drains fast as a short wait: its count over the quota, not its head age', () => {
+    const state = { ...initialWindow(tuning), size: 100, lastOverHigh: true, lastBacklogCount: 0 };
+    const next = nextWindow(
+      state,
+      calm(state, { requests: 150, elapsedMs: 10_000, quotaRps: 20, backlogCount: 10, backlogAgeMs: 9_000 }),
+      tuning,
+    );
+    expect(next.reason).toBe('growing');
+  });
+
+  it('does not shrink further while more subjects are in flight than the window allows', () => {
+    const state: WindowState = {
+      ...initialWindow(tuning),
+      size: 60,
+      lastBacklogCount: 100,
+      lastOverHigh: true,
+    };
+    const next = nextWindow(
+      state,
+      calm(state, { inFlight: 90, backlogCount: 400, backlogAgeMs: 15_000 }),
+      tuning,
+    );
+    expect(next.size).toBe(60);
+    expect(next.reason).toBe('backlog');
+    expect(next.detail).toContain('90 in flight above the window');
   });
 
   it('shrinks on provider errors above a tenth of the answers', () => {
@@ -133,6 +201,48 @@ describe('the auto in-flight window', () => {
     const tail = sizes.slice(-20);
     expect(Math.min(...tail)).toBeGreaterThanOrEqual(90);
     expect(Math.max(...tail)).toBeLessThanOrEqual(140);
+  });
+
+  /**
+   * A rate-limited provider queue: each subject in flight asks 0.2 requests/s, the quota serves
+   * 20/s (so 100 in flight fill it); demand above the quota waits in the backlog.
+   */
+  function queueModel(from: WindowState, samples: number) {
+    let state = from;
+    let backlog = 0;
+    const sizes: number[] = [];
+    const waits: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const demand = state.size * 0.2 * 5;
+      const served = Math.min(backlog + demand, 20 * 5);
+      backlog = backlog + demand - served;
+      state = nextWindow(
+        state,
+        calm(state, {
+          requests: served,
+          elapsedMs: 5_000,
+          quotaRps: 20,
+          backlogCount: backlog,
+          backlogAgeMs: (backlog / 20) * 1000,
+        }),
+        tuning,
+      );
+      sizes.push(state.size);
+      waits.push(backlog / 20);
+    }
+    return { sizes, waits };
+  }
+
+  it('recovers quickly after congestion when it knows the quota: back to the size needed in a few samples', () => {
+    // Cut to 20 by a congestion; 100 in flight fill the quota.
+    const cut: WindowState = { ...initialWindow(tuning), size: 20, congested: true };
+    const { sizes } = queueModel(cut, 40);
+    expect(sizes.findIndex((size) => size >= 90)).toBeLessThanOrEqual(4);
+    // …and holds there without swinging into deep backlogs.
+    const tail = queueModel(cut, 60).sizes.slice(-30);
+    expect(Math.min(...tail)).toBeGreaterThanOrEqual(85);
+    expect(Math.max(...tail)).toBeLessThanOrEqual(140);
+    expect(Math.max(...queueModel(cut, 60).waits.slice(-30))).toBeLessThanOrEqual(10);
   });
 
   it('is deterministic: the same samples give the same windows', () => {
