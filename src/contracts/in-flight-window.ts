@@ -12,19 +12,23 @@
  *
  * The backlog's wait is the smaller of its head's age and its count over the quota (the seconds of
  * quota work queued): a burst of starts makes the head old while the queue drains fast, a stale
- * count says nothing about the head. The Little's-law size is estimated from the sample itself:
- * the subjects in flight made `served` requests/s, so R / served × in flight of them would make R.
+ * count says nothing about the head. The Little's-law size is R ÷ the requests/s one subject
+ * demands: demand (served plus the backlog's growth) over the subjects in flight whose requests
+ * are not waiting in the backlog, both averaged over about one subject's duration, so the bursts
+ * at a subject's start and end and the quiet training between even out.
  *
  * Each sample moves the window once, first rule that applies:
  *   1. 429 answers from the provider (the real quota is below PROVIDER_MAX_RPS): shrink ×0.7
  *      (×0.5 when more than 5% of answers were 429);
  *   2. provider errors (5xx, network) above 10% of answers: shrink ×0.8;
- *   3. wait over `highBacklogMs`: hold while the backlog drains (its count fell since the previous
- *      sample), or when it is the first such sample after a calm one (a burst of starts the window
- *      just allowed passes within a sample when demand fits the quota); otherwise shrink by the
+ *   3. wait over `highBacklogMs`: hold while more subjects are in flight than the window allows
+ *      (none start until they end, a smaller window changes nothing yet), while the backlog
+ *      drains (its count fell since the previous sample), or when it is the first such sample
+ *      after a calm one (a burst of starts the window just allowed passes within a sample when
+ *      demand fits the quota); otherwise shrink by the
  *      demand's excess over the quota (×quota ÷ (served + the backlog's growth per second),
  *      within ×0.7…×0.9; ×0.85 without a quota) and mark congestion. A wait over four times
- *      `highBacklogMs` shrinks at once;
+ *      `highBacklogMs` gets neither the draining hold nor the grace;
  *   4. window not full (fewer in flight than it allows: manifest ending, paused): hold;
  *   5. wait under `lowBacklogMs`: grow towards the Little's-law size plus 10% (a slight excess
  *      keeps a backlog, so the quota never idles), at most ×2 a sample before the first congestion
