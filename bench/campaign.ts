@@ -18,8 +18,9 @@
  *   continue-as-new boundaries.
  * - fairness: a 300-subject campaign, then a 30-subject one 30 s later on the same queue and
  *   quota; the small one's makespan beside its makespan alone.
- * - priority: an interactive pipeline started while a campaign saturates the quota, beside the
- *   same pipeline on an idle system.
+ * - priority: an interactive pipeline started while a campaign saturates the quota (once the
+ *   provider queue has a backlog, at least --priority-after s in), beside the same pipeline on an
+ *   idle system, with the queue's backlog when it started and while it ran.
  * --time-scale s multiplies every duration and divides every rate (see campaign-scale.ts); the
  * output says so. --write records the output in bench/RESULTS.md (its campaign section);
  * --append adds it to that section instead of replacing it.
