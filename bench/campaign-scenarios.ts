@@ -367,6 +367,15 @@ export async function runRunBoundaries(context: Context, subjects = 1_000, perRu
     say(
       `${summary.subjects.filter((s) => s.status === 'DONE').length}/${subjects} done in ${((Date.now() - started) / 1000 / scale.timeScale).toFixed(0)} s, ${samples[samples.length - 1]?.run ?? '?'} runs.`,
     );
+    const middle = samples.slice(Math.floor(samples.length * 0.1), Math.floor(samples.length * 0.9));
+    const windows = middle.flatMap((s) => (s.window !== undefined ? [s.window] : []));
+    const inFlight = middle.map((s) => s.running);
+    if (middle.length > 0)
+      say(
+        `Over the middle 10-90% of the run: in flight ${Math.min(...inFlight)}-${Math.max(...inFlight)}` +
+          (windows.length > 0 ? `, window ${Math.min(...windows)}-${Math.max(...windows)}` : '') +
+          `; ${sim.stats().requests.total} requests, ${sim.stats().rateLimited} answered 429.`,
+      );
     say(`In flight around each boundary (samples 1 s apart, 3 before and 3 after):`);
     for (const line of boundaries) say(`- ${line}`);
     say(
