@@ -283,7 +283,11 @@ function loadLine(): string {
 }
 
 /** Auto window, fixed window and naive Promise.all under the quota, with the issue's targets. */
-export async function runQuota(context: Context, fixed: number): Promise<void> {
+export async function runQuota(
+  context: Context,
+  fixed: number,
+  approaches: string[] = ['auto', 'fixed', 'naive'],
+): Promise<void> {
   const { scale, say } = context;
   const b = bounds(scale);
   const minimal = minimalRequestsPerSubject(scale.styles.length);
@@ -293,12 +297,16 @@ export async function runQuota(context: Context, fixed: number): Promise<void> {
   process.stderr.write('auto window…\n');
   results.push(await campaignApproach(context, 'campaign, auto window', { kind: 'auto' }));
   say(`Load after the auto run: ${loadLine()}.`);
-  process.stderr.write(`fixed window of ${fixed}…\n`);
-  results.push(
-    await campaignApproach(context, `campaign, fixed window ${fixed}`, { kind: 'fixed', size: fixed }),
-  );
-  process.stderr.write('naive Promise.all…\n');
-  results.push(await naiveApproach(context, Math.ceil(3 * b.targetBaseS)));
+  if (approaches.includes('fixed')) {
+    process.stderr.write(`fixed window of ${fixed}…\n`);
+    results.push(
+      await campaignApproach(context, `campaign, fixed window ${fixed}`, { kind: 'fixed', size: fixed }),
+    );
+  }
+  if (approaches.includes('naive')) {
+    process.stderr.write('naive Promise.all…\n');
+    results.push(await naiveApproach(context, Math.ceil(3 * b.targetBaseS)));
+  }
   say(`Load after: ${loadLine()}.`);
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const table = results.map((r) => ({
@@ -368,6 +376,7 @@ export async function runRunBoundaries(context: Context, subjects = 1_000, perRu
       `${summary.subjects.filter((s) => s.status === 'DONE').length}/${subjects} done in ${((Date.now() - started) / 1000 / scale.timeScale).toFixed(0)} s, ${samples[samples.length - 1]?.run ?? '?'} runs.`,
     );
     const middle = samples.slice(Math.floor(samples.length * 0.1), Math.floor(samples.length * 0.9));
+    const step = 100_000 * scale.timeScale;
     const windows = middle.flatMap((s) => (s.window !== undefined ? [s.window] : []));
     const inFlight = middle.map((s) => s.running);
     if (middle.length > 0)
@@ -376,6 +385,18 @@ export async function runRunBoundaries(context: Context, subjects = 1_000, perRu
           (windows.length > 0 ? `, window ${Math.min(...windows)}-${Math.max(...windows)}` : '') +
           `; ${sim.stats().requests.total} requests, ${sim.stats().rateLimited} answered 429.`,
       );
+    const trace = samples.filter(
+      (s, i) => i === 0 || Math.floor(s.atMs / step) > Math.floor(samples[i - 1]!.atMs / step),
+    );
+    say(
+      `Every ${step / 1000 / scale.timeScale} s: ` +
+        trace
+          .map(
+            (s) =>
+              `${(s.atMs / 1000 / scale.timeScale).toFixed(0)} s ${s.running} in flight, window ${s.window ?? '-'} (${s.why ?? '-'})`,
+          )
+          .join('; '),
+    );
     say(`In flight around each boundary (samples 1 s apart, 3 before and 3 after):`);
     for (const line of boundaries) say(`- ${line}`);
     say(

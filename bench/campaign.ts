@@ -5,6 +5,7 @@
  *
  *   npm run bench:campaign                      (builds, then runs dist/bench/campaign.js)
  *   node dist/bench/campaign.js [--scenario quota,runs,fairness,priority] [--subjects 300]
+ *     [--quota-approaches auto,fixed,naive]
  *     [--styles 2] [--training 90] [--generation 20] [--rps 20] [--time-scale 1] [--fixed 50]
  *     [--runs-subjects 1000] [--per-run 100] [--fair-big 300] [--fair-small 30] [--fair-later 30]
  *     [--priority-campaign 300] [--priority-after 60] [--write [--append]]
@@ -92,7 +93,8 @@ async function main(): Promise<void> {
   writeFileSync(selfie, image);
   const context: Context = { stack, selfie, image, scale, say };
   try {
-    if (scenarios.includes('quota')) await runQuota(context, fixed);
+    if (scenarios.includes('quota'))
+      await runQuota(context, fixed, stringArg(argv, 'quota-approaches', 'auto,fixed,naive').split(','));
     if (scenarios.includes('runs'))
       await runRunBoundaries(
         context,
