@@ -37,8 +37,15 @@ export function createCampaignActivities({
      */
     async observeProviderQueue(input: {
       providerTaskQueue: string;
+      /** The campaign's own task queue (its pipelines run there): how far behind its workers are. */
+      workflowTaskQueue?: string;
     }): Promise<ProviderQueueReading & { workerCapacity?: number; quotaRps?: number }> {
-      const reading = await readProviderQueue(Context.current().client, input.providerTaskQueue);
+      const reading = await readProviderQueue(
+        Context.current().client,
+        input.providerTaskQueue,
+        undefined,
+        input.workflowTaskQueue,
+      );
       return {
         ...reading,
         ...(maxCachedWorkflows ? { workerCapacity: maxCachedWorkflows } : {}),

@@ -60,14 +60,14 @@ export class CampaignWindow {
     this.completions++;
   }
 
-  /** Reads the provider's signals and moves the window once. */
-  async sample(inFlight: number, providerTaskQueue: string): Promise<void> {
+  /** Reads the provider's and the workers' signals and moves the window once. */
+  async sample(inFlight: number, providerTaskQueue: string, pipelineTaskQueue: string): Promise<void> {
     if (!this.state) return;
     let reading: Awaited<ReturnType<typeof observeProviderQueue>>;
     try {
       reading = await observeProviderQueue.executeWithOptions(
         { summary: `read the provider queue for the in-flight window (${this.state.size})` },
-        [{ providerTaskQueue }],
+        [{ providerTaskQueue, workflowTaskQueue: pipelineTaskQueue }],
       );
     } catch (err) {
       log.warn('in-flight window: signals not read; the window keeps its size', {
@@ -97,6 +97,9 @@ export class CampaignWindow {
         ...(elapsedMs !== undefined ? { elapsedMs } : {}),
         ...(reading.quotaRps !== undefined ? { quotaRps: reading.quotaRps } : {}),
         ...(reading.workerCapacity !== undefined ? { workerCapacity: reading.workerCapacity } : {}),
+        ...(reading.workflowBacklogAgeMs !== undefined
+          ? { workerBacklogMs: reading.workflowBacklogAgeMs }
+          : {}),
       },
       this.tuning,
     );

@@ -224,7 +224,11 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         if (!sampling) break;
         await sleep(window.sampleEveryMs);
         if (sampling && windowLimits()) {
-          await window.sample(running.size, input.pipeline.providerTaskQueue);
+          await window.sample(
+            running.size,
+            input.pipeline.providerTaskQueue,
+            input.pipeline.taskQueue ?? workflowInfo().taskQueue,
+          );
           changed();
         }
       }

@@ -32,25 +32,37 @@ export const providerAnswerTally = new ProviderAnswerTally();
 
 // TASK_QUEUE_KIND_NORMAL = 1, TASK_QUEUE_TYPE_ACTIVITY = 2 (numbers: the proto package is not a dependency).
 const KIND_NORMAL = 1;
+const TYPE_WORKFLOW = 1;
 const TYPE_ACTIVITY = 2;
 
-/** The provider task queue's activity backlog and this process's answer totals. */
+/**
+ * The provider task queue's activity backlog, this process's answer totals and, given the
+ * campaign's own task queue, how long its workflow tasks wait for a worker.
+ */
 export async function readProviderQueue(
   client: Client,
   taskQueue: string,
   tally: ProviderAnswerTally = providerAnswerTally,
+  workflowTaskQueue?: string,
 ): Promise<ProviderQueueReading> {
-  const answer = await client.workflowService.describeTaskQueue({
-    namespace: client.options.namespace,
-    taskQueue: { name: taskQueue, kind: KIND_NORMAL },
-    taskQueueType: TYPE_ACTIVITY,
-    reportStats: true,
-  });
+  const describe = (name: string, taskQueueType: number) =>
+    client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name, kind: KIND_NORMAL },
+      taskQueueType,
+      reportStats: true,
+    });
+  const [answer, workflows] = await Promise.all([
+    describe(taskQueue, TYPE_ACTIVITY),
+    workflowTaskQueue === undefined ? undefined : describe(workflowTaskQueue, TYPE_WORKFLOW),
+  ]);
   const stats = answer.stats;
   const age = stats?.approximateBacklogAge;
+  const workflowAge = workflows?.stats?.approximateBacklogAge;
   return {
     backlogCount: Number(stats?.approximateBacklogCount ?? 0),
-    backlogAgeMs: age ? Number(age.seconds ?? 0) * 1000 + Math.round((age.nanos ?? 0) / 1e6) : 0,
+    backlogAgeMs: milliseconds(age),
+    ...(workflows ? { workflowBacklogAgeMs: milliseconds(workflowAge) } : {}),
     addRate: stats?.tasksAddRate ?? 0,
     dispatchRate: stats?.tasksDispatchRate ?? 0,
     tallyId: tally.id,
@@ -58,4 +70,8 @@ export async function readProviderQueue(
     rateLimited: tally.rateLimited,
     errors: tally.errors,
   };
+}
+
+function milliseconds(duration: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  return duration ? Number(duration.seconds ?? 0) * 1000 + Math.round((duration.nanos ?? 0) / 1e6) : 0;
 }

@@ -79,6 +79,7 @@ export const campaignOptionsSchema = z.strictObject({
       initial: z.number().int().min(1).max(2000),
       lowBacklogMs: z.number().int().nonnegative(),
       highBacklogMs: z.number().int().positive(),
+      workerBusyMs: z.number().int().positive(),
     })
     .partial()
     .optional(),

@@ -29,12 +29,15 @@
  *      demand's excess over the quota (×quota ÷ (served + the backlog's growth per second),
  *      within ×0.7…×0.9; ×0.85 without a quota) and mark congestion. A wait over four times
  *      `highBacklogMs` gets neither the draining hold nor the grace;
- *   4. window not full (fewer in flight than it allows: manifest ending, paused): hold;
- *   5. wait under `lowBacklogMs`: grow towards the Little's-law size plus 10% (a slight excess
+ *   4. workers busy (the campaign's own workflow tasks wait longer than `workerBusyMs` before a
+ *      worker picks them up: the workers, not the provider, are the bound): hold, and shrink ×0.9
+ *      past four times that — more subjects would only make every workflow task wait longer;
+ *   5. window not full (fewer in flight than it allows: manifest ending, paused): hold;
+ *   6. wait under `lowBacklogMs`: grow towards the Little's-law size plus 10% (a slight excess
  *      keeps a backlog, so the quota never idles), at most ×2 a sample before the first congestion
  *      and ×1.5 after it, at least ×1.5 before it and +5% (at least one) after it. Without a quota
  *      or answers to estimate from: ×1.5 before the first congestion, +10% after;
- *   6. otherwise hold: the quota is in use and requests wait little.
+ *   7. otherwise hold: the quota is in use and requests wait little.
  * The result is clamped to [floor, min(cap, what the workers can hold)].
  */
 
@@ -47,6 +50,8 @@ export interface ProviderQueueReading {
   dispatchRate: number;
   /** Which process counted the answers below: totals from different processes are not comparable. */
   tallyId: string;
+  /** Age of the oldest workflow task waiting in the campaign's own task queue, when read. */
+  workflowBacklogAgeMs?: number;
   requests: number;
   rateLimited: number;
   errors: number;
@@ -85,6 +90,11 @@ export interface WindowSample {
   quotaRps?: number;
   /** Tasks dispatched per second from the provider queue to every worker (the server's average), when known. */
   dispatchRate?: number;
+  /**
+   * Age of the oldest workflow task waiting in the task queue of the campaign and its pipelines:
+   * how far behind the workers are (CPU, task slots), when known.
+   */
+  workerBacklogMs?: number;
   /** Subjects the workers can hold at once without replaying (their workflow cache: one open workflow per subject), when known. */
   workerCapacity?: number;
 }
@@ -100,6 +110,8 @@ export interface WindowTuning {
   lowBacklogMs: number;
   /** Backlog wait over which requests wait too long (shrink unless draining or a passing burst). */
   highBacklogMs: number;
+  /** Workflow-task wait over which the workers are the bound (hold; shrink past four times it). */
+  workerBusyMs: number;
 }
 
 export const DEFAULT_WINDOW_TUNING: WindowTuning = {
@@ -108,6 +120,7 @@ export const DEFAULT_WINDOW_TUNING: WindowTuning = {
   initial: 10,
   lowBacklogMs: 1_000,
   highBacklogMs: 5_000,
+  workerBusyMs: 2_000,
 };
 
 export type WindowReason =
@@ -118,6 +131,7 @@ export type WindowReason =
   | 'backlog'
   | 'rate-limited'
   | 'provider-errors'
+  | 'workers-busy'
   | 'at-cap'
   | 'worker-capacity';
 
@@ -244,6 +258,13 @@ export function nextWindow(
       `${backlog} (over ${seconds(tuning.highBacklogMs)}, not draining)${rate}`,
       true,
     );
+  }
+  const workerWait = Math.max(0, sample.workerBacklogMs ?? 0);
+  if (workerWait > tuning.workerBusyMs) {
+    const behind = `workflow tasks wait ${seconds(workerWait)} for a worker`;
+    return workerWait > 4 * tuning.workerBusyMs
+      ? decide(Math.floor(size * 0.9), 'workers-busy', `${behind}: fewer subjects; ${backlog}${rate}`)
+      : decide(size, 'workers-busy', `${behind}: holding; ${backlog}${rate}`);
   }
   if (sample.inFlight < size * 0.9) {
     return decide(size, 'not-full', `${sample.inFlight} in flight of ${size} allowed; ${backlog}`);

@@ -156,6 +156,23 @@ describe('the auto in-flight window', () => {
     expect(next.detail).toContain('90 in flight above the window');
   });
 
+  it('holds while the workers fall behind (workflow tasks wait), and shrinks when they fall far behind', () => {
+    // Quota left and no provider backlog would grow the window; waiting workflow tasks say the
+    // workers, not the provider, are the bound.
+    const full: WindowState = { ...initialWindow(tuning), size: 100, congested: true };
+    const quotaLeft = { requests: 50, elapsedMs: 10_000, quotaRps: 20 };
+    expect(nextWindow(full, calm(full, quotaLeft), tuning).size).toBeGreaterThan(100);
+    const behind = nextWindow(full, calm(full, { ...quotaLeft, workerBacklogMs: 3_000 }), tuning);
+    expect(behind).toMatchObject({ size: 100, reason: 'workers-busy' });
+    expect(behind.detail).toContain('workflow tasks wait 3.0 s');
+    const farBehind = nextWindow(full, calm(full, { ...quotaLeft, workerBacklogMs: 9_000 }), tuning);
+    expect(farBehind).toMatchObject({ size: 90, reason: 'workers-busy' });
+    // A short wait is normal work, not a bound.
+    expect(nextWindow(full, calm(full, { ...quotaLeft, workerBacklogMs: 500 }), tuning).reason).toBe(
+      'growing',
+    );
+  });
+
   it('shrinks on provider errors above a tenth of the answers', () => {
     const state = { ...initialWindow(tuning), size: 50 };
     expect(nextWindow(state, calm(state, { errors: 5 }), tuning).size).toBeGreaterThan(50);
