@@ -4,7 +4,7 @@ export * from './archive-avatar';
 export { contentTypeOfKey, extensionOf } from './content-types';
 export { FsBlobStore } from './fs-blob-store';
 export { openBlobStore } from './open-blob-store';
-export { S3BlobStore, type S3Connection } from './s3-blob-store';
+export type { S3Connection } from './s3-blob-store';
 export * from './storage-settings';
 export * from './storage-url';
 export { BlobLinkSigner } from './link-token';

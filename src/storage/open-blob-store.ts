@@ -1,9 +1,13 @@
 import type { BlobStore } from './blob-store';
 import { FsBlobStore } from './fs-blob-store';
-import { S3BlobStore } from './s3-blob-store';
 import type { StorageSettings } from './storage-settings';
 
 export function openBlobStore(settings: StorageSettings): BlobStore {
   const { target } = settings;
-  return target.kind === 'fs' ? new FsBlobStore(target.dir) : new S3BlobStore(target, settings.s3);
+  if (target.kind === 'fs') return new FsBlobStore(target.dir);
+  // Loaded on first use: the AWS SDK is some 10 MB of heap a process storing on the filesystem
+  // would otherwise carry for its whole life (README, "Worker memory").
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { S3BlobStore } = require('./s3-blob-store') as typeof import('./s3-blob-store');
+  return new S3BlobStore(target, settings.s3);
 }

@@ -13,10 +13,6 @@ import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { WorkerInterceptors, WorkerOptions } from '@temporalio/worker';
 import type { OperationsConfig } from '../config/operations-config';
 
-/** The sandbox side of tracing: bundled into the workflow code when tracing is on. */
-export const TRACING_WORKFLOW_INTERCEPTORS =
-  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
-
 /**
  * OpenTelemetry tracing through the SDK's interceptors: a client's start becomes the parent of
  * the workflow run, which is the parent of its activities and child workflows, so one trace

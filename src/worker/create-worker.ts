@@ -22,7 +22,8 @@ import type { CallRecord } from '../provider/http-transport';
 import { providerAnswerTally } from '../campaign/provider-queue-signals';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
 import { providerScope } from './provider-scope';
-import { TRACING_WORKFLOW_INTERCEPTORS, type PipelineTracing } from '../tracing/pipeline-tracing';
+import type { PipelineTracing } from '../tracing/pipeline-tracing';
+import { TRACING_WORKFLOW_INTERCEPTORS } from '../tracing/workflow-interceptors';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
 

@@ -1,7 +1,7 @@
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config/load-config';
-import { loadOperationsConfig } from '../config/operations-config';
-import { PipelineTracing } from '../tracing/pipeline-tracing';
+import { loadOperationsConfig, type OperationsConfig } from '../config/operations-config';
+import type { PipelineTracing } from '../tracing/pipeline-tracing';
 import { installWorkerRuntime } from './install-runtime';
 import { PipelineWorkers } from './pipeline-workers';
 
@@ -18,7 +18,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const log = Runtime.instance().logger;
   if (!installed)
     log.warn('an SDK runtime already exists in this process: worker logs and metrics settings not applied');
-  const tracing = PipelineTracing.start(operations.tracing);
+  const tracing = startTracing(operations.tracing);
   const workers = await PipelineWorkers.create({ config, ...(tracing ? { tracing } : {}) });
   log.info('avatar-pipeline worker started', {
     taskQueue: workers.taskQueues.pipeline,
@@ -40,6 +40,15 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   // Forwarding core logs keeps the runtime (and so the process) alive after the workers stop;
   // a runtime this process did not install for the worker is not ours to shut down.
   if (installed) await Runtime.instance().shutdown();
+}
+
+/** OpenTelemetry is loaded only when tracing is on: its modules are heap a worker without it would carry (README, "Worker memory"). */
+function startTracing(tracing: OperationsConfig['tracing']): PipelineTracing | undefined {
+  if (!tracing.endpoint) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { PipelineTracing } =
+    require('../tracing/pipeline-tracing') as typeof import('../tracing/pipeline-tracing');
+  return PipelineTracing.start(tracing);
 }
 
 /** A base URL may carry user:password@; the log gets the origin and path only. */

@@ -1,83 +1,5 @@
 import type { Command } from 'commander';
-import { createApiServer } from '../../api/server';
-import { lazyTemporalClient } from '../../api/temporal-client';
-import { ConfigError } from '../../config/config-error';
-import { loadConfig } from '../../config/load-config';
-import { loadOperationsConfig } from '../../config/operations-config';
-import { PipelineTracing } from '../../tracing/pipeline-tracing';
-import { reportError } from '../fail';
-import { serveUntilSignal } from '../serve-until-signal';
-
-interface ApiFlags {
-  port?: string;
-  host?: string;
-}
-
-/** --port and --host override API_PORT and API_HOST. */
-function applyFlags(env: NodeJS.ProcessEnv, flags: ApiFlags): NodeJS.ProcessEnv {
-  return {
-    ...env,
-    ...(flags.port !== undefined ? { API_PORT: flags.port } : {}),
-    ...(flags.host !== undefined ? { API_HOST: flags.host } : {}),
-  };
-}
-
-async function runApi(flags: ApiFlags): Promise<void> {
-  let config;
-  let operations;
-  try {
-    const env = applyFlags(process.env, flags);
-    config = loadConfig(env);
-    operations = loadOperationsConfig(env);
-  } catch (err) {
-    reportError(err);
-    return;
-  }
-  const logLevel = operations.logging.level.toLowerCase();
-  const tracing = PipelineTracing.start(operations.tracing);
-  const client = lazyTemporalClient(config.temporal, tracing ? { tracing } : {});
-  try {
-    const app = await createApiServer({
-      config,
-      client,
-      logger: { level: logLevel, stream: process.stderr },
-    });
-    let url: string;
-    try {
-      url = await app.listen({ port: config.api.port, host: config.api.host });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-        throw new ConfigError([
-          {
-            variable: 'API_PORT/API_HOST',
-            reason: `cannot listen on ${config.api.host}:${config.api.port} (${code})`,
-          },
-        ]);
-      }
-      throw err;
-    }
-    // stdout carries only the URL, so scripts can read it; the rest goes to stderr.
-    process.stdout.write(`${url}\n`);
-    console.error(
-      [
-        `avatar-pipeline api listening at ${url} (Temporal ${config.temporal.address}, namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`,
-        `  docs: ${url}/docs   OpenAPI: ${url}/openapi.json`,
-        `  uploads stored in ${config.api.blobDir}`,
-        `  callbacks: ${config.callbacks.signingSecret ? 'enabled (signed)' : 'disabled (CALLBACK_SIGNING_SECRET not set)'}`,
-        `  tracing: ${operations.tracing.endpoint ?? 'off (OTEL_EXPORTER_OTLP_ENDPOINT not set)'}`,
-        '  stop with Ctrl-C',
-      ].join('\n'),
-    );
-    // Closing finishes the requests in flight first.
-    await serveUntilSignal('avatar-pipeline api', () => app.close());
-  } catch (err) {
-    reportError(err);
-  } finally {
-    await client.connection.close();
-    await tracing?.shutdown();
-  }
-}
+import type { ApiFlags } from '../run-api';
 
 export function registerApiCommand(program: Command): void {
   program
@@ -95,5 +17,10 @@ export function registerApiCommand(program: Command): void {
         'Logs (JSON lines, credentials redacted) go to stderr; stdout prints only the URL.',
       ].join('\n'),
     )
-    .action((flags: ApiFlags) => runApi(flags));
+    .action((flags: ApiFlags) => {
+      // Loaded on use: the HTTP server's modules (some 20 MB) stay out of every other command, the worker's above all.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { runApi } = require('../run-api') as typeof import('../run-api');
+      return runApi(flags);
+    });
 }
