@@ -1,5 +1,6 @@
 import type { BlobStore } from './blob-store';
 import { FsBlobStore } from './fs-blob-store';
+import type { S3BlobStore as S3BlobStoreClass } from './s3-blob-store';
 import type { StorageSettings } from './storage-settings';
 
 export function openBlobStore(settings: StorageSettings): BlobStore {
@@ -8,6 +9,6 @@ export function openBlobStore(settings: StorageSettings): BlobStore {
   // Loaded on first use: the AWS SDK is some 10 MB of heap a process storing on the filesystem
   // would otherwise carry for its whole life (README, "Worker memory").
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { S3BlobStore } = require('./s3-blob-store') as typeof import('./s3-blob-store');
+  const { S3BlobStore } = require('./s3-blob-store') as { S3BlobStore: typeof S3BlobStoreClass };
   return new S3BlobStore(target, settings.s3);
 }

@@ -1,7 +1,7 @@
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config/load-config';
 import { loadOperationsConfig, type OperationsConfig } from '../config/operations-config';
-import type { PipelineTracing } from '../tracing/pipeline-tracing';
+import type { PipelineTracing as PipelineTracingClass } from '../tracing/pipeline-tracing';
 import { installWorkerRuntime } from './install-runtime';
 import { PipelineWorkers } from './pipeline-workers';
 
@@ -43,11 +43,12 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
 }
 
 /** OpenTelemetry is loaded only when tracing is on: its modules are heap a worker without it would carry (README, "Worker memory"). */
-function startTracing(tracing: OperationsConfig['tracing']): PipelineTracing | undefined {
+function startTracing(tracing: OperationsConfig['tracing']): PipelineTracingClass | undefined {
   if (!tracing.endpoint) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { PipelineTracing } =
-    require('../tracing/pipeline-tracing') as typeof import('../tracing/pipeline-tracing');
+  const { PipelineTracing } = require('../tracing/pipeline-tracing') as {
+    PipelineTracing: typeof PipelineTracingClass;
+  };
   return PipelineTracing.start(tracing);
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApiFlags } from '../run-api';
+import type { ApiFlags, runApi as RunApi } from '../run-api';
 
 export function registerApiCommand(program: Command): void {
   program
@@ -18,9 +18,10 @@ export function registerApiCommand(program: Command): void {
       ].join('\n'),
     )
     .action((flags: ApiFlags) => {
-      // Loaded on use: the HTTP server's modules (some 20 MB) stay out of every other command, the worker's above all.
+      // Loaded on use: the HTTP server's modules (some 20 MB) stay out of every other command's
+      // process, the worker's above all.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { runApi } = require('../run-api') as typeof import('../run-api');
+      const { runApi } = require('../run-api') as { runApi: typeof RunApi };
       return runApi(flags);
     });
 }
