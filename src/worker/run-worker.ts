@@ -4,6 +4,7 @@ import { loadOperationsConfig, type OperationsConfig } from '../config/operation
 import type { PipelineTracing as PipelineTracingClass } from '../tracing/pipeline-tracing';
 import { installWorkerRuntime } from './install-runtime';
 import { PipelineWorkers } from './pipeline-workers';
+import { applyWorkerV8Flags } from './v8-heap-flags';
 
 /**
  * The pipeline worker: configuration from the environment, one worker on the pipeline task
@@ -18,8 +19,12 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const log = Runtime.instance().logger;
   if (!installed)
     log.warn('an SDK runtime already exists in this process: worker logs and metrics settings not applied');
+  // Before the workers, whose workflow thread's heap is sized when the SDK starts it, and again
+  // after, as starting that thread resets one of them (src/worker/v8-heap-flags.ts).
+  applyWorkerV8Flags();
   const tracing = startTracing(operations.tracing);
   const workers = await PipelineWorkers.create({ config, ...(tracing ? { tracing } : {}) });
+  const v8Flags = applyWorkerV8Flags();
   log.info('avatar-pipeline worker started', {
     taskQueue: workers.taskQueues.pipeline,
     providerTaskQueue: workers.taskQueues.provider,
@@ -33,6 +38,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       : 'off',
     metrics: operations.metrics.bindAddress ? `http://${operations.metrics.bindAddress}/metrics` : 'off',
     tracing: operations.tracing.endpoint ?? 'off',
+    v8Flags: v8Flags.join(' ') || 'as given to Node',
   });
   await workers.run();
   await tracing?.shutdown();

@@ -1,0 +1,39 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * V8 heap settings the worker applies to itself (README, "Worker memory"), so that
+ * `avatar-pipeline worker` keeps its heaps near their live data without NODE_OPTIONS. V8's own
+ * limits follow the machine's memory, not the worker's: left alone, each of the worker's two heaps
+ * (the main thread's and the workflow thread's) grows its young generation to 2 × 16 MB and its old
+ * generation well past what survives a collection.
+ *
+ * - `--heap-growing-percent`: how far a heap may grow past what survived the last full collection
+ *   before the next one; read at every collection, so it holds for heaps that already exist.
+ * - `--semi-space-growth-factor=1`: a young generation stays at the size it has (1 MB per
+ *   semi-space from the start); read whenever V8 would grow it. Starting an isolate (the SDK's
+ *   workflow thread) resets it to V8's minimum of 2, so it is applied again once the workers run.
+ * - `--max-semi-space-size`: the young generation of isolates started from now on (the workflow
+ *   thread), for the moments the growth factor is reset.
+ *
+ * A flag the operator gave Node (NODE_OPTIONS or the command line) is left as they set it.
+ */
+export const WORKER_V8_FLAGS: Readonly<Record<string, number>> = {
+  'heap-growing-percent': 20,
+  'semi-space-growth-factor': 1,
+  'max-semi-space-size': 2,
+};
+
+/** Applies WORKER_V8_FLAGS except those given to Node; answers the flags it set. */
+export function applyWorkerV8Flags(
+  nodeArgs: readonly string[] = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)],
+): string[] {
+  const given = new Set(nodeArgs.map((arg) => /^--([^=]+)/.exec(arg)?.[1]?.replace(/_/g, '-')));
+  const applied: string[] = [];
+  for (const [name, value] of Object.entries(WORKER_V8_FLAGS)) {
+    if (given.has(name)) continue;
+    const flag = `--${name}=${value}`;
+    setFlagsFromString(flag);
+    applied.push(flag);
+  }
+  return applied;
+}
