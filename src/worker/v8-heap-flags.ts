@@ -23,17 +23,18 @@ export const WORKER_V8_FLAGS: Readonly<Record<string, number>> = {
   'max-semi-space-size': 2,
 };
 
-/** Applies WORKER_V8_FLAGS except those given to Node; answers the flags it set. */
-export function applyWorkerV8Flags(
-  nodeArgs: readonly string[] = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)],
-): string[] {
+/** The WORKER_V8_FLAGS not among the V8 flags given to Node in `nodeArgs`, as `--name=value`. */
+export function workerV8Flags(nodeArgs: readonly string[]): string[] {
+  // V8 takes `--a-b` and `--a_b` alike.
   const given = new Set(nodeArgs.map((arg) => /^--([^=]+)/.exec(arg)?.[1]?.replace(/_/g, '-')));
-  const applied: string[] = [];
-  for (const [name, value] of Object.entries(WORKER_V8_FLAGS)) {
-    if (given.has(name)) continue;
-    const flag = `--${name}=${value}`;
-    setFlagsFromString(flag);
-    applied.push(flag);
-  }
-  return applied;
+  return Object.entries(WORKER_V8_FLAGS)
+    .filter(([name]) => !given.has(name))
+    .map(([name, value]) => `--${name}=${value}`);
+}
+
+/** Sets workerV8Flags for this process (Node's own arguments and NODE_OPTIONS); answers them. */
+export function applyWorkerV8Flags(): string[] {
+  const flags = workerV8Flags([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]);
+  for (const flag of flags) setFlagsFromString(flag);
+  return flags;
 }
