@@ -1,4 +1,4 @@
-import { AvatarPageOrigin, walkAvatarPages } from '../../../src/provider/avatar-page-origin';
+import { AvatarPageOrigin, walkAvatarPages } from '../../../src/provider/avatar-page-walk';
 
 type PageAnswer = number[] | Error;
 
