@@ -208,8 +208,10 @@ describe('worker metrics, logs and traces', () => {
   test("one trace runs from the starter's start through the workflows to every provider activity", async () => {
     await starterTracing.shutdown(); // flushes the starter's spans
     await waitUntil(
-      "the worker to export the styles' avatar page reads",
-      () => collector.spans.filter((span) => span.name === 'RunActivity:listAvatarPage').length >= 4,
+      "the worker to export the pipeline's run and its avatar page reads",
+      () =>
+        collector.spans.some((span) => span.name === 'RunWorkflow:avatarPipeline') &&
+        collector.spans.filter((span) => span.name === 'RunActivity:listAvatarPage').length >= 4,
       worker,
     );
     const start = collector.spans.find(
