@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
-import { AvatarPageOrigin } from '../src/provider/avatar-page-walk';
+import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from './campaign-report';
 import { GenerationWatch } from './generation-watch';

@@ -2,7 +2,7 @@ import type { ProviderClient } from './client';
 import type { CallOptions } from './http-transport';
 import { ProviderBadRequestError } from './errors';
 import type { Avatar } from './schemas';
-import { walkAvatarPages, type WalkedPages } from './avatar-page-walk';
+import { walkAvatarPages, type WalkedPages } from './avatar-page-origin';
 
 export interface CollectAvatarsOptions extends CallOptions {
   /** Bound on pages walked, so a provider that never returns an empty page cannot loop us forever. */

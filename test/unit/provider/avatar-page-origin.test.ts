@@ -1,4 +1,4 @@
-import { AvatarPageOrigin, walkAvatarPages } from '../../../src/provider/avatar-page-walk';
+import { AvatarPageOrigin, walkAvatarPages } from '../../../src/provider/avatar-page-origin';
 
 type PageAnswer = number[] | Error;
 
@@ -60,10 +60,13 @@ describe('walkAvatarPages with a shared AvatarPageOrigin', () => {
     expect(pagesOf(asked, 1)).toEqual([0, 1, 2, 3]);
     expect(pagesOf(asked, 2)).toEqual([1, 2, 3]);
     expect(pagesOf(asked, 3)).toEqual([1, 2, 3]);
-    // The waiting walks start only after the probe found page 1 to hold avatars.
-    const probeFoundPage1 = asked.findIndex(([o, p]) => o === 1 && p === 1);
-    expect(asked.findIndex(([o]) => o === 2)).toBeGreaterThan(probeFoundPage1);
-    expect(asked.findIndex(([o]) => o === 3)).toBeGreaterThan(probeFoundPage1);
+    // The waiting walks start on the probe's empty page 0, beside its read of page 1.
+    expect(asked.slice(0, 4)).toEqual([
+      [1, 0],
+      [1, 1],
+      [2, 1],
+      [3, 1],
+    ]);
   });
 
   it('treats a refused page 0 like an empty one (readAvatarPage reads a 404 there as empty)', async () => {
@@ -82,18 +85,43 @@ describe('walkAvatarPages with a shared AvatarPageOrigin', () => {
     expect(pagesOf(asked, 2)).toEqual([0, 1, 2]);
   });
 
-  it('does not learn from an order without avatars: the next walk probes page 0 itself', async () => {
-    // 0-based: order 1 has none, so its empty page 0 must not make order 2 start at page 1.
+  it('does not learn from an order without avatars: walks that started at page 1 on its word read page 0 too', async () => {
+    // 0-based: order 1 has none, so its empty page 0 must not cost orders 2 and 3 their page 0.
     const { asked, reader } = provider(paged(0, 4, (order) => (order === 1 ? 0 : 6)));
     const { origin, walks } = await walkTogether([1, 2, 3], reader);
-    expect(walks.map((w) => w.avatars)).toEqual([[], range(2, 6), range(3, 6)]);
-    expect(origin.firstPage).toBe(0);
+    expect(walks).toEqual([
+      { avatars: [], firstPage: undefined, pagesRead: 2 },
+      { avatars: range(2, 6), firstPage: 0, pagesRead: 3 },
+      { avatars: range(3, 6), firstPage: 0, pagesRead: 3 },
+    ]);
+    expect(origin.firstPage).toBeUndefined();
     expect(pagesOf(asked, 1)).toEqual([0, 1]);
-    expect(pagesOf(asked, 2)).toEqual([0, 1, 2]);
-    expect(pagesOf(asked, 3)).toEqual([0, 1, 2]);
+    expect(pagesOf(asked, 2)).toEqual([1, 2, 0]);
+    expect(pagesOf(asked, 3)).toEqual([1, 2, 0]);
+    // A walk that begins afterwards probes page 0 itself.
+    const later = await walkAvatarPages<number>((id) => id, reader(4), { origin });
+    expect(later.avatars).toEqual(range(4, 6));
+    expect(pagesOf(asked, 4)).toEqual([0, 1, 2]);
+    expect(origin.firstPage).toBe(0);
   });
 
-  it('hands probing on when the probing walk fails, and the failure stays its own', async () => {
+  it('on a 1-based provider, an order without avatars behind the probe still leaves the others right', async () => {
+    const { asked, reader } = provider(paged(1, 4, (order) => (order === 1 ? 0 : 5)));
+    const { walks } = await walkTogether([1, 2], reader);
+    expect(walks.map((w) => w.avatars)).toEqual([[], range(2, 5)]);
+    // Order 2 started at page 1, and read page 0 (empty) once the probe found nothing.
+    expect(pagesOf(asked, 2)).toEqual([1, 2, 3, 0]);
+  });
+
+  it('waits for a probe still reading page 0, and starts there when it holds avatars', async () => {
+    const { asked, reader } = provider(paged(0, 2, () => 3));
+    const { walks } = await walkTogether([1, 2], reader);
+    expect(walks.map((w) => w.avatars)).toEqual([range(1, 3), range(2, 3)]);
+    expect(asked[0]).toEqual([1, 0]);
+    expect(pagesOf(asked, 2)).toEqual([0, 1, 2]);
+  });
+
+  it('hands probing on when the probing walk fails on page 0, and the failure stays its own', async () => {
     const outage = new Error('provider unavailable');
     const { asked, reader } = provider((order, page) =>
       order === 1 ? outage : paged(1, 2, () => 3)(order, page),
@@ -117,6 +145,23 @@ describe('walkAvatarPages with a shared AvatarPageOrigin', () => {
     expect(origin.firstPage).toBe(0);
     expect(pagesOf(asked, 1).length).toBeLessThanOrEqual(3);
     expect(pagesOf(asked, 2).length).toBeLessThanOrEqual(3);
+  });
+
+  it('starts walks at page 1 and then reads page 0 when the probe fails after an empty page 0', async () => {
+    const outage = new Error('provider unavailable');
+    const { asked, reader } = provider((order, page) =>
+      order === 1 && page === 1 ? outage : paged(1, 2, () => 3)(order, page),
+    );
+    const origin = new AvatarPageOrigin();
+    const results = await Promise.allSettled(
+      [1, 2].map((order) => walkAvatarPages<number>((id) => id, reader(order), { origin })),
+    );
+    expect(results[0]).toEqual({ status: 'rejected', reason: outage });
+    expect(results[1]).toEqual({
+      status: 'fulfilled',
+      value: { avatars: range(2, 3), firstPage: 1, pagesRead: 4 },
+    });
+    expect(pagesOf(asked, 2)).toEqual([1, 2, 3, 0]);
   });
 
   it('keeps reaching page 2 of a 1-based provider that answers page 0 as page 1', async () => {
