@@ -32,9 +32,14 @@ export default tseslint.config(
                 'Workflows import only the shared contracts (and pure provider status helpers) from src/.',
             },
             {
-              group: ['../src/provider/*', '!../src/provider/status', '!../src/provider/avatar-page-walk'],
+              group: [
+                '../src/provider/*',
+                '!../src/provider/status',
+                '!../src/provider/avatar-page-walk',
+                '!../src/provider/avatar-page-origin',
+              ],
               message:
-                'Only the pure helpers of the provider module (order status, avatar page walk) are allowed in workflows.',
+                'Only the pure helpers of the provider module (order status, avatar page walk and origin) are allowed in workflows.',
             },
             {
               group: ['../activities', '../activities/*'],

@@ -31,9 +31,8 @@ export function createCampaignActivities({
      * The auto window's signals: the provider task queue's backlog and this worker's provider
      * answers (src/campaign/provider-queue-signals.ts), and the subjects this worker can hold
      * without replaying: its workflow cache, one workflow per subject (a subject's pipeline stays
-     * open from start to end; its style runs open only to collect a DONE order's avatars), and
-     * the quota: the provider queue's rate limit as this worker's configuration states it
-     * (PROVIDER_MAX_RPS).
+     * open from start to end and collects its styles' avatars itself), and the quota: the
+     * provider queue's rate limit as this worker's configuration states it (PROVIDER_MAX_RPS).
      */
     async observeProviderQueue(input: {
       providerTaskQueue: string;

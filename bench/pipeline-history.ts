@@ -1,6 +1,6 @@
 /**
- * History events of a 1-selfie × 3-style pipeline with every workflow it started (its style
- * children and its model claim), as the server counts them, at the polling pipeline-timing.ts
+ * History events of a 1-selfie × 3-style pipeline with every workflow it started (its model
+ * claim), as the server counts them, at the polling pipeline-timing.ts
  * uses; with the events split by workflow and by type, so a change in the count can be traced to
  * the commands (or signals) that made it.
  */
@@ -16,8 +16,8 @@ import { GENERATION_MS, POLLING, STYLES, TRAINING_MS } from './pipeline-timing';
 export interface FamilyHistory {
   events: number;
   bytes: number;
-  /** Events of the pipeline itself, of its style children together, of its claim(s). */
-  byWorkflow: { pipeline: number; styles: number; claims: number };
+  /** Events of the pipeline itself and of its claim(s). */
+  byWorkflow: { pipeline: number; claims: number };
   /** Events by type across the family, e.g. WORKFLOW_EXECUTION_SIGNALED. */
   byType: Record<string, number>;
 }
@@ -62,7 +62,7 @@ export async function familyHistory(client: Client, workflowId: string): Promise
   const family: FamilyHistory = {
     events: 0,
     bytes: 0,
-    byWorkflow: { pipeline: 0, styles: 0, claims: 0 },
+    byWorkflow: { pipeline: 0, claims: 0 },
     byType: {},
   };
   for (const [id, history] of histories) {
@@ -70,8 +70,7 @@ export async function familyHistory(client: Client, workflowId: string): Promise
     const events = (JSON.parse(historyToJson(history)) as { events?: { eventType: string }[] }).events ?? [];
     family.events += events.length;
     family.bytes += (await client.workflow.getHandle(id).describe()).historySize ?? 0;
-    const kind = id === workflowId ? 'pipeline' : id.startsWith(`${workflowId}/style-`) ? 'styles' : 'claims';
-    family.byWorkflow[kind] += events.length;
+    family.byWorkflow[id === workflowId ? 'pipeline' : 'claims'] += events.length;
     for (const event of events) {
       const type = event.eventType.replace(/^EVENT_TYPE_/, '');
       family.byType[type] = (family.byType[type] ?? 0) + 1;

@@ -1,6 +1,6 @@
 /**
  * The scale of one worker, each figure beside its baseline in the same run:
- * - history events of a 1-selfie × 3-style pipeline with its style and claim workflows, beside
+ * - history events of a 1-selfie × 3-style pipeline with its claim workflow, beside
  *   the target and the count before style progress stopped being signalled on every poll;
  * - peak worker RSS with N pipelines open at once (1,000 by default) under the product's defaults
  *   (`avatar-pipeline worker` with no memory settings in its environment: sticky cache
@@ -41,11 +41,11 @@ export async function historyRows(
   const activities = median.byType['ACTIVITY_TASK_SCHEDULED'] ?? 0;
   const timers = median.byType['TIMER_STARTED'] ?? 0;
   const tasks = median.byType['WORKFLOW_TASK_COMPLETED'] ?? 0;
-  const { pipeline, styles, claims } = median.byWorkflow;
+  const { pipeline, claims } = median.byWorkflow;
   return [
     {
-      figure: `history of a pipeline, 1 selfie × 3 styles, with its style and claim workflows (server-counted, median of ${runs}; pipeline + styles + claim; ${activities} activities, ${timers} timers, ${signals} signals, ${tasks} workflow tasks)`,
-      product: `${median.events} events (${pipeline} + ${styles} + ${claims}), ${(median.bytes / 1024).toFixed(1)} KB`,
+      figure: `history of a pipeline, 1 selfie × 3 styles, with its claim workflow (server-counted, median of ${runs}; pipeline + claim; ${activities} activities, ${timers} timers, ${signals} signals, ${tasks} workflow tasks)`,
+      product: `${median.events} events (${pipeline} + ${claims}), ${(median.bytes / 1024).toFixed(1)} KB`,
       baseline: `before, progress signalled on every poll: ${HISTORY_BEFORE} events`,
       target: `≤ ${HISTORY_TARGET} events`,
       met: median.events <= HISTORY_TARGET,

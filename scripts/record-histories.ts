@@ -8,7 +8,7 @@
  *
  * Starts its own throwaway Temporal dev server, provider simulator and pipeline workers (the same
  * ones `avatar-pipeline worker` runs, with a provider task queue), runs each main path once and
- * writes one standard history JSON file per workflow (pipeline, styles, claim) to test/histories/.
+ * writes one standard history JSON file per workflow (pipeline, claim) to test/histories/.
  * Files of other labels are kept (replay must accept every one of them).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -65,7 +65,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'cancelled-in-generation',
-    // Generation never finishes on its own: cancelled while every style's child polls its order.
+    // Generation never finishes on its own: cancelled while the pipeline polls every style's order.
     simulator: { progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1_000 } },
     request: { styles: [3, 5], gender: 2, subjectId: 'replay-cancelled-generation', polling: POLLING },
     drive: (pipeline) =>
@@ -316,7 +316,7 @@ async function writeFamily(
   return written;
 }
 
-/** pipeline, style-3, claim-model-1001 (campaign, replay-c1, replay-c1-style-3): stable names for the workflows of one run. */
+/** pipeline, claim-model-1001 (campaign, replay-c1): stable names for the workflows of one run. */
 function roleOf(id: string, rootId: string, rootRole: string): string {
   if (id === rootId) return rootRole;
   // Children of an encrypted campaign are named by keyed hash (`<keyId>.<hash>`).

@@ -37,7 +37,7 @@ export interface ArchivedAvatars {
  */
 export async function archiveAvatars(
   owner: ArchiveOwner,
-  ids: { modelId: number; orderId: number },
+  ids: { modelId: number; orderId: number; styleId: number },
   avatars: AvatarRef[],
 ): Promise<ArchivedAvatars> {
   const copies = await Promise.all(
@@ -45,7 +45,7 @@ export async function archiveAvatars(
       if (avatar.archiveKey !== undefined) return avatar;
       try {
         const { key } = await storage.archiveAvatar.executeWithOptions(
-          { summary: `archive avatar ${avatar.avatarId} of order ${ids.orderId}` },
+          { summary: `archive avatar ${avatar.avatarId} of order ${ids.orderId} (style ${ids.styleId})` },
           [
             {
               ...(owner.subjectId !== undefined ? { subjectId: owner.subjectId } : {}),

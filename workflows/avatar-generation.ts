@@ -1,18 +1,12 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  ChildWorkflowFailure,
-  executeChild,
-  isCancellation,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
+import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from './campaign-report';
 import { GenerationWatch } from './generation-watch';
 import { PipelineTracker } from './pipeline-tracker';
-import { styleGeneration } from './style-generation';
+import { collectStyle, type CollectSettings } from './style-avatars';
 
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
@@ -22,10 +16,10 @@ export type GenerationSettings = Pick<
 
 /**
  * The generation half of every pipeline: every style in parallel. Each style's order is created
- * and run here, the orders are polled together (one GenerationWatch per model: one request a
- * round for all of them), and each DONE order's avatars are collected by a child workflow
- * (`<workflowId>/style-<styleId>`). A style that fails is reported in its entry; only
- * cancellation propagates.
+ * and run, the orders are polled together (one GenerationWatch per model: one request a round for
+ * all of them), and each DONE order's avatars are collected and archived (workflows/style-avatars.ts),
+ * all in this workflow; the styles share what their page walks learn of the provider. A style
+ * that fails is reported in its entry; only cancellation propagates.
  */
 export async function generateStyles(
   modelId: number,
@@ -34,8 +28,23 @@ export async function generateStyles(
   tracker: PipelineTracker,
 ): Promise<GenerationResult[]> {
   tracker.stage('generating');
-  const watch = new GenerationWatch(modelId, settings.polling, { taskQueue: settings.providerTaskQueue });
-  return Promise.all(styles.map((styleId) => generateStyle(modelId, styleId, settings, tracker, watch)));
+  const route = { taskQueue: settings.providerTaskQueue };
+  const watch = new GenerationWatch(modelId, settings.polling, route);
+  const collect: CollectSettings = {
+    route,
+    origin: new AvatarPageOrigin(),
+    ...(settings.archiveAvatars
+      ? {
+          archive: {
+            ...(settings.subjectId !== undefined ? { subjectId: settings.subjectId } : {}),
+            pipelineId: workflowInfo().workflowId,
+          },
+        }
+      : {}),
+  };
+  return Promise.all(
+    styles.map((styleId) => generateStyle(modelId, styleId, settings, tracker, watch, collect)),
+  );
 }
 
 /**
@@ -103,8 +112,9 @@ async function generateStyle(
   settings: GenerationSettings,
   tracker: PipelineTracker,
   watch: GenerationWatch,
+  collect: CollectSettings,
 ): Promise<GenerationResult> {
-  const route = { taskQueue: settings.providerTaskQueue };
+  const { route } = collect;
   let orderId: number | undefined;
   try {
     tracker.style({ styleId, stage: 'creating-order' });
@@ -135,26 +145,7 @@ async function generateStyle(
         }),
     });
     tracker.style({ styleId, stage: 'collecting', orderId: order, providerStatus: 'DONE', progress: 100 });
-    const generated = await executeChild(styleGeneration, {
-      workflowId: `${workflowInfo().workflowId}/style-${styleId}`,
-      args: [
-        {
-          modelId,
-          styleId,
-          orderId: order,
-          providerTaskQueue: settings.providerTaskQueue,
-          ...(settings.archiveAvatars
-            ? {
-                archive: {
-                  ...(settings.subjectId !== undefined ? { subjectId: settings.subjectId } : {}),
-                  pipelineId: workflowInfo().workflowId,
-                },
-              }
-            : {}),
-        },
-      ],
-      staticSummary: `style ${styleId} for model ${modelId}`,
-    });
+    const generated = await collectStyle({ modelId, styleId, orderId: order }, collect);
     tracker.style({
       styleId,
       stage: 'done',
@@ -183,9 +174,8 @@ async function generateStyle(
   }
 }
 
-/** The failure's own message, not the "Activity task failed" or "Child Workflow execution failed" around it. */
+/** The failure's own message, not the "Activity task failed" around it. */
 function failureMessage(err: unknown): string {
-  const cause =
-    (err instanceof ChildWorkflowFailure || err instanceof ActivityFailure) && err.cause ? err.cause : err;
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
   return cause instanceof Error ? cause.message : String(cause);
 }

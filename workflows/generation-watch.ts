@@ -50,8 +50,10 @@ interface Waiter {
 export class GenerationWatch {
   private readonly waiters = new Map<number, Waiter>();
   private running = false;
-  /** Bumped when an order joins, so a waiting round recomputes when to wake. */
-  private joined = 0;
+  /** When the watch sleeps until its next round, the time it wakes. */
+  private sleepingUntil: number | undefined;
+  /** An order joined that is due before sleepingUntil: wake now and plan again. */
+  private dueSooner = false;
   /** How long an order of this model takes, as the latest progress figure implies. */
   private expectedMs: number | undefined;
   /** false once a status answer of an unfinished order came without a progress figure. */
@@ -86,7 +88,10 @@ export class GenerationWatch {
       };
       waiter.dueAt = this.nextDue(waiter, now);
       this.waiters.set(order.orderId, waiter);
-      this.joined++;
+      // One due later is read by that round anyway (a list call reads every order): a timer
+      // cancelled and started again would only lengthen the history.
+      if (this.sleepingUntil !== undefined && Math.min(waiter.dueAt, waiter.deadlineAt) < this.sleepingUntil)
+        this.dueSooner = true;
       if (!this.running) {
         this.running = true;
         void this.run();
@@ -97,12 +102,16 @@ export class GenerationWatch {
   private async run(): Promise<void> {
     try {
       while (this.waiters.size > 0) {
-        const seen = this.joined;
         const wakeAt = this.wakeAt();
         const wait = Math.max(0, wakeAt - Date.now());
         if (wait > 0) {
           const summary = `wait ${formatDuration(wait)} before polling the generation orders of model ${this.modelId}`;
-          if (await condition(() => this.joined !== seen, wait, { summary })) continue;
+          this.sleepingUntil = wakeAt;
+          this.dueSooner = false;
+          const woken = await condition(() => this.dueSooner, wait, { summary }).finally(() => {
+            this.sleepingUntil = undefined;
+          });
+          if (woken) continue;
         }
         await this.round();
       }

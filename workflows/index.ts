@@ -2,7 +2,6 @@
 export { avatarPipeline } from './pipeline';
 export { modelTraining } from './model-training';
 export { avatarGeneration } from './avatar-generation';
-export { styleGeneration } from './style-generation';
 export { providerOrderClaim } from './obtain-model';
 export { pipelineCallback } from './pipeline-callback';
 export { avatarCampaign } from './campaign';

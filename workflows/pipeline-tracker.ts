@@ -19,11 +19,10 @@ import {
   PipelineStageAttribute,
   SubjectIdAttribute,
 } from '../src/contracts/search-attributes';
-import { progressQuery, styleProgressSignal } from '../src/contracts/workflow-definitions';
+import { progressQuery } from '../src/contracts/workflow-definitions';
 import { ProgressLog } from './progress-log';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);
-/** Signals from a style's child may arrive out of order; a style's stage only ever moves forward (STYLE_STAGES is in order). */
 
 /** What a tracked run starts from: a pipeline or training run at its beginning, a generation run at `generating`. */
 export interface TrackedRun {
@@ -70,7 +69,6 @@ export class PipelineTracker {
       ],
     };
     setHandler(progressQuery, () => this.snapshot());
-    setHandler(styleProgressSignal, (update) => this.style(update));
     this.feed.install();
     if (start.stage) this.attributes.stage(start.stage);
     this.publish();
@@ -117,8 +115,8 @@ export class PipelineTracker {
     const index = this.state.styles.findIndex((s) => s.styleId === update.styleId);
     if (index < 0) return;
     const current = this.state.styles[index]!;
-    // Signals can arrive late or out of order (after the parent recorded the child's end, or a
-    // last poll after "collecting"): an end is final and no stage goes back.
+    // A last poll may report after "collecting": an end is final and no stage goes back
+    // (STYLE_STAGES is in order).
     if (TERMINAL_STYLE_STAGES.has(current.stage) && !TERMINAL_STYLE_STAGES.has(update.stage)) return;
     if (STYLE_STAGES.indexOf(update.stage) < STYLE_STAGES.indexOf(current.stage)) return;
     this.state.styles[index] = { ...current, ...update };

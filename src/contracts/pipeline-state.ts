@@ -82,14 +82,3 @@ export interface PipelineResult {
   status: 'DONE' | 'PARTIAL';
   generations: GenerationResult[];
 }
-
-/** A style whose generation order is DONE: its avatars to collect (and archive). */
-export interface StyleGenerationInput {
-  modelId: number;
-  styleId: number;
-  orderId: number;
-  /** The task queue of provider activities, as the parent pipeline was told. */
-  providerTaskQueue: string;
-  /** Archive the avatars into the blob store, under this owner; absent: no archiving. */
-  archive?: { subjectId?: string; pipelineId: string };
-}

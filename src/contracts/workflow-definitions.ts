@@ -14,7 +14,7 @@ import type {
 } from './campaign-state';
 import type { GenerationWorkflowInput, TrainingResult, TrainingWorkflowInput } from './model-runs';
 import type { PipelineWorkflowInput } from './pipeline-input';
-import type { PipelineProgress, PipelineResult, StyleProgress } from './pipeline-state';
+import type { PipelineProgress, PipelineResult } from './pipeline-state';
 
 export const WORKFLOW_TYPES = {
   pipeline: 'avatarPipeline',
@@ -22,7 +22,6 @@ export const WORKFLOW_TYPES = {
   training: 'modelTraining',
   /** Styles generated under a model that is already DONE (also what a retry runs). */
   generation: 'avatarGeneration',
-  style: 'styleGeneration',
   claim: 'providerOrderClaim',
   callback: 'pipelineCallback',
   campaign: 'avatarCampaign',
@@ -39,9 +38,6 @@ export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<CampaignO
 
 /** Live progress of a pipeline: stage, model, uploads, training and every style. Works after close too. */
 export const progressQuery = defineQuery<PipelineProgress>('progress');
-
-/** Sent by a style's child workflow to its pipeline when that style moves on. */
-export const styleProgressSignal = defineSignal<[StyleProgress]>('styleProgress');
 
 /**
  * Sent by a campaign's pipeline to the campaign when it ends. Addressed by workflow id, so it

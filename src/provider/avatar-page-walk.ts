@@ -2,21 +2,27 @@
  * How every avatar of an order is found, one page at a time. The contract leaves the first page
  * index (0 or 1) and the page size open, and a page before the first may be empty or an error:
  * start at 0, move on to 1 if needed, then walk upward until a page adds no avatar not seen yet
- * (an empty page, or a provider that ignores the page index and repeats itself).
+ * (an empty page, or a provider that ignores the page index and repeats itself). A walk told where
+ * the provider's pages start (learnt from another order, see AvatarPageOrigin) starts there.
  *
- * Pure and synchronous, so the same walk drives both the client's `collectAvatars` (all pages in
- * one call) and workflows that read each page as its own activity (one provider request each).
+ * Pure and synchronous; walkAvatarPages (avatar-page-origin.ts) drives it both for the client's
+ * `collectAvatars` (all pages in one call) and for workflows that read each page as its own
+ * activity (one provider request each).
  */
 export class AvatarPageWalk<T> {
   private readonly seen = new Map<number, T>();
-  private nextPage: number | undefined = 0;
+  private nextPage: number | undefined;
   private first: number | undefined;
   private read = 0;
 
+  /** `start`: the provider's first page when known (0 or 1), else 0, the lowest it can be. */
   constructor(
     private readonly idOf: (avatar: T) => number,
     private readonly maxPages = 100,
-  ) {}
+    start = 0,
+  ) {
+    this.nextPage = start;
+  }
 
   /** The page to read next, or undefined when the walk is over. */
   get next(): number | undefined {

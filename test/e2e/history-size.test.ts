@@ -60,8 +60,8 @@ describe('workflow history of a pipeline with ten 5 MB selfies', () => {
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(SELFIE_BYTES);
 
     const histories = await fetchFamilyHistories(env.client, result.workflowId);
-    // The pipeline, one child per style and the model's claim.
-    expect(histories.size).toBeGreaterThanOrEqual(4);
+    // The pipeline (which collects every style's avatars itself) and the model's claim.
+    expect(histories.size).toBeGreaterThanOrEqual(2);
     // What Temporal counts against its history limits (the server's encoded size)...
     const serverBytes = await sum([...histories.keys()], async (id) => {
       const { historySize } = await env.client.workflow.getHandle(id).describe();

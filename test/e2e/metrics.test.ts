@@ -115,7 +115,10 @@ describe('worker metrics, logs and traces', () => {
         task_queue: taskQueue,
       }),
     ).toBe(1);
-    expect(sumOf(samples, 'temporal_workflow_completed', { workflow_type: 'styleGeneration' })).toBe(2);
+    // Each style's avatars are read in the pipeline, at least its first page and the empty one after.
+    expect(
+      sumOf(samples, 'temporal_activity_execution_latency_count', { activity_type: 'listAvatarPage' }),
+    ).toBeGreaterThanOrEqual(4);
     expect(
       sumOf(samples, 'temporal_activity_execution_latency_count', { activity_type: 'createModel' }),
     ).toBeGreaterThanOrEqual(1);
@@ -205,8 +208,10 @@ describe('worker metrics, logs and traces', () => {
   test("one trace runs from the starter's start through the workflows to every provider activity", async () => {
     await starterTracing.shutdown(); // flushes the starter's spans
     await waitUntil(
-      'the worker to export the last style workflow',
-      () => collector.spans.filter((span) => span.name === 'RunWorkflow:styleGeneration').length === 2,
+      "the worker to export the pipeline's run and its avatar page reads",
+      () =>
+        collector.spans.some((span) => span.name === 'RunWorkflow:avatarPipeline') &&
+        collector.spans.filter((span) => span.name === 'RunActivity:listAvatarPage').length >= 4,
       worker,
     );
     const start = collector.spans.find(
@@ -221,8 +226,8 @@ describe('worker metrics, logs and traces', () => {
       'StartActivity:createModel',
       'RunActivity:createModel',
       'RunActivity:uploadSelfie',
-      'StartChildWorkflow:styleGeneration',
-      'RunWorkflow:styleGeneration',
+      'StartActivity:listAvatarPage',
+      'RunActivity:listAvatarPage',
       'RunActivity:createGenerationOrder',
     ])
       expect(names).toContain(name);

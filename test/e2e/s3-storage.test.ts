@@ -147,8 +147,8 @@ describe('object storage end to end (S3 backend)', () => {
       const answer = await call('GET', `/v1/pipelines/${id}`);
       if (answer.body.state !== 'running') return answer.body;
       if (Date.now() > deadline) {
-        const style = await env.client.workflow.getHandle(`${id}/style-3`).describe();
-        const pending = style.raw.pendingActivities?.[0];
+        const pipeline = await env.client.workflow.getHandle(id).describe();
+        const pending = pipeline.raw.pendingActivities?.[0];
         const activity = pending
           ? ` (${pending.activityType?.name} attempt ${pending.attempt}: ${pending.lastFailure?.message})`
           : '';

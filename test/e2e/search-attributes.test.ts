@@ -62,7 +62,7 @@ describe('search attributes on the dev server', () => {
     expect(
       await waitForListed(`PipelineStage = 'done' AND SubjectId = '${subjectId}'`, [workflowId]),
     ).toEqual([workflowId]);
-    // Each attribute on its own finds this run and only it (style children carry none of them).
+    // Each attribute on its own finds this run and only it.
     expect(await listWorkflowIds(`SubjectId = '${subjectId}'`)).toEqual([workflowId]);
     expect(await listWorkflowIds(`CampaignId = '${campaignId}'`)).toEqual([workflowId]);
     expect(await listWorkflowIds(`ModelId = ${modelId} AND CampaignId = '${campaignId}'`)).toEqual([

@@ -227,12 +227,12 @@ describe('campaigns on the dev server', () => {
   });
 
   /**
-   * How long provider activities of these pipelines (and their styles) waited between scheduled
+   * How long provider activities of these pipelines waited between scheduled
    * and started, for activities scheduled within [from, to]: the median, in ms.
    */
   async function medianQueueWait(pipelineIds: string[], from: number, to: number): Promise<number> {
     const waits: number[] = [];
-    for (const id of pipelineIds.flatMap((p) => [p, `${p}/style-3`])) {
+    for (const id of pipelineIds) {
       const events =
         (
           await env.client.workflow

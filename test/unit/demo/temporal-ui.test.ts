@@ -8,8 +8,8 @@ describe('Temporal UI links', () => {
     expect(workflowUiUrl('http://127.0.0.1:8233/', 'default', 'avatar-pipeline-1')).toBe(
       'http://127.0.0.1:8233/namespaces/default/workflows/avatar-pipeline-1',
     );
-    expect(workflowUiUrl('http://ui', 'team a', 'wf/style-3')).toBe(
-      'http://ui/namespaces/team%20a/workflows/wf%2Fstyle-3',
+    expect(workflowUiUrl('http://ui', 'team a', 'wf/callback')).toBe(
+      'http://ui/namespaces/team%20a/workflows/wf%2Fcallback',
     );
   });
 
