@@ -19,7 +19,8 @@
  *
  * Each sample moves the window once, first rule that applies:
  *   1. 429 answers from the provider (the real quota is below PROVIDER_MAX_RPS): shrink ×0.7
- *      (×0.5 when more than 5% of answers were 429);
+ *      (×0.5 when more than 5% of answers were 429), unless more subjects are in flight than the
+ *      window allows (an earlier shrink has not taken effect yet): then hold;
  *   2. provider errors (5xx, network) above 10% of answers: shrink ×0.8;
  *   3. wait over `highBacklogMs`: hold while more subjects are in flight than the window allows
  *      (none start until they end, a smaller window changes nothing yet), while the backlog
@@ -223,6 +224,15 @@ export function nextWindow(
 
   if (sample.rateLimited > 0) {
     const share = sample.requests > 0 ? sample.rateLimited / sample.requests : 1;
+    // A shrink already decided has not taken effect while more are in flight than it allows (none
+    // start until they end): shrinking again would only stop starts for longer, not lower demand now.
+    if (sample.inFlight > size)
+      return decide(
+        size,
+        'rate-limited',
+        `${sample.rateLimited} of ${sample.requests} provider answers were 429; ${sample.inFlight} in flight above the window: none start until they end`,
+        true,
+      );
     return decide(
       Math.floor(size * (share > 0.05 ? 0.5 : 0.7)),
       'rate-limited',

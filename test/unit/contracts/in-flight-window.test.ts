@@ -88,6 +88,15 @@ describe('the auto in-flight window', () => {
     expect(nextWindow(few, calm(few), tuning).size).toBe(77);
   });
 
+  it('does not shrink again on 429s while an earlier shrink has not taken effect (more in flight than allowed)', () => {
+    const shrunk: WindowState = { ...initialWindow(tuning), size: 70, congested: true };
+    const held = nextWindow(shrunk, calm(shrunk, { rateLimited: 30, inFlight: 100 }), tuning);
+    expect(held).toMatchObject({ size: 70, reason: 'rate-limited' });
+    expect(held.detail).toContain('100 in flight above the window');
+    // Once in flight is within the window, 429s shrink it again.
+    expect(nextWindow(shrunk, calm(shrunk, { rateLimited: 30, inFlight: 70 }), tuning).size).toBe(35);
+  });
+
   it('shrinks when the provider task queue backlog stays old, and holds while it drains', () => {
     const state = { ...initialWindow(tuning), size: 100, lastBacklogAgeMs: 3_000, lastBacklogCount: 40 };
     // The first old backlog after a calm sample may be a burst of starts passing: one sample's grace.
