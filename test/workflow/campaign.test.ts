@@ -111,7 +111,15 @@ describe('campaigns on the dev server', () => {
       const cancelling = await campaign.cancel();
       expect(['cancelling', 'cancelled']).toContain(cancelling.state);
       expect(cancelling.counts.pending).toBe(0);
-      return campaign.result();
+      const ended = await campaign.result();
+      // The campaign counts a subject cancelled once it has asked; its pipeline closes when its
+      // own cancellation has run, which needs this worker: wait for that before it stops.
+      for (const subject of ended.subjects.filter((s) => s.status === 'CANCELLED'))
+        await env.client.workflow
+          .getHandle(subject.workflowId)
+          .result()
+          .catch(() => undefined);
+      return ended;
     });
 
     expect(summary.status).toBe('CANCELLED');
