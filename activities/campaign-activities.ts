@@ -39,12 +39,7 @@ export function createCampaignActivities({
       /** The campaign's own task queue (its pipelines run there): how far behind its workers are. */
       workflowTaskQueue?: string;
     }): Promise<ProviderQueueReading & { workerCapacity?: number; quotaRps?: number }> {
-      const reading = await readProviderQueue(
-        Context.current().client,
-        input.providerTaskQueue,
-        undefined,
-        input.workflowTaskQueue,
-      );
+      const reading = await readProviderQueue(Context.current().client, input);
       return {
         ...reading,
         ...(maxCachedWorkflows ? { workerCapacity: maxCachedWorkflows } : {}),

@@ -41,10 +41,10 @@ const TYPE_ACTIVITY = 2;
  */
 export async function readProviderQueue(
   client: Client,
-  taskQueue: string,
+  queues: { providerTaskQueue: string; workflowTaskQueue?: string },
   tally: ProviderAnswerTally = providerAnswerTally,
-  workflowTaskQueue?: string,
 ): Promise<ProviderQueueReading> {
+  const { providerTaskQueue, workflowTaskQueue } = queues;
   const describe = (name: string, taskQueueType: number) =>
     client.workflowService.describeTaskQueue({
       namespace: client.options.namespace,
@@ -53,7 +53,7 @@ export async function readProviderQueue(
       reportStats: true,
     });
   const [answer, workflows] = await Promise.all([
-    describe(taskQueue, TYPE_ACTIVITY),
+    describe(providerTaskQueue, TYPE_ACTIVITY),
     workflowTaskQueue === undefined ? undefined : describe(workflowTaskQueue, TYPE_WORKFLOW),
   ]);
   const stats = answer.stats;

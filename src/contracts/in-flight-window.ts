@@ -222,23 +222,19 @@ export function nextWindow(
       tuning,
     );
 
+  // A shrink already decided has not taken effect while more are in flight than it allows (none
+  // start until they end): shrinking again on 429s or backlog would only stop starts for longer,
+  // not lower demand now.
+  const shrinkPending =
+    sample.inFlight > size
+      ? `${sample.inFlight} in flight above the window: none start until they end`
+      : undefined;
+
   if (sample.rateLimited > 0) {
     const share = sample.requests > 0 ? sample.rateLimited / sample.requests : 1;
-    // A shrink already decided has not taken effect while more are in flight than it allows (none
-    // start until they end): shrinking again would only stop starts for longer, not lower demand now.
-    if (sample.inFlight > size)
-      return decide(
-        size,
-        'rate-limited',
-        `${sample.rateLimited} of ${sample.requests} provider answers were 429; ${sample.inFlight} in flight above the window: none start until they end`,
-        true,
-      );
-    return decide(
-      Math.floor(size * (share > 0.05 ? 0.5 : 0.7)),
-      'rate-limited',
-      `${sample.rateLimited} of ${sample.requests} provider answers were 429`,
-      true,
-    );
+    const answered = `${sample.rateLimited} of ${sample.requests} provider answers were 429`;
+    if (shrinkPending) return decide(size, 'rate-limited', `${answered}; ${shrinkPending}`, true);
+    return decide(Math.floor(size * (share > 0.05 ? 0.5 : 0.7)), 'rate-limited', answered, true);
   }
   if (sample.requests > 0 && sample.errors > 0.1 * sample.requests) {
     return decide(
@@ -250,12 +246,7 @@ export function nextWindow(
   }
   if (overHigh) {
     const severe = wait > 4 * tuning.highBacklogMs;
-    if (sample.inFlight > size)
-      return decide(
-        size,
-        'backlog',
-        `${backlog}; ${sample.inFlight} in flight above the window: none start until they end${rate}`,
-      );
+    if (shrinkPending) return decide(size, 'backlog', `${backlog}; ${shrinkPending}${rate}`);
     if (!severe && count < lastCount) return decide(size, 'holding', `${backlog}, draining${rate}`);
     if (!severe && !state.lastOverHigh)
       return decide(size, 'holding', `${backlog}, new: waiting a sample for it to pass${rate}`);

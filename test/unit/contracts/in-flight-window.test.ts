@@ -24,6 +24,11 @@ function calm(state: WindowState, extra: Partial<WindowSample> = {}): WindowSamp
   };
 }
 
+/** A window that shrank on an old backlog in the previous sample. */
+function afterOldBacklog(size: number): WindowState {
+  return { ...initialWindow(tuning), size, lastBacklogCount: 100, lastOverHigh: true };
+}
+
 function run(state: WindowState, samples: number, sample: (s: WindowState) => WindowSample): WindowState {
   let s = state;
   for (let i = 0; i < samples; i++) s = nextWindow(s, sample(s), tuning);
@@ -116,12 +121,7 @@ describe('the auto in-flight window', () => {
 
   it('shrinks by the excess of demand over the quota when it knows the quota', () => {
     // Served 20/s (the quota) while the backlog grew by 10/s: demand 30/s, so ×2/3, within ×0.7…×0.9.
-    const state: WindowState = {
-      ...initialWindow(tuning),
-      size: 100,
-      lastBacklogCount: 100,
-      lastOverHigh: true,
-    };
+    const state = afterOldBacklog(100);
     const next = nextWindow(
       state,
       calm(state, {
@@ -149,12 +149,7 @@ describe('the auto in-flight window', () => {
   });
 
   it('does not shrink further while more subjects are in flight than the window allows', () => {
-    const state: WindowState = {
-      ...initialWindow(tuning),
-      size: 60,
-      lastBacklogCount: 100,
-      lastOverHigh: true,
-    };
+    const state = afterOldBacklog(60);
     const next = nextWindow(
       state,
       calm(state, { inFlight: 90, backlogCount: 400, backlogAgeMs: 15_000 }),
