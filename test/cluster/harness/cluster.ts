@@ -24,7 +24,7 @@ export const SELFIES_PER_SUBJECT = 2;
  * wide because the simulator starts its 3 s only once it has read the request, and while
  * PostgreSQL and the Temporal server recover from a SIGKILL the cores can be busy for seconds:
  * with 5 s, one run saw a generation order called twice (the second call refused: runs 1,
- * runAttempts 2), which a late-read slow run explains.
+ * runAttempts 2), which a slow run read late would explain (not confirmed).
  */
 const SIMULATOR_ARGS = [
   '--training-ms',
