@@ -174,6 +174,7 @@ export function simulateWindow(options: ModelOptions, controller: Controller = p
           errors: 0,
           completions: ended - endedAtSample,
           inFlight: running.size,
+          waiting: options.subjects - started,
           elapsedMs: Math.round((now - lastSampleAt) * 1000),
           quotaRps: options.rps,
         },

@@ -60,7 +60,12 @@ export class CampaignBook {
 
   /** Subjects still to start (new ones and queued retries). */
   hasWork(): boolean {
-    return !this.cancelled && (this.retryQueue.length > 0 || this.cursor < this.total);
+    return this.waiting() > 0;
+  }
+
+  /** How many subjects are still to start. */
+  waiting(): number {
+    return this.cancelled ? 0 : this.retryQueue.length + (this.total - this.cursor);
   }
 
   /** The next subject to start: queued retries first, then the manifest in order. */

@@ -61,13 +61,16 @@ export class CampaignWindow {
   }
 
   /** Reads the provider's and the workers' signals and moves the window once. */
-  async sample(inFlight: number, providerTaskQueue: string, pipelineTaskQueue: string): Promise<void> {
+  async sample(
+    subjects: { inFlight: number; waiting: number },
+    queues: { providerTaskQueue: string; workflowTaskQueue: string },
+  ): Promise<void> {
     if (!this.state) return;
     let reading: Awaited<ReturnType<typeof observeProviderQueue>>;
     try {
       reading = await observeProviderQueue.executeWithOptions(
         { summary: `read the provider queue for the in-flight window (${this.state.size})` },
-        [{ providerTaskQueue, workflowTaskQueue: pipelineTaskQueue }],
+        [queues],
       );
     } catch (err) {
       log.warn('in-flight window: signals not read; the window keeps its size', {
@@ -92,7 +95,7 @@ export class CampaignWindow {
         backlogAgeMs: reading.backlogAgeMs,
         ...answers,
         completions: this.completions,
-        inFlight,
+        ...subjects,
         dispatchRate: reading.dispatchRate,
         ...(elapsedMs !== undefined ? { elapsedMs } : {}),
         ...(reading.quotaRps !== undefined ? { quotaRps: reading.quotaRps } : {}),

@@ -225,9 +225,11 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         await sleep(window.sampleEveryMs);
         if (sampling && windowLimits()) {
           await window.sample(
-            running.size,
-            input.pipeline.providerTaskQueue,
-            input.pipeline.taskQueue ?? workflowInfo().taskQueue,
+            { inFlight: running.size, waiting: book.waiting() },
+            {
+              providerTaskQueue: input.pipeline.providerTaskQueue,
+              workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
+            },
           );
           changed();
         }

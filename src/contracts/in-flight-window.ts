@@ -17,12 +17,22 @@
  * are not waiting in the backlog, both averaged over about one subject's duration, so the bursts
  * at a subject's start and end and the quiet training between even out.
  *
+ * A campaign is finite: the subjects it holds back start only as others end, so its last subject
+ * ends at least one subject's duration after it starts. Once the subjects still waiting to start
+ * are no more than the Little's-law size, starting them all adds at most one subject's duration of
+ * quota work to the queue, and the campaign ends when the quota has served it instead of a
+ * subject's duration after the last one could start.
+ *
  * Each sample moves the window once, first rule that applies:
- *   1. 429 answers from the provider (the real quota is below PROVIDER_MAX_RPS): shrink ×0.7
- *      (×0.5 when more than 5% of answers were 429), unless more subjects are in flight than the
- *      window allows (an earlier shrink has not taken effect yet): then hold;
+ *   1. 429 answers from the provider: shrink ×0.7 (×0.5 when more than 5% of answers were 429)
+ *      when they persist (429s in the previous sample too) or exceed 5% (the real quota is below
+ *      PROVIDER_MAX_RPS); a few after a sample without any are a passing burst of dispatches the
+ *      activity's retries absorb: hold. Hold too while more subjects are in flight than the window
+ *      allows (an earlier shrink has not taken effect yet);
  *   2. provider errors (5xx, network) above 10% of answers: shrink ×0.8;
- *   3. wait over `highBacklogMs`: hold while more subjects are in flight than the window allows
+ *   3. the subjects waiting to start are no more than the Little's-law size, and the workers keep
+ *      up (workflow tasks wait under `workerBusyMs`): open the window to all of them (`last-subjects`);
+ *   4. wait over `highBacklogMs`: hold while more subjects are in flight than the window allows
  *      (none start until they end, a smaller window changes nothing yet), while the backlog
  *      drains (its count fell since the previous sample), or when it is the first such sample
  *      after a calm one (a burst of starts the window just allowed passes within a sample when
@@ -30,15 +40,15 @@
  *      demand's excess over the quota (×quota ÷ (served + the backlog's growth per second),
  *      within ×0.7…×0.9; ×0.85 without a quota) and mark congestion. A wait over four times
  *      `highBacklogMs` gets neither the draining hold nor the grace;
- *   4. workers busy (the campaign's own workflow tasks wait longer than `workerBusyMs` before a
+ *   5. workers busy (the campaign's own workflow tasks wait longer than `workerBusyMs` before a
  *      worker picks them up: the workers, not the provider, are the bound): hold, and shrink ×0.9
  *      past four times that — more subjects would only make every workflow task wait longer;
- *   5. window not full (fewer in flight than it allows: manifest ending, paused): hold;
- *   6. wait under `lowBacklogMs`: grow towards the Little's-law size plus 10% (a slight excess
+ *   6. window not full (fewer in flight than it allows: manifest ending, paused): hold;
+ *   7. wait under `lowBacklogMs`: grow towards the Little's-law size plus 10% (a slight excess
  *      keeps a backlog, so the quota never idles), at most ×2 a sample before the first congestion
  *      and ×1.5 after it, at least ×1.5 before it and +5% (at least one) after it. Without a quota
  *      or answers to estimate from: ×1.5 before the first congestion, +10% after;
- *   7. otherwise hold: the quota is in use and requests wait little.
+ *   8. otherwise hold: the quota is in use and requests wait little.
  * The result is clamped to [floor, min(cap, what the workers can hold)].
  */
 
@@ -85,6 +95,8 @@ export interface WindowSample {
   completions: number;
   /** Subjects in flight when sampled. */
   inFlight: number;
+  /** Subjects waiting to start (the manifest's rest and queued retries), when known. */
+  waiting?: number;
   /** Time since the previous sample (workflow time), when there was one. */
   elapsedMs?: number;
   /** The provider queue's rate limit (PROVIDER_MAX_RPS), when the worker knows it. */
@@ -133,6 +145,7 @@ export type WindowReason =
   | 'rate-limited'
   | 'provider-errors'
   | 'workers-busy'
+  | 'last-subjects'
   | 'at-cap'
   | 'worker-capacity';
 
@@ -147,6 +160,8 @@ export interface WindowState {
   lastBacklogCount?: number;
   /** Whether the previous sample's wait was over `highBacklogMs`. */
   lastOverHigh?: boolean;
+  /** Whether the previous sample had 429 answers. */
+  lastRateLimited?: boolean;
   /**
    * Averages over about one subject's duration (Little's law: in flight ÷ completions per second;
    * the campaign's age before the first completion), so the subjects' phases (the bursts at start
@@ -215,6 +230,7 @@ export function nextWindow(
         lastBacklogAgeMs: age,
         lastBacklogCount: count,
         lastOverHigh: overHigh,
+        lastRateLimited: sample.rateLimited > 0,
         congested,
         ...(averages ? { averages } : {}),
       },
@@ -230,10 +246,13 @@ export function nextWindow(
       ? `${sample.inFlight} in flight above the window: none start until they end`
       : undefined;
 
+  const workerWait = Math.max(0, sample.workerBacklogMs ?? 0);
   if (sample.rateLimited > 0) {
     const share = sample.requests > 0 ? sample.rateLimited / sample.requests : 1;
     const answered = `${sample.rateLimited} of ${sample.requests} provider answers were 429`;
     if (shrinkPending) return decide(size, 'rate-limited', `${answered}; ${shrinkPending}`, true);
+    if (share <= 0.05 && !state.lastRateLimited)
+      return decide(size, 'rate-limited', `${answered}, none before: waiting a sample for it to pass`);
     return decide(Math.floor(size * (share > 0.05 ? 0.5 : 0.7)), 'rate-limited', answered, true);
   }
   if (sample.requests > 0 && sample.errors > 0.1 * sample.requests) {
@@ -242,6 +261,20 @@ export function nextWindow(
       'provider-errors',
       `${sample.errors} of ${sample.requests} provider answers were errors`,
       true,
+    );
+  }
+  const waiting = Math.max(0, sample.waiting ?? 0);
+  if (
+    needed !== undefined &&
+    waiting > 0 &&
+    waiting <= needed &&
+    sample.inFlight + waiting > size &&
+    workerWait <= tuning.workerBusyMs
+  ) {
+    return decide(
+      sample.inFlight + waiting,
+      'last-subjects',
+      `the ${waiting} subject(s) left to start fit the quota (about ${Math.round(needed)} in flight fill it): starting them all; ${backlog}${rate}`,
     );
   }
   if (overHigh) {
@@ -260,7 +293,6 @@ export function nextWindow(
       true,
     );
   }
-  const workerWait = Math.max(0, sample.workerBacklogMs ?? 0);
   if (workerWait > tuning.workerBusyMs) {
     const behind = `workflow tasks wait ${seconds(workerWait)} for a worker`;
     return workerWait > 4 * tuning.workerBusyMs
@@ -293,7 +325,7 @@ function bounded(state: WindowState, sample: WindowSample, tuning: WindowTuning)
   const capacity = sample.workerCapacity ?? Number.POSITIVE_INFINITY;
   const ceiling = Math.max(tuning.floor, Math.min(tuning.cap, capacity));
   const size = clamp(state.size, tuning.floor, ceiling);
-  if (size < state.size && state.reason === 'growing') {
+  if (size < state.size && (state.reason === 'growing' || state.reason === 'last-subjects')) {
     return capacity < tuning.cap
       ? {
           ...state,

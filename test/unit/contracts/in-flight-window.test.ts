@@ -81,16 +81,18 @@ describe('the auto in-flight window', () => {
     expect(next.reason).toBe('holding');
   });
 
-  it('shrinks on 429 answers, harder when many', () => {
+  it('holds on a few 429s after a sample without any (a passing burst), shrinks when they persist or are many', () => {
     const state = { ...initialWindow(tuning), size: 100 };
-    const few = nextWindow(state, calm(state, { rateLimited: 2 }), tuning);
-    expect(few.size).toBe(70);
-    expect(few.reason).toBe('rate-limited');
-    expect(few.detail).toContain('2 of 100');
+    const burst = nextWindow(state, calm(state, { rateLimited: 2 }), tuning);
+    expect(burst).toMatchObject({ size: 100, reason: 'rate-limited' });
+    expect(burst.detail).toContain('2 of 100');
+    expect(burst.detail).toContain('waiting a sample');
+    const persisting = nextWindow(burst, calm(burst, { rateLimited: 2 }), tuning);
+    expect(persisting).toMatchObject({ size: 70, reason: 'rate-limited', congested: true });
     const many = nextWindow(state, calm(state, { rateLimited: 30 }), tuning);
     expect(many.size).toBe(50);
     // After congestion, without a quota to estimate from, growth is by a tenth.
-    expect(nextWindow(few, calm(few), tuning).size).toBe(77);
+    expect(nextWindow(persisting, calm(persisting), tuning).size).toBe(77);
   });
 
   it('does not shrink again on 429s while an earlier shrink has not taken effect (more in flight than allowed)', () => {
@@ -175,6 +177,40 @@ describe('the auto in-flight window', () => {
     expect(nextWindow(full, calm(full, { ...quotaLeft, workerBacklogMs: 500 }), tuning).reason).toBe(
       'growing',
     );
+  });
+
+  it("opens to every subject left once they are no more than the Little's-law size", () => {
+    // Over the last subject's duration (100 s), 100 in flight asked 20/s, the quota: about 100 fill it.
+    const averages = { demandRps: 20, inFlight: 100, completionRps: 1, coveredMs: 300_000 };
+    const state: WindowState = { ...initialWindow(tuning), size: 100, congested: true, averages };
+    const quotaFull = {
+      requests: 200,
+      elapsedMs: 10_000,
+      quotaRps: 20,
+      backlogCount: 30,
+      backlogAgeMs: 1_500,
+    };
+    const many = nextWindow(state, calm(state, { ...quotaFull, waiting: 150 }), tuning);
+    expect(many).toMatchObject({ size: 100, reason: 'holding' });
+    const last = nextWindow(state, calm(state, { ...quotaFull, waiting: 80 }), tuning);
+    expect(last).toMatchObject({ size: 180, reason: 'last-subjects' });
+    expect(last.detail).toContain('the 80 subject(s) left to start');
+    // Even over an old backlog: they have to be served anyway, and none waits behind them.
+    const old = nextWindow(
+      { ...afterOldBacklog(100), averages },
+      calm(state, { ...quotaFull, backlogCount: 300, backlogAgeMs: 15_000, waiting: 60 }),
+      tuning,
+    );
+    expect(old.reason).toBe('last-subjects');
+    // Not while the workers fall behind, nor beyond the cap.
+    const busy = nextWindow(
+      state,
+      calm(state, { ...quotaFull, waiting: 80, workerBacklogMs: 3_000 }),
+      tuning,
+    );
+    expect(busy.reason).toBe('workers-busy');
+    const capped = nextWindow(state, calm(state, { ...quotaFull, waiting: 95, inFlight: 150 }), tuning);
+    expect(capped).toMatchObject({ size: 200, reason: 'at-cap' });
   });
 
   it('shrinks on provider errors above a tenth of the answers', () => {
