@@ -12,9 +12,8 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
-# Two glibc malloc arenas instead of up to eight per core: the worker's threads (the SDK core's,
-# the workflow thread, V8's) otherwise each keep freed native memory in an arena of their own.
-# glibc reads it when a process starts, so the image sets it (README, "Worker memory").
+# Two glibc malloc arenas instead of up to eight per core, for every process of the image from its
+# start (the worker sets the same limit on itself, but only once it runs; README, "Worker memory").
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

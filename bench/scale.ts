@@ -4,7 +4,8 @@
  *   the target and the count before style progress stopped being signalled on every poll;
  * - peak worker RSS with N pipelines open at once (1,000 by default) under the product's defaults
  *   (`avatar-pipeline worker` with no memory settings in its environment: sticky cache
- *   DEFAULT_MAX_CACHED_WORKFLOWS, the V8 heap flags the worker sets itself), beside the same load
+ *   DEFAULT_MAX_CACHED_WORKFLOWS, the V8 heap flags, malloc arena limit and trimming the worker
+ *   sets itself), beside the same load
  *   with the cache of the earlier run (every open workflow cached: 2 × N + 100), with the worker's
  *   CPU time for each (what evictions cost in replays).
  *
@@ -75,7 +76,7 @@ export async function memoryRows(
   return [
     {
       figure: `peak worker RSS, ${ours.maxOpenAtOnce} pipelines open at once (${ours.done}/${ours.pipelines} done in ${ours.wallS.toFixed(0)} s; idle worker ${ours.idleRssMb.toFixed(0)} MB)`,
-      product: `${ours.peakRssMb.toFixed(0)} MB, worker CPU ${ours.workerCpuS.toFixed(0)} s (defaults, no memory settings in the environment: sticky cache ${DEFAULT_MAX_CACHED_WORKFLOWS}, the worker's own V8 heap flags)`,
+      product: `${ours.peakRssMb.toFixed(0)} MB, worker CPU ${ours.workerCpuS.toFixed(0)} s (defaults, no memory settings in the environment: sticky cache ${DEFAULT_MAX_CACHED_WORKFLOWS}, the worker's own V8 heap flags, malloc arena limit and trimming)`,
       baseline: earlier
         ? `earlier cache, sticky cache ${earlierCache}: ${earlier.peakRssMb.toFixed(0)} MB, worker CPU ${earlier.workerCpuS.toFixed(0)} s (${earlier.done}/${earlier.pipelines} done in ${earlier.wallS.toFixed(0)} s)`
         : 'not measured (--skip-baseline)',

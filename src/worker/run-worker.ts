@@ -3,6 +3,7 @@ import { loadConfig } from '../config/load-config';
 import { loadOperationsConfig, type OperationsConfig } from '../config/operations-config';
 import type { PipelineTracing as PipelineTracingClass } from '../tracing/pipeline-tracing';
 import { installWorkerRuntime } from './install-runtime';
+import { tuneNativeMemory } from './native-memory';
 import { PipelineWorkers } from './pipeline-workers';
 import { applyWorkerV8Flags } from './v8-heap-flags';
 
@@ -14,6 +15,8 @@ import { applyWorkerV8Flags } from './v8-heap-flags';
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
   const operations = loadOperationsConfig(env);
+  // Before the SDK starts its threads, so that they share the capped arenas.
+  const nativeMemory = tuneNativeMemory(config.worker.mallocTrimMs ?? 0, env);
   // Before any connection: the runtime (logger, metrics exporter) is fixed once created.
   const installed = installWorkerRuntime(operations);
   const log = Runtime.instance().logger;
@@ -39,8 +42,10 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
     metrics: operations.metrics.bindAddress ? `http://${operations.metrics.bindAddress}/metrics` : 'off',
     tracing: operations.tracing.endpoint ?? 'off',
     v8Flags: v8Flags.join(' ') || 'as given to Node',
+    nativeMemory: nativeMemory.applied,
   });
   await workers.run();
+  nativeMemory.stop();
   await tracing?.shutdown();
   log.info('avatar-pipeline worker drained and stopped');
   // Forwarding core logs keeps the runtime (and so the process) alive after the workers stop;

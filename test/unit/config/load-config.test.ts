@@ -48,6 +48,7 @@ describe('loadConfig defaults', () => {
       maxConcurrentWorkflowTasks: 20,
       maxCachedWorkflows: 500,
       shutdownGraceMs: 30_000,
+      mallocTrimMs: 1_000,
     });
   });
 
@@ -116,6 +117,7 @@ describe('loadConfig refusals', () => {
     ['TEMPORAL_ADDRESS', 'http://localhost:7233', /host:port/],
     ['WORKER_MAX_CONCURRENT_ACTIVITIES', '-3', /greater than 0/],
     ['WORKER_SHUTDOWN_GRACE_MS', 'forever', /./],
+    ['WORKER_MALLOC_TRIM_MS', '-1', /0 \(off\) or more/],
   ])('names %s when it is %j', (variable, value, reason) => {
     const err = refusal({ PROVIDER_API_KEY: 'k', [variable]: value });
     expect(err.problems).toEqual([{ variable, reason: expect.stringMatching(reason) }]);
