@@ -192,7 +192,7 @@ async function campaignApproach(context: Context, label: string, window: WindowC
         windows.length > 0
           ? `window ${Math.min(...windows)}-${Math.max(...windows)}, in flight up to ${Math.max(...running)}`
           : `in flight up to ${Math.max(0, ...running)}`,
-      note: `${stats.totals.modelsCreated} models, ${stats.totals.generationOrdersCreated} generation orders; ${perSubjectByEndpoint(stats, scale.subjects)}; ${statusCallsByKind(stats)}`,
+      note: `${stats.totals.modelsCreated} models, ${stats.totals.generationOrdersCreated} generation orders; ${perSubjectByEndpoint(stats, scale.subjects)}; ${statusCallsByKind(stats)}; ${profileOfR(sampler, scale)}`,
     };
   } finally {
     await on.worker.stop();
@@ -248,6 +248,7 @@ async function naiveApproach(context: Context, budgetS: number): Promise<Result>
         abort.signal.aborted ? `stopped at the ${budgetS} s budget` : '',
         failures.length > 0 ? `${failures.length} subject(s) failed, first: ${failures[0]}` : '',
         byEndpoint,
+        profileOfR(sampler, scale),
       ]
         .filter(Boolean)
         .join('; '),
@@ -561,4 +562,12 @@ function markdownTable(rows: Record<string, string>[]): string {
     line(header.map(() => '---')),
     ...rows.map((r) => line(header.map((h) => r[h] ?? ''))),
   ].join('\n');
+}
+
+/** Where in the run the quota was used: accepted requests/s per tenth of it, as a share of R. */
+function profileOfR(sampler: RateSampler, scale: Scale): string {
+  const shares = sampler
+    .acceptedProfile(10)
+    .map((rps) => Math.round(((rps * scale.timeScale) / scale.rps) * 100));
+  return `accepted per tenth of the run, % of R: ${shares.join(' ')}`;
 }

@@ -132,6 +132,11 @@ export class RateSampler {
     return b.at > a.at ? (b.total - b.limited - (a.total - a.limited)) / ((b.at - a.at) / 1000) : 0;
   }
 
+  /** Accepted requests per second in each of `parts` equal slices of the run, first to last. */
+  acceptedProfile(parts: number): number[] {
+    return Array.from({ length: parts }, (_, i) => this.acceptedRate(i / parts, (i + 1) / parts));
+  }
+
   private sample(): void {
     const stats = this.sim.stats();
     this.samples.push({ at: Date.now(), total: stats.requests.total, limited: stats.rateLimited });
