@@ -65,18 +65,32 @@ export interface Bounds {
   quotaBoundS: number;
   /** One subject's provider time: training + generation. */
   subjectS: number;
-  /** What an ideal scheduler needs beyond quotaBoundS (see idealMakespanS), in full-scale seconds. */
+  /** What an ideal scheduler needs beyond quotaBoundS (see idealSchedule), in full-scale seconds. */
   rampS: number;
   /** quotaBoundS + rampS. */
   targetBaseS: number;
+  /**
+   * The ideal scheduler's accepted rate over the middle 10–90% of its own run, as a share of R: what
+   * the steady-rate measure gives where the only idle quota is the unavoidable ramp.
+   */
+  idealSteadyShare: number;
 }
 
 export function bounds(scale: Scale): Bounds {
   const minimal = minimalRequestsPerSubject(scale.styles.length);
   const subjectS = scale.trainingS + scale.generationS;
   const quotaBoundS = Math.max((scale.subjects * minimal) / scale.rps, subjectS);
-  const ideal = idealMakespanS(scale);
-  return { quotaBoundS, subjectS, rampS: Math.max(0, ideal - quotaBoundS), targetBaseS: ideal };
+  const ideal = idealSchedule(scale);
+  const from = 0.1 * ideal.makespanS;
+  const to = 0.9 * ideal.makespanS;
+  const steady = ideal.servedAtS.filter((at) => at > from && at <= to).length;
+  return {
+    quotaBoundS,
+    subjectS,
+    rampS: Math.max(0, ideal.makespanS - quotaBoundS),
+    targetBaseS: ideal.makespanS,
+    idealSteadyShare: to > from ? steady / (to - from) / scale.rps : 0,
+  };
 }
 
 /**
@@ -86,7 +100,7 @@ export function bounds(scale: Scale): Bounds {
  * waiting still ahead of them first (critical path first). The quota still idles at the start (until trainings end there is only start-up work:
  * 4 requests per subject) and at the end (the last generations run with nothing left to send).
  */
-export function idealMakespanS(scale: Scale): number {
+export function idealSchedule(scale: Scale): { makespanS: number; servedAtS: number[] } {
   const { subjects, rps, trainingS, generationS } = scale;
   const styles = scale.styles.length;
   // A ready request: when it becomes possible, its subject's stage, what follows it. Earlier stages
@@ -123,6 +137,7 @@ export function idealMakespanS(scale: Scale): number {
     );
   }
   const interval = 1 / rps;
+  const servedAtS: number[] = [];
   for (;;) {
     for (let i = waiting.length - 1; i >= 0; i--) {
       if (waiting[i]!.at <= now + 1e-9) heap.push(waiting.splice(i, 1)[0]!);
@@ -134,9 +149,10 @@ export function idealMakespanS(scale: Scale): number {
       continue;
     }
     now += interval;
+    servedAtS.push(now);
     request.next();
   }
-  return end;
+  return { makespanS: end, servedAtS };
 }
 
 /** A small binary heap (the ideal schedule has tens of thousands of requests). */

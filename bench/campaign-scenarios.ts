@@ -328,7 +328,10 @@ export async function runQuota(
   say('Targets (auto window):');
   const targets: [string, boolean][] = [
     [`all ${scale.subjects} done`, auto.done === scale.subjects],
-    ['steady accepted rate ≥ 90% of R', auto.steadyRps >= 0.9 * scale.rps],
+    [
+      `steady accepted rate ≥ 90% of R (10–90% of the run; the ideal scheduler: ${(b.idealSteadyShare * 100).toFixed(1)}%)`,
+      auto.steadyRps >= 0.9 * scale.rps,
+    ],
     ['429 answers ≤ 1%', auto.limited <= 0.01 * auto.requests],
     [
       `makespan ≤ 1.15 × (bound + ramp) = ${(1.15 * b.targetBaseS).toFixed(0)} s`,
