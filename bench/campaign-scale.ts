@@ -60,6 +60,9 @@ export function minimalRequestsPerSubject(styles: number): number {
   return 5 + styles * 5;
 }
 
+/** The steady part of a run, as shares of its makespan: the middle, without its first and last tenth. */
+export const STEADY_PART = { from: 0.1, to: 0.9 } as const;
+
 export interface Bounds {
   /** max(N × minimal requests / R, one subject's duration), in full-scale seconds. */
   quotaBoundS: number;
@@ -81,8 +84,8 @@ export function bounds(scale: Scale): Bounds {
   const subjectS = scale.trainingS + scale.generationS;
   const quotaBoundS = Math.max((scale.subjects * minimal) / scale.rps, subjectS);
   const ideal = idealSchedule(scale);
-  const from = 0.1 * ideal.makespanS;
-  const to = 0.9 * ideal.makespanS;
+  const from = STEADY_PART.from * ideal.makespanS;
+  const to = STEADY_PART.to * ideal.makespanS;
   const steady = ideal.servedAtS.filter((at) => at > from && at <= to).length;
   return {
     quotaBoundS,

@@ -14,7 +14,7 @@ import { DEFAULT_WINDOW_TUNING } from '../src/contracts/in-flight-window';
 import { ProviderClient } from '../src/provider/client';
 import type { RunningSimulator, SimulatorStats, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';
-import { bounds, minimalRequestsPerSubject, scaled, type Scale } from './campaign-scale';
+import { bounds, minimalRequestsPerSubject, scaled, STEADY_PART, type Scale } from './campaign-scale';
 import { startBenchWorker } from './bench-worker';
 import { freshSimulator, RateSampler, type Stack, type WorkerProcess } from './campaign-stack';
 
@@ -186,7 +186,7 @@ async function campaignApproach(context: Context, label: string, window: WindowC
       requests: stats.requests.total,
       limited: stats.rateLimited,
       acceptedRps: ((stats.requests.total - stats.rateLimited) / wallS) * scale.timeScale,
-      steadyRps: sampler.acceptedRate(0.1, 0.9) * scale.timeScale,
+      steadyRps: sampler.acceptedRate(STEADY_PART.from, STEADY_PART.to) * scale.timeScale,
       peakRssMb: on.worker.peakRss() / 1024 / 1024,
       window:
         windows.length > 0
@@ -243,7 +243,7 @@ async function naiveApproach(context: Context, budgetS: number): Promise<Result>
       requests: stats.requests.total,
       limited: stats.rateLimited,
       acceptedRps: ((stats.requests.total - stats.rateLimited) / wallS) * scale.timeScale,
-      steadyRps: sampler.acceptedRate(0.1, 0.9) * scale.timeScale,
+      steadyRps: sampler.acceptedRate(STEADY_PART.from, STEADY_PART.to) * scale.timeScale,
       note: [
         abort.signal.aborted ? `stopped at the ${budgetS} s budget` : '',
         failures.length > 0 ? `${failures.length} subject(s) failed, first: ${failures[0]}` : '',
@@ -329,7 +329,7 @@ export async function runQuota(
   const targets: [string, boolean][] = [
     [`all ${scale.subjects} done`, auto.done === scale.subjects],
     [
-      `steady accepted rate ≥ 90% of R (10–90% of the run; the ideal scheduler: ${(b.idealSteadyShare * 100).toFixed(1)}%)`,
+      `steady accepted rate ≥ 90% of R (${STEADY_PART.from * 100}–${STEADY_PART.to * 100}% of the run; the ideal scheduler: ${(b.idealSteadyShare * 100).toFixed(1)}%)`,
       auto.steadyRps >= 0.9 * scale.rps,
     ],
     ['429 answers ≤ 1%', auto.limited <= 0.01 * auto.requests],
