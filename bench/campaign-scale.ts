@@ -60,8 +60,27 @@ export function minimalRequestsPerSubject(styles: number): number {
   return 5 + styles * 5;
 }
 
-/** The steady part of a run, as shares of its makespan: the middle, without its first and last tenth. */
-export const STEADY_PART = { from: 0.1, to: 0.9 } as const;
+/** One subject's provider time: training + generation, in full-scale seconds. */
+export function subjectSeconds(scale: Scale): number {
+  return scale.trainingS + scale.generationS;
+}
+
+/** The middle of a run, as shares of its makespan: without its first and last tenth. */
+export const MIDDLE_PART = { from: 0.1, to: 0.9 } as const;
+
+/**
+ * The steady part of a run, as shares of its makespan: after the warm-up, before the tail. The
+ * warm-up lasts one subject's provider time (training + generation), until the first moment a
+ * subject can have finished: before it only start-up work exists (4 requests per subject, then a
+ * training's wait), so a campaign of fewer than R × training / 4 subjects leaves the quota idle
+ * there whatever its scheduler does (that idle time, with the tail's, is the ramp of the makespan
+ * bound). The tail is the last tenth of the run, where the last generations run with nothing left
+ * to send. The middle 10–90% of the run, warm-up included, is printed beside it.
+ */
+export function steadyPart(makespanS: number, subjectS: number): { from: number; to: number } {
+  const to = MIDDLE_PART.to;
+  return { from: makespanS > 0 ? Math.min(subjectS / makespanS, to) : to, to };
+}
 
 export interface Bounds {
   /** max(N × minimal requests / R, one subject's duration), in full-scale seconds. */
@@ -72,27 +91,33 @@ export interface Bounds {
   rampS: number;
   /** quotaBoundS + rampS. */
   targetBaseS: number;
+  /** The ideal scheduler's accepted rate over the steady part of its own run (see steadyPart), as a share of R. */
+  idealSteadyShare: number;
   /**
    * The ideal scheduler's accepted rate over the middle 10–90% of its own run, as a share of R: what
-   * the steady-rate measure gives where the only idle quota is the unavoidable ramp.
+   * that measure gives where the only idle quota is the unavoidable ramp.
    */
-  idealSteadyShare: number;
+  idealMiddleShare: number;
 }
 
 export function bounds(scale: Scale): Bounds {
   const minimal = minimalRequestsPerSubject(scale.styles.length);
-  const subjectS = scale.trainingS + scale.generationS;
+  const subjectS = subjectSeconds(scale);
   const quotaBoundS = Math.max((scale.subjects * minimal) / scale.rps, subjectS);
   const ideal = idealSchedule(scale);
-  const from = STEADY_PART.from * ideal.makespanS;
-  const to = STEADY_PART.to * ideal.makespanS;
-  const steady = ideal.servedAtS.filter((at) => at > from && at <= to).length;
+  const share = (part: { from: number; to: number }) => {
+    const from = part.from * ideal.makespanS;
+    const to = part.to * ideal.makespanS;
+    const served = ideal.servedAtS.filter((at) => at > from && at <= to).length;
+    return to > from ? served / (to - from) / scale.rps : 0;
+  };
   return {
     quotaBoundS,
     subjectS,
     rampS: Math.max(0, ideal.makespanS - quotaBoundS),
     targetBaseS: ideal.makespanS,
-    idealSteadyShare: to > from ? steady / (to - from) / scale.rps : 0,
+    idealSteadyShare: share(steadyPart(ideal.makespanS, subjectS)),
+    idealMiddleShare: share(MIDDLE_PART),
   };
 }
 

@@ -83,8 +83,10 @@ async function main(): Promise<void> {
       `max(N × minimal / R, one subject's ${b.subjectS} s) = ${b.quotaBoundS.toFixed(0)} s; ramp ${b.rampS.toFixed(0)} s ` +
       `(an ideal scheduler's makespan, ${b.targetBaseS.toFixed(0)} s, minus the bound: it knows every duration, ` +
       `makes only the minimal requests and has no window, yet the quota idles until the first trainings end ` +
-      `and while the last generations run). The same ideal scheduler's accepted rate over 10–90% of its run, the ` +
-      `steady-rate measure below, is ${(b.idealSteadyShare * 100).toFixed(1)}% of R.`,
+      `and while the last generations run). Steady rate: accepted requests/s from the end of the warm-up (one ` +
+      `subject's ${b.subjectS} s: until then only start-up work exists) to 90% of the run (then the tail); the ideal ` +
+      `scheduler's is ${(b.idealSteadyShare * 100).toFixed(1)}% of R, and ${(b.idealMiddleShare * 100).toFixed(1)}% over ` +
+      `10–90% of its run, warm-up included.`,
   );
   say();
 
