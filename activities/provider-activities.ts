@@ -4,7 +4,7 @@ import { readImage } from '../src/images/read-image';
 import type { ImageAccessPolicy } from '../src/images/image-access';
 import { readAvatarPage } from '../src/provider/collect-avatars';
 import type { ProviderClient } from '../src/provider/client';
-import { ProviderBadRequestError } from '../src/provider/errors';
+import { ProviderBadRequestError, ProviderRateLimitedError } from '../src/provider/errors';
 import type { Gender } from '../src/provider/request-schemas';
 import type { Avatar, Order } from '../src/provider/schemas';
 import { hasStarted, type OrderStatus } from '../src/provider/status';
@@ -37,7 +37,7 @@ export interface StatusReport {
  * Creates, uploads and runs are not idempotent at the provider. Every write follows one rule:
  * the first attempt writes; any later attempt (the earlier one may have committed and then lost
  * its answer, or its worker died) first looks at the provider's lists or status for the write it
- * may already have made.
+ * may already have made, unless the attempt just before it left a WriteRefused mark.
  */
 export function createProviderActivities({
   provider,
@@ -45,10 +45,27 @@ export function createProviderActivities({
   providerScope,
   writeSettleMs = DEFAULT_PROVIDER_WRITE_SETTLE_MS,
 }: ActivityDependencies) {
-  const isRetry = () => Context.current().info.attempt > 1;
+  const mustLookFirst = () => {
+    const { attempt, heartbeatDetails } = Context.current().info;
+    return attempt > 1 && !isWriteRefusedIn(heartbeatDetails, attempt - 1);
+  };
   const call = () => ({ signal: Context.current().cancellationSignal });
-  /** A write that times out is retried only once the provider has settled (see UnsettledWriteError). */
-  const write = <T>(send: () => Promise<T>) => sendWrite(send, writeSettleMs);
+  /**
+   * A write that times out is retried only once the provider has settled (see UnsettledWriteError);
+   * one the provider refused with a 429 leaves the WriteRefused mark for the next attempt.
+   */
+  const write = async <T>(send: () => Promise<T>): Promise<T> => {
+    try {
+      return await sendWrite(send, writeSettleMs);
+    } catch (err) {
+      if (err instanceof ProviderRateLimitedError) {
+        const context = Context.current();
+        const mark: WriteRefused = { writeRefusedInAttempt: context.info.attempt };
+        context.heartbeat(mark);
+      }
+      throw err;
+    }
+  };
   const claimIdFor = (modelId: number) => `provider-claim:${providerScope}:model:${modelId}`;
 
   return {
@@ -64,7 +81,7 @@ export function createProviderActivities({
       reconcileFirst?: boolean;
     }): Promise<{ created?: ModelOffer; candidates: ModelOffer[] }> {
       return mapProviderErrors(async () => {
-        if (input.reconcileFirst || isRetry()) {
+        if (input.reconcileFirst || mustLookFirst()) {
           const candidates = await findUnrunModels(provider, input.styles, input.gender, call());
           if (candidates.length > 0) {
             return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
@@ -98,7 +115,7 @@ export function createProviderActivities({
     }): Promise<{ imageId: number; reconciled: boolean }> {
       return mapProviderErrors(() =>
         withHeartbeats(async () => {
-          if (isRetry()) {
+          if (mustLookFirst()) {
             const known = new Set(input.knownImageIds);
             const unknown = (await provider.listTrainingImages(input.modelId, call()))
               .map((image) => image.id)
@@ -132,7 +149,7 @@ export function createProviderActivities({
 
     async runOrder(input: { orderId: number }): Promise<StatusReport> {
       return mapProviderErrors(async () => {
-        if (isRetry()) {
+        if (mustLookFirst()) {
           const current = await provider.getOrderStatus(input.orderId, call());
           if (hasStarted(current.status)) return report(current);
         }
@@ -174,7 +191,7 @@ export function createProviderActivities({
       gender: Gender;
     }): Promise<{ orderId: number; reconciled: boolean }> {
       return mapProviderErrors(async () => {
-        if (isRetry()) {
+        if (mustLookFirst()) {
           const existing = (await provider.listModelOrders(input.modelId, call())).find((order) =>
             isOrderForStyle(order, input.modelId, input.styleId),
           );
@@ -201,6 +218,29 @@ export function createProviderActivities({
 }
 
 export type ProviderActivities = ReturnType<typeof createProviderActivities>;
+
+/**
+ * The heartbeat details of an attempt whose write the provider refused with a 429, after the
+ * attempt had looked for an earlier attempt's write (or had no need to). A 429 is answered before
+ * the provider performs anything, so nothing has been written yet, and the next attempt writes at
+ * once. Without the mark, a retry under a saturated quota sends its look and its write back to
+ * back, as one task of the provider queue, whose rate limit lets one request through per task:
+ * the look takes the quota's token, the write is refused again, and the activity can fail this
+ * way for a minute while every other task passes. The mark holds for the next attempt only: a
+ * later one cannot tell whether the attempts in between wrote (a worker that died mid-write
+ * leaves no mark), and looks. A mark that never reaches the server costs a look, nothing more.
+ */
+export interface WriteRefused {
+  writeRefusedInAttempt: number;
+}
+
+function isWriteRefusedIn(details: unknown, attempt: number): boolean {
+  return (
+    typeof details === 'object' &&
+    details !== null &&
+    (details as Partial<WriteRefused>).writeRefusedInAttempt === attempt
+  );
+}
 
 function toAvatarRef(a: Avatar): AvatarRef {
   return {
