@@ -1,0 +1,66 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createProviderActivities } from '../../activities/provider-activities';
+import { ProviderClient } from '../../src/provider/client';
+import { toUploadImage } from '../../src/provider/upload-image';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { tinyPng } from '../fixtures/images';
+import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
+import { runOrderWorkflow } from '../workflows/refused-write-workflows';
+
+/**
+ * The mark a write refused with a 429 leaves for the next attempt travels in the activity's
+ * heartbeat details: through the SDK and the server, not only through the activity's own code
+ * (test/unit/activities/refused-writes.test.ts). A quota of one request per 4 s, spent just
+ * before the run: attempt 1's run is refused, and attempt 2, 4 s later, has one request's worth of
+ * quota. With the mark it runs at once and succeeds; a look first would spend that quota and get
+ * the run refused again.
+ */
+describe('a run refused with a 429, retried by Temporal', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    sim = await startSimulator({ progression: { mode: 'calls' } });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  it('is sent again by the next attempt without a look first', async () => {
+    const setup = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
+    const model = await setup.createModel({ styles: [3], gender: 1 });
+    await setup.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(tinyPng(8, 8)) });
+
+    const taskQueue = uniqueName('refused-write');
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace,
+      taskQueue,
+      workflowsPath: require.resolve('../workflows/refused-write-workflows'),
+      activities: createProviderActivities({
+        provider: new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 }),
+        imageAccess: { roots: [], urlHosts: [] },
+        providerScope: 'refused-write-test',
+      }),
+    });
+    const report = await worker.runUntil(async () => {
+      sim.setOptions({ rateLimit: { requestsPerSecond: 0.25, burst: 1, retryAfterSeconds: 4 } });
+      await setup.listModels();
+      const before = sim.stats().requests.byEndpoint;
+      const result = await env.client.workflow.execute(runOrderWorkflow, {
+        taskQueue,
+        workflowId: uniqueName('refused-write'),
+        args: [model.id],
+      });
+      const after = sim.stats().requests.byEndpoint;
+      const during = (endpoint: string) => (after[endpoint] ?? 0) - (before[endpoint] ?? 0);
+      expect({ runs: during('runOrder'), looks: during('getOrderStatus') }).toEqual({ runs: 2, looks: 0 });
+      return result;
+    });
+    expect(report.status).not.toBe('CREATED');
+    expect(sim.stats().orders.find((o) => o.id === model.id)).toMatchObject({ runs: 1 });
+  }, 60_000);
+});
