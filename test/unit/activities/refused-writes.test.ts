@@ -10,6 +10,7 @@ import { ProviderClient } from '../../../src/provider/client';
 import { toUploadImage } from '../../../src/provider/upload-image';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { tinyPng } from '../../fixtures/images';
+import { quietLogger } from '../../helpers/quiet-logger';
 
 /**
  * A write the provider refused with a 429 was not performed, so the attempt after it writes at once
@@ -32,18 +33,9 @@ describe('provider writes refused with a 429', () => {
   });
   afterEach(() => sim.stop());
 
-  const quiet = {
-    log: () => {},
-    trace: () => {},
-    debug: () => {},
-    info: () => {},
-    warn: () => {},
-    error: () => {},
-  };
-
   /** An attempt, with the heartbeat details the server hands it and the ones it records. */
   function attempt(n: number, heartbeatDetails?: unknown) {
-    const env = new MockActivityEnvironment({ attempt: n, heartbeatDetails }, { logger: quiet });
+    const env = new MockActivityEnvironment({ attempt: n, heartbeatDetails }, { logger: quietLogger });
     const heartbeats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => heartbeats.push(details));
     return { env, heartbeats };

@@ -11,6 +11,7 @@ import { ProviderTimeoutError, ProviderUnavailableError } from '../../../src/pro
 import { toUploadImage } from '../../../src/provider/upload-image';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { tinyPng } from '../../fixtures/images';
+import { quietLogger } from '../../helpers/quiet-logger';
 
 /**
  * A write whose answer times out may still be performed by the provider after the client gave up
@@ -40,15 +41,7 @@ describe('provider writes that time out', () => {
   });
   afterEach(() => sim.stop());
 
-  const quiet = {
-    log: () => {},
-    trace: () => {},
-    debug: () => {},
-    info: () => {},
-    warn: () => {},
-    error: () => {},
-  };
-  const attempt = (n: number) => new MockActivityEnvironment({ attempt: n }, { logger: quiet });
+  const attempt = (n: number) => new MockActivityEnvironment({ attempt: n }, { logger: quietLogger });
   const failureOf = (run: Promise<unknown>) =>
     run.then(
       () => {
