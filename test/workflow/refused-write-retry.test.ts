@@ -2,19 +2,18 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { ProviderClient } from '../../src/provider/client';
-import { toUploadImage } from '../../src/provider/upload-image';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { tinyPng } from '../fixtures/images';
+import { modelWithSelfie } from '../helpers/model-with-selfie';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
 import { runOrderWorkflow } from '../workflows/refused-write-workflows';
 
 /**
  * The mark a write refused with a 429 leaves for the next attempt travels in the activity's
  * heartbeat details: through the SDK and the server, not only through the activity's own code
- * (test/unit/activities/refused-writes.test.ts). A quota of one request per 4 s, spent just
- * before the run: attempt 1's run is refused, and attempt 2, 4 s later, has one request's worth of
- * quota. With the mark it runs at once and succeeds; a look first would spend that quota and get
- * the run refused again.
+ * (test/unit/activities/refused-writes.test.ts). A quota of one request per 10 s, spent just
+ * before the run: attempt 1's run is refused (the 10 s leave a loaded machine time to start the
+ * workflow), and attempt 2, 10 s later, has one request's worth of quota. With the mark it runs at
+ * once and succeeds; a look first would spend that quota and get the run refused again.
  */
 describe('a run refused with a 429, retried by Temporal', () => {
   let env: TestWorkflowEnvironment;
@@ -31,8 +30,7 @@ describe('a run refused with a 429, retried by Temporal', () => {
 
   it('is sent again by the next attempt without a look first', async () => {
     const setup = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
-    const model = await setup.createModel({ styles: [3], gender: 1 });
-    await setup.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(tinyPng(8, 8)) });
+    const orderId = await modelWithSelfie(setup);
 
     const taskQueue = uniqueName('refused-write');
     const worker = await Worker.create({
@@ -47,13 +45,13 @@ describe('a run refused with a 429, retried by Temporal', () => {
       }),
     });
     const report = await worker.runUntil(async () => {
-      sim.setOptions({ rateLimit: { requestsPerSecond: 0.25, burst: 1, retryAfterSeconds: 4 } });
+      sim.setOptions({ rateLimit: { requestsPerSecond: 0.1, burst: 1, retryAfterSeconds: 10 } });
       await setup.listModels();
       const before = sim.stats().requests.byEndpoint;
       const result = await env.client.workflow.execute(runOrderWorkflow, {
         taskQueue,
         workflowId: uniqueName('refused-write'),
-        args: [model.id],
+        args: [orderId],
       });
       const after = sim.stats().requests.byEndpoint;
       const during = (endpoint: string) => (after[endpoint] ?? 0) - (before[endpoint] ?? 0);
@@ -61,6 +59,6 @@ describe('a run refused with a 429, retried by Temporal', () => {
       return result;
     });
     expect(report.status).not.toBe('CREATED');
-    expect(sim.stats().orders.find((o) => o.id === model.id)).toMatchObject({ runs: 1 });
+    expect(sim.stats().orders.find((o) => o.id === orderId)).toMatchObject({ runs: 1 });
   }, 60_000);
 });

@@ -7,9 +7,8 @@ import {
   type WriteRefused,
 } from '../../../activities/provider-activities';
 import { ProviderClient } from '../../../src/provider/client';
-import { toUploadImage } from '../../../src/provider/upload-image';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
-import { tinyPng } from '../../fixtures/images';
+import { modelWithSelfie } from '../../helpers/model-with-selfie';
 import { quietLogger } from '../../helpers/quiet-logger';
 
 /**
@@ -49,14 +48,8 @@ describe('provider writes refused with a 429', () => {
 
   const requestsTo = (endpoint: string) => sim.stats().requests.byEndpoint[endpoint] ?? 0;
 
-  async function modelWithSelfie(): Promise<number> {
-    const model = await setup.createModel({ styles: [3], gender: 1 });
-    await setup.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(tinyPng(8, 8)) });
-    return model.id;
-  }
-
   async function trainedModel(): Promise<number> {
-    const modelId = await modelWithSelfie();
+    const modelId = await modelWithSelfie(setup);
     await setup.runOrder(modelId);
     // Progression 'calls': each status call moves the training on.
     for (let i = 0; i < 100 && (await setup.getOrderStatus(modelId)).status !== 'DONE'; i++);
@@ -64,7 +57,7 @@ describe('provider writes refused with a 429', () => {
   }
 
   it('a run refused with a 429 leaves the mark, and the next attempt runs without looking first', async () => {
-    const orderId = await modelWithSelfie();
+    const orderId = await modelWithSelfie(setup);
     await spendQuota();
     const first = attempt(3, { writeRefusedInAttempt: 2 } satisfies WriteRefused);
     const failure: unknown = await first.env.run(activities.runOrder, { orderId }).catch((e: unknown) => e);
@@ -102,7 +95,7 @@ describe('provider writes refused with a 429', () => {
   });
 
   it('a refused look leaves no mark, and a mark older than the attempt before is not trusted', async () => {
-    const orderId = await modelWithSelfie();
+    const orderId = await modelWithSelfie(setup);
     await spendQuota();
     // The look is refused: no write was sent, so nothing is known about earlier attempts' writes.
     const refusedLook = attempt(2);
@@ -120,7 +113,7 @@ describe('provider writes refused with a 429', () => {
   });
 
   it('a write that failed otherwise (5xx) leaves no mark', async () => {
-    const orderId = await modelWithSelfie();
+    const orderId = await modelWithSelfie(setup);
     sim.setOptions({ fail5xxRate: 1, faultEndpoints: ['runOrder'] });
     const first = attempt(1);
     await expect(first.env.run(activities.runOrder, { orderId })).rejects.toMatchObject({

@@ -8,9 +8,8 @@ import {
 } from '../../../activities/provider-activities';
 import { ProviderClient } from '../../../src/provider/client';
 import { ProviderTimeoutError, ProviderUnavailableError } from '../../../src/provider/errors';
-import { toUploadImage } from '../../../src/provider/upload-image';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
-import { tinyPng } from '../../fixtures/images';
+import { modelWithSelfie } from '../../helpers/model-with-selfie';
 import { quietLogger } from '../../helpers/quiet-logger';
 
 /**
@@ -53,12 +52,6 @@ describe('provider writes that time out', () => {
       },
     );
 
-  async function modelWithSelfie(): Promise<number> {
-    const model = await setup.createModel({ styles: [3], gender: 1 });
-    await setup.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(tinyPng(8, 8)) });
-    return model.id;
-  }
-
   it('the transport reports a timeout as ProviderTimeoutError, still of kind unavailable', async () => {
     sim.setOptions({ slowRate: 1 });
     const err = await provider.listModels().catch((e: unknown) => e);
@@ -68,7 +61,7 @@ describe('provider writes that time out', () => {
   });
 
   it('a timed-out run is retried only after the settle time, and the retry finds the late run', async () => {
-    const modelId = await modelWithSelfie();
+    const modelId = await modelWithSelfie(setup);
     sim.setOptions({ slowRate: 1, faultEndpoints: ['runOrder'] });
     const failure = await failureOf(attempt(1).run(activities.runOrder, { orderId: modelId }));
     expect(failure).toMatchObject({
@@ -104,7 +97,7 @@ describe('provider writes that time out', () => {
   });
 
   it('other failures keep the usual backoff: a 5xx write, a timed-out read', async () => {
-    const modelId = await modelWithSelfie();
+    const modelId = await modelWithSelfie(setup);
     sim.setOptions({ fail5xxRate: 1, faultEndpoints: ['runOrder'] });
     const refused = await failureOf(attempt(1).run(activities.runOrder, { orderId: modelId }));
     expect(refused).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: undefined });
