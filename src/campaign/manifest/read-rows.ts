@@ -1,5 +1,7 @@
 import { extname } from 'node:path';
-import { parseCsv } from './csv';
+import { readCsv } from './csv-reader';
+import { readJsonlLines } from './jsonl-reader';
+import { MAX_MANIFEST_ROW_BYTES, MAX_MANIFEST_ROWS, MAX_UNREADABLE_ROWS } from './limits';
 import type { ManifestIssue } from './manifest-issue';
 import { MANIFEST_FIELDS, manifestField, REQUIRED_FIELDS, type ManifestField } from './row-schema';
 
@@ -16,15 +18,29 @@ export interface RawRows {
   /** Data rows in the file (blank lines not counted), including the ones that could not be read. */
   count: number;
   issues: ManifestIssue[];
+  /**
+   * Why the manifest is refused whole, its rows left unchecked: reading stopped at a limit. The
+   * issues found before it are kept (the unreadable rows that stopped it).
+   */
+  refusal?: string;
 }
 
 const COLUMNS = MANIFEST_FIELDS.join(', ');
 
 /** By extension (.csv, .jsonl, .ndjson); otherwise a first non-blank character of "{" means JSONL. */
 export function detectManifestFormat(text: string, fileName?: string): ManifestFormat {
+  return formatByName(fileName) ?? formatByStart(text);
+}
+
+export function formatByName(fileName: string | undefined): ManifestFormat | undefined {
   const ext = fileName ? extname(fileName).toLowerCase() : '';
   if (ext === '.csv') return 'csv';
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
+  return undefined;
+}
+
+/** Given the text up to its first non-blank character. */
+export function formatByStart(text: string): ManifestFormat {
   return text
     .replace(/^\uFEFF/, '')
     .trimStart()
@@ -33,8 +49,16 @@ export function detectManifestFormat(text: string, fileName?: string): ManifestF
     : 'csv';
 }
 
-export function readManifestRows(text: string, format: ManifestFormat): RawRows {
-  return format === 'csv' ? readCsvRows(text) : readJsonlRows(text);
+/** Reads the rows as the file arrives, stopping at the limits on rows, row size and unreadable rows. */
+export function readManifestRows(chunks: AsyncIterable<Buffer>, format: ManifestFormat): Promise<RawRows> {
+  return format === 'csv' ? readCsvRows(chunks) : readJsonlRows(chunks);
+}
+
+const TOO_MANY_ROWS = `has more than ${MAX_MANIFEST_ROWS} rows, the limit: split it into several campaigns`;
+const TOO_LONG = `is longer than the limit of ${MAX_MANIFEST_ROW_BYTES} bytes for one row`;
+
+function tooManyUnreadable(line: number): string {
+  return `has ${MAX_UNREADABLE_ROWS} rows that cannot be read; reading stopped at line ${line}, the rest was not checked`;
 }
 
 /** The rows of a JSON array (the API's body form); row numbers are 1-based positions. */
@@ -48,8 +72,15 @@ export function readObjectRows(items: unknown[]): RawRows {
   return { rows, count: items.length, issues };
 }
 
-function readCsvRows(text: string): RawRows {
-  const { records, problems } = parseCsv(text);
+async function readCsvRows(chunks: AsyncIterable<Buffer>): Promise<RawRows> {
+  const { records, problems, stopped } = await readCsv(chunks, {
+    // The header is a record too.
+    maxRecords: MAX_MANIFEST_ROWS + 1,
+    maxRecordBytes: MAX_MANIFEST_ROW_BYTES,
+    maxProblems: MAX_UNREADABLE_ROWS,
+  });
+  if (stopped === 'records')
+    return { rows: [], count: MAX_MANIFEST_ROWS + 1, issues: [], refusal: TOO_MANY_ROWS };
   const issues: ManifestIssue[] = problems.map((p) => ({ row: p.line, field: '(row)', message: p.message }));
   const [header, ...data] = records;
   if (!header) {
@@ -57,6 +88,7 @@ function readCsvRows(text: string): RawRows {
     return { rows: [], count: problems.length, issues };
   }
   const count = data.length + problems.filter((p) => p.line > header.line).length;
+  const refusal = stopped === 'problems' ? { refusal: tooManyUnreadable(problems.at(-1)!.line) } : {};
   const columns: (ManifestField | undefined)[] = [];
   const headerIssues: ManifestIssue[] = [];
   for (const [index, name] of header.fields.entries()) {
@@ -83,7 +115,7 @@ function readCsvRows(text: string): RawRows {
       message: 'has no "selfies" column (or "modelId", for rows that generate from an existing model)',
     });
   // With a bad header no row can be read reliably: report the header alone.
-  if (headerIssues.length > 0) return { rows: [], count, issues: [...headerIssues, ...issues] };
+  if (headerIssues.length > 0) return { rows: [], count, issues: [...headerIssues, ...issues], ...refusal };
 
   const rows: RawRow[] = [];
   for (const record of data) {
@@ -100,30 +132,39 @@ function readCsvRows(text: string): RawRows {
     record.fields.forEach((cell, i) => (values[columns[i]!] = cell));
     rows.push({ row: record.line, values });
   }
-  return { rows, count, issues: issues.sort((a, b) => a.row - b.row) };
+  return { rows, count, issues: issues.sort((a, b) => a.row - b.row), ...refusal };
 }
 
-function readJsonlRows(text: string): RawRows {
+async function readJsonlRows(chunks: AsyncIterable<Buffer>): Promise<RawRows> {
+  const { lines, stopped } = await readJsonlLines(chunks, {
+    maxLines: MAX_MANIFEST_ROWS,
+    maxLineBytes: MAX_MANIFEST_ROW_BYTES,
+  });
+  if (stopped) return { rows: [], count: MAX_MANIFEST_ROWS + 1, issues: [], refusal: TOO_MANY_ROWS };
   const issues: ManifestIssue[] = [];
   const rows: RawRow[] = [];
   let count = 0;
-  text
-    .replace(/^\uFEFF/, '')
-    .split('\n')
-    .forEach((line, index) => {
-      if (line.trim() === '') return;
-      count++;
-      let value: unknown;
+  let unreadable = 0;
+  for (const line of lines) {
+    count++;
+    let value: unknown;
+    if ('tooLong' in line) {
+      issues.push({ row: line.line, field: '(row)', message: TOO_LONG });
+    } else {
       try {
-        value = JSON.parse(line);
+        value = JSON.parse(line.text);
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        issues.push({ row: index + 1, field: '(row)', message: `is not valid JSON (${reason})` });
-        return;
+        issues.push({ row: line.line, field: '(row)', message: `is not valid JSON (${reason})` });
       }
-      const row = objectRow(value, index + 1, issues);
-      if (row) rows.push(row);
-    });
+    }
+    if (value === undefined) {
+      if (++unreadable < MAX_UNREADABLE_ROWS) continue;
+      return { rows, count, issues, refusal: tooManyUnreadable(line.line) };
+    }
+    const row = objectRow(value, line.line, issues);
+    if (row) rows.push(row);
+  }
   if (count === 0) issues.push({ row: 1, field: '(file)', message: 'holds no rows' });
   return { rows, count, issues };
 }

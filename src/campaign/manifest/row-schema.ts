@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { genderSchema, orderIdSchema, stylesSchema } from '../../provider/request-schemas';
 import { subjectIdSchema } from '../../contracts/campaign';
+import { MAX_SELFIES, MAX_STYLES } from '../../contracts/limits';
 
 /** The manifest's columns (CSV header names or JSONL keys), matched without regard to case, _ or -. */
 export const MANIFEST_FIELDS = ['subjectId', 'gender', 'styles', 'selfies', 'mainImage', 'modelId'] as const;
@@ -74,20 +75,41 @@ function mainImageFromText(value: unknown): unknown {
 }
 
 /**
+ * A list longer than `max` is refused by its length alone, before any entry is parsed (or, for
+ * selfies, any file looked at), so a row of a million entries costs no more than one of 21.
+ * Anything else passes on to the list's own schema.
+ */
+function capped(max: number, noun: string) {
+  return z.unknown().superRefine((value, ctx) => {
+    if (Array.isArray(value) && value.length > max)
+      ctx.addIssue({
+        code: 'too_big',
+        origin: 'array',
+        maximum: max,
+        inclusive: true,
+        input: value,
+        message: `must name at most ${max} ${noun}`,
+      });
+  });
+}
+
+/**
  * One manifest row before its selfies are looked at. Reuses the pipeline's own rules for gender
  * and styles, so a row that passes here is refused by nothing later but its files.
  */
 export const manifestRowSchema = z.strictObject({
   subjectId: subjectIdSchema,
   gender: z.preprocess(genderFromText, genderSchema),
-  styles: z.preprocess(stylesFromText, stylesSchema),
+  styles: z.preprocess(stylesFromText, capped(MAX_STYLES, 'styles').pipe(stylesSchema)),
   selfies: z.preprocess(
     selfiesFromText,
-    z
-      .array(z.string({ error: 'must be a path or URL' }).trim().min(1, 'must not be empty'), {
-        error: 'must be a folder, or selfies separated by ";" (a list in JSONL)',
-      })
-      .min(1, 'must name a folder or at least one selfie'),
+    capped(MAX_SELFIES, 'selfies').pipe(
+      z
+        .array(z.string({ error: 'must be a path or URL' }).trim().min(1, 'must not be empty'), {
+          error: 'must be a folder, or selfies separated by ";" (a list in JSONL)',
+        })
+        .min(1, 'must name a folder or at least one selfie'),
+    ),
   ),
   /** 1-based position among the selfies, or a selfie's file name. */
   mainImage: z.preprocess(

@@ -1,12 +1,16 @@
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 
 import type { CampaignSubject } from '../../contracts/campaign';
 import { generationInputSchema } from '../../contracts/model-runs';
 import { pipelineInputSchema } from '../../contracts/pipeline-input';
+import { MAX_MANIFEST_BYTES, MAX_MANIFEST_ROWS } from './limits';
 import type { ManifestIssue } from './manifest-issue';
+import { manifestChunks, peekStart, type ByteCount, type ManifestSource } from './manifest-source';
 import {
-  detectManifestFormat,
+  formatByName,
+  formatByStart,
   readManifestRows,
   readObjectRows,
   subjectHint,
@@ -17,9 +21,7 @@ import {
 import { manifestRowSchema, REQUIRED_FIELDS, type ManifestField, type ManifestRow } from './row-schema';
 import { expandSelfies, type ExpandedSelfies, type SelfieCheckOptions } from './selfie-files';
 
-/** A manifest is checked in one go; past these it is refused whole, before any row is read. */
-export const MAX_MANIFEST_ROWS = 10_000;
-export const MAX_MANIFEST_BYTES = 20 * 1024 * 1024;
+export { MAX_MANIFEST_BYTES, MAX_MANIFEST_ROWS };
 
 /** A problem with a row's model at the provider, by manifest field. */
 export interface ModelProblem {
@@ -54,15 +56,60 @@ export interface ManifestValidation {
   invalidRows: number[];
 }
 
+/** A manifest read up to its end or to a limit, its rows not yet checked. */
+export interface ManifestRead {
+  format: ManifestFormat;
+  raw: RawRows;
+}
+
+/**
+ * Reads a manifest (CSV or JSONL; detected from the file name or the first non-blank character)
+ * as it arrives. Reading stops at the first limit passed (bytes, rows, row size, unreadable rows),
+ * which then refuses the manifest whole; nothing past it is read.
+ */
+export async function readManifest(
+  source: ManifestSource,
+  options: { format?: ManifestFormat; fileName?: string } = {},
+): Promise<ManifestRead> {
+  const count: ByteCount = { bytes: 0, over: false };
+  let chunks: AsyncIterable<Buffer> = manifestChunks(source, MAX_MANIFEST_BYTES, count);
+  let format = options.format ?? formatByName(options.fileName);
+  if (!format) {
+    const peeked = await peekStart(chunks);
+    format = formatByStart(peeked.start);
+    chunks = peeked.chunks;
+  }
+  const raw = await readManifestRows(chunks, format);
+  if (count.over)
+    return {
+      format,
+      raw: {
+        rows: [],
+        count: 0,
+        issues: [],
+        refusal: `is larger than the limit of ${MAX_MANIFEST_BYTES} bytes: split it into several campaigns`,
+      },
+    };
+  return { format, raw };
+}
+
+/** Checks the rows of a manifest read by readManifest. */
+export function validateManifestRead(
+  read: ManifestRead,
+  options: ManifestValidationOptions = {},
+): Promise<ManifestValidation> {
+  return validate(read.raw, read.format, options);
+}
+
 /** Reads and validates a manifest file; relative selfie paths are taken from the file's folder. */
 export async function loadManifestFile(
   path: string,
   options: ManifestValidationOptions = {},
 ): Promise<ManifestValidation> {
   const { size } = await stat(path);
-  if (size > MAX_MANIFEST_BYTES) return tooLarge(size, 'csv');
-  const text = await readFile(path, 'utf8');
-  return validateManifestText(text, { baseDir: dirname(resolve(path)), ...options, fileName: path });
+  if (size > MAX_MANIFEST_BYTES) return tooLarge(size, formatByName(path) ?? 'csv');
+  const read = await readManifest(createReadStream(path), { fileName: path });
+  return validateManifestRead(read, { baseDir: dirname(resolve(path)), ...options });
 }
 
 /** Validates manifest text (CSV or JSONL; detected from the file name or the content). */
@@ -70,10 +117,17 @@ export async function validateManifestText(
   text: string,
   options: ManifestValidationOptions & { format?: ManifestFormat; fileName?: string } = {},
 ): Promise<ManifestValidation> {
-  const format = options.format ?? detectManifestFormat(text, options.fileName);
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_MANIFEST_BYTES) return tooLarge(bytes, format);
-  return validate(readManifestRows(text, format), format, options);
+  if (bytes > MAX_MANIFEST_BYTES)
+    return tooLarge(
+      bytes,
+      options.format ?? formatByName(options.fileName) ?? formatByStart(text.slice(0, 1024).trimStart()),
+    );
+  const { format, fileName, ...checks } = options;
+  return validateManifestRead(
+    await readManifest(text, { ...(format ? { format } : {}), ...(fileName ? { fileName } : {}) }),
+    checks,
+  );
 }
 
 /** Validates rows given as objects (the API's JSON form). */
@@ -106,6 +160,16 @@ async function validate(
   format: ManifestValidation['format'],
   options: ManifestValidationOptions,
 ): Promise<ManifestValidation> {
+  if (raw.refusal) {
+    const issues = [{ row: 1, field: '(file)', message: raw.refusal }, ...raw.issues];
+    return {
+      format,
+      rows: raw.count,
+      subjects: [],
+      issues,
+      invalidRows: [...new Set(issues.map((i) => i.row))],
+    };
+  }
   if (raw.count > MAX_MANIFEST_ROWS) {
     return refusedWhole(
       format,

@@ -311,7 +311,7 @@ describe('campaign manifest validation', () => {
     const result = await csv(lines);
     expect(result.subjects).toEqual([]);
     expect(result.issues.map(describeIssue)).toEqual([
-      `line 1: (file): has ${MAX_MANIFEST_ROWS + 1} rows, more than the limit of ${MAX_MANIFEST_ROWS}: split it into several campaigns`,
+      `line 1: (file): has more than ${MAX_MANIFEST_ROWS} rows, the limit: split it into several campaigns`,
     ]);
     const jsonl = await validateManifestText(
       Array.from({ length: MAX_MANIFEST_ROWS + 1 }, (_, i) => JSON.stringify({ subjectId: `u${i}` })).join(
@@ -329,6 +329,74 @@ describe('campaign manifest validation', () => {
     const file = join(root, 'huge.csv');
     await writeFile(file, text);
     expect((await loadManifestFile(file)).issues.map(describeIssue)).toEqual(expected);
+  });
+
+  it('stops reading at the row limit: the rows past it are not read, let alone counted', async () => {
+    const rows = 3 * MAX_MANIFEST_ROWS;
+    const result = await csv(Array.from({ length: rows }, (_, i) => `u${i},1,3,missing.png,`));
+    expect(result.rows).toBe(MAX_MANIFEST_ROWS + 1);
+    expect(result.issues).toEqual([
+      { row: 1, field: '(file)', message: expect.stringMatching(/^has more than 10000 rows/) },
+    ]);
+    const jsonl = await validateManifestText(
+      Array.from({ length: rows }, (_, i) => JSON.stringify({ subjectId: `u${i}` })).join('\n'),
+      { format: 'jsonl' },
+    );
+    expect(jsonl.rows).toBe(MAX_MANIFEST_ROWS + 1);
+  });
+
+  it('refuses a manifest of stray-quote lines after the first 100 unreadable rows, each with its line', async () => {
+    const result = await csv(Array.from({ length: 5_000 }, () => 'x"1,1,3,/a,'));
+    expect(result.subjects).toEqual([]);
+    expect(result.issues).toHaveLength(101);
+    expect(result.issues[0]).toEqual({
+      row: 1,
+      field: '(file)',
+      message: 'has 100 rows that cannot be read; reading stopped at line 101, the rest was not checked',
+    });
+    expect(result.issues.slice(1).map((i) => i.row)).toEqual(Array.from({ length: 100 }, (_, i) => i + 2));
+    expect(result.issues[1]!.message).toBe('a quote inside the unquoted field 1');
+  });
+
+  it('refuses a row too long to be valid as it is read (one issue, no list split), and reads on', async () => {
+    const [a] = selfies.files as [string];
+    const result = await csv([`u1,1,3,${'missing.png;'.repeat(6_000)},`, `u2,1,3,${a},`]);
+    expect(result.issues).toEqual([
+      { row: 2, field: '(row)', message: 'is longer than the limit of 65536 bytes for one row' },
+    ]);
+    expect(result.subjects.map((s) => s.subjectId)).toEqual(['u2']);
+    const jsonl = await validateManifestText(
+      [
+        JSON.stringify({
+          subjectId: 'j1',
+          gender: 1,
+          styles: [3],
+          selfies: Array(6_000).fill('missing.png'),
+        }),
+        JSON.stringify({ subjectId: 'j2', gender: 1, styles: [3], selfies: [a] }),
+      ].join('\n'),
+      { format: 'jsonl' },
+    );
+    expect(jsonl.issues).toEqual([
+      { row: 1, field: '(row)', message: 'is longer than the limit of 65536 bytes for one row' },
+    ]);
+    expect(jsonl.subjects.map((s) => s.subjectId)).toEqual(['j2']);
+  });
+
+  it('refuses lists past the caps by their length alone: one issue, no entry or file checked', async () => {
+    const [a] = selfies.files as [string];
+    const result = await validateManifestObjects([
+      { subjectId: 'many-selfies', gender: 1, styles: [3], selfies: Array(100_000).fill('missing.png') },
+      { subjectId: 'many-styles', gender: 1, styles: Array(1_000).fill('x'), selfies: [a] },
+    ]);
+    expect(result.issues.map(describeIssue)).toEqual([
+      'line 1 (subject many-selfies): selfies: must name at most 20 selfies',
+      'line 2 (subject many-styles): styles: must name at most 100 styles',
+    ]);
+    const text = await csv([`u1,1,${'x;'.repeat(1_000)},${a},`]);
+    expect(text.issues.map(describeIssue)).toEqual([
+      'line 2 (subject u1): styles: must name at most 100 styles',
+    ]);
   });
 
   it('ManifestError lists the problems and says nothing started', () => {
