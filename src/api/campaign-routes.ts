@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { Multipart } from '@fastify/multipart';
 import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -7,9 +8,11 @@ import { z } from 'zod';
 import {
   MAX_MANIFEST_BYTES,
   MAX_MANIFEST_ROWS,
+  readManifest,
   validateManifestObjects,
-  validateManifestText,
+  validateManifestRead,
   type ManifestIssue,
+  type ManifestRead,
   type ManifestValidation,
 } from '../campaign/manifest';
 import { manifestModelCheck } from '../client/generation-check';
@@ -120,7 +123,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       const validation =
         form.kind === 'json'
           ? await validateManifestObjects(form.subjects, check)
-          : await validateManifestText(form.text, { ...check, fileName: form.fileName });
+          : await validateManifestRead(form.read, check);
       const prefix = form.kind === 'json' ? 'subjects' : MANIFEST_FIELD;
       if (validation.issues.length > 0 && (!form.skipInvalid || validation.subjects.length === 0)) {
         throw new ApiError(
@@ -313,9 +316,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
   }
 }
 
-type ManifestForm = (
-  { kind: 'json'; subjects: unknown[] } | { kind: 'file'; text: string; fileName: string }
-) & {
+type ManifestForm = ({ kind: 'json'; subjects: unknown[] } | { kind: 'file'; read: ManifestRead }) & {
   campaignId?: string;
   skipInvalid?: boolean;
   options?: z.input<typeof campaignOptionsSchema>;
@@ -340,10 +341,13 @@ function readJsonBody(body: unknown): ManifestForm {
   };
 }
 
-/** The multipart form: the manifest file (CSV or JSONL) and a few text fields. */
+/**
+ * The multipart form: the manifest file (CSV or JSONL) and a few text fields. The file is read as
+ * it arrives and reading stops at the manifest's limits (rows, row size, unreadable rows); the rest
+ * of it is drained unread, so the fields after it still arrive and nothing unbounded is kept.
+ */
 async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> {
-  let text: string | undefined;
-  let fileName = 'manifest';
+  let read: ManifestRead | undefined;
   const fields = new Map<string, string>();
   const parts = request.parts({
     limits: { files: 1, fileSize: MAX_MANIFEST_BYTES, fields: 8, fieldSize: 1024 },
@@ -356,18 +360,19 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
           { path: part.fieldname, message: `the manifest goes in the "${MANIFEST_FIELD}" field` },
         ]);
       }
-      const buffer = await part.toBuffer();
+      read = await readManifest(part.file.iterator({ destroyOnReturn: false }), {
+        fileName: part.filename || 'manifest',
+      });
+      await finished(part.file.resume());
       if (part.file.truncated)
         throw new ApiError(413, `The manifest is larger than ${MAX_MANIFEST_BYTES} bytes`, [
           { path: MANIFEST_FIELD, message: 'is too large' },
         ]);
-      text = buffer.toString('utf8');
-      fileName = part.filename || fileName;
     } else {
       fields.set(part.fieldname, String(part.value));
     }
   }
-  if (text === undefined)
+  if (read === undefined)
     throw ApiError.invalid([{ path: MANIFEST_FIELD, message: 'is required (a CSV or JSONL file)' }]);
   const issues: { path: string; message: string }[] = [];
   const campaignId = fields.get('campaignId');
@@ -387,8 +392,7 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
   if (issues.length > 0) throw ApiError.invalid(issues);
   return {
     kind: 'file',
-    text,
-    fileName,
+    read,
     ...(campaignId ? { campaignId } : {}),
     ...(skip === 'true' ? { skipInvalid: true } : {}),
     ...(maxInFlight
