@@ -64,18 +64,18 @@ export async function readMultipartUpload(
         }
         const path = `${SELFIES_FIELD}.${index}`;
         const received = await receiveFile(part.file, maxRequestBytes - storedBytes).catch((err: unknown) => {
-            if (!(err instanceof BatchTooLargeError)) throw err;
-            throw new ApiError(
-              413,
-              `The selfies together are larger than the limit of ${maxRequestBytes} bytes per request`,
-              [
-                {
-                  path: SELFIES_FIELD,
-                  message: `must be at most ${maxRequestBytes} bytes together (API_MAX_REQUEST_BYTES)`,
-                },
-              ],
-            );
-          });
+          if (!(err instanceof BatchTooLargeError)) throw err;
+          throw new ApiError(
+            413,
+            `The selfies together are larger than the limit of ${maxRequestBytes} bytes per request`,
+            [
+              {
+                path: SELFIES_FIELD,
+                message: `must be at most ${maxRequestBytes} bytes together (API_MAX_REQUEST_BYTES)`,
+              },
+            ],
+          );
+        });
         storedBytes += received.bytes.length;
         if (received.truncated) {
           throw new ApiError(413, `A selfie is larger than the limit of ${maxFileBytes} bytes`, [

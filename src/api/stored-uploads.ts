@@ -84,7 +84,11 @@ export class UploadBatch {
   static async open(store: BlobStore, workflowId: string): Promise<UploadBatch> {
     const batch = new UploadBatch(store, uploadBatchPrefix(workflowId, randomUUID()));
     const claim = uploadClaimKey(batch.prefix);
-    await store.put(claim, Buffer.from(JSON.stringify({ workflowId, since: Date.now() })), 'application/json');
+    await store.put(
+      claim,
+      Buffer.from(JSON.stringify({ workflowId, since: Date.now() })),
+      'application/json',
+    );
     batch.keys.push(claim);
     return batch;
   }

@@ -136,7 +136,10 @@ export const envSchema = z.object({
    * wherever the API is reached through a proxy or by other names.
    */
   API_PUBLIC_URL: optional(
-    httpUrl.refine((url) => !/[?#]/.test(url), 'must not have a query or fragment (a base URL, e.g. https://api.example.com)'),
+    httpUrl.refine(
+      (url) => !/[?#]/.test(url),
+      'must not have a query or fragment (a base URL, e.g. https://api.example.com)',
+    ),
   ),
   /**
    * The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers

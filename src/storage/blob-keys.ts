@@ -7,7 +7,11 @@ const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 export const MAX_KEY_LENGTH = 900;
 
 export function isValidKey(key: string): boolean {
-  return key.length > 0 && key.length <= MAX_KEY_LENGTH && key.split('/').every((s) => SEGMENT.test(s) && s !== '..');
+  return (
+    key.length > 0 &&
+    key.length <= MAX_KEY_LENGTH &&
+    key.split('/').every((s) => SEGMENT.test(s) && s !== '..')
+  );
 }
 
 /** Throws naming the key; keys come from code, so a bad one is a bug, not bad input. */

@@ -10,7 +10,8 @@ const MAC_LENGTH = 43;
  * The longest token `sign` makes: the longest valid key in base64url, the expiry and the MAC.
  * The route that takes tokens accepts path parameters up to this long, so every link opens.
  */
-export const MAX_LINK_TOKEN_LENGTH = Math.ceil((MAX_KEY_LENGTH * 4) / 3) + 1 + MAX_EXPIRY_DIGITS + 1 + MAC_LENGTH;
+export const MAX_LINK_TOKEN_LENGTH =
+  Math.ceil((MAX_KEY_LENGTH * 4) / 3) + 1 + MAX_EXPIRY_DIGITS + 1 + MAC_LENGTH;
 
 /**
  * Expiring links to objects a backend cannot sign itself (the filesystem): the API hands out
