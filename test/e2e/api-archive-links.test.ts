@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createApiServer } from '../../src/api/server';
@@ -58,7 +59,6 @@ async function setting(name: string): Promise<{ sim: RunningSimulator; env: Reco
       TEMPORAL_TASK_QUEUE: uniqueName(name),
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: 'sim-key',
-      LOG_LEVEL: 'warn',
     },
   };
 }
@@ -142,6 +142,18 @@ async function expectEveryLinkOpens(avatars: Avatar[], sim: RunningSimulator): P
   }
 }
 
+/** A GET whose Host header names another server, as a client may send it (fetch does not let one). */
+function getWithHost(url: string, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers: { authorization: `Bearer ${TOKEN}`, host } }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve(body));
+    });
+    request.on('error', reject);
+  });
+}
+
 describe('archived avatar links from API-started pipelines', () => {
   test('filesystem store: the API starts with IMAGE_ROOTS set and nothing else changed; every link opens after the simulator stops; API_PUBLIC_URL, not Host, makes the links', async () => {
     const scratch = await makeScratchDir('archive-links-fs');
@@ -186,12 +198,9 @@ describe('archived avatar links from API-started pipelines', () => {
         );
         const app = await createApiServer({ config, client });
         try {
-          const answer = await app.inject({
-            method: 'GET',
-            url: `/v1/pipelines/${id}`,
-            headers: { authorization: `Bearer ${TOKEN}`, host: 'attacker.example' },
-          });
-          const links = (answer.json() as typeof view).result.generations.flatMap((g) => g.avatars);
+          const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+          const answer = await getWithHost(`${origin}/v1/pipelines/${id}`, 'attacker.example');
+          const links = (JSON.parse(answer) as typeof view).result.generations.flatMap((g) => g.avatars);
           expect(
             links.map((a) => a.archivedUrl?.startsWith('https://avatars.example.test/base/archive/')),
           ).toEqual(links.map(() => true));
