@@ -1,8 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config/load-config';
 import type { ProviderClient } from '../provider/client';
-import type { BlobLinkSigner, BlobStore as StorageBackend } from '../storage';
-import type { BlobStore } from './blob-store';
+import type { BlobLinkSigner, BlobStore } from '../storage';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../client/offered-styles';
 
@@ -16,11 +15,8 @@ export interface ApiContext {
   config: ApiConfig;
   client: Client;
   provider: Pick<ProviderClient, 'listStyles' | 'listModels' | 'listOrders' | 'listModelOrders'>;
-  blobs: BlobStore;
-  /** Where uploads are kept and avatars archived (STORAGE_URL, else BLOB_DIR). */
-  store: StorageBackend;
-  /** Whether uploads move into the store (object storage) instead of staying in BLOB_DIR. */
-  storesUploads: boolean;
+  /** Where uploaded selfies are kept and avatars archived (STORAGE_URL, else BLOB_DIR). */
+  store: BlobStore;
   /** Signs the API's own links to objects the store cannot presign. */
   linkSigner: BlobLinkSigner;
   links(workflowId: string): PipelineLinks;

@@ -25,6 +25,7 @@ export async function linkArchivedAvatars<T extends LinkableResult>(
   result: T,
   store: BlobStore,
   signer: BlobLinkSigner,
+  /** The API's base URL (API_PUBLIC_URL, else the request's origin), without a trailing slash. */
   apiOrigin: string,
   nowMs = Date.now(),
 ): Promise<T> {

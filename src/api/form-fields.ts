@@ -29,7 +29,7 @@ export function requestFromForm(
   selfies: UploadedSelfie[],
 ): { request: Record<string, unknown>; issues: ApiIssue[] } {
   const issues: ApiIssue[] = [];
-  const request: Record<string, unknown> = { images: selfies.map((s) => s.path) };
+  const request: Record<string, unknown> = { images: selfies.map((s) => s.reference) };
   const single = (name: FormField): string | undefined => {
     const values = fields.get(name);
     if (values && values.length > 1) issues.push({ path: name, message: 'must be given once' });

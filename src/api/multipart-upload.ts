@@ -1,18 +1,18 @@
-import { readFile } from 'node:fs/promises';
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { MAX_SELFIES } from '../contracts/limits';
 import { imageProblem } from '../images/image-structure';
 import { ApiError, type ApiIssue } from './api-error';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../config/env-schema';
-import { BatchTooLargeError, type BlobBatch, type BlobStore, type StoredFile } from './blob-store';
+import type { BlobStore } from '../storage';
+import { BatchTooLargeError, receiveFile, UploadBatch, type StoredSelfie } from './stored-uploads';
 
 /** The file field of a multipart pipeline request. */
 export const SELFIES_FIELD = 'selfies';
 const MAX_FIELD_BYTES = 8 * 1024;
 const MAX_FIELDS = 32;
 
-export interface UploadedSelfie extends StoredFile {
+export interface UploadedSelfie extends StoredSelfie {
   /** The client's file name, used by the `mainImage` field. */
   filename: string;
 }
@@ -20,12 +20,13 @@ export interface UploadedSelfie extends StoredFile {
 export interface MultipartUpload {
   fields: Map<string, string[]>;
   selfies: UploadedSelfie[];
-  batch: BlobBatch;
+  batch: UploadBatch;
 }
 
 /**
- * Reads a multipart request: every `selfies` file is streamed into the blob store (never held in
- * memory whole) and checked by its bytes, fields are collected as text. Refusals: more than
+ * Reads a multipart request for pipeline `workflowId`: every `selfies` file is read (one at a
+ * time), checked by its bytes and written to the blob store under the pipeline's uploads; fields
+ * are collected as text. Refusals: more than
  * MAX_SELFIES files, a file over `maxFileBytes` or files together over `maxRequestBytes` → 413,
  * a file that is not JPEG or PNG → 415, a
  * truncated or damaged one → 422.
@@ -34,10 +35,11 @@ export interface MultipartUpload {
 export async function readMultipartUpload(
   request: FastifyRequest,
   store: BlobStore,
+  workflowId: string,
   maxFileBytes: number,
   maxRequestBytes: number = DEFAULT_MAX_REQUEST_BYTES,
 ): Promise<MultipartUpload> {
-  const batch = await store.openBatch();
+  const batch = await UploadBatch.open(store, workflowId);
   const fields = new Map<string, string[]>();
   const selfies: UploadedSelfie[] = [];
   let storedBytes = 0;
@@ -61,34 +63,34 @@ export async function readMultipartUpload(
           ]);
         }
         const path = `${SELFIES_FIELD}.${index}`;
-        const stored = await batch
-          .save(part.file, index, maxRequestBytes - storedBytes)
-          .catch((err: unknown) => {
-            if (!(err instanceof BatchTooLargeError)) throw err;
-            throw new ApiError(
-              413,
-              `The selfies together are larger than the limit of ${maxRequestBytes} bytes per request`,
-              [
-                {
-                  path: SELFIES_FIELD,
-                  message: `must be at most ${maxRequestBytes} bytes together (API_MAX_REQUEST_BYTES)`,
-                },
-              ],
-            );
-          });
-        storedBytes += stored.bytes;
-        if (stored.truncated) {
+        const received = await receiveFile(part.file, maxRequestBytes - storedBytes).catch((err: unknown) => {
+          if (!(err instanceof BatchTooLargeError)) throw err;
+          throw new ApiError(
+            413,
+            `The selfies together are larger than the limit of ${maxRequestBytes} bytes per request`,
+            [
+              {
+                path: SELFIES_FIELD,
+                message: `must be at most ${maxRequestBytes} bytes together (API_MAX_REQUEST_BYTES)`,
+              },
+            ],
+          );
+        });
+        storedBytes += received.bytes.length;
+        if (received.truncated) {
           throw new ApiError(413, `A selfie is larger than the limit of ${maxFileBytes} bytes`, [
             { path, message: `is larger than ${maxFileBytes} bytes` },
           ]);
         }
-        if (!stored.format) {
+        const { format } = received;
+        if (!format) {
           throw new ApiError(415, 'Selfies must be JPEG or PNG images', [
             { path, message: `is not a JPEG or PNG image (${part.mimetype || 'no type'} declared)` },
           ]);
         }
-        const problem = imageProblem(await readFile(stored.path));
+        const problem = imageProblem(received.bytes);
         if (problem) throw ApiError.invalid([{ path, message: problem }]);
+        const stored = await batch.save(index, { ...received, format });
         selfies.push({ ...stored, filename: part.filename });
       } else {
         if (part.valueTruncated) {

@@ -34,6 +34,7 @@ export async function registerOpenApi(
         return { ...transformed, schema: { ...transformed.schema, body: startBody } };
       }
       if (document.url.endsWith('/events')) return asEventStream(transformed);
+      if (document.url.startsWith('/archive/')) return asImage(transformed);
       return transformed;
     },
     transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
@@ -51,6 +52,19 @@ function asEventStream<T extends { schema: object }>(transformed: T): T {
   const response = {
     ...schema.response,
     200: { description, content: { 'text/event-stream': { schema: data } } },
+  };
+  return { ...transformed, schema: { ...schema, response } };
+}
+
+/** An archived avatar's 200 answer is the image's bytes. */
+function asImage<T extends { schema: object }>(transformed: T): T {
+  const schema = transformed.schema as { response?: Record<string, { description?: string }> };
+  const ok = schema.response?.['200'];
+  if (!ok) return transformed;
+  const binary = { schema: { type: 'string', format: 'binary' } };
+  const response = {
+    ...schema.response,
+    200: { description: ok.description, content: { 'image/png': binary, 'image/jpeg': binary } },
   };
   return { ...transformed, schema: { ...schema, response } };
 }

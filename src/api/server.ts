@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { isAbsolute, relative } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
@@ -12,11 +11,10 @@ import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
 import { bearerAuth, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
-import { BlobStore } from './blob-store';
 import { installErrorHandling } from './error-handler';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
-import { BlobLinkSigner, openBlobStore, type StorageSettings } from '../storage';
+import { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH, openBlobStore, type StorageSettings } from '../storage';
 import { registerArchiveRoute } from './routes/archive';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
 import { registerForgetSubjectRoute } from './routes/forget-subject';
@@ -62,7 +60,7 @@ const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'req.header
  * The workflow starter API: a Fastify instance with zod validation and serialization, the routes
  * under /v1 behind bearer tokens, health checks and the OpenAPI document and docs. Call
  * `listen()` on it; `close()` stops it (the Temporal connection stays the caller's).
- * Refuses to build without tokens, or with a blob directory the workers may not read.
+ * Refuses to build without tokens.
  */
 export async function createApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
   const { config } = options;
@@ -81,6 +79,9 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     },
     connectionTimeout: IDLE_CONNECTION_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
+    // Archived-avatar links carry a signed token in the path, longer than the router's default
+    // bound (100) for any real key; the bound is the longest token a link can have.
+    routerOptions: { maxParamLength: MAX_LINK_TOKEN_LENGTH },
   });
   app.server.maxConnections = limits.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
@@ -92,22 +93,18 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   await app.register(fastifyMultipart);
   await registerOpenApi(app, { version: packageVersion(), maxFileBytes: config.api.maxFileBytes });
 
-  const blobs = new BlobStore(config.api.blobDir);
   const store = openBlobStore(storageSettingsOf(config));
   app.addHook('onClose', () => store.close());
   const ctx = createApiContext({
     config,
     client: options.client,
     provider,
-    blobs,
     store,
-    storesUploads: storageSettingsOf(config).target.kind === 's3',
     linkSigner: new BlobLinkSigner(config.storage?.linkSecret ?? randomBytes(32)),
   });
   // Uploaded selfies are deleted when their pipeline no longer needs them (SELFIE_RETENTION).
   const janitor = startUploadJanitor({
-    store: blobs,
-    uploads: store,
+    store,
     client: options.client,
     retention: config.api.selfieRetention ?? { kind: 'after-training' },
     log: (message) => app.log.warn(message),
@@ -198,22 +195,6 @@ function checkApiConfig(config: ApiConfig): void {
     });
   }
   for (const reason of tokenProblems(config.api.tokens)) problems.push({ variable: 'API_TOKENS', reason });
-  // Uploads end up in the store: with object storage every worker reads them from the bucket;
-  // on the filesystem the store's directory must be one the workers may read.
-  const target = storageSettingsOf(config).target;
-  const storeDir = target.kind === 'fs' ? target.dir : undefined;
-  const readable =
-    storeDir === undefined ||
-    config.imageAccess.roots.some((root) => {
-      const rel = relative(root, storeDir);
-      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-    });
-  if (!readable) {
-    problems.push({
-      variable: config.storage && storeDir !== config.api.blobDir ? 'STORAGE_URL' : 'BLOB_DIR',
-      reason: `${storeDir} is outside IMAGE_ROOTS (${config.imageAccess.roots.join(', ')}), so workers could not read uploaded selfies: put it inside one of them or add it to IMAGE_ROOTS`,
-    });
-  }
   if (problems.length > 0) throw new ConfigError(problems);
 }
 

@@ -1,21 +1,18 @@
-import { rm } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { uploadsExpired, type SelfieRetention } from '../config/selfie-retention';
 import { PipelineStageAttribute } from '../contracts/search-attributes';
-import { text } from 'node:stream/consumers';
-import { deletePrefix, type BlobStore as StorageBackend } from '../storage';
-import type { BlobStore, StoredBatch } from './blob-store';
+import { UPLOAD_CLAIM_NAME, UPLOADS_ROOT, type BlobStore } from '../storage';
 
 export interface UploadJanitorOptions {
+  /** The blob store the API writes uploads to (`uploads/<workflowId>/<batch>/`). */
   store: BlobStore;
-  /** Object storage the API moves uploads into (`uploads/<workflowId>/`), swept by the same rule. */
-  uploads?: StorageBackend;
   client: Client;
   retention: SelfieRetention;
   /**
-   * How long a batch may wait for its pipeline: a request still uploading has no claim yet, and a
-   * claimed pipeline may not be visible yet. Past it, a batch with no pipeline is what a refused
-   * request or a crashed API left behind.
+   * How long a batch may wait for its pipeline: a claimed pipeline may not be visible yet while
+   * its request is still uploading. Past it, a batch with no pipeline is what a refused request
+   * or a crashed API left behind.
    */
   graceMs?: number;
   now?: () => number;
@@ -25,19 +22,28 @@ export interface UploadJanitorOptions {
 export const DEFAULT_UPLOAD_GRACE_MS = 60 * 60 * 1000;
 export const DEFAULT_SWEEP_INTERVAL_MS = 5 * 60 * 1000;
 
+/** One request's uploads as the janitor sees them. */
+export interface UploadedBatch {
+  /** The folder's key prefix (ends in `/`). */
+  prefix: string;
+  keys: string[];
+  /** The pipeline its claim names; undefined without a claim (a crashed request's leftovers). */
+  workflowId?: string;
+  /** When the claim was written; the epoch without one, so such a batch counts as old. */
+  since: Date;
+}
+
 /**
  * Deletes uploaded selfies that are no longer needed: those of a pipeline past its retention
  * (SELFIE_RETENTION, by the run's status and PipelineStage search attribute), and, after the grace
  * period, those with no pipeline at all. Leaves a batch alone when Temporal cannot be asked.
- * Returns the directories removed.
+ * Returns the prefixes of the batches removed.
  */
 export async function sweepUploads(options: UploadJanitorOptions): Promise<string[]> {
   const now = options.now?.() ?? Date.now();
   const grace = options.graceMs ?? DEFAULT_UPLOAD_GRACE_MS;
   const removed: string[] = [];
-  const batches: Array<StoredBatch & { prefix?: string }> = await options.store.batches();
-  if (options.uploads) batches.push(...(await storedBatches(options.uploads)));
-  for (const batch of batches) {
+  for (const batch of await uploadedBatches(options.store)) {
     const old = now - batch.since.getTime() >= grace;
     let expired: boolean;
     if (batch.workflowId === undefined) {
@@ -65,40 +71,54 @@ export async function sweepUploads(options: UploadJanitorOptions): Promise<strin
       }
     }
     if (!expired) continue;
-    if (batch.prefix !== undefined && options.uploads) await deletePrefix(options.uploads, batch.prefix);
-    else await rm(batch.dir, { recursive: true, force: true });
-    removed.push(batch.dir);
+    // The claim goes last, so a sweep cut short leaves a batch that still says whose it is.
+    const claimLast = [...batch.keys].sort((a, b) => Number(isClaim(a)) - Number(isClaim(b)));
+    for (const key of claimLast) await options.store.delete(key);
+    removed.push(batch.prefix);
   }
   return removed;
 }
 
 /**
- * The pipelines' uploads in object storage, as batches: one per `uploads/<id>/` prefix, claimed by
- * the pipeline its claim object names, since the time the claim records. The claim is written before
- * the selfies, so a prefix without one is what a crashed request left behind: it counts as old.
+ * Every folder under `uploads/` that holds objects, with the pipeline its claim names. The claim is
+ * written before the selfies and deleted after them, so a folder without one is what a crashed
+ * request left behind.
  */
-async function storedBatches(store: StorageBackend): Promise<Array<StoredBatch & { prefix: string }>> {
-  const prefixes = new Set(
-    (await store.list('uploads/')).map((o) => o.key.split('/').slice(0, 2).join('/') + '/'),
-  );
-  const found: Array<StoredBatch & { prefix: string }> = [];
-  for (const prefix of prefixes) {
-    const claim = await store.get(`${prefix}pipeline.json`);
+export async function uploadedBatches(store: BlobStore): Promise<UploadedBatch[]> {
+  const byFolder = new Map<string, string[]>();
+  for (const object of await store.list(UPLOADS_ROOT)) {
+    const prefix = object.key.slice(0, object.key.lastIndexOf('/') + 1);
+    byFolder.set(prefix, [...(byFolder.get(prefix) ?? []), object.key]);
+  }
+  const found: UploadedBatch[] = [];
+  for (const [prefix, keys] of byFolder) {
     let workflowId: string | undefined;
     let since = new Date(0);
+    const claim = keys.some(isClaim) ? await store.get(`${prefix}${UPLOAD_CLAIM_NAME}`) : undefined;
     if (claim) {
-      const parsed = JSON.parse(await text(claim.body)) as { workflowId?: unknown; since?: unknown };
-      if (typeof parsed.workflowId === 'string') workflowId = parsed.workflowId;
-      if (typeof parsed.since === 'number') since = new Date(parsed.since);
+      const parsed = parseClaim(await text(claim.body));
+      workflowId = parsed.workflowId;
+      if (parsed.since !== undefined) since = new Date(parsed.since);
     }
-    found.push({
-      dir: `${store.location}/${prefix}`,
-      prefix,
-      since,
-      ...(workflowId ? { workflowId } : {}),
-    });
+    found.push({ prefix, keys, since, ...(workflowId !== undefined ? { workflowId } : {}) });
   }
   return found;
+}
+
+function isClaim(key: string): boolean {
+  return key.endsWith(`/${UPLOAD_CLAIM_NAME}`);
+}
+
+function parseClaim(body: string): { workflowId?: string; since?: number } {
+  try {
+    const parsed = JSON.parse(body) as { workflowId?: unknown; since?: unknown };
+    return {
+      ...(typeof parsed.workflowId === 'string' ? { workflowId: parsed.workflowId } : {}),
+      ...(typeof parsed.since === 'number' ? { since: parsed.since } : {}),
+    };
+  } catch {
+    return {};
+  }
 }
 
 /** Sweeps now and then every `intervalMs` until stopped; one sweep at a time. */

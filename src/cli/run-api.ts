@@ -63,7 +63,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
       [
         `avatar-pipeline api listening at ${url} (Temporal ${config.temporal.address}, namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`,
         `  docs: ${url}/docs   OpenAPI: ${url}/openapi.json`,
-        `  uploads stored in ${config.api.blobDir}`,
+        `  uploads and archived avatars stored in ${storeLocation(config)}`,
         `  callbacks: ${config.callbacks.signingSecret ? 'enabled (signed)' : 'disabled (CALLBACK_SIGNING_SECRET not set)'}`,
         `  tracing: ${operations.tracing.endpoint ?? 'off (OTEL_EXPORTER_OTLP_ENDPOINT not set)'}`,
         '  stop with Ctrl-C',
@@ -77,4 +77,10 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     await client.connection.close();
     await tracing?.shutdown();
   }
+}
+
+function storeLocation(config: ReturnType<typeof loadConfig>): string {
+  const target = config.storage?.target;
+  if (target === undefined) return config.api.blobDir;
+  return target.kind === 'fs' ? target.dir : `s3://${target.bucket}/${target.prefix}`;
 }

@@ -19,8 +19,6 @@ export interface ForgetReport {
 export interface ForgetSubjectOptions {
   /** How long to wait for each cancelled run to close before deleting. Default 60 s. */
   closeTimeoutMs?: number;
-  /** Deletes uploads kept outside the store (the API's BLOB_DIR batches) for these runs. */
-  removeUploads?: (workflowIds: string[]) => Promise<void>;
   /** Receives the audit line (no subject id, no personal data). */
   audit?: (entry: Record<string, unknown>) => void;
 }
@@ -65,7 +63,6 @@ export async function forgetSubject(
   const prefixes = [prefix, ...finalRuns.map((run) => uploadsPrefix(run.workflowId))];
   let deleted = 0;
   for (const each of prefixes) deleted += (await deletePrefix(store, each)).length;
-  await options.removeUploads?.(finalRuns.map((run) => run.workflowId));
   let remaining = 0;
   for (const each of prefixes) remaining += (await store.list(each)).length;
   options.audit?.({

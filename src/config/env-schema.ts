@@ -129,7 +129,23 @@ export const envSchema = z.object({
     DEFAULT_API_PORT,
   ),
   API_HOST: withDefault(z.string().min(1), '127.0.0.1'),
-  /** Where the API stores uploaded selfies; must lie inside IMAGE_ROOTS so workers may read them. */
+  /**
+   * The API's address as clients reach it (e.g. https://avatars.example.com, a path prefix allowed),
+   * the base of the links it hands out (archived avatars of a filesystem store). Unset: each answer
+   * takes the origin from the request's Host header, which a client can set to anything; set it
+   * wherever the API is reached through a proxy or by other names.
+   */
+  API_PUBLIC_URL: optional(
+    httpUrl.refine(
+      (url) => !/[?#]/.test(url),
+      'must not have a query or fragment (a base URL, e.g. https://api.example.com)',
+    ),
+  ),
+  /**
+   * The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers
+   * read uploads through the store, not through IMAGE_ROOTS; a worker on another machine needs this
+   * directory shared, or an S3 STORAGE_URL.
+   */
   BLOB_DIR: withDefault(z.string().min(1), '.blobs'),
   API_MAX_FILE_BYTES: withDefault(positiveInt, 10 * 1024 * 1024),
   /** All of one request's selfies together. */

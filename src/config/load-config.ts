@@ -42,7 +42,7 @@ export interface AppConfig {
     tokens: string[];
     port: number;
     host: string;
-    /** Absolute directory for uploaded selfies (BLOB_DIR). */
+    /** Absolute directory of the filesystem blob store when STORAGE_URL is unset (BLOB_DIR). */
     blobDir: string;
     maxFileBytes: number;
     /** All selfies of one request together (API_MAX_REQUEST_BYTES; default DEFAULT_MAX_REQUEST_BYTES). */
@@ -50,6 +50,8 @@ export interface AppConfig {
     /** When uploaded selfies are deleted (SELFIE_RETENTION; default after training). */
     selfieRetention?: SelfieRetention;
     temporalUiUrl?: string;
+    /** API_PUBLIC_URL: the base of links the API hands out; unset, each request's Host header. */
+    publicUrl?: string;
     /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS, API_RATE_LIMIT_PER_MINUTE; the API's defaults when absent. */
     limits?: ApiLimits;
   };
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         rateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
       },
       ...(e.TEMPORAL_UI_URL ? { temporalUiUrl: e.TEMPORAL_UI_URL } : {}),
+      ...(e.API_PUBLIC_URL ? { publicUrl: e.API_PUBLIC_URL } : {}),
     },
     callbacks: {
       ...(e.CALLBACK_SIGNING_SECRET ? { signingSecret: e.CALLBACK_SIGNING_SECRET } : {}),

@@ -3,8 +3,15 @@ import { genderSchema, stylesSchema } from '../provider/request-schemas';
 import { MAX_DEADLINE_MS, MAX_POLL_INTERVAL_MS, MAX_SELFIES, MAX_STYLES } from './limits';
 
 /**
+ * An uploaded selfie in the blob store, by key (src/storage/blob-reference.ts): what the API gives
+ * the workflow for uploads. Starters refuse it from callers (the API checks references against
+ * IMAGE_ROOTS and IMAGE_URL_HOSTS), and workers read only keys under `uploads/`.
+ */
+const STORED_REFERENCE = /^blob:uploads\/[A-Za-z0-9._/-]+$/;
+
+/**
  * A selfie is passed by reference, never by value: an absolute file path under one of the
- * worker's IMAGE_ROOTS, or an http(s) URL on a host in IMAGE_URL_HOSTS. Activities read the
+ * worker's IMAGE_ROOTS, an http(s) URL on a host in IMAGE_URL_HOSTS, or an upload in the store. Activities read the
  * bytes; workflow history only ever holds this string.
  */
 export const imageReferenceSchema = z
@@ -17,7 +24,7 @@ export const imageReferenceSchema = z
     'must use http or https when it is a URL',
   )
   .refine(
-    (ref) => /^https?:\/\//i.test(ref) || ref.startsWith('/'),
+    (ref) => /^https?:\/\//i.test(ref) || ref.startsWith('/') || STORED_REFERENCE.test(ref),
     'must be an absolute file path or an http(s) URL',
   );
 

@@ -1,16 +1,35 @@
 import { InvalidInputError } from '../provider/errors';
-import { BlobTooLargeError, readBlob, type BlobStore } from '../storage';
+import {
+  BlobTooLargeError,
+  isBlobReference,
+  keyOfBlobReference,
+  readBlob,
+  UPLOADS_ROOT,
+  type BlobStore,
+} from '../storage';
 
-/** Whether a reference names an object in a store (`s3://…`) rather than a file or an http(s) URL. */
+/**
+ * Whether a reference names an object in the blob store rather than a file or an http(s) URL:
+ * `blob:<key>` (what the API gives uploaded selfies), or a full `s3://bucket/key` location.
+ */
 export function isStoredReference(reference: string): boolean {
-  return /^s3:\/\//i.test(reference);
+  return isBlobReference(reference) || /^s3:\/\//i.test(reference);
 }
 
 /**
- * The key of a stored reference, when it lies under the configured store (STORAGE_URL); any other
- * bucket or prefix is refused, like a file outside IMAGE_ROOTS.
+ * The key of a stored reference, in the worker's configured store (STORAGE_URL, else BLOB_DIR):
+ * a `blob:` key must name an upload; an `s3://` location must lie under the store's bucket and
+ * prefix. Anything else is refused, like a file outside IMAGE_ROOTS.
  */
 export function storedImageKey(reference: string, store: BlobStore | undefined, field: string): string {
+  if (isBlobReference(reference)) {
+    const key = keyOfBlobReference(reference);
+    if (key === undefined || !key.startsWith(UPLOADS_ROOT)) {
+      throw new InvalidInputError(field, 'does not name an uploaded selfie in the storage');
+    }
+    if (store === undefined) throw new InvalidInputError(field, 'cannot be read: no storage is configured');
+    return key;
+  }
   const key = store?.keyOf(reference);
   if (store === undefined || key === undefined) {
     throw new InvalidInputError(field, 'is not under the configured storage (STORAGE_URL)');

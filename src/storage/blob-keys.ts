@@ -3,8 +3,15 @@ import { createHash } from 'node:crypto';
 /** A key is slash-separated segments of letters, digits, `.`, `_` and `-`; no empty, `.` or `..` segment. */
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
+/** The longest key a store accepts; it bounds the API's link tokens too (src/storage/link-token.ts). */
+export const MAX_KEY_LENGTH = 900;
+
 export function isValidKey(key: string): boolean {
-  return key.length > 0 && key.length <= 900 && key.split('/').every((s) => SEGMENT.test(s) && s !== '..');
+  return (
+    key.length > 0 &&
+    key.length <= MAX_KEY_LENGTH &&
+    key.split('/').every((s) => SEGMENT.test(s) && s !== '..')
+  );
 }
 
 /** Throws naming the key; keys come from code, so a bad one is a bug, not bad input. */
@@ -60,16 +67,30 @@ export function keySegment(value: string): string {
   return `h-${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
-/** A pipeline's uploaded selfies in object storage: `uploads/<workflowId>/`. */
+/** Where every uploaded selfie is kept, and the only place a selfie reference may name. */
+export const UPLOADS_ROOT = 'uploads/';
+
+/** Every upload for one pipeline, whichever request brought it: `uploads/<workflowId>/`. */
 export function uploadsPrefix(workflowId: string): string {
-  return `uploads/${keySegment(workflowId)}/`;
+  return `${UPLOADS_ROOT}${keySegment(workflowId)}/`;
 }
 
-/** Names the pipeline the uploads are for (ids may have been hashed into the key). */
-export function uploadClaimKey(workflowId: string): string {
-  return `${uploadsPrefix(workflowId)}pipeline.json`;
+/**
+ * One request's uploads for a pipeline: `uploads/<workflowId>/<batchId>/`. Each request has its
+ * own folder, so a request repeating an Idempotency-Key can neither overwrite the selfies of the
+ * run the first request started nor delete them when it is refused.
+ */
+export function uploadBatchPrefix(workflowId: string, batchId: string): string {
+  return `${uploadsPrefix(workflowId)}${assertValidKey(batchId)}/`;
 }
 
-export function selfieUploadKey(workflowId: string, index: number, extension: string): string {
-  return assertValidKey(`${uploadsPrefix(workflowId)}selfie-${index + 1}.${extension}`);
+/** The name of a claim object: it names the pipeline its folder's uploads are for (ids may be hashed in keys). */
+export const UPLOAD_CLAIM_NAME = 'pipeline.json';
+
+export function uploadClaimKey(batchPrefix: string): string {
+  return assertValidKey(`${batchPrefix}${UPLOAD_CLAIM_NAME}`);
+}
+
+export function selfieUploadKey(batchPrefix: string, index: number, extension: string): string {
+  return assertValidKey(`${batchPrefix}selfie-${index + 1}.${extension}`);
 }

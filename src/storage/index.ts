@@ -7,5 +7,6 @@ export { openBlobStore } from './open-blob-store';
 export type { S3Connection } from './s3-blob-store';
 export * from './storage-settings';
 export * from './storage-url';
-export { BlobLinkSigner } from './link-token';
+export { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH } from './link-token';
+export { blobReference, isBlobReference, keyOfBlobReference } from './blob-reference';
 export { BlobTooLargeError, readBlob } from './read-blob';

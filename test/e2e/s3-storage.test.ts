@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { PNG } from 'pngjs';
-import { BlobStore } from '../../src/api/blob-store';
 import { createApiServer } from '../../src/api/server';
 import { sweepUploads } from '../../src/api/upload-janitor';
 import type { AppConfig, StorageConfig } from '../../src/config/load-config';
@@ -246,8 +245,7 @@ describe('object storage end to end (S3 backend)', () => {
     const pipelineObjects = new S3BlobStore({ bucket: BUCKET, prefix: 'e2e/' }, s3.connection);
     const sweep = () =>
       sweepUploads({
-        store: new BlobStore(apiFiles),
-        uploads: pipelineObjects,
+        store: pipelineObjects,
         client: env.client,
         retention: { kind: 'after-training' },
       });

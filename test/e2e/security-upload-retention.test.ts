@@ -1,10 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import type { FastifyInstance } from 'fastify';
-import { BlobStore } from '../../src/api/blob-store';
-import { sweepUploads } from '../../src/api/upload-janitor';
+import { sweepUploads, uploadedBatches } from '../../src/api/upload-janitor';
+import { FsBlobStore } from '../../src/storage';
 import type { AppConfig } from '../../src/config/load-config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
@@ -78,14 +78,14 @@ describe('uploaded selfies are deleted once their pipeline no longer needs them'
     expect(response.status).toBe(202);
     const { workflowId } = (await response.json()) as { workflowId: string };
 
-    const batches = await new BlobStore(blobDir).batches();
+    const store = new FsBlobStore(blobDir);
+    const batches = await uploadedBatches(store);
     expect(batches).toEqual([expect.objectContaining({ workflowId })]);
-    const dir = batches[0]!.dir;
+    const { prefix } = batches[0]!;
 
     await env.client.workflow.getHandle(workflowId).result();
-    const store = new BlobStore(blobDir);
     const removed = await sweepUploads({ store, client: env.client, retention: { kind: 'after-training' } });
-    expect(removed).toEqual([dir]);
-    expect(await readdir(blobDir)).toEqual([]);
+    expect(removed).toEqual([prefix]);
+    expect(await store.list('uploads/')).toEqual([]);
   });
 });

@@ -25,10 +25,13 @@ export interface CliProcess {
 
 const running = new Set<ChildProcess>();
 
-/** Starts `avatar-pipeline <args>` as a child process with `env` (and PATH and HOME: see cliEnv). */
-export function spawnCli(args: string[], env: Record<string, string>): CliProcess {
+/**
+ * Starts `avatar-pipeline <args>` as a child process with `env` (and PATH and HOME: see cliEnv),
+ * in `cwd` (the package root unless given: another directory stands for another machine's).
+ */
+export function spawnCli(args: string[], env: Record<string, string>, cwd = PACKAGE_ROOT): CliProcess {
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
-    cwd: PACKAGE_ROOT,
+    cwd,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,8 +75,8 @@ export async function waitFor(
 }
 
 /** A `avatar-pipeline worker` process, resolved once it has connected and is about to poll. */
-export async function startWorkerProcess(env: Record<string, string>): Promise<CliProcess> {
-  const worker = spawnCli(['worker'], { LOG_LEVEL: 'info', ...env });
+export async function startWorkerProcess(env: Record<string, string>, cwd?: string): Promise<CliProcess> {
+  const worker = spawnCli(['worker'], { LOG_LEVEL: 'info', ...env }, cwd);
   let exitedEarly: number | string | undefined;
   void worker.exited.then((code) => (exitedEarly = code));
   await waitFor(

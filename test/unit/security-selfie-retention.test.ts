@@ -1,15 +1,16 @@
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import multipart from '@fastify/multipart';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import Fastify from 'fastify';
 import { ApiError } from '../../src/api/api-error';
-import { BlobStore } from '../../src/api/blob-store';
 import { readMultipartUpload } from '../../src/api/multipart-upload';
 import { sweepUploads } from '../../src/api/upload-janitor';
 import { envSchema } from '../../src/config/env-schema';
 import { selfieRetentionSchema, type SelfieRetention } from '../../src/config/selfie-retention';
+import { FsBlobStore, uploadBatchPrefix, uploadClaimKey, type BlobStore } from '../../src/storage';
 import { tinyPng } from '../fixtures/images';
 
 /** Issue 14, finding 8: uploads are deleted when no longer needed, and a request's total is capped. */
@@ -42,23 +43,24 @@ let dir: string;
 let store: BlobStore;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'retention-'));
-  store = new BlobStore(dir);
+  store = new FsBlobStore(dir);
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-/** A batch holding one selfie, claimed for `workflowId` (unless undefined), `ageMs` old. */
+/** A batch holding one selfie, claimed `ageMs` ago for `workflowId`, or with no claim when undefined. */
 async function batch(workflowId: string | undefined, ageMs = 0): Promise<string> {
-  const opened = await store.openBatch();
-  await writeFile(join(opened.dir, 'selfie-1.png'), tinyPng());
-  if (workflowId) await opened.claim(workflowId);
-  const then = new Date(Date.now() - ageMs);
-  if (workflowId) await utimes(join(opened.dir, 'pipeline.json'), then, then);
-  await utimes(opened.dir, then, then);
-  return opened.dir;
+  const prefix = uploadBatchPrefix(workflowId ?? 'wf-crashed', randomUUID());
+  if (workflowId) {
+    const claim = JSON.stringify({ workflowId, since: Date.now() - ageMs });
+    await store.put(uploadClaimKey(prefix), Buffer.from(claim), 'application/json');
+  }
+  await store.put(`${prefix}selfie-1.png`, tinyPng(), 'image/png');
+  return prefix;
 }
 
 async function remaining(): Promise<string[]> {
-  return (await readdir(dir)).map((name) => join(dir, name)).sort();
+  const prefixes = (await store.list('')).map((o) => o.key.slice(0, o.key.lastIndexOf('/') + 1));
+  return [...new Set(prefixes)].sort();
 }
 
 async function sweep(runs: Record<string, Run>, retention: SelfieRetention = { kind: 'after-training' }) {
@@ -96,25 +98,21 @@ describe('upload janitor', () => {
     expect(await remaining()).toEqual([generating]);
   });
 
-  it('cleans up what a crashed or refused request left: no claim, or a claimed run that never started, past the grace period', async () => {
-    const youngUnclaimed = await batch(undefined, 5 * 60_000);
-    const oldUnclaimed = await batch(undefined, 2 * HOUR);
+  it('cleans up what a crashed or refused request left: no claim at once, a claimed run that never started past the grace period', async () => {
+    const unclaimed = await batch(undefined);
     const youngNeverStarted = await batch('wf-young', 5 * 60_000);
     const oldNeverStarted = await batch('wf-old', 2 * HOUR);
     const removed = await sweep({});
-    expect(removed.sort()).toEqual([oldUnclaimed, oldNeverStarted].sort());
-    expect(await remaining()).toEqual([youngUnclaimed, youngNeverStarted].sort());
+    expect(removed.sort()).toEqual([unclaimed, oldNeverStarted].sort());
+    expect(await remaining()).toEqual([youngNeverStarted]);
   });
 
-  it('never sweeps what it did not make: other folders in BLOB_DIR stay, however old', async () => {
-    const foreign = join(dir, 'avatars');
-    await mkdir(foreign);
-    await writeFile(join(foreign, 'kept.png'), tinyPng());
-    const then = new Date(Date.now() - 48 * HOUR);
-    await utimes(foreign, then, then);
-    const oldUnclaimed = await batch(undefined, 2 * HOUR);
-    expect(await sweep({})).toEqual([oldUnclaimed]);
-    expect(await remaining()).toEqual([foreign]);
+  it('never sweeps what it did not make: archived avatars and other objects stay, however old', async () => {
+    await store.put('subjects/abc/avatars/1/2/3.png', tinyPng(), 'image/png');
+    await store.put('notes/kept.png', tinyPng(), 'image/png');
+    const oldNeverStarted = await batch('wf-old', 2 * HOUR);
+    expect(await sweep({})).toEqual([oldNeverStarted]);
+    expect(await remaining()).toEqual(['notes/', 'subjects/abc/avatars/1/2/']);
   });
 
   it('keeps a batch when Temporal cannot be asked', async () => {
@@ -152,7 +150,7 @@ describe('total bytes per multipart request', () => {
     await app.register(multipart);
     app.post('/upload', async (request, reply) => {
       try {
-        const upload = await readMultipartUpload(request, store, 64 * 1024, 100 * 1024);
+        const upload = await readMultipartUpload(request, store, 'wf-total', 64 * 1024, 100 * 1024);
         return { selfies: upload.selfies.length };
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -171,7 +169,7 @@ describe('total bytes per multipart request', () => {
       const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/upload`;
       const two = await fetch(url, { method: 'POST', body: form(2) });
       expect(await two.json()).toEqual({ selfies: 2 });
-      await rm(dir, { recursive: true, force: true });
+      for (const object of await store.list('')) await store.delete(object.key);
 
       const three = await fetch(url, { method: 'POST', body: form(3) });
       expect(three.status).toBe(413);
@@ -184,7 +182,7 @@ describe('total bytes per multipart request', () => {
           },
         ],
       });
-      expect(await readdir(dir).catch(() => [])).toEqual([]);
+      expect(await store.list('')).toEqual([]);
     } finally {
       await app.close();
     }

@@ -37,7 +37,6 @@ export function registerForgetSubjectRoute(app: FastifyInstance, ctx: ApiContext
     },
     handler: (request) =>
       forgetSubject(ctx.client, ctx.store, request.params.subjectId, {
-        removeUploads: (workflowIds) => ctx.blobs.removeClaimedBy(workflowIds),
         audit: (entry) => request.log.info(entry, 'subject erased'),
       }),
   });

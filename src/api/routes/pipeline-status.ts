@@ -28,7 +28,8 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
       const status = await pipelineStatus(ctx.client, request.params.id, ctx.links(request.params.id));
       // A training run's result has no avatars to link.
       if (status.result === undefined || !('generations' in status.result)) return status;
-      const origin = `${request.protocol}://${request.host}`;
+      // The configured public address; without one, the address this request came to (its Host header).
+      const origin = ctx.config.api.publicUrl ?? `${request.protocol}://${request.host}`;
       return {
         ...status,
         result: await linkArchivedAvatars(status.result, ctx.store, ctx.linkSigner, origin),

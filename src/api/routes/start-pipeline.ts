@@ -6,23 +6,21 @@ import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '.
 import { callerFieldProblems, type PipelineInput } from '../../contracts/pipeline-input';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
-import type { BlobBatch, StoredFile } from '../blob-store';
 import { requestFromForm } from '../form-fields';
 import { idempotencyKeySchema, requestFingerprint } from '../idempotency';
 import { readMultipartUpload, SELFIES_FIELD } from '../multipart-upload';
 import { BEARER_SCHEME } from '../openapi';
 import { checkRequest } from '../request-checks';
 import { startedSchema } from '../response-schemas';
-import { storeUploads, type StoredUploads } from '../stored-uploads';
+import type { UploadBatch } from '../stored-uploads';
 import { answerStart, refuseReusedKey } from '../start-answer';
 
 /** A validated request, with the uploads it stored (if any) and what identifies its images. */
 interface PreparedRequest {
   input: PipelineInput;
   imageIdentities: string[];
-  uploads?: BlobBatch;
-  /** The uploaded files, checked. */
-  files?: StoredFile[];
+  /** The request's selfies in the blob store, already named by `input.images`. */
+  uploads?: UploadBatch;
 }
 
 export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext): void {
@@ -51,24 +49,12 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
       },
     },
     handler: async (request, reply) => {
-      const requestId = request.headers['idempotency-key'];
-      const prepared = await prepare(request, ctx);
-      let stored: StoredUploads | undefined;
+      const workflowId = pipelineWorkflowId(request.headers['idempotency-key']);
+      const prepared = await prepare(request, ctx, workflowId);
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
-        const workflowId = pipelineWorkflowId(requestId);
-        // Claimed before the start, so the upload janitor can tell whose files these are even if
-        // the API stops right after starting the run.
-        await prepared.uploads?.claim(workflowId);
-        // With object storage the selfies move into the bucket, under the run's id, where every
-        // worker reads them; on the filesystem they stay where they were uploaded.
-        stored =
-          prepared.files && ctx.storesUploads
-            ? await storeUploads(ctx.store, prepared.files, workflowId)
-            : undefined;
-        const input = stored ? { ...prepared.input, images: stored.references } : prepared.input;
         const archiveAvatars = ctx.config.storage?.archiveAvatars;
-        const run = await startPipelineRun(ctx.client, input, {
+        const run = await startPipelineRun(ctx.client, prepared.input, {
           ...(archiveAvatars !== undefined ? { archiveAvatars } : {}),
           taskQueue: ctx.config.temporal.taskQueue,
           // Interactive runs use the rate-limited provider queue too, where they go ahead of campaign work.
@@ -78,21 +64,23 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         });
         if (!run.created) {
           await prepared.uploads?.discard();
-          await stored?.discard();
           refuseReusedKey(run, fingerprint);
         }
         return await answerStart(reply, run, ctx);
       } catch (err) {
         await prepared.uploads?.discard();
-        await stored?.discard();
         throw err;
       }
     },
   });
 }
 
-async function prepare(request: FastifyRequest, ctx: ApiContext): Promise<PreparedRequest> {
-  if (request.isMultipart()) return prepareUpload(request, ctx);
+async function prepare(
+  request: FastifyRequest,
+  ctx: ApiContext,
+  workflowId: string,
+): Promise<PreparedRequest> {
+  if (request.isMultipart()) return prepareUpload(request, ctx, workflowId);
   if (request.body === undefined || request.body === null) {
     throw new ApiError(415, 'Send application/json or multipart/form-data', []);
   }
@@ -105,10 +93,15 @@ async function prepare(request: FastifyRequest, ctx: ApiContext): Promise<Prepar
   return { input, imageIdentities: input.images };
 }
 
-async function prepareUpload(request: FastifyRequest, ctx: ApiContext): Promise<PreparedRequest> {
+async function prepareUpload(
+  request: FastifyRequest,
+  ctx: ApiContext,
+  workflowId: string,
+): Promise<PreparedRequest> {
   const upload = await readMultipartUpload(
     request,
-    ctx.blobs,
+    ctx.store,
+    workflowId,
     ctx.config.api.maxFileBytes,
     ctx.config.api.maxRequestBytes,
   );
@@ -127,7 +120,6 @@ async function prepareUpload(request: FastifyRequest, ctx: ApiContext): Promise<
       input,
       imageIdentities: upload.selfies.map((s) => `sha256:${s.sha256}`),
       uploads: upload.batch,
-      files: upload.selfies,
     };
   } catch (err) {
     await upload.batch.discard();

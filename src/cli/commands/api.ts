@@ -12,7 +12,7 @@ export function registerApiCommand(program: Command): void {
       [
         '',
         'Needs API_TOKENS (comma separated bearer tokens): without any the API refuses to start (exit 2).',
-        'Uploaded selfies go to BLOB_DIR (default .blobs), which must lie inside IMAGE_ROOTS so workers can read them.',
+        'Uploaded selfies go to the blob store (STORAGE_URL, else BLOB_DIR, default .blobs), where workers read them.',
         'Other settings: API_MAX_FILE_BYTES, TEMPORAL_UI_URL (links to runs), CALLBACK_SIGNING_SECRET, CALLBACK_PRIVATE_HOSTS, LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT.',
         'Logs (JSON lines, credentials redacted) go to stderr; stdout prints only the URL.',
       ].join('\n'),

@@ -3,7 +3,6 @@ import { forgetSubject, type ForgetReport } from '../../client/forget-subject';
 import { createPipelineClient } from '../../client/pipeline-client';
 import { loadConfig } from '../../config/load-config';
 import { openBlobStore } from '../../storage';
-import { BlobStore } from '../../api/blob-store';
 import { reportError } from '../fail';
 
 export function registerForgetCommand(program: Command): void {
@@ -24,9 +23,7 @@ export function registerForgetCommand(program: Command): void {
         const store = openBlobStore(config.storage!);
         const pipelines = await createPipelineClient();
         try {
-          const uploads = new BlobStore(config.api.blobDir);
           const report = await forgetSubject(pipelines.temporal, store, subjectId, {
-            removeUploads: (workflowIds) => uploads.removeClaimedBy(workflowIds),
             // The audit line names the subject only by its hash.
             audit: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
           });

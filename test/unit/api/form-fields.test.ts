@@ -3,11 +3,9 @@ import type { UploadedSelfie } from '../../../src/api/multipart-upload';
 
 const selfie = (filename: string, index: number): UploadedSelfie => ({
   filename,
-  path: `/blobs/r1/selfie-${index + 1}.png`,
+  reference: `blob:uploads/r1/b1/selfie-${index + 1}.png`,
   bytes: 10,
   sha256: 'x',
-  format: 'png',
-  truncated: false,
 });
 const selfies = [selfie('a.png', 0), selfie('b.jpg', 1)];
 const form = (entries: [string, string][]) => {
@@ -30,7 +28,7 @@ describe('multipart fields to a pipeline request', () => {
     );
     expect(issues).toEqual([]);
     expect(request).toEqual({
-      images: ['/blobs/r1/selfie-1.png', '/blobs/r1/selfie-2.png'],
+      images: ['blob:uploads/r1/b1/selfie-1.png', 'blob:uploads/r1/b1/selfie-2.png'],
       styles: [3, 5, 7],
       gender: 2,
       subjectId: 'u1',

@@ -33,6 +33,7 @@ describe('API and callback configuration', () => {
         API_MAX_CONNECTIONS: '64',
         API_RATE_LIMIT_PER_MINUTE: '100',
         TEMPORAL_UI_URL: 'http://localhost:8233/',
+        API_PUBLIC_URL: 'https://avatars.example.com/api/',
         CALLBACK_SIGNING_SECRET: 'a-long-enough-secret',
         CALLBACK_PRIVATE_HOSTS: 'Receiver.Internal,127.0.0.1',
       },
@@ -48,6 +49,7 @@ describe('API and callback configuration', () => {
       selfieRetention: { kind: 'after-end-plus', ms: 12 * 60 * 60 * 1000 },
       limits: { requestTimeoutMs: 30_000, maxConnections: 64, rateLimitPerMinute: 100 },
       temporalUiUrl: 'http://localhost:8233',
+      publicUrl: 'https://avatars.example.com/api',
     });
     expect(config.callbacks).toEqual({
       signingSecret: 'a-long-enough-secret',
@@ -65,6 +67,8 @@ describe('API and callback configuration', () => {
     ['API_REQUEST_TIMEOUT_MS', 'soon', /./],
     ['TEMPORAL_UI_URL', 'localhost:8233', /http\(s\) URL/],
     ['CALLBACK_SIGNING_SECRET', 'short', /at least 16 characters/],
+    ['API_PUBLIC_URL', 'avatars.example.com', /http\(s\) URL/],
+    ['API_PUBLIC_URL', 'https://avatars.example.com/?x=1', /no query|not have a query/],
   ])('names %s when it is %j', (variable, value, reason) => {
     let error: unknown;
     try {

@@ -1,4 +1,11 @@
-import { avatarKey, keySegment, ownerPrefix, selfieUploadKey, subjectPrefix } from '../../../src/storage';
+import {
+  avatarKey,
+  keySegment,
+  ownerPrefix,
+  selfieUploadKey,
+  subjectPrefix,
+  uploadBatchPrefix,
+} from '../../../src/storage';
 
 describe('blob keys', () => {
   it('puts a subject under a hash of its id, never the id itself', () => {
@@ -20,7 +27,9 @@ describe('blob keys', () => {
     expect(ownerPrefix({ subjectId: undefined, pipelineId: 'avatar-pipeline-42' })).toBe(
       'pipelines/avatar-pipeline-42/',
     );
-    expect(selfieUploadKey('avatar-pipeline-42', 0, 'jpg')).toBe('uploads/avatar-pipeline-42/selfie-1.jpg');
+    const batch = uploadBatchPrefix('avatar-pipeline-42', 'b1');
+    expect(batch).toBe('uploads/avatar-pipeline-42/b1/');
+    expect(selfieUploadKey(batch, 0, 'jpg')).toBe('uploads/avatar-pipeline-42/b1/selfie-1.jpg');
   });
 
   it('turns ids outside the key alphabet into distinct hashed segments', () => {
