@@ -5,7 +5,7 @@ import {
   type AddressLookup,
   type CheckedCallbackTarget,
 } from '../src/callbacks/callback-target';
-import { pinnedFetch } from '../src/images/pinned-fetch';
+import { fetchChecked, isRedirect } from '../src/outbound/checked-fetch';
 import { SIGNATURE_HEADER, signCallback } from '../src/callbacks/signature';
 import type { CallbackDelivery } from '../src/contracts/pipeline-event';
 import { parseRetryAfter } from '../src/provider/retry-after';
@@ -48,12 +48,10 @@ export function createCallbackActivities(deps: CallbackDependencies) {
       const timeout = AbortSignal.timeout(deps.timeoutMs ?? 15_000);
       const { url } = target;
       // Connects to the addresses just checked, not to whatever the name resolves to next.
-      const response = await pinnedFetch(
-        url,
-        target.addresses,
+      const response = await fetchChecked(
+        target,
         {
           method: 'POST',
-          redirect: 'manual',
           signal: AbortSignal.any([Context.current().cancellationSignal, timeout]),
           headers: {
             'content-type': 'application/json',
@@ -73,7 +71,7 @@ export function createCallbackActivities(deps: CallbackDependencies) {
       if (response.status >= 200 && response.status < 300) return { status: response.status, attempt };
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
       throw ApplicationFailure.create({
-        message: `callback to ${url.host} answered HTTP ${response.status}${response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : ''}`,
+        message: `callback to ${url.host} answered HTTP ${response.status}${isRedirect(response) ? ' (redirects are not followed)' : ''}`,
         type: 'CallbackRejected',
         ...(retryAfterMs !== undefined && (response.status === 429 || response.status === 503)
           ? { nextRetryDelay: Math.min(retryAfterMs, 60 * 60 * 1000) }

@@ -7,9 +7,12 @@ import {
   type AvatarArchiveLimits,
   type BlobStore,
 } from '../src/storage';
+import type { AddressRules } from '../src/outbound/checked-fetch';
 
 export interface StorageDependencies {
   store: BlobStore;
+  /** Where avatar URLs may lead (avatarAddressRules): the provider's host, AVATAR_PRIVATE_HOSTS, public addresses. */
+  rules: AddressRules;
   limits?: AvatarArchiveLimits;
 }
 
@@ -34,7 +37,7 @@ export interface ArchiveAvatarResult {
 }
 
 /** Copies of provider avatars into the blob store. Downloads, not provider API requests: they run on the pipeline queue. */
-export function createStorageActivities({ store, limits }: StorageDependencies) {
+export function createStorageActivities({ store, rules, limits }: StorageDependencies) {
   return {
     async archiveAvatar(input: ArchiveAvatarInput): Promise<ArchiveAvatarResult> {
       const owner = ownerPrefix({ subjectId: input.subjectId, pipelineId: input.pipelineId });
@@ -43,6 +46,7 @@ export function createStorageActivities({ store, limits }: StorageDependencies) 
         const archived = await archiveAvatar(
           store,
           { owner, ids, sourceUrl: input.sourceUrl },
+          rules,
           limits,
           Context.current().cancellationSignal,
         );

@@ -1,8 +1,11 @@
-import { isIP } from 'node:net';
-import { systemLookup, type AddressLookup, type ResolvedAddress } from '../images/pinned-fetch';
-import { isPrivateAddress } from '../images/private-address';
+import {
+  checkOutboundUrl,
+  OutboundUrlError,
+  type AddressLookup,
+  type CheckedUrl,
+} from '../outbound/checked-fetch';
 
-export type { AddressLookup } from '../images/pinned-fetch';
+export type { AddressLookup } from '../outbound/checked-fetch';
 
 export interface CallbackTargetPolicy {
   /** Hosts (names or addresses) whose private or loopback addresses may be called (CALLBACK_PRIVATE_HOSTS). */
@@ -20,12 +23,8 @@ export class CallbackTargetError extends Error {
   }
 }
 
-/** A callback URL that may be called, with the addresses its host resolved to when they were checked. */
-export interface CheckedCallbackTarget {
-  url: URL;
-  /** Undefined for an IP literal or a host listed in CALLBACK_PRIVATE_HOSTS. */
-  addresses?: ResolvedAddress[];
-}
+/** A callback URL that may be called; `addresses` undefined for an IP literal or a host listed in CALLBACK_PRIVATE_HOSTS. */
+export type CheckedCallbackTarget = CheckedUrl;
 
 /**
  * Callbacks go wherever the caller says, except into the server's own network: an http(s) URL
@@ -35,51 +34,28 @@ export interface CheckedCallbackTarget {
 export async function checkCallbackTarget(
   raw: string,
   policy: CallbackTargetPolicy,
-  resolveHost: AddressLookup = systemLookup,
+  resolveHost?: AddressLookup,
 ): Promise<URL> {
   return (await resolveCallbackTarget(raw, policy, resolveHost)).url;
 }
 
 /**
  * As checkCallbackTarget, also giving the addresses that were checked: delivery connects to
- * those (pinnedFetch), so a DNS answer that changes after the check cannot redirect it.
+ * those (fetchChecked), so a DNS answer that changes after the check cannot redirect it.
  */
 export async function resolveCallbackTarget(
   raw: string,
   policy: CallbackTargetPolicy,
-  resolveHost: AddressLookup = systemLookup,
+  resolveHost?: AddressLookup,
 ): Promise<CheckedCallbackTarget> {
-  let url: URL;
   try {
-    url = new URL(raw);
-  } catch {
-    throw new CallbackTargetError('is not a valid URL');
+    return await checkOutboundUrl(raw, {
+      trustedHosts: policy.privateHosts,
+      ...(resolveHost ? { lookup: resolveHost } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof OutboundUrlError)) throw err;
+    const hint = err.privateAddress ? '; list it in CALLBACK_PRIVATE_HOSTS to allow it' : '';
+    throw new CallbackTargetError(`${err.reason}${hint}`, err.temporary);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new CallbackTargetError('must be an http(s) URL');
-  if (url.username || url.password) throw new CallbackTargetError('must not carry credentials');
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (policy.privateHosts.map((h) => h.toLowerCase()).includes(host)) return { url };
-  if (isIP(host) !== 0) {
-    if (isPrivateAddress(host)) {
-      throw new CallbackTargetError(
-        `points at a private address (${host}); list it in CALLBACK_PRIVATE_HOSTS to allow it`,
-      );
-    }
-    return { url };
-  }
-  let addresses: ResolvedAddress[];
-  try {
-    addresses = await resolveHost(host);
-  } catch {
-    throw new CallbackTargetError(`host "${host}" cannot be resolved`, true);
-  }
-  if (addresses.length === 0) throw new CallbackTargetError(`host "${host}" cannot be resolved`, true);
-  const privateOne = addresses.find((a) => isPrivateAddress(a.address));
-  if (privateOne) {
-    throw new CallbackTargetError(
-      `host "${host}" resolves to a private address (${privateOne.address}); list it in CALLBACK_PRIVATE_HOSTS to allow it`,
-    );
-  }
-  return { url, addresses };
 }

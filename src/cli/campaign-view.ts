@@ -1,5 +1,6 @@
 import type { CampaignProgress } from '../contracts/campaign';
 import { progressBar } from './live-view-frame';
+import { printable, writeLines } from './printable';
 
 const ESC = '\u001b[';
 
@@ -64,9 +65,9 @@ export class TerminalCampaignView implements CampaignView {
   update(progress: CampaignProgress | undefined): void {
     this.last = progress ?? this.last;
     const columns = Math.max(20, (this.stream.columns || 80) - 1);
-    const lines = renderCampaignFrame(this.last, this.campaignId).map((line) =>
-      line.length > columns ? `${line.slice(0, columns - 1)}…` : line,
-    );
+    const lines = renderCampaignFrame(this.last, this.campaignId)
+      .map(printable)
+      .map((line) => (line.length > columns ? `${line.slice(0, columns - 1)}…` : line));
     let out = this.drawn > 0 ? `${ESC}${this.drawn}A\r` : '';
     for (const line of lines) out += `${ESC}2K${line}\n`;
     if (lines.length < this.drawn) out += `${ESC}0J`;
@@ -89,7 +90,7 @@ export class LineCampaignView implements CampaignView {
     const line = describeCampaignProgress(progress);
     if (line === this.lastLine) return;
     this.lastLine = line;
-    this.stream.write(`${line}\n`);
+    writeLines(this.stream, line);
   }
 
   finish(): void {}

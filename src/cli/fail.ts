@@ -2,6 +2,7 @@ import { ConfigError } from '../config/config-error';
 import { PipelineInputError } from '../client/input-error';
 import { InvalidInputError } from '../provider/errors';
 import { EXIT } from './exit-codes';
+import { writeLines } from './printable';
 
 /** Maps an error to the message a user sees and the exit code of docs/contracts.md. */
 export function exitCodeFor(err: unknown): number {
@@ -11,6 +12,6 @@ export function exitCodeFor(err: unknown): number {
 }
 
 export function reportError(err: unknown): void {
-  console.error(`avatar-pipeline: ${err instanceof Error ? err.message : String(err)}`);
+  writeLines(process.stderr, `avatar-pipeline: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = exitCodeFor(err);
 }

@@ -18,6 +18,7 @@ import { registerCodecServerCommand } from './commands/codec-server';
 import { registerSubjectQueryCommand } from './commands/subject-query';
 import { registerForgetCommand } from './commands/forget';
 import { EXIT } from './exit-codes';
+import { writeLines } from './printable';
 
 function buildProgram(): Command {
   const program = new Command('avatar-pipeline')
@@ -54,7 +55,7 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
       return;
     }
-    console.error(err instanceof Error ? err.message : String(err));
+    writeLines(process.stderr, err instanceof Error ? err.message : String(err));
     process.exitCode = EXIT.failed;
   }
 }

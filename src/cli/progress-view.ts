@@ -1,6 +1,7 @@
 import type { PipelineProgress } from '../contracts/pipeline-state';
 import { renderFrame } from './live-view-frame';
 import { describeProgress } from './progress-lines';
+import { printable, writeLines } from './printable';
 
 /** Where a watched pipeline's progress goes. */
 export interface ProgressView {
@@ -66,7 +67,9 @@ export class TerminalProgressView implements ProgressView {
       workflowId: this.options.workflowId,
       elapsedMs: this.now() - this.started,
       ...(this.options.styleNames ? { styleNames: this.options.styleNames } : {}),
-    }).map((line) => (line.length > columns ? `${line.slice(0, columns - 1)}…` : line));
+    })
+      .map(printable)
+      .map((line) => (line.length > columns ? `${line.slice(0, columns - 1)}…` : line));
     let out = this.drawnLines > 0 ? `${ESC}${this.drawnLines}A\r` : '';
     for (const line of lines) out += `${ESC}2K${line}\n`;
     if (lines.length < this.drawnLines) out += `${ESC}0J`;
@@ -87,7 +90,7 @@ export class LineProgressView implements ProgressView {
     const line = describeProgress(progress);
     if (line === this.lastLine) return;
     this.lastLine = line;
-    this.stream.write(`${line}\n`);
+    writeLines(this.stream, line);
   }
 
   finish(): void {}

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { delimiter } from 'node:path';
 import { z } from 'zod';
 import { parseEncryptionKeys } from '../codec/encryption-keys';
@@ -42,6 +43,24 @@ const list = (separator: string) =>
       .split(separator)
       .map((item) => item.trim())
       .filter((item) => item.length > 0),
+  );
+/**
+ * Host names or IP literals, comma separated, as a URL's host is compared with them: an entry with
+ * a scheme, port or path would never match, so it is refused rather than silently ignored.
+ */
+const hostList = list(',').check((ctx) => {
+  const wrong = ctx.value.find((host) => !isHostName(host) && isIP(host.replace(/^\[|\]$/g, '')) === 0);
+  if (wrong !== undefined) {
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      message: `"${wrong}" is not a host name or IP address (give the host alone, without scheme, port or path)`,
+    });
+  }
+});
+const isHostName = (host: string) =>
+  /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i.test(
+    host,
   );
 
 const booleanFlag = z
@@ -172,6 +191,11 @@ export const envSchema = z.object({
   CALLBACK_SIGNING_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
   /** Hosts whose private or loopback addresses callbacks may reach (public hosts need no listing). */
   CALLBACK_PRIVATE_HOSTS: withDefault(list(','), ''),
+  /**
+   * Hosts whose private or loopback addresses avatar downloads (ARCHIVE_AVATARS) may reach, besides
+   * PROVIDER_BASE_URL's host, which is always trusted; any other host must resolve to public addresses.
+   */
+  AVATAR_PRIVATE_HOSTS: withDefault(hostList, ''),
   WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
   WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, DEFAULT_MAX_CACHED_WORKFLOWS),

@@ -16,6 +16,8 @@ export interface StorageConfig extends StorageSettings {
   archiveAvatars: boolean;
   /** STORAGE_LINK_SECRET: signs API links to filesystem objects. */
   linkSecret?: string;
+  /** AVATAR_PRIVATE_HOSTS: hosts besides the provider's whose private addresses avatar downloads may reach. */
+  avatarPrivateHosts?: string[];
 }
 
 /** How much of the API one client or all clients together may use. */
@@ -136,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     storage: {
       ...storageSettingsOf(env, resolve(cwd, e.BLOB_DIR), cwd),
       archiveAvatars: e.ARCHIVE_AVATARS,
+      avatarPrivateHosts: e.AVATAR_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
       ...(e.STORAGE_LINK_SECRET ? { linkSecret: e.STORAGE_LINK_SECRET } : {}),
     },
   };

@@ -2,9 +2,12 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidInputError } from '../provider/errors';
 import type { BlobStore } from '../storage/blob-store';
-import { isIP } from 'node:net';
-import { systemLookup, type AddressLookup, type ResolvedAddress } from './pinned-fetch';
-import { isPrivateAddress } from './private-address';
+import {
+  checkOutboundUrl,
+  OutboundUrlError,
+  type AddressLookup,
+  type CheckedUrl,
+} from '../outbound/checked-fetch';
 
 export interface ImageAccessPolicy {
   /** Directories selfie files may be read from (IMAGE_ROOTS). */
@@ -18,8 +21,7 @@ export interface ImageAccessPolicy {
 }
 
 /** A URL comes with the addresses its host resolved to when checked (none for an IP literal): downloads connect only to those. */
-export type ResolvedReference =
-  { kind: 'file'; path: string } | { kind: 'url'; url: URL; addresses?: ResolvedAddress[] };
+export type ResolvedReference = { kind: 'file'; path: string } | ({ kind: 'url' } & CheckedUrl);
 
 /**
  * Decides whether a selfie reference may be read, before anything is read: files must resolve
@@ -78,35 +80,27 @@ export async function locateWithinRoots(
   return forms.some((root) => inside(root.real, real)) ? { real } : 'outside';
 }
 
-async function checkUrl(
-  reference: string,
-  policy: ImageAccessPolicy,
-  field: string,
-): Promise<{ url: URL; addresses?: ResolvedAddress[] }> {
-  let url: URL;
+async function checkUrl(reference: string, policy: ImageAccessPolicy, field: string): Promise<CheckedUrl> {
+  let host: string;
   try {
-    url = new URL(reference);
+    host = new URL(reference).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   } catch {
     throw new InvalidInputError(field, 'is not a valid URL');
   }
-  if (url.username || url.password)
-    throw new InvalidInputError(field, 'must not carry credentials in the URL');
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const allowed = policy.urlHosts.map((h) => h.toLowerCase());
   if (!allowed.includes(host)) {
     throw new InvalidInputError(field, `host "${host}" is not in the allowed image hosts (IMAGE_URL_HOSTS)`);
   }
-  // Listed hosts are trusted as listed; a name that resolves privately is still refused so a DNS
-  // change cannot turn an allowed public host into a way into the worker's network.
-  if (isIP(host) !== 0) return { url };
-  const addresses = await (policy.lookup ?? systemLookup)(host).catch(() => [] as ResolvedAddress[]);
-  if (addresses.length === 0) throw new InvalidInputError(field, `host "${host}" cannot be resolved`);
-  const privateOne = addresses.find((a) => isPrivateAddress(a.address));
-  if (privateOne && !allowed.includes(privateOne.address)) {
-    throw new InvalidInputError(
-      field,
-      `host "${host}" resolves to a private address (${privateOne.address})`,
-    );
+  // Listed hosts are allowed, but not trusted: a listed name that resolves privately is still
+  // refused (unless that address is listed too), so a DNS change cannot turn an allowed public
+  // host into a way into the worker's network.
+  try {
+    return await checkOutboundUrl(reference, {
+      allowedPrivateAddresses: allowed,
+      ...(policy.lookup ? { lookup: policy.lookup } : {}),
+    });
+  } catch (err) {
+    if (err instanceof OutboundUrlError) throw new InvalidInputError(field, err.reason);
+    throw err;
   }
-  return { url, addresses };
 }

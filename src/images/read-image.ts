@@ -3,7 +3,7 @@ import { InvalidInputError } from '../provider/errors';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
 import { resolveImageReference, type ImageAccessPolicy } from './image-access';
 import { dimensionProblem } from './image-dimensions';
-import { pinnedFetch, type ResolvedAddress } from './pinned-fetch';
+import { fetchChecked, isRedirect, type CheckedUrl } from '../outbound/checked-fetch';
 import { isStoredReference, readStoredImage } from './stored-image';
 
 export interface ReadImageOptions {
@@ -35,7 +35,7 @@ export async function readImage(
     }
     return withinDimensions(await readFile(resolved.path), field);
   }
-  return withinDimensions(await download(resolved.url, resolved.addresses, maxBytes, field, options), field);
+  return withinDimensions(await download(resolved, maxBytes, field, options), field);
 }
 
 function withinDimensions(bytes: Buffer, field: string): Buffer {
@@ -45,23 +45,22 @@ function withinDimensions(bytes: Buffer, field: string): Buffer {
 }
 
 async function download(
-  url: URL,
-  addresses: ResolvedAddress[] | undefined,
+  target: CheckedUrl,
   maxBytes: number,
   field: string,
   options: ReadImageOptions,
 ): Promise<Buffer> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  // Redirects could lead off the allowed hosts; refuse them rather than follow. The connection
+  // Redirects could lead off the allowed hosts; they are refused, not followed. The connection
   // goes to the addresses that were checked, not to a fresh DNS answer.
-  return pinnedFetch(url, addresses, { signal, redirect: 'manual' }, async (response) => {
-    if (response.status >= 300 && response.status < 400) {
+  return fetchChecked(target, { signal }, async (response) => {
+    if (isRedirect(response)) {
       throw new InvalidInputError(field, `redirects elsewhere (HTTP ${response.status}); give the final URL`);
     }
     if (response.status === 404 || response.status === 410)
       throw new InvalidInputError(field, `was not found (HTTP ${response.status})`);
-    if (!response.ok) throw new Error(`Fetching ${url.host} answered HTTP ${response.status}`);
+    if (!response.ok) throw new Error(`Fetching ${target.url.host} answered HTTP ${response.status}`);
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > maxBytes)
       throw new InvalidInputError(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);

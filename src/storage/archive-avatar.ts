@@ -1,4 +1,13 @@
+import {
+  checkOutboundUrl,
+  fetchChecked,
+  isRedirect,
+  OutboundUrlError,
+  type AddressRules,
+  type CheckedUrl,
+} from '../outbound/checked-fetch';
 import { detectImageFormat, MIME_TYPES } from '../provider/image-format';
+import type { Response } from 'undici';
 import { avatarKey, type AvatarIds } from './blob-keys';
 import type { BlobStore } from './blob-store';
 import { extensionOf } from './content-types';
@@ -41,17 +50,32 @@ export class AvatarRejectedError extends Error {
   }
 }
 
+/**
+ * Where avatars may be downloaded from: any host whose addresses are all public, and besides those
+ * the provider's own host (PROVIDER_BASE_URL, set by the operator, often a private address beside
+ * the worker) and the hosts listed in AVATAR_PRIVATE_HOSTS.
+ */
+export function avatarAddressRules(
+  providerBaseUrl: string,
+  privateHosts: readonly string[] = [],
+): AddressRules {
+  return { trustedHosts: [new URL(providerBaseUrl).hostname, ...privateHosts] };
+}
+
 /** The extensions an archived avatar may have; one id is stored once, under one of them. */
 const AVATAR_EXTENSIONS = ['png', 'jpg'] as const;
 
 /**
  * Copies one avatar from the provider's URL into the store, under a key made of the provider's
  * ids. A second call for the same avatar (an activity retry, a later retry of the whole style)
- * finds the object and returns it without downloading, so no avatar is ever stored twice.
+ * finds the object and returns it without downloading, so no avatar is ever stored twice. The URL
+ * is the provider's word, not the operator's: it is downloaded only under `rules`
+ * (avatarAddressRules), from the addresses that were checked, and a redirect is refused.
  */
 export async function archiveAvatar(
   store: BlobStore,
   avatar: { owner: string; ids: AvatarIds; sourceUrl: string },
+  rules: AddressRules,
   limits: AvatarArchiveLimits = DEFAULT_AVATAR_ARCHIVE_LIMITS,
   signal?: AbortSignal,
 ): Promise<ArchivedAvatar> {
@@ -68,7 +92,7 @@ export async function archiveAvatar(
       };
     }
   }
-  const body = await download(avatar.sourceUrl, limits, signal);
+  const body = await download(await checkSource(avatar.sourceUrl, rules), limits, signal);
   const format = detectImageFormat(body);
   if (format === undefined)
     throw new AvatarRejectedError('the provider served something that is neither PNG nor JPEG');
@@ -83,14 +107,36 @@ const MIME_BY_EXTENSION: Readonly<Record<(typeof AVATAR_EXTENSIONS)[number], str
   jpg: 'image/jpeg',
 };
 
+async function checkSource(url: string, rules: AddressRules): Promise<CheckedUrl> {
+  try {
+    return await checkOutboundUrl(url, rules);
+  } catch (err) {
+    // A host that does not resolve now may later; anything else the provider would only repeat.
+    if (!(err instanceof OutboundUrlError) || err.temporary) throw err;
+    const hint = err.privateAddress ? '; list the host in AVATAR_PRIVATE_HOSTS to allow it' : '';
+    throw new AvatarRejectedError(`the avatar URL ${err.reason}${hint}`);
+  }
+}
+
 async function download(
-  url: string,
+  source: CheckedUrl,
   limits: AvatarArchiveLimits,
   signal: AbortSignal | undefined,
 ): Promise<Buffer> {
-  if (!/^https?:\/\//i.test(url)) throw new AvatarRejectedError('the avatar URL is not http(s)');
   const timeout = AbortSignal.timeout(limits.timeoutMs);
-  const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+  return fetchChecked(
+    source,
+    { signal: signal ? AbortSignal.any([signal, timeout]) : timeout },
+    async (response) => readAvatar(response, limits),
+  );
+}
+
+async function readAvatar(response: Response, limits: AvatarArchiveLimits): Promise<Buffer> {
+  if (isRedirect(response)) {
+    throw new AvatarRejectedError(
+      `the avatar URL redirects elsewhere (HTTP ${response.status}); redirects are not followed`,
+    );
+  }
   if (response.status === 404 || response.status === 410) {
     await response.body?.cancel();
     throw new AvatarSourceGoneError(response.status);

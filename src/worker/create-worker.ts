@@ -11,7 +11,7 @@ import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { createStorageActivities } from '../../activities/storage-activities';
-import { openBlobStore, type BlobStore } from '../storage';
+import { avatarAddressRules, openBlobStore, type BlobStore } from '../storage';
 import { bundleInThread } from './bundle-in-thread';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
@@ -83,7 +83,10 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     }),
     ...(dataConverter ? { dataConverter } : {}),
     activities: {
-      ...createStorageActivities({ store: blobStoreOf(options.config) }),
+      ...createStorageActivities({
+        store: blobStoreOf(options.config),
+        rules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
+      }),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,

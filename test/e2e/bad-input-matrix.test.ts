@@ -523,6 +523,28 @@ const API_ROWS: ApiRow[] = [
     field: 'callbackUrl',
     message: /private address/,
   },
+  // Issue 23, finding 8a: documentation and other ranges that are not globally reachable.
+  {
+    name: 'callbackUrl to a documentation address (192.0.2.2, TEST-NET-1)',
+    request: (f) => jsonRequest(f, { callbackUrl: 'http://192.0.2.2/hook' }),
+    status: 422,
+    field: 'callbackUrl',
+    message: /private address \(192\.0\.2\.2\)/,
+  },
+  {
+    name: 'callbackUrl to the IPv6 documentation prefix (2001:db8::/32)',
+    request: (f) => jsonRequest(f, { callbackUrl: 'http://[2001:db8::1]/hook' }),
+    status: 422,
+    field: 'callbackUrl',
+    message: /private address/,
+  },
+  {
+    name: 'callbackUrl to the IPv6 discard prefix (100::/64)',
+    request: (f) => jsonRequest(f, { callbackUrl: 'http://[100::1]/hook' }),
+    status: 422,
+    field: 'callbackUrl',
+    message: /private address/,
+  },
   {
     name: 'image bomb: a tiny PNG declaring 2^31-1 x 2^31-1 (multipart)',
     request: () => formRequest([{ name: 'bomb.png', bytes: pngDeclaring(2 ** 31 - 1, 2 ** 31 - 1) }]),
@@ -755,6 +777,13 @@ const CLI_ROWS: CliRow[] = [
     env: { PROVIDER_BASE_URL: 'ftp://provider.example.test' },
     exit: 2,
     message: /PROVIDER_BASE_URL: must be an http\(s\) URL/,
+  },
+  {
+    name: 'worker: AVATAR_PRIVATE_HOSTS given as a URL',
+    args: () => ['worker'],
+    env: { AVATAR_PRIVATE_HOSTS: 'http://cdn.internal:8080/' },
+    exit: 2,
+    message: /AVATAR_PRIVATE_HOSTS: "http:\/\/cdn\.internal:8080\/" is not a host name or IP address/,
   },
   {
     name: 'run: a malformed TEMPORAL_ADDRESS',

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createCallbackActivities } from '../../activities/callback-activities';
 import type { CallbackDelivery } from '../../src/contracts/pipeline-event';
-import { pinnedFetch } from '../../src/images/pinned-fetch';
+import { pinnedFetch } from '../../src/outbound/checked-fetch';
 import { readImage } from '../../src/images/read-image';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 
@@ -45,13 +45,13 @@ const delivery = (url: string): CallbackDelivery =>
 
 describe('callback delivery connects to the checked address', () => {
   it('a name checked as public but answering loopback at connect time never reaches the loopback listener', async () => {
-    // The check hears a public (documentation, unroutable) address; the system resolver would say
+    // The check hears a public address (example.com's); the system resolver would say
     // 127.0.0.1 for "localhost". A delivery that resolved again would land on the listener.
     const activities = createCallbackActivities({
       signingSecret: 'secret',
       privateHosts: [],
       timeoutMs: 1_000,
-      lookup: async () => [{ address: '192.0.2.1', family: 4 }],
+      lookup: async () => [{ address: '93.184.216.34', family: 4 }],
     });
     await expect(
       new MockActivityEnvironment().run(activities.notifyCallback, delivery(`http://localhost:${port}/hook`)),
@@ -92,7 +92,7 @@ describe('image downloads connect to the checked address', () => {
         {
           roots: [],
           urlHosts: ['localhost'],
-          lookup: async () => [{ address: '192.0.2.1', family: 4 }],
+          lookup: async () => [{ address: '93.184.216.34', family: 4 }],
         },
         { timeoutMs: 1_000 },
       ),

@@ -5,7 +5,7 @@ import { createCallbackActivities } from '../../activities/callback-activities';
 import { CallbackTargetError, checkCallbackTarget } from '../../src/callbacks/callback-target';
 import type { CallbackDelivery } from '../../src/contracts/pipeline-event';
 import { resolveImageReference } from '../../src/images/image-access';
-import { isPrivateAddress } from '../../src/images/private-address';
+import { isPrivateAddress } from '../../src/outbound/private-address';
 import { InvalidInputError } from '../../src/provider/errors';
 
 /** IPv6 spellings of loopback, private and metadata IPv4 addresses (issue 14, finding 1). */
@@ -41,12 +41,49 @@ describe('isPrivateAddress decides by address bytes', () => {
     '224.0.0.1',
   ])('%s is private', (address) => expect(isPrivateAddress(address)).toBe(true));
 
+  // Issue 23, finding 8a: ranges the IANA special-purpose registries mark as not globally
+  // reachable; 192.0.2.2 answered as the test machine itself.
+  it.each([
+    '192.0.2.2', // TEST-NET-1
+    '198.51.100.7', // TEST-NET-2
+    '203.0.113.9', // TEST-NET-3
+    '192.88.99.1', // 6to4 relay anycast
+    '198.19.255.1', // benchmarking
+    '255.255.255.255',
+    '250.1.2.3',
+    '2001:db8::1', // documentation
+    '2001:db8:ffff::1',
+    '3fff::1', // documentation
+    '100::1', // discard-only
+    '100::ffff:ffff:ffff:ffff',
+    '2001:2::1', // benchmarking, inside 2001::/23
+    '2001:10::1', // ORCHID
+    '2001:1ff::1', // last of 2001::/23
+    '2001:0:c000:201::1', // Teredo, with a public-looking server
+    '5f00::1', // SRv6
+    '4000::1', // unassigned, outside global unicast
+    '::ffff:192.0.2.2',
+    '64:ff9b::c633:6407', // NAT64 of 198.51.100.7
+    '2002:cb00:7109::1', // 6to4 of 203.0.113.9
+  ])('%s is not globally reachable, so refused', (address) => {
+    expect(isPrivateAddress(address)).toBe(true);
+    if (address.includes(':')) expect(isPrivateAddress(`[${address}]`)).toBe(true);
+  });
+
   it.each([
     '93.184.216.34',
     '2606:2800:220:1:248:1893:25c8:1946',
     '::ffff:93.184.216.34',
     '64:ff9b::8.8.8.8',
     '2002:5db8:d822::1',
+    '192.0.3.1', // next to TEST-NET-1
+    '198.51.99.1',
+    '203.0.114.1',
+    '192.88.100.1',
+    '2001:200::1', // just past 2001::/23
+    '2001:db9::1', // next to the documentation prefix
+    '2606:4700:4700::1111',
+    '::8.8.8.8',
   ])('%s is public', (address) => expect(isPrivateAddress(address)).toBe(false));
 });
 

@@ -16,6 +16,7 @@ import { campaignViewFor, type CampaignView } from '../campaign-view';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
+import { printableJson, printableLines, writeLines } from '../printable';
 
 export interface CampaignCommandOptions {
   manifest: string;
@@ -88,7 +89,7 @@ export function registerCampaignCommand(program: Command): void {
 async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   const settings = loadStarterSettings();
   const campaignOptions = optionsFromFlags(options);
-  const knownStyles = await askOfferedStyles((line) => process.stderr.write(line));
+  const knownStyles = await askOfferedStyles((line) => process.stderr.write(printableLines(line)));
   const validation = await loadManifestFile(options.manifest, {
     imageAccess: settings.imageAccess,
     ...(knownStyles ? { knownStyles } : {}),
@@ -105,10 +106,11 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     if (!options.skipInvalid || validation.subjects.length === 0) {
       throw new ManifestError(validation.issues, validation.rows);
     }
-    process.stderr.write(
+    writeLines(
+      process.stderr,
       `skipping ${validation.invalidRows.length} invalid row(s) of ${validation.rows}:\n${validation.issues
-        .map((issue) => `  ${describeIssue(issue)}\n`)
-        .join('')}`,
+        .map((issue) => `  ${describeIssue(issue)}`)
+        .join('\n')}`,
     );
   }
 
@@ -123,7 +125,10 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
       options: campaignOptions,
       ...(options.campaignId ? { campaignId: options.campaignId } : {}),
     });
-    process.stderr.write(`started campaign ${campaign.campaignId}: ${validation.subjects.length} subjects\n`);
+    writeLines(
+      process.stderr,
+      `started campaign ${campaign.campaignId}: ${validation.subjects.length} subjects`,
+    );
     const view = campaignViewFor(process.stderr, campaign.campaignId);
     const watching = watch(campaign, view);
     const outcome = await Promise.race([
@@ -135,19 +140,20 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     ]);
     await watching.stop();
     if (outcome.kind === 'failed') {
-      process.stderr.write(`campaign ${campaign.campaignId} failed: ${rootMessage(outcome.error)}\n`);
+      writeLines(process.stderr, `campaign ${campaign.campaignId} failed: ${rootMessage(outcome.error)}`);
       return EXIT.failed;
     }
     if (outcome.kind === 'interrupted') {
-      process.stderr.write(
-        `stopped watching; campaign ${campaign.campaignId} keeps running. Follow it with: avatar-pipeline campaigns status ${campaign.campaignId}\n`,
+      writeLines(
+        process.stderr,
+        `stopped watching; campaign ${campaign.campaignId} keeps running. Follow it with: avatar-pipeline campaigns status ${campaign.campaignId}`,
       );
       return INTERRUPTED;
     }
     const { summary } = outcome;
     if (options.results) await writeResults(campaign, options.results);
-    if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-    else process.stdout.write(`${summarize(summary)}\n`);
+    if (options.json) process.stdout.write(printableJson(summary));
+    else writeLines(process.stdout, summarize(summary));
     return summary.failed + summary.partial + summary.cancelled === 0 ? EXIT.ok : EXIT.failed;
   } finally {
     await client.connection.close();
@@ -210,13 +216,13 @@ async function writeResults(campaign: CampaignHandle, file: string): Promise<voi
   }
   out.end();
   await once(out, 'finish');
-  process.stderr.write(`wrote ${file}\n`);
+  writeLines(process.stderr, `wrote ${file}`);
 }
 
 /** Like reportError, with a refused manifest as bad input (exit 2). */
 export function reportCampaignError(err: unknown): void {
   if (err instanceof ManifestError) {
-    process.stderr.write(`avatar-pipeline: ${err.message}\n`);
+    writeLines(process.stderr, `avatar-pipeline: ${err.message}`);
     process.exitCode = EXIT.badInput;
     return;
   }

@@ -8,6 +8,7 @@ import { InvalidInputError } from '../../provider/errors';
 import { describeCampaignProgress, formatEta } from '../campaign-view';
 import { EXIT } from '../exit-codes';
 import { reportCampaignError, summarize } from './campaign';
+import { printableJson, printableLines, writeLines } from '../printable';
 
 /** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */
 export function registerCampaignsCommand(program: Command): void {
@@ -22,7 +23,7 @@ export function registerCampaignsCommand(program: Command): void {
     .action((campaignId: string, options: { json?: boolean }) =>
       withCampaign(campaignId, async (campaign) => {
         if (options.json) {
-          process.stdout.write(`${JSON.stringify(await campaign.summary(), null, 2)}\n`);
+          process.stdout.write(printableJson(await campaign.summary()));
           return EXIT.ok;
         }
         const progress = await campaign.progress().catch(async (err: unknown) => {
@@ -32,13 +33,13 @@ export function registerCampaignsCommand(program: Command): void {
           return undefined;
         });
         if (!progress) {
-          process.stdout.write(`${campaignId}: ${(await campaign.status()).toLowerCase()}\n`);
+          writeLines(process.stdout, `${campaignId}: ${(await campaign.status()).toLowerCase()}`);
           return EXIT.failed;
         }
-        process.stdout.write(`${campaignId}: ${describeCampaignProgress(progress)}\n`);
+        writeLines(process.stdout, `${campaignId}: ${describeCampaignProgress(progress)}`);
         if (progress.etaMs !== undefined && progress.state === 'running')
-          process.stdout.write(`  estimated finish in ${formatEta(progress.etaMs)}\n`);
-        for (const f of progress.recentFailures) process.stdout.write(`  ✗ ${f.subjectId}: ${f.error}\n`);
+          writeLines(process.stdout, `  estimated finish in ${formatEta(progress.etaMs)}`);
+        for (const f of progress.recentFailures) writeLines(process.stdout, `  ✗ ${f.subjectId}: ${f.error}`);
         return EXIT.ok;
       }),
     );
@@ -56,7 +57,7 @@ export function registerCampaignsCommand(program: Command): void {
       .action((campaignId: string) =>
         withCampaign(campaignId, async (campaign) => {
           const progress = await campaign[action]();
-          process.stdout.write(`${campaignId}: ${describeCampaignProgress(progress)}\n`);
+          writeLines(process.stdout, `${campaignId}: ${describeCampaignProgress(progress)}`);
           return EXIT.ok;
         }),
       );
@@ -70,7 +71,7 @@ export function registerCampaignsCommand(program: Command): void {
     .action((campaignId: string, subjectIds: string[]) =>
       withCampaign(campaignId, async (campaign) => {
         const report = await campaign.retry(subjectIds.length > 0 ? subjectIds : undefined);
-        process.stdout.write(`${campaignId}: ${report.queued.length} subject(s) queued to run again\n`);
+        writeLines(process.stdout, `${campaignId}: ${report.queued.length} subject(s) queued to run again`);
         return EXIT.ok;
       }),
     );
@@ -104,7 +105,7 @@ export function registerCampaignsCommand(program: Command): void {
       withCampaign(campaignId, async (campaign) => {
         const summary = await campaign.result();
         process.stdout.write(
-          options.json ? `${JSON.stringify(summary, null, 2)}\n` : `${summarize(summary)}\n`,
+          options.json ? printableJson(summary) : `${printableLines(summarize(summary))}\n`,
         );
         return summary.failed + summary.partial + summary.cancelled === 0 ? EXIT.ok : EXIT.failed;
       }),

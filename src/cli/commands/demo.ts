@@ -6,6 +6,7 @@ import { DemoInterrupted, runDemo, type DemoReport } from '../../demo/run-demo';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { stopSignal } from '../serve-until-signal';
+import { printableJson, writeLines } from '../printable';
 
 /** The styles the demo generates unless told otherwise: four that look clearly different. */
 const DEMO_STYLES = [3, 5, 7, 12];
@@ -117,7 +118,7 @@ export function registerDemoCommand(program: Command): void {
 }
 
 async function demo(flags: DemoFlags): Promise<number> {
-  const log = (message: string): void => void process.stderr.write(`[demo] ${message}\n`);
+  const log = (message: string): void => void writeLines(process.stderr, `[demo] ${message}`);
   quietTemporalRuntime();
   const stopRequested = stopSignal().then((signal) => {
     // A second Ctrl-C while stopping ends at once; the dev server dies with this process.
@@ -143,10 +144,10 @@ async function demo(flags: DemoFlags): Promise<number> {
     },
     stopRequested,
   );
-  if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else process.stdout.write(`${describe(report)}\n`);
+  if (flags.json) process.stdout.write(printableJson(report));
+  else writeLines(process.stdout, describe(report));
   if (kept) {
-    process.stderr.write(`${kept}\n`);
+    writeLines(process.stderr, kept);
     await stopped;
   }
   return report.status === 'INTERRUPTED' ? INTERRUPTED : report.status === 'FAILED' ? EXIT.failed : EXIT.ok;

@@ -4,6 +4,7 @@ import { createPipelineClient } from '../../client/pipeline-client';
 import { loadConfig } from '../../config/load-config';
 import { openBlobStore } from '../../storage';
 import { reportError } from '../fail';
+import { printableJson, printableLines } from '../printable';
 
 export function registerForgetCommand(program: Command): void {
   program
@@ -25,10 +26,10 @@ export function registerForgetCommand(program: Command): void {
         try {
           const report = await forgetSubject(pipelines.temporal, store, subjectId, {
             // The audit line names the subject only by its hash.
-            audit: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+            audit: (entry) => process.stderr.write(printableJson(entry, 0)),
           });
           process.stdout.write(
-            options.json ? `${JSON.stringify(report, null, 2)}\n` : `${describe(report)}\n`,
+            options.json ? printableJson(report) : `${printableLines(describe(report))}\n`,
           );
         } finally {
           store.close();

@@ -9,7 +9,7 @@ import {
 import { createPipelineClient } from '../../client/pipeline-client';
 import type { PipelineSummary } from '../../client/list-pipelines';
 import { reportError } from '../fail';
-import { printable } from '../printable';
+import { printable, printableJson, writeLines } from '../printable';
 
 interface ListFlags {
   status?: PipelineStatusFilter;
@@ -71,11 +71,11 @@ export function registerListCommand(program: Command): void {
             ...(flags.kind ? { kind: flags.kind } : {}),
           });
           if (flags.json) {
-            process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+            process.stdout.write(printableJson(runs));
             return;
           }
-          if (runs.length === 0) console.error('no pipelines found');
-          for (const run of runs) console.log(listLine(run));
+          if (runs.length === 0) writeLines(process.stderr, 'no pipelines found');
+          for (const run of runs) writeLines(process.stdout, listLine(run));
         } finally {
           await pipelines.close();
         }

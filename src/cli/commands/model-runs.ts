@@ -30,6 +30,7 @@ import {
 } from '../run-flags';
 import { rootMessage } from '../root-message';
 import { watchProgress } from '../watch-progress';
+import { printableJson, printableLines, writeLines } from '../printable';
 
 /** How a generation's fields are named on the command line. */
 const CLI_FIELDS: GenerationFieldNames = { modelId: '--model', gender: '--gender', style: () => '--styles' };
@@ -116,8 +117,9 @@ export function registerModelRunCommands(program: Command): void {
             workflowId,
             runOptions(pipelines, flags.requestId),
           );
-          process.stderr.write(
-            `retrying styles ${run.plan.styles.join(', ')} of ${workflowId} under model ${run.plan.modelId}\n`,
+          writeLines(
+            process.stderr,
+            `retrying styles ${run.plan.styles.join(', ')} of ${workflowId} under model ${run.plan.modelId}`,
           );
           return waitFor(getPipeline(pipelines.temporal, run.workflowId), flags.json, describeResult);
         });
@@ -176,16 +178,16 @@ async function waitFor<R>(
   json: boolean | undefined,
   describe: (result: R) => string,
 ): Promise<number> {
-  process.stderr.write(`started ${handle.workflowId}\n`);
+  writeLines(process.stderr, `started ${handle.workflowId}`);
   const watch = watchProgress(handle, progressViewFor(process.stderr, { workflowId: handle.workflowId }));
   try {
     const result = await handle.result();
     await watch.stop(isPipelineResult(result) ? result : undefined);
-    process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : `${describe(result)}\n`);
+    process.stdout.write(json ? printableJson(result) : `${printableLines(describe(result))}\n`);
     return EXIT.ok;
   } catch (err) {
     await watch.stop();
-    process.stderr.write(`${handle.workflowId} failed: ${rootMessage(err)}\n`);
+    writeLines(process.stderr, `${handle.workflowId} failed: ${rootMessage(err)}`);
     return EXIT.failed;
   }
 }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { createProviderCatalog, type ModelSummary, type OrderSummary } from '../../client/provider-catalog';
 import { reportError } from '../fail';
+import { printableJson, writeLines } from '../printable';
 
 const EXIT_CODES_HELP =
   '\nAsks the provider at PROVIDER_BASE_URL with PROVIDER_API_KEY (default: the local simulator).\nExit codes: 0 listed, 1 provider unreachable or failing, 2 bad input or configuration.';
@@ -16,8 +17,8 @@ export function registerProviderRecordCommands(program: Command): void {
       try {
         const models = await createProviderCatalog().listModels();
         if (options.json) printJson(models);
-        else if (models.length === 0) console.error('no models');
-        else for (const model of models) console.log(describeModel(model));
+        else if (models.length === 0) writeLines(process.stderr, 'no models');
+        else for (const model of models) writeLines(process.stdout, describeModel(model));
       } catch (err) {
         reportError(err);
       }
@@ -42,8 +43,8 @@ export function registerProviderRecordCommands(program: Command): void {
             ? await catalog.listOrders()
             : (await catalog.getModel(options.model, '--model')).orders;
         if (options.json) printJson(orders);
-        else if (orders.length === 0) console.error('no orders');
-        else for (const order of orders) console.log(describeOrder(order));
+        else if (orders.length === 0) writeLines(process.stderr, 'no orders');
+        else for (const order of orders) writeLines(process.stdout, describeOrder(order));
       } catch (err) {
         reportError(err);
       }
@@ -59,7 +60,7 @@ function parseId(value: string): number {
 }
 
 function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(printableJson(value));
 }
 
 function describeModel(model: ModelSummary): string {

@@ -18,6 +18,7 @@ import {
   withFlagNames,
 } from '../run-flags';
 import { watchProgress } from '../watch-progress';
+import { printableJson, printableLines, writeLines } from '../printable';
 
 interface RunOptions {
   images: string[];
@@ -67,11 +68,14 @@ export function registerRunCommand(program: Command): void {
 
 async function runPipeline(options: RunOptions): Promise<number> {
   const input = await inputFromFlags(options);
-  refuseUnofferedStyles(input.styles, await askOfferedStyles((line) => process.stderr.write(line)));
+  refuseUnofferedStyles(
+    input.styles,
+    await askOfferedStyles((line) => process.stderr.write(printableLines(line))),
+  );
   const pipelines = await createPipelineClient();
   try {
     const handle = await pipelines.start(input, options.requestId ? { requestId: options.requestId } : {});
-    process.stderr.write(`started ${handle.workflowId}\n`);
+    writeLines(process.stderr, `started ${handle.workflowId}`);
     const watch = watchProgress(handle, progressViewFor(process.stderr, { workflowId: handle.workflowId }));
     const outcome = await Promise.race([
       handle.result().then(
@@ -82,17 +86,18 @@ async function runPipeline(options: RunOptions): Promise<number> {
     ]);
     await watch.stop(outcome.kind === 'done' ? outcome.result : undefined);
     if (outcome.kind === 'interrupted') {
-      process.stderr.write(
-        `stopped watching; ${handle.workflowId} keeps running. Check it with: avatar-pipeline status ${handle.workflowId}\n`,
+      writeLines(
+        process.stderr,
+        `stopped watching; ${handle.workflowId} keeps running. Check it with: avatar-pipeline status ${handle.workflowId}`,
       );
       return INTERRUPTED;
     }
     if (outcome.kind === 'failed') {
-      process.stderr.write(`pipeline ${handle.workflowId} failed: ${rootMessage(outcome.error)}\n`);
+      writeLines(process.stderr, `pipeline ${handle.workflowId} failed: ${rootMessage(outcome.error)}`);
       return EXIT.failed;
     }
-    if (options.json) process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
-    else process.stdout.write(`${describeResult(outcome.result)}\n`);
+    if (options.json) process.stdout.write(printableJson(outcome.result));
+    else writeLines(process.stdout, describeResult(outcome.result));
     return EXIT.ok;
   } finally {
     await pipelines.close();

@@ -9,6 +9,7 @@ import { reportError } from '../fail';
 import { describeProgress } from '../progress-lines';
 import { rootMessage } from '../root-message';
 import { settledProgress } from '../settled-progress';
+import { printableJson, writeLines } from '../printable';
 
 /** The progress query needs a worker; without one it would wait, so status gives up on it after this. */
 const PROGRESS_QUERY_MS = 5_000;
@@ -41,14 +42,14 @@ export function registerStatusCommand(program: Command): void {
         const pipelines = await createPipelineClient();
         try {
           const report = await statusReport(pipelines.get(workflowId));
-          if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-          else process.stdout.write(`${describeReport(report)}\n`);
+          if (options.json) process.stdout.write(printableJson(report));
+          else writeLines(process.stdout, describeReport(report));
         } finally {
           await pipelines.close();
         }
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) {
-          console.error(`avatar-pipeline: workflowId: no pipeline with id ${workflowId}`);
+          writeLines(process.stderr, `avatar-pipeline: workflowId: no pipeline with id ${workflowId}`);
           process.exitCode = EXIT.badInput;
           return;
         }

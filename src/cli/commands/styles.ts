@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config';
 import { ProviderClient } from '../../provider/client';
 import { reportError } from '../fail';
+import { printableJson, writeLines } from '../printable';
 
 export function registerStylesCommand(program: Command): void {
   program
@@ -16,8 +17,8 @@ export function registerStylesCommand(program: Command): void {
       try {
         const { provider } = loadConfig();
         const styles = await new ProviderClient(provider).listStyles();
-        if (options.json) process.stdout.write(`${JSON.stringify(styles, null, 2)}\n`);
-        else for (const s of styles) console.log(`${String(s.id).padStart(5)}  ${s.name}`);
+        if (options.json) process.stdout.write(printableJson(styles));
+        else for (const s of styles) writeLines(process.stdout, `${String(s.id).padStart(5)}  ${s.name}`);
       } catch (err) {
         reportError(err);
       }

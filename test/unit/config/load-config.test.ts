@@ -100,6 +100,14 @@ describe('loadConfig with values', () => {
     expect(config.worker.maxConcurrentActivities).toBe(8);
   });
 
+  it('reads AVATAR_PRIVATE_HOSTS as lower-case hosts, none by default', () => {
+    expect(loadConfig({}, cwd).storage?.avatarPrivateHosts).toEqual([]);
+    expect(
+      loadConfig({ AVATAR_PRIVATE_HOSTS: 'CDN.internal, 10.0.0.5,[::1],images_svc' }, cwd).storage
+        ?.avatarPrivateHosts,
+    ).toEqual(['cdn.internal', '10.0.0.5', '[::1]', 'images_svc']);
+  });
+
   it('accepts a key for the simulator too', () => {
     expect(loadConfig({ PROVIDER_API_KEY: 'other' }, cwd).provider.apiKey).toBe('other');
   });
@@ -118,6 +126,13 @@ describe('loadConfig refusals', () => {
     ['WORKER_MAX_CONCURRENT_ACTIVITIES', '-3', /greater than 0/],
     ['WORKER_SHUTDOWN_GRACE_MS', 'forever', /./],
     ['WORKER_MALLOC_TRIM_MS', '-1', /0 \(off\) or more/],
+    [
+      'AVATAR_PRIVATE_HOSTS',
+      'http://cdn.internal/',
+      /"http:\/\/cdn\.internal\/" is not a host name or IP address/,
+    ],
+    ['AVATAR_PRIVATE_HOSTS', 'cdn.internal:8080', /without scheme, port or path/],
+    ['AVATAR_PRIVATE_HOSTS', 'ok.internal,two words', /"two words" is not a host name/],
   ])('names %s when it is %j', (variable, value, reason) => {
     const err = refusal({ PROVIDER_API_KEY: 'k', [variable]: value });
     expect(err.problems).toEqual([{ variable, reason: expect.stringMatching(reason) }]);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   archiveAvatar,
+  avatarAddressRules,
   AvatarRejectedError,
   AvatarSourceGoneError,
   FsBlobStore,
@@ -15,6 +16,8 @@ const root = mkdtempSync(path.join(tmpdir(), 'archive-avatar-'));
 const store = new FsBlobStore(root);
 const owner = subjectPrefix('subject-1');
 let provider: TestHttpServer;
+/** The test provider's own host (127.0.0.1) is trusted, as PROVIDER_BASE_URL's is. */
+const rules = () => avatarAddressRules(provider.origin);
 
 beforeAll(async () => {
   provider = await startTestHttpServer();
@@ -33,7 +36,11 @@ describe('archiveAvatar', () => {
     const png = tinyPng(8, 8);
     serve(200, png, 'image/png');
     const ids = { modelId: 1, orderId: 2, avatarId: 3 };
-    const first = await archiveAvatar(store, { owner, ids, sourceUrl: `${provider.origin}/a/3.png` });
+    const first = await archiveAvatar(
+      store,
+      { owner, ids, sourceUrl: `${provider.origin}/a/3.png` },
+      rules(),
+    );
     expect(first).toMatchObject({
       key: `${owner}avatars/1/2/3.png`,
       bytes: png.length,
@@ -42,7 +49,11 @@ describe('archiveAvatar', () => {
     const requestsAfterFirst = provider.requests.length;
 
     serve(410, 'gone', 'text/plain'); // the provider has forgotten it since
-    const second = await archiveAvatar(store, { owner, ids, sourceUrl: `${provider.origin}/a/3.png` });
+    const second = await archiveAvatar(
+      store,
+      { owner, ids, sourceUrl: `${provider.origin}/a/3.png` },
+      rules(),
+    );
     expect(second).toMatchObject({
       key: first.key,
       bytes: png.length,
@@ -55,22 +66,30 @@ describe('archiveAvatar', () => {
 
   it('names a JPEG by what its bytes are', async () => {
     serve(200, tinyJpeg(), 'image/jpeg');
-    const archived = await archiveAvatar(store, {
-      owner,
-      ids: { modelId: 1, orderId: 2, avatarId: 4 },
-      sourceUrl: `${provider.origin}/a/4`,
-    });
+    const archived = await archiveAvatar(
+      store,
+      {
+        owner,
+        ids: { modelId: 1, orderId: 2, avatarId: 4 },
+        sourceUrl: `${provider.origin}/a/4`,
+      },
+      rules(),
+    );
     expect(archived.key).toBe(`${owner}avatars/1/2/4.jpg`);
     expect(archived.contentType).toBe('image/jpeg');
   });
 
   it('reports an image the provider no longer serves as gone', async () => {
     serve(404, 'nope', 'text/plain');
-    const attempt = archiveAvatar(store, {
-      owner,
-      ids: { modelId: 1, orderId: 2, avatarId: 5 },
-      sourceUrl: `${provider.origin}/a/5.png`,
-    });
+    const attempt = archiveAvatar(
+      store,
+      {
+        owner,
+        ids: { modelId: 1, orderId: 2, avatarId: 5 },
+        sourceUrl: `${provider.origin}/a/5.png`,
+      },
+      rules(),
+    );
     await expect(attempt).rejects.toBeInstanceOf(AvatarSourceGoneError);
   });
 
@@ -78,12 +97,14 @@ describe('archiveAvatar', () => {
     const ids = { modelId: 1, orderId: 2, avatarId: 6 };
     const sourceUrl = `${provider.origin}/a/6.png`;
     serve(200, '<html>login</html>', 'text/html');
-    await expect(archiveAvatar(store, { owner, ids, sourceUrl })).rejects.toThrow(/text\/html/);
+    await expect(archiveAvatar(store, { owner, ids, sourceUrl }, rules())).rejects.toThrow(/text\/html/);
     serve(200, Buffer.from('not really a png'), 'image/png');
-    await expect(archiveAvatar(store, { owner, ids, sourceUrl })).rejects.toBeInstanceOf(AvatarRejectedError);
+    await expect(archiveAvatar(store, { owner, ids, sourceUrl }, rules())).rejects.toBeInstanceOf(
+      AvatarRejectedError,
+    );
     serve(200, tinyPng(64, 64), 'image/png');
     await expect(
-      archiveAvatar(store, { owner, ids, sourceUrl }, { maxBytes: 100, timeoutMs: 5_000 }),
+      archiveAvatar(store, { owner, ids, sourceUrl }, rules(), { maxBytes: 100, timeoutMs: 5_000 }),
     ).rejects.toThrow(/more than the limit of 100/);
     expect((await store.list(`${owner}avatars/1/2/`)).map((o) => o.key)).not.toContain(
       `${owner}avatars/1/2/6.png`,
@@ -92,11 +113,15 @@ describe('archiveAvatar', () => {
 
   it('leaves a server error to be retried (a plain error, not a refusal)', async () => {
     serve(503, 'busy', 'text/plain');
-    const attempt = archiveAvatar(store, {
-      owner,
-      ids: { modelId: 1, orderId: 2, avatarId: 7 },
-      sourceUrl: `${provider.origin}/a/7.png`,
-    });
+    const attempt = archiveAvatar(
+      store,
+      {
+        owner,
+        ids: { modelId: 1, orderId: 2, avatarId: 7 },
+        sourceUrl: `${provider.origin}/a/7.png`,
+      },
+      rules(),
+    );
     await expect(attempt).rejects.toThrow(/HTTP 503/);
     await expect(attempt).rejects.not.toBeInstanceOf(AvatarRejectedError);
   });

@@ -1,37 +1,55 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Where the server's own network starts: loopback, private, link-local, CGNAT, unspecified,
- * multicast and reserved ranges. Decided by the address's bytes, never by how it is written, so
- * `::ffff:7f00:1`, `::127.0.0.1`, `64:ff9b::7f00:1` and `2002:7f00:1::` are all loopback.
+ * Addresses no outbound request may reach: the server's own network (loopback, private,
+ * link-local, CGNAT), and every range the IANA special-purpose registries mark as not globally
+ * reachable (documentation, benchmarking, reserved, multicast, broadcast). On many hosts such an
+ * address answers locally, so it is as much a way in as 127.0.0.1. Decided by the address's bytes,
+ * never by how it is written, so `::ffff:7f00:1`, `::127.0.0.1`, `64:ff9b::7f00:1` and
+ * `2002:7f00:1::` are all loopback.
  */
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8],
+  ['0.0.0.0', 8], // "this network"
   ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
+  ['100.64.0.0', 10], // CGNAT
   ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
+  ['169.254.0.0', 16], // link-local, cloud metadata
   ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // TEST-NET-1
+  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
   ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // TEST-NET-2
+  ['203.0.113.0', 24], // TEST-NET-3
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved
+  ['255.255.255.255', 32], // limited broadcast
 ] as const) {
   BLOCKED.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
+  ['::', 128], // unspecified
   ['::1', 128],
   ['64:ff9b:1::', 48], // NAT64 for local use: whatever it reaches is inside
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
+  ['100::', 64], // discard-only
+  ['100:0:0:1::', 64], // dummy prefix
+  ['2001::', 23], // IETF protocol assignments: Teredo, benchmarking, ORCHID, anycast services
+  ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // SRv6 SIDs
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
 ] as const) {
   BLOCKED.addSubnet(network, prefix, 'ipv6');
 }
+
+/** IPv6 global unicast: everything outside it is reserved or special, and none of it is a public host. */
+const GLOBAL_UNICAST = new BlockList();
+GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
 
 /** True when `address` (an IP literal, brackets and zone allowed) lies in a blocked range. */
 export function isPrivateAddress(address: string): boolean {
@@ -41,26 +59,26 @@ export function isPrivateAddress(address: string): boolean {
   if (version !== 6) return false;
   const bytes = ipv6Bytes(bare);
   const embedded = embeddedIpv4(bytes);
-  if (embedded !== undefined && BLOCKED.check(embedded, 'ipv4')) return true;
-  return BLOCKED.check(ipv6Text(bytes), 'ipv6');
+  if (embedded !== undefined) return BLOCKED.check(embedded, 'ipv4');
+  const text = ipv6Text(bytes);
+  return BLOCKED.check(text, 'ipv6') || !GLOBAL_UNICAST.check(text, 'ipv6');
 }
 
 /**
  * The IPv4 address an IPv6 address carries, for the forms that route to it: IPv4-mapped
- * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64
- * (64:ff9b::/96), 6to4 (2002::/16) and Teredo's client (2001::/32, inverted).
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, which holds :: and
+ * ::1 too, as 0.0.0.0 and 0.0.0.1), NAT64 (64:ff9b::/96) and 6to4 (2002::/16). Teredo needs no
+ * unwrapping: 2001::/23 is blocked whole.
  */
 function embeddedIpv4(bytes: Uint8Array): string | undefined {
   const zeros = (from: number, to: number) => bytes.subarray(from, to).every((b) => b === 0);
-  const dotted = (at: number, invert = false) =>
-    Array.from(bytes.subarray(at, at + 4), (b) => (invert ? b ^ 0xff : b)).join('.');
+  const dotted = (at: number) => Array.from(bytes.subarray(at, at + 4)).join('.');
   const word = (at: number) => ((bytes[at] ?? 0) << 8) | (bytes[at + 1] ?? 0);
   if (zeros(0, 10) && word(10) === 0xffff) return dotted(12);
   if (zeros(0, 8) && word(8) === 0xffff && word(10) === 0) return dotted(12);
   if (zeros(0, 12)) return dotted(12);
   if (word(0) === 0x0064 && word(2) === 0xff9b && zeros(4, 12)) return dotted(12);
   if (word(0) === 0x2002) return dotted(2);
-  if (word(0) === 0x2001 && word(2) === 0) return dotted(12, true);
   return undefined;
 }
 
