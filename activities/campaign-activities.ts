@@ -1,9 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
+  isErased,
   outcomeOfResult,
   subjectWorkflowId,
-  type CampaignSubject,
+  type ManifestEntry,
   type ManifestRef,
   type SubjectOutcome,
 } from '../src/contracts/campaign';
@@ -60,10 +61,13 @@ export function createCampaignActivities({
         input.indexes.map(async (index) => {
           const [subject] = await readCampaignSubjects(input.manifest, manifestDir, index, 1);
           if (!subject) throw new Error(`subject #${index} is missing from the campaign manifest`);
-          return { index, workflowId: subjectWorkflowId(input.campaignId, subject) };
+          // An erased subject's pipeline was closed (and reported) before its line was erased.
+          return isErased(subject)
+            ? []
+            : [{ index, workflowId: subjectWorkflowId(input.campaignId, subject) }];
         }),
       );
-      return closedChildren(Context.current().client, children);
+      return closedChildren(Context.current().client, children.flat());
     },
 
     /** A page of the campaign's subjects, read from the manifest file the starter stored. */
@@ -71,7 +75,7 @@ export function createCampaignActivities({
       manifest: ManifestRef;
       from: number;
       count: number;
-    }): Promise<CampaignSubject[]> {
+    }): Promise<ManifestEntry[]> {
       try {
         return await readCampaignSubjects(input.manifest, manifestDir, input.from, input.count);
       } catch (err) {

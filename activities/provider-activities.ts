@@ -10,6 +10,7 @@ import type { Avatar, Order } from '../src/provider/schemas';
 import { hasStarted, type OrderStatus } from '../src/provider/status';
 import { toUploadImage } from '../src/provider/upload-image';
 import { DEFAULT_PROVIDER_WRITE_SETTLE_MS } from '../src/config/env-schema';
+import { claimWorkflowId } from '../src/contracts/workflow-ids';
 import { mapProviderErrors, sendWrite } from './provider-failure';
 
 export interface ActivityDependencies {
@@ -66,7 +67,7 @@ export function createProviderActivities({
       throw err;
     }
   };
-  const claimIdFor = (modelId: number) => `provider-claim:${providerScope}:model:${modelId}`;
+  const claimIdFor = (modelId: number) => claimWorkflowId(providerScope, modelId);
 
   return {
     /**

@@ -1,7 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaign-activities';
-import type { CampaignSubject } from '../src/contracts/campaign';
-import type { ManifestRef } from '../src/contracts/campaign-state';
+import { isErased, type ManifestEntry, type ManifestRef } from '../src/contracts/campaign-state';
 
 const { readCampaignSubjects } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '1 minute',
@@ -16,7 +15,7 @@ const { readCampaignSubjects } = proxyActivities<CampaignActivities>({
  */
 export class SubjectPages {
   private from = -1;
-  private page: CampaignSubject[] = [];
+  private page: ManifestEntry[] = [];
 
   constructor(
     private readonly manifest: ManifestRef,
@@ -25,10 +24,12 @@ export class SubjectPages {
 
   /** The subject id when its page is loaded (for messages); undefined otherwise. */
   peekId(index: number): string | undefined {
-    return this.page[index - this.from]?.subjectId;
+    const entry = this.page[index - this.from];
+    return entry && !isErased(entry) ? entry.subjectId : undefined;
   }
 
-  async get(index: number): Promise<CampaignSubject> {
+  /** The subject at `index`, or ERASED_SUBJECT when the person was erased (src/client/forget-subject.ts). */
+  async get(index: number): Promise<ManifestEntry> {
     if (index < this.from || index >= this.from + this.page.length) {
       const from = Math.floor(index / this.pageSize) * this.pageSize;
       this.page = await readCampaignSubjects.executeWithOptions(

@@ -21,7 +21,7 @@ import type {
   CampaignSettings,
   CampaignState,
 } from '../src/contracts/campaign-state';
-import { subjectWorkflowId } from '../src/contracts/campaign-state';
+import { isErased, subjectWorkflowId } from '../src/contracts/campaign-state';
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
 import { PROGRESS_FEED_CAPACITY } from '../src/contracts/progress-feed';
 import { pipelineStartAttributes } from '../src/contracts/search-attributes';
@@ -303,6 +303,12 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       if (book.cancelled) {
         book.putBack(index);
         book.cancelRemaining();
+        continue;
+      }
+      if (isErased(subject)) {
+        // The person was erased before their turn: they are never started, and count as cancelled.
+        book.finished(index, '', { status: 'CANCELLED' }, Date.now());
+        changed();
         continue;
       }
       void launch(index, subject);

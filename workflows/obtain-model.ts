@@ -2,16 +2,25 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ApplicationFailure,
   ParentClosePolicy,
+  proxyActivities,
   startChild,
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
+import type { ClaimActivities } from '../activities/claim-activities';
 import type { ModelOffer } from '../activities/provider-activities';
 import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
 import { reads, writes, type ProviderRoute } from './activity-proxies';
 
 /** How many times to look for (or make) a model this pipeline can own before giving up. */
 const MODEL_ROUNDS = 5;
+/** Ids tried for one order's claim: its own, then the next past each one held by something that is no claim. */
+const CLAIM_IDS_PER_ORDER = 4;
+/** Runs on the pipeline's own task queue: a Temporal read, not a provider call. */
+const { claimHolder } = proxyActivities<ClaimActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+});
 
 /**
  * Creates the model, or after a lost answer adopts the one that create left behind. A claim (a
@@ -77,8 +86,29 @@ export async function providerOrderClaim(owner: string): Promise<string> {
   return owner;
 }
 
-/** True when this pipeline now owns the order behind `claimId`; false when another pipeline does. */
+/**
+ * True when this pipeline now owns the order behind `claimId`; false when another pipeline does.
+ * Only a claim workflow at the id means that: an id held by anything else (a workflow that
+ * squatted it) owns nothing, and the claim moves to the order's next id, which every pipeline
+ * tries in the same order, so one of them still owns the order alone. A squatted id therefore
+ * never makes a model, or the models after it, unusable.
+ */
 async function claim(claimId: string, what: string): Promise<boolean> {
+  let attempt = 0;
+  for (let tries = 0; tries < CLAIM_IDS_PER_ORDER + 1; tries++) {
+    const id = attempt === 0 ? claimId : `${claimId}/${attempt}`;
+    if (await startClaim(id, what)) return true;
+    const { holder } = await claimHolder({ claimId: id });
+    if (holder === 'claim') return false;
+    // 'none': whatever refused us is gone (deleted); the same id is tried again.
+    if (holder === 'other') attempt++;
+    if (attempt >= CLAIM_IDS_PER_ORDER) return false;
+  }
+  return false;
+}
+
+/** Starts the claim workflow at `claimId`; false when Temporal refuses because the id is taken. */
+async function startClaim(claimId: string, what: string): Promise<boolean> {
   try {
     const held = await startChild(providerOrderClaim, {
       workflowId: claimId,

@@ -46,7 +46,13 @@ import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 
 const MANIFEST_FIELD = 'manifest';
 
-const idParams = z.object({ id: campaignIdSchema });
+/**
+ * Any text is looked up (campaigns started before the id rules tightened keep their ids), and every
+ * id that is not a campaign gets the one unknown-campaign answer, whatever holds it.
+ */
+const idParams = z.object({
+  id: z.string().min(1).max(300).describe('The campaignId answered by POST /v1/campaigns'),
+});
 
 /** What each event's `data` holds, by event name; documented as the stream's schema. */
 const campaignStreamEventSchema = progressEventSchema(
@@ -418,15 +424,19 @@ function manifestMessage(validation: ManifestValidation): string {
   return `The manifest has ${validation.issues.length} problem(s) in ${rows} of ${validation.rows} row(s); nothing was started`;
 }
 
-/** The campaign's Temporal status; 404 for an id Temporal does not know or that is not a campaign. */
+/**
+ * The campaign's Temporal status. An id Temporal does not know and one held by another kind of
+ * workflow (a pipeline, a claim) get the same 404, so the answer tells nothing about internal ids.
+ */
 async function known(id: string, campaign: CampaignHandle): Promise<string> {
+  const unknown = () => new ApiError(404, `No campaign ${id}`, []);
+  let description;
   try {
-    const description = await campaign.raw.describe();
-    if (description.type !== WORKFLOW_TYPES.campaign) throw new ApiError(404, `${id} is not a campaign`, []);
-    return description.status.name;
+    description = await campaign.raw.describe();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5))
-      throw new ApiError(404, `No campaign ${id}`, []);
+    if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5)) throw unknown();
     throw err;
   }
+  if (description.type !== WORKFLOW_TYPES.campaign) throw unknown();
+  return description.status.name;
 }

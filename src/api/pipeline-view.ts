@@ -8,7 +8,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import type { TrainingResult } from '../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
-import { progressQuery, WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { progressQuery, RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { ApiError } from './api-error';
 import type { PipelineLinks } from './links';
 import type { PipelineState, PipelineStatus } from './response-schemas';
@@ -26,13 +26,6 @@ const STATES: Partial<Record<WorkflowExecutionStatusName, PipelineState>> = {
   TIMED_OUT: 'timed_out',
 };
 
-/** Runs the pipeline routes answer for: pipelines, training runs and generation runs (retries included). */
-const RUN_TYPES = new Set<string>([
-  WORKFLOW_TYPES.pipeline,
-  WORKFLOW_TYPES.training,
-  WORKFLOW_TYPES.generation,
-]);
-
 /** Describes a pipeline run, or answers 404 for an unknown id or a workflow that is not a pipeline. */
 export async function describePipeline(
   client: Client,
@@ -40,7 +33,7 @@ export async function describePipeline(
 ): Promise<WorkflowExecutionDescription> {
   try {
     const description = await client.workflow.getHandle(workflowId).describe();
-    if (RUN_TYPES.has(description.type)) return description;
+    if (RUN_WORKFLOW_TYPES.has(description.type)) return description;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }

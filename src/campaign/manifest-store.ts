@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { campaignSubjectSchema, type CampaignSubject, type ManifestRef } from '../contracts/campaign';
+import {
+  campaignSubjectSchema,
+  ERASED_SUBJECT,
+  isErased,
+  type CampaignSubject,
+  type ManifestEntry,
+  type ManifestRef,
+} from '../contracts/campaign';
 
 /** The stored manifest is not where it should be, or not what the campaign started with. */
 export class CampaignManifestError extends Error {
@@ -49,22 +56,29 @@ export async function storeCampaignManifest(
 
 interface ParsedManifest {
   sha256: string;
+  /** The file as read: erasure rewrites it, so a cached copy is used only while the file is unchanged. */
+  version: string;
   lines: string[];
 }
 
 const cache = new Map<string, ParsedManifest>();
 const CACHE_ENTRIES = 8;
 
-/** Subjects [from, from + count) of a stored manifest, after checking its place and digest. */
+/**
+ * Subjects [from, from + count) of a stored manifest, after checking its place and digest. An
+ * erased subject keeps its place (the campaign's ledger is indexed by it) as ERASED_SUBJECT.
+ */
 export async function readCampaignSubjects(
   ref: ManifestRef,
   dir: string,
   from: number,
   count: number,
-): Promise<CampaignSubject[]> {
+): Promise<ManifestEntry[]> {
   const manifest = await openManifest(ref, dir);
   return manifest.lines.slice(from, from + count).map((line, i) => {
-    const parsed = campaignSubjectSchema.safeParse(JSON.parse(line));
+    const json: unknown = JSON.parse(line);
+    if (isErased(json)) return ERASED_SUBJECT;
+    const parsed = campaignSubjectSchema.safeParse(json);
     if (!parsed.success) {
       throw new CampaignManifestError(
         `subject #${from + i} of ${ref.path} is not valid: ${parsed.error.message}`,
@@ -76,17 +90,20 @@ export async function readCampaignSubjects(
 }
 
 async function openManifest(ref: ManifestRef, dir: string): Promise<ParsedManifest> {
-  const cached = cache.get(ref.path);
-  if (cached && cached.sha256 === ref.sha256) return cached;
   const path = await insideDir(ref.path, dir);
-  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+  const unreadable = (err: NodeJS.ErrnoException) => {
     throw new CampaignManifestError(
       `cannot read the campaign manifest ${ref.path} (${err.code ?? err.message}); is CAMPAIGN_DIR shared by starters and workers?`,
       false,
     );
-  });
+  };
+  const info = await stat(path).catch(unreadable);
+  const version = `${info.ino}:${info.size}:${info.mtimeMs}`;
+  const cached = cache.get(ref.path);
+  if (cached && cached.sha256 === ref.sha256 && cached.version === version) return cached;
+  const text = await readFile(path, 'utf8').catch(unreadable);
   const sha256 = createHash('sha256').update(text).digest('hex');
-  if (sha256 !== ref.sha256) {
+  if (sha256 !== ref.sha256 && !(await erasedFrom(path, ref.sha256, sha256))) {
     throw new CampaignManifestError(
       `the campaign manifest ${ref.path} changed after the campaign started`,
       true,
@@ -99,7 +116,7 @@ async function openManifest(ref: ManifestRef, dir: string): Promise<ParsedManife
       true,
     );
   }
-  const parsed = { sha256, lines };
+  const parsed = { sha256: ref.sha256, version, lines };
   cache.set(ref.path, parsed);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return parsed;
@@ -120,4 +137,68 @@ function fileNameFor(campaignId: string): string {
   const readable = campaignId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
   const digest = createHash('sha256').update(campaignId).digest('hex').slice(0, 12);
   return `${readable}-${digest}`;
+}
+
+/**
+ * What erasure changed in a manifest: the digest the campaign started with (kept in its workflow
+ * history, which cannot change) and the digests of the file after each erasure replaced lines.
+ * A file with one of those digests is the campaign's manifest, less the erased subjects.
+ */
+interface ErasureRecord {
+  original: string;
+  erased: string[];
+}
+
+const erasureRecordPath = (manifestPath: string) => `${manifestPath}.erasures.json`;
+
+async function erasedFrom(path: string, original: string, current: string): Promise<boolean> {
+  const text = await readFile(erasureRecordPath(path), 'utf8').catch(() => undefined);
+  if (text === undefined) return false;
+  const record = JSON.parse(text) as Partial<ErasureRecord>;
+  return record.original === original && (record.erased ?? []).includes(current);
+}
+
+/**
+ * Erases a person from every stored manifest under `dir` (CAMPAIGN_DIR): each of their lines
+ * becomes ERASED_SUBJECT, in place, so the campaign's ledger (indexed by line) stays aligned, and
+ * summaries, results and running campaigns skip them. The record beside the file lets readers
+ * accept the changed file for the campaign's digest. Answers how many lines were erased.
+ */
+export async function eraseFromCampaignManifests(dir: string, subjectId: string): Promise<number> {
+  const root = resolve(dir);
+  const names = await readdir(root).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  let erased = 0;
+  for (const name of names.filter((n) => n.endsWith('.subjects.jsonl'))) {
+    const path = join(root, name);
+    const text = await readFile(path, 'utf8');
+    let changed = 0;
+    const lines = text.split('\n').map((line) => {
+      if (line.length === 0) return line;
+      const json = JSON.parse(line) as { subjectId?: unknown };
+      if (json.subjectId !== subjectId) return line;
+      changed++;
+      return JSON.stringify(ERASED_SUBJECT);
+    });
+    if (changed === 0) continue;
+    const next = lines.join('\n');
+    const digest = (t: string) => createHash('sha256').update(t).digest('hex');
+    const previous = await readFile(erasureRecordPath(path), 'utf8')
+      .then((t) => JSON.parse(t) as ErasureRecord)
+      .catch((): ErasureRecord => ({ original: digest(text), erased: [] }));
+    const record: ErasureRecord = { ...previous, erased: [...previous.erased, digest(next)] };
+    // The record first: a reader between the two writes sees the earlier file, still accepted.
+    await writeAtomically(erasureRecordPath(path), JSON.stringify(record));
+    await writeAtomically(path, next);
+    erased += changed;
+  }
+  return erased;
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temp, text, { mode: 0o600 });
+  await rename(temp, path);
 }

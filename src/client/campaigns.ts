@@ -10,6 +10,7 @@ import {
   campaignIdSchema,
   campaignOptionsSchema,
   carryFromOutcome,
+  isErased,
   statusOfCode,
   subjectWorkflowId,
   type CampaignInput,
@@ -20,6 +21,7 @@ import {
   type CampaignResultRow,
   type CampaignSubject,
   type CampaignSummary,
+  type ManifestEntry,
   type RetryReport,
   type SubjectSummary,
 } from '../contracts/campaign';
@@ -279,13 +281,21 @@ function campaignAttributes(campaignId: string): TypedSearchAttributes {
   return new TypedSearchAttributes([{ key: CampaignIdAttribute, value: campaignId }]);
 }
 
+/**
+ * The summary joins the ledger (by manifest index) with the stored manifest. Erasure rewrites that
+ * manifest, not the ledger: a finished campaign's ledger is its result in workflow history, which
+ * cannot change, and the manifest is the only place that names the subject. So an erased subject
+ * (ERASED_SUBJECT in the manifest) is left out of the summary and the results, for running and
+ * finished campaigns alike, while the other subjects keep their outcomes.
+ */
 function buildSummary(
   campaignId: string,
   ledger: CampaignLedger & { finishedAt?: string },
-  subjects: CampaignSubject[],
+  subjects: ManifestEntry[],
 ): CampaignSummary {
   const { outcomes } = ledger;
-  const rows: SubjectSummary[] = subjects.map((subject, index) => {
+  const rows: SubjectSummary[] = subjects.flatMap((subject, index) => {
+    if (isErased(subject)) return [];
     const status = statusOfCode(outcomes.statuses[index] ?? '.');
     const modelId = outcomes.modelIds[index] ?? 0;
     const error = outcomes.errors[index];
@@ -324,13 +334,13 @@ async function* resultRows(
   client: Client,
   campaignId: string,
   ledger: () => Promise<CampaignLedger>,
-  subjectsOf: (l: CampaignLedger) => Promise<CampaignSubject[]>,
+  subjectsOf: (l: CampaignLedger) => Promise<ManifestEntry[]>,
 ): AsyncGenerator<CampaignResultRow> {
   const current = await ledger();
   const subjects = await subjectsOf(current);
-  const finished = subjects.filter((_, index) => {
+  const finished = subjects.filter((subject, index): subject is CampaignSubject => {
     const code = current.outcomes.statuses[index];
-    return code === 'D' || code === 'P';
+    return !isErased(subject) && (code === 'D' || code === 'P');
   });
   for (let start = 0; start < finished.length; start += EXPORT_CONCURRENCY) {
     const batch = finished.slice(start, start + EXPORT_CONCURRENCY);
@@ -380,8 +390,8 @@ async function* exportRows(
   }
 }
 
-function indexesOf(subjectIds: string[], subjects: CampaignSubject[]): number[] {
-  const byId = new Map(subjects.map((s, index) => [s.subjectId, index]));
+function indexesOf(subjectIds: string[], subjects: ManifestEntry[]): number[] {
+  const byId = new Map(subjects.flatMap((s, index) => (isErased(s) ? [] : [[s.subjectId, index] as const])));
   const unknown = subjectIds.filter((id) => !byId.has(id));
   if (unknown.length > 0) {
     throw new PipelineInputError(

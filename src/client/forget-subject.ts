@@ -1,16 +1,25 @@
-import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
+import {
+  isGrpcServiceError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionStatusName,
+} from '@temporalio/client';
+import { eraseFromCampaignManifests } from '../campaign/manifest-store';
 import type { PipelineResult } from '../contracts/pipeline-state';
 import { deletePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
 import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
 import { getPipeline } from './pipelines';
 
-/** What erasing a person did, and what it could not do. The same on every repetition. */
+/**
+ * What erasing a person did, and what it could not do. A repetition finds no runs left (they were
+ * deleted); the provider ids are also in the audit line, for following up with the provider.
+ */
 export interface ForgetReport {
   /** The subject's key in the store: a hash, so the report can be logged and kept. */
   subject: string;
   /** Objects of the subject left in the store: 0 once erased. */
   storedObjects: number;
-  /** The subject's pipeline runs; open ones were cancelled first so that none writes again afterwards. */
+  /** The subject's pipeline runs, now deleted; open ones were cancelled first so that none writes again afterwards. */
   runs: Array<{ workflowId: string; status: WorkflowExecutionStatusName }>;
   /** The provider offers no way to delete: its models (trained on the selfies) and orders remain. */
   providerHeld: { modelIds: number[]; orderIds: number[]; canDelete: false };
@@ -21,13 +30,21 @@ export interface ForgetSubjectOptions {
   closeTimeoutMs?: number;
   /** Receives the audit line (no subject id, no personal data). */
   audit?: (entry: Record<string, unknown>) => void;
+  /** CAMPAIGN_DIR: the subject's lines are erased from the campaign manifests stored there. */
+  manifestDir?: string;
 }
 
 /**
  * Erases a person: cancels their open runs (and waits for them to close, so no archive copy lands
  * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
- * selfies, and reports what the provider still holds. Results of those runs stay in Temporal's
- * history, but their avatars are no longer linked: links are only made for objects that exist.
+ * selfies, deletes the runs themselves from Temporal (with their children: claims, callback
+ * deliveries), so no route answers their results or the provider's avatar URLs any more, erases
+ * their lines from the stored campaign manifests (campaign summaries and results then leave them
+ * out), and reports what the provider still holds.
+ *
+ * A campaign's own history is not deleted: it holds every other subject's outcome. It keeps the
+ * manifest pages it read (the person's id and selfie references; encrypted with payload
+ * encryption) until the namespace's retention removes it; no route of this package serves them.
  */
 export async function forgetSubject(
   client: Client,
@@ -59,6 +76,10 @@ export async function forgetSubject(
     }
     finalRuns.push({ workflowId: run.workflowId, status });
   }
+  await deleteRuns(client, runs);
+  const manifestLines = options.manifestDir
+    ? await eraseFromCampaignManifests(options.manifestDir, subjectId)
+    : 0;
   // The subject's archived avatars, and each run's uploaded selfies (kept under the run's id).
   const prefixes = [prefix, ...finalRuns.map((run) => uploadsPrefix(run.workflowId))];
   let deleted = 0;
@@ -71,6 +92,9 @@ export async function forgetSubject(
     objectsDeleted: deleted,
     objectsRemaining: remaining,
     runs: finalRuns.length,
+    manifestLines,
+    providerModelIds: [...modelIds].sort((a, b) => a - b),
+    providerOrderIds: [...orderIds].sort((a, b) => a - b),
   });
   return {
     subject,
@@ -82,6 +106,43 @@ export async function forgetSubject(
       canDelete: false,
     },
   };
+}
+
+/**
+ * Deletes the closed runs and every child they started (claims, callback deliveries). Temporal
+ * carries the deletion out in the background, within moments.
+ */
+async function deleteRuns(client: Client, runs: Array<{ workflowId: string; runId: string }>): Promise<void> {
+  const executions: Array<{ workflowId: string; runId?: string }> = [];
+  for (const run of runs) {
+    executions.push(run);
+    const history = await client.workflow
+      .getHandle(run.workflowId, run.runId)
+      .fetchHistory()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return { events: [] };
+        throw err;
+      });
+    for (const event of history.events ?? []) {
+      const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+      if (child?.workflowId)
+        executions.push({ workflowId: child.workflowId, ...(child.runId ? { runId: child.runId } : {}) });
+    }
+  }
+  const namespace = client.options.namespace;
+  for (const execution of executions) {
+    await client.workflowService
+      .deleteWorkflowExecution({ namespace, workflowExecution: execution })
+      .catch((err: unknown) => {
+        // Already gone (a repeated erasure, or a child deleted with an earlier run).
+        if (!isGrpcNotFound(err)) throw err;
+      });
+  }
+}
+
+function isGrpcNotFound(err: unknown): boolean {
+  const NOT_FOUND = 5;
+  return isGrpcServiceError(err) && err.code === NOT_FOUND;
 }
 
 async function waitForClose(

@@ -1,6 +1,7 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { GenerationResult, PipelineResult } from '../contracts/pipeline-state';
+import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { PipelineInputError } from './input-error';
 
 /** What a retry generates again, and what it keeps, under the model the first run trained. */
@@ -34,13 +35,16 @@ export class RetryRefusedError extends PipelineInputError {
  */
 export async function planRetry(client: Client, workflowId: string): Promise<RetryPlan> {
   const handle = client.workflow.getHandle(workflowId);
+  // A workflow that is not a run (a campaign, a claim, a callback delivery) is answered exactly as
+  // an id nobody used: otherwise the answer would tell which internal ids exist.
+  const unknown = () => new RetryRefusedError(workflowId, `no pipeline with id ${workflowId}`, true);
   let status: string;
   try {
-    status = (await handle.describe()).status.name;
+    const description = await handle.describe();
+    if (!RUN_WORKFLOW_TYPES.has(description.type)) throw unknown();
+    status = description.status.name;
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) {
-      throw new RetryRefusedError(workflowId, `no pipeline with id ${workflowId}`, true);
-    }
+    if (err instanceof WorkflowNotFoundError) throw unknown();
     throw err;
   }
   if (status === 'RUNNING') {

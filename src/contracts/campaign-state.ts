@@ -6,6 +6,20 @@ import type { WindowState, WindowTuning } from './in-flight-window';
 import type { PollingOptions } from './pipeline-input';
 import type { PipelineResult } from './pipeline-state';
 import type { ProgressFeedCarry } from './progress-feed';
+import type { CampaignSubject } from './campaign';
+
+/**
+ * The line an erased subject's line becomes in the stored manifest (src/campaign/manifest-store.ts):
+ * it keeps the subject's place, so the ledger's indexes hold, and nothing of the person.
+ */
+export const ERASED_SUBJECT = { erased: true } as const;
+export type ErasedSubject = typeof ERASED_SUBJECT;
+/** A line of a stored manifest: a subject, or the place of one that was erased. */
+export type ManifestEntry = CampaignSubject | ErasedSubject;
+
+export function isErased(entry: unknown): entry is ErasedSubject {
+  return typeof entry === 'object' && entry !== null && (entry as { erased?: unknown }).erased === true;
+}
 
 /** Where the workflow reads its subjects: a file written by the starter, checked by its digest. */
 export interface ManifestRef {

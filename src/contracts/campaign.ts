@@ -7,25 +7,21 @@ import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-s
 import { imageReferenceSchema, pipelineInputSchema, subjectIdSchema } from './pipeline-input';
 import { DEFAULT_CHILD_CHECK_MS } from './campaign-state';
 import { MAX_SELFIES } from './limits';
+import { hasReservedPrefix, RESERVED_WORKFLOW_ID_PREFIXES } from './workflow-ids';
 
 /** Subject ids become part of child workflow ids (`<campaign>/<subject>` without encryption), so they are kept plain. */
 export { subjectIdSchema };
 
-/** Every pipeline a caller starts (API or CLI) has a workflow id with this prefix and its request id. */
-export const PIPELINE_WORKFLOW_ID_PREFIX = 'avatar-pipeline-';
-/** Likewise for training runs and generation runs. */
-export const TRAINING_WORKFLOW_ID_PREFIX = 'avatar-model-';
-export const GENERATION_WORKFLOW_ID_PREFIX = 'avatar-generation-';
-const RUN_ID_PREFIXES = [
+export {
   PIPELINE_WORKFLOW_ID_PREFIX,
   TRAINING_WORKFLOW_ID_PREFIX,
   GENERATION_WORKFLOW_ID_PREFIX,
-];
+} from './workflow-ids';
 
 /**
- * A caller's name for a campaign, which is its workflow id. Pipelines' ids are theirs alone: a
- * campaign named `avatar-pipeline-x` would otherwise squat the id of a pipeline started with
- * Idempotency-Key (or --request-id) x.
+ * A caller's name for a campaign, which is its workflow id. Ids with a reserved prefix are the
+ * package's own (see workflow-ids.ts): a campaign named `avatar-pipeline-x` would squat the id of
+ * a pipeline started with Idempotency-Key x, one named `provider-claim:…` a model's claim.
  */
 export const campaignIdSchema = z
   .string({ error: 'must be text' })
@@ -36,8 +32,8 @@ export const campaignIdSchema = z
     'must start with a letter or digit and hold only letters, digits and . _ : -',
   )
   .refine(
-    (id) => !RUN_ID_PREFIXES.some((prefix) => id.toLowerCase().startsWith(prefix)),
-    `must not start with ${RUN_ID_PREFIXES.map((p) => `"${p}"`).join(', ')}: the workflow ids of runs started by request use those prefixes`,
+    (id) => !hasReservedPrefix(id),
+    `must not start with ${RESERVED_WORKFLOW_ID_PREFIXES.map((p) => `"${p}"`).join(', ')}: the package's own workflow ids use those prefixes`,
   );
 
 /** One validated person of a campaign, as stored in the campaign's manifest file. */

@@ -27,6 +27,16 @@ export const WORKFLOW_TYPES = {
   campaign: 'avatarCampaign',
 } as const;
 
+/**
+ * The runs the pipeline routes act on (status, events, cancel, retry): pipelines, training runs and
+ * generation runs (retries included). Any other workflow id is answered as unknown.
+ */
+export const RUN_WORKFLOW_TYPES: ReadonlySet<string> = new Set([
+  WORKFLOW_TYPES.pipeline,
+  WORKFLOW_TYPES.training,
+  WORKFLOW_TYPES.generation,
+]);
+
 /** The pipeline workflow's signature, for typed handles. */
 export type AvatarPipelineWorkflow = (input: PipelineWorkflowInput) => Promise<PipelineResult>;
 /** The training workflow's signature, for typed handles. */

@@ -9,6 +9,7 @@ import {
 import path from 'node:path';
 import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
+import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { createStorageActivities } from '../../activities/storage-activities';
 import { avatarAddressRules, openBlobStore, type BlobStore } from '../storage';
@@ -66,7 +67,7 @@ export interface PipelineWorkerOptions {
 
 /**
  * The worker on the pipeline task queue: the bundled workflows and the light activities (callback
- * delivery, campaign manifest pages). Provider calls run on the provider task queue only; see
+ * delivery, claim checks, campaign manifest pages). Provider calls run on the provider task queue only; see
  * createProviderWorker.
  */
 export async function createPipelineWorker(options: PipelineWorkerOptions): Promise<Worker> {
@@ -88,6 +89,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
         rules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
       }),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
+      ...createClaimActivities(),
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,
         maxCachedWorkflows: config.worker.maxCachedWorkflows,

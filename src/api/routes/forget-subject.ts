@@ -10,7 +10,9 @@ const forgetReportSchema = z
   .object({
     subject: z.string().describe('The subject\u2019s key in the store (a hash, never the id)'),
     storedObjects: z.number().describe('Objects of the subject left in the store: 0 once erased'),
-    runs: z.array(z.object({ workflowId: z.string(), status: z.string() })),
+    runs: z
+      .array(z.object({ workflowId: z.string(), status: z.string() }))
+      .describe('The runs erased (deleted from Temporal); none on a repeat'),
     providerHeld: z
       .object({
         modelIds: z.array(z.number()),
@@ -21,15 +23,15 @@ const forgetReportSchema = z
   })
   .meta({ id: 'ForgetReport' });
 
-/** Erases a person (selfies, archived avatars); idempotent, so a repeat answers the same report. */
+/** Erases a person (selfies, archived avatars, runs, campaign manifest lines); a repeat finds nothing left to erase. */
 export function registerForgetSubjectRoute(app: FastifyInstance, ctx: ApiContext): void {
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'DELETE',
     url: '/subjects/:subjectId',
     schema: {
-      summary: 'Erase a subject: stored selfies and archived avatars',
+      summary: 'Erase a subject: stored selfies, archived avatars, runs and campaign entries',
       description:
-        'Cancels the subject\u2019s open pipelines, deletes every object stored for them and reports the model and order ids the provider still holds (it has no delete endpoint). Results of their runs no longer link avatars.',
+        'Cancels the subject\u2019s open pipelines, deletes every object stored for them, deletes their runs from Temporal (so their results and the provider\u2019s avatar URLs are no longer answered), erases them from stored campaign manifests (campaign summaries and results leave them out) and reports the model and order ids the provider still holds (it has no delete endpoint). A repeat finds no runs left and answers an empty report.',
       tags: ['subjects'],
       security: [{ [BEARER_SCHEME]: [] }],
       params: z.object({ subjectId: z.string().min(1).max(200) }),
@@ -37,6 +39,7 @@ export function registerForgetSubjectRoute(app: FastifyInstance, ctx: ApiContext
     },
     handler: (request) =>
       forgetSubject(ctx.client, ctx.store, request.params.subjectId, {
+        manifestDir: ctx.config.campaigns.dir,
         audit: (entry) => request.log.info(entry, 'subject erased'),
       }),
   });

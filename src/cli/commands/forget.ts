@@ -16,7 +16,7 @@ export function registerForgetCommand(program: Command): void {
     .option('--json', 'print the report as one JSON document')
     .addHelpText(
       'after',
-      '\nThe provider offers no way to delete, so the report lists the model and order ids it still holds.\nRepeating the command is harmless and prints the same report. Exit codes: 0 done, 2 bad configuration, 1 failure.',
+      '\nThe provider offers no way to delete, so the report lists the model and order ids it still holds.\nTheir runs are deleted from Temporal and their campaign entries erased; repeating the command is harmless. Exit codes: 0 done, 2 bad configuration, 1 failure.',
     )
     .action(async (subjectId: string, options: { json?: boolean }) => {
       try {
@@ -25,6 +25,7 @@ export function registerForgetCommand(program: Command): void {
         const pipelines = await createPipelineClient();
         try {
           const report = await forgetSubject(pipelines.temporal, store, subjectId, {
+            manifestDir: config.campaigns.dir,
             // The audit line names the subject only by its hash.
             audit: (entry) => process.stderr.write(printableJson(entry, 0)),
           });

@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { startCampaign } from '../../src/client/campaigns';
+import { PipelineInputError } from '../../src/client/input-error';
+import { startPipeline } from '../../src/client/pipelines';
+import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
+import { claimWorkflowId } from '../../src/contracts/workflow-ids';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { providerScope } from '../../src/worker/provider-scope';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
+import { testConfig } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { startTestApi } from '../helpers/test-api';
+
+const TOKEN = 'internal-ids-token-0123456789';
+/** The simulator's first order id: a fresh one hands out 1001, 1002, … */
+const FIRST_MODEL_ID = 1001;
+
+/**
+ * Internal workflow ids (claims of provider orders, callback deliveries) can be neither taken by
+ * a caller nor probed through the API.
+ */
+describe('internal workflow ids (dev server, workers, simulator, API)', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let workers: PipelineWorkers;
+  let running: Promise<void>;
+  let app: FastifyInstance;
+  let base: string;
+  let selfies: { dir: string; files: string[] };
+  let config: ReturnType<typeof testConfig>;
+  /** Workflows this test started at internal ids, on a queue no worker polls; terminated at the end. */
+  const squatters: string[] = [];
+  const idleQueue = uniqueName('nobody-polls');
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    selfies = await writeSelfies(1, 'internal-ids-');
+    sim = await startSimulator({
+      basePath: uniqueBasePath('internal-ids'),
+      progression: { mode: 'wall', trainingMs: 300, generationMs: 200 },
+      avatarsPerOrder: 1,
+    });
+    const manifestDir = await makeScratchDir('internal-ids');
+    const base_ = testConfig({
+      taskQueue: uniqueName('internal-ids'),
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+    });
+    config = {
+      ...base_,
+      api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(selfies.dir, 'blobs') },
+      campaigns: { dir: manifestDir, maxInFlight: 4 },
+    };
+    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
+    running = workers.run();
+    ({ app, base } = await startTestApi({ config, client: env.client }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    for (const id of squatters) {
+      await env.client.workflow
+        .getHandle(id)
+        .terminate('test over')
+        .catch(() => undefined);
+    }
+    workers?.shutdown();
+    await running;
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  async function call(method: string, url: string, body?: unknown) {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as unknown };
+  }
+
+  /** Starts a workflow of `type` at `workflowId` that stays open (no worker polls its queue). */
+  async function squat(workflowId: string, type: string): Promise<void> {
+    await env.client.workflow.start(type, { workflowId, taskQueue: idleQueue, args: [] });
+    squatters.push(workflowId);
+  }
+
+  const scope = () => providerScope(sim.url);
+
+  test('campaigns cannot take claim ids, and a claim id held by anything else does not block pipelines', async () => {
+    // A provider served at the root of its host has claim ids that pass the campaign id charset.
+    const claimId = claimWorkflowId(new URL(sim.url).host, FIRST_MODEL_ID);
+    const [selfie] = selfies.files as [string];
+    // Through the API, and through the client package that the CLI uses.
+    const refused = await call('POST', '/v1/campaigns', {
+      campaignId: claimId,
+      subjects: [{ subjectId: 'u1', gender: 1, styles: [3], selfies: [selfie] }],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      issues: [
+        { path: 'campaignId', message: expect.stringMatching(/must not start with .*"provider-claim:"/) },
+      ],
+    });
+    await expect(
+      startCampaign(
+        env.client,
+        [{ subjectId: 'u1', gender: 1, styles: [3], images: [selfie], mainImageIndex: 0, row: 2 }],
+        {
+          taskQueue: config.temporal.taskQueue,
+          providerTaskQueue: config.providerQueue.taskQueue,
+          manifestDir: config.campaigns.dir,
+          campaignId: `Provider-Claim:${new URL(sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
+        },
+      ),
+    ).rejects.toBeInstanceOf(PipelineInputError);
+
+    // What such campaigns did before: every claim id of the next models held by another workflow.
+    for (let id = FIRST_MODEL_ID; id < FIRST_MODEL_ID + 8; id++)
+      await squat(claimWorkflowId(scope(), id), WORKFLOW_TYPES.campaign);
+    const pipeline = await startPipeline(
+      env.client,
+      { images: [selfie], styles: [3], gender: 1, polling: FAST_POLLING },
+      { taskQueue: config.temporal.taskQueue, providerTaskQueue: config.providerQueue.taskQueue },
+    );
+    const result = await pipeline.result();
+    expect(result.modelId).toBe(FIRST_MODEL_ID);
+    expect(result.generations.map((g) => g.status)).toEqual(['DONE']);
+    // The order is still claimed once, at the id after the squatted one.
+    const claim = await env.client.workflow
+      .getHandle(`${claimWorkflowId(scope(), FIRST_MODEL_ID)}/1`)
+      .describe();
+    expect(claim.type).toBe(WORKFLOW_TYPES.claim);
+  }, 60_000);
+
+  test('ids that are not a pipeline, or not a campaign, get exactly the unknown-id answer', async () => {
+    const pipelineId = `avatar-pipeline-${randomUUID()}`;
+    const claimId = claimWorkflowId(scope(), 99_999);
+    const callbackId = `${pipelineId}/callback`;
+    const campaignId = uniqueName('oracle-campaign');
+    await squat(pipelineId, WORKFLOW_TYPES.pipeline);
+    await squat(claimId, WORKFLOW_TYPES.claim);
+    await squat(callbackId, WORKFLOW_TYPES.callback);
+    await squat(campaignId, WORKFLOW_TYPES.campaign);
+
+    /** The answer with the id asked for replaced, so answers about two ids compare. */
+    const answer = async (method: string, url: (id: string) => string, id: string) => {
+      const { status, body } = await call(method, url(encodeURIComponent(id)));
+      return { status, body: JSON.parse(JSON.stringify(body).split(id).join('<id>')) as unknown };
+    };
+    const retry = (id: string) => `/v1/pipelines/${id}/retry`;
+    const unknownRetry = await answer('POST', retry, `avatar-pipeline-${randomUUID()}`);
+    expect(unknownRetry.status).toBe(404);
+    for (const id of [claimId, callbackId, campaignId])
+      expect({ id, ...(await answer('POST', retry, id)) }).toEqual({ id, ...unknownRetry });
+
+    for (const url of [
+      (id: string) => `/v1/campaigns/${id}`,
+      (id: string) => `/v1/campaigns/${id}/summary`,
+    ]) {
+      const unknownCampaign = await answer('GET', url, uniqueName('no-such-campaign'));
+      expect(unknownCampaign.status).toBe(404);
+      for (const id of [claimId, callbackId, pipelineId])
+        expect({ id, ...(await answer('GET', url, id)) }).toEqual({ id, ...unknownCampaign });
+    }
+  }, 60_000);
+});

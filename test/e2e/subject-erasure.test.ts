@@ -1,0 +1,178 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
+import { testConfig } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { startTestApi } from '../helpers/test-api';
+
+const TOKEN = 'erasure-token-0123456789';
+
+/** Every file under `dir`, with its path relative to it and its text. */
+async function filesUnder(dir: string): Promise<Array<{ name: string; text: string }>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return Promise.all(
+    entries
+      .filter((e) => e.isFile())
+      .map(async (e) => {
+        const full = path.join(e.parentPath, e.name);
+        return { name: path.relative(dir, full), text: (await readFile(full)).toString('latin1') };
+      }),
+  );
+}
+
+describe('erasing a campaign subject (dev server, workers, simulator, API, archive)', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let workers: PipelineWorkers;
+  let running: Promise<void>;
+  let app: FastifyInstance;
+  let base: string;
+  let manifestDir: string;
+  let blobDir: string;
+  let selfies: { dir: string; files: string[] };
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    selfies = await writeSelfies(2, 'erasure-');
+    const scratch = await makeScratchDir('erasure');
+    manifestDir = path.join(scratch, 'campaigns');
+    blobDir = path.join(scratch, 'blobs');
+    sim = await startSimulator({
+      basePath: uniqueBasePath('erasure'),
+      progression: { mode: 'wall', trainingMs: 200, generationMs: 150 },
+      avatarsPerOrder: 2,
+    });
+    const base_ = testConfig({
+      taskQueue: uniqueName('erasure'),
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir, blobDir],
+    });
+    const config = {
+      ...base_,
+      api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(scratch, 'uploads') },
+      campaigns: { dir: manifestDir, maxInFlight: 4 },
+      storage: {
+        target: { kind: 'fs' as const, dir: blobDir },
+        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+        archiveAvatars: true,
+      },
+    };
+    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
+    running = workers.run();
+    ({ app, base } = await startTestApi({ config, client: env.client }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    workers?.shutdown();
+    await running;
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  async function call(method: string, url: string, body?: unknown) {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, text };
+  }
+
+  test('once erased, dave appears in no summary, result, manifest copy, run or archive; erin is intact', async () => {
+    const [daveSelfie, erinSelfie] = selfies.files as [string, string];
+    const campaignId = uniqueName('erasure-campaign');
+    const started = await call('POST', '/v1/campaigns', {
+      campaignId,
+      subjects: [
+        { subjectId: 'dave', gender: 1, styles: [3, 5], selfies: [daveSelfie] },
+        { subjectId: 'erin', gender: 2, styles: [3], selfies: [erinSelfie] },
+      ],
+      options: { polling: FAST_POLLING },
+    });
+    expect(started.status).toBe(202);
+    const summaryUrl = `/v1/campaigns/${campaignId}/summary`;
+    type Summary = {
+      status: string;
+      subjects: Array<{ subjectId: string; status: string; workflowId: string }>;
+    };
+    for (let i = 0; ; i++) {
+      const state = JSON.parse((await call('GET', `/v1/campaigns/${campaignId}`)).text) as { status: string };
+      if (state.status === 'COMPLETED') break;
+      if (i > 300) throw new Error('the campaign did not end');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const summary = JSON.parse((await call('GET', summaryUrl)).text) as Summary;
+    expect(summary.subjects.map((s) => [s.subjectId, s.status])).toEqual([
+      ['dave', 'DONE'],
+      ['erin', 'DONE'],
+    ]);
+    const [dave, erin] = summary.subjects as [(typeof summary.subjects)[0], (typeof summary.subjects)[0]];
+    const runUrl = (id: string) => `/v1/pipelines/${encodeURIComponent(id)}`;
+    const daveRun = JSON.parse((await call('GET', runUrl(dave.workflowId))).text) as {
+      result: { generations: Array<{ avatars: Array<{ imageUrl: string; archiveKey?: string }> }> };
+    };
+    const daveAvatars = daveRun.result.generations.flatMap((g) => g.avatars);
+    expect(daveAvatars.length).toBe(4);
+    const daveUrls = daveAvatars.map((a) => a.imageUrl);
+    const daveKeys = daveAvatars.map((a) => a.archiveKey!);
+    expect(daveKeys.every((k) => typeof k === 'string')).toBe(true);
+    const daveTraces = ['dave', daveSelfie, ...daveUrls, ...daveKeys];
+    const erinResultsBefore = (await call('GET', `/v1/campaigns/${campaignId}/results.csv`)).text
+      .split('\n')
+      .filter((line) => line.startsWith('erin,'));
+    expect(erinResultsBefore.length).toBe(2);
+
+    const erased = await call('DELETE', '/v1/subjects/dave');
+    expect(erased.status).toBe(200);
+
+    const unseen = (where: string, text: string) => {
+      for (const trace of daveTraces)
+        expect({ where, found: text.includes(trace) ? trace : undefined }).toEqual({
+          where,
+          found: undefined,
+        });
+    };
+    const after = await call('GET', summaryUrl);
+    expect(after.status).toBe(200);
+    unseen('summary', after.text);
+    const afterSummary = JSON.parse(after.text) as Summary;
+    expect(afterSummary.subjects.map((s) => [s.subjectId, s.status])).toEqual([['erin', 'DONE']]);
+    for (const format of ['csv', 'jsonl']) {
+      const results = await call('GET', `/v1/campaigns/${campaignId}/results.${format}`);
+      expect(results.status).toBe(200);
+      unseen(`results.${format}`, results.text);
+    }
+    const csv = (await call('GET', `/v1/campaigns/${campaignId}/results.csv`)).text;
+    expect(csv.split('\n').filter((line) => line.startsWith('erin,'))).toEqual(erinResultsBefore);
+    for (const file of await filesUnder(manifestDir)) unseen(`CAMPAIGN_DIR/${file.name}`, file.text);
+    expect((await filesUnder(manifestDir)).some((f) => f.text.includes(erinSelfie))).toBe(true);
+    for (const url of [runUrl(dave.workflowId), `${runUrl(dave.workflowId)}/events`]) {
+      // Temporal deletes in the background, within moments.
+      let answer = await call('GET', url);
+      for (let i = 0; i < 300 && answer.status !== 404; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        answer = await call('GET', url);
+      }
+      expect({ url, status: answer.status }).toEqual({ url, status: 404 });
+      // The unknown-id answer repeats the id asked for, nothing else.
+      unseen(url, answer.text.split(dave.workflowId).join('<id>'));
+    }
+    for (const file of await filesUnder(blobDir)) {
+      unseen(`blob name ${file.name}`, file.name);
+      unseen(`blob ${file.name}`, file.text);
+    }
+    const erinRun = await call('GET', runUrl(erin.workflowId));
+    expect(erinRun.status).toBe(200);
+    expect(JSON.parse(erinRun.text)).toMatchObject({ state: 'completed' });
+  }, 180_000);
+});
