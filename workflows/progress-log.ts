@@ -1,18 +1,29 @@
 import { HandlerUnfinishedPolicy } from '@temporalio/common';
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, defineUpdate, setHandler } from '@temporalio/workflow';
 import {
   PROGRESS_FEED_CAPACITY,
   progressChangesQuery,
-  progressChangesUpdate,
   type ProgressChange,
   type ProgressChanges,
   type ProgressFeedCarry,
+  type ProgressSince,
 } from '../src/contracts/progress-feed';
 
 /**
+ * The update watchers once waited on. Every accepted update is written to the run's history, so a
+ * watcher reconnecting in a loop could push a run past Temporal's history limit; watchers query
+ * instead. The handler stays only so runs whose history already holds accepted updates replay
+ * unchanged (replay does not run validators); its validator refuses every new call, and a refused
+ * update leaves no trace in history. Delete it once no run started before the query-only feed is open.
+ */
+const retiredProgressChangesUpdate = defineUpdate<ProgressChanges<unknown>, [ProgressSince]>(
+  'progressChanges',
+);
+
+/**
  * The workflow side of the progress feed (src/contracts/progress-feed.ts): numbers each snapshot
- * and keeps the latest ones, in memory only, so a run nobody watches writes nothing more to its
- * history. Replay rebuilds it, since every snapshot follows from the history.
+ * and keeps the latest ones, in memory only, so watching a run writes nothing to its history.
+ * Replay rebuilds it, since every snapshot follows from the history.
  */
 export class ProgressLog<P> {
   private version: number;
@@ -28,29 +39,25 @@ export class ProgressLog<P> {
     this.kept = [...(carried?.kept ?? [])];
   }
 
-  /** Answers the feed's update and query from now on. */
+  /** Answers the feed's query from now on. */
   install(): void {
+    setHandler(progressChangesQuery, ({ afterVersion }) => this.since(afterVersion), {
+      description: 'Every kept change of progress after afterVersion, without waiting',
+    });
     setHandler(
-      progressChangesUpdate,
+      retiredProgressChangesUpdate,
       async ({ afterVersion }) => {
-        // A version from the future means the watcher counted elsewhere: answer with what there is.
         await condition(() => this.released || this.version > afterVersion || afterVersion > this.version);
         return this.since(afterVersion > this.version ? 0 : afterVersion);
       },
       {
-        validator: ({ afterVersion }) => {
-          if (!Number.isInteger(afterVersion) || afterVersion < 0) {
-            throw new Error('afterVersion must be a whole number, 0 or more');
-          }
+        validator: (_since: ProgressSince) => {
+          throw new Error('progressChanges is a query: read progress with the progressChanges query');
         },
-        // A watcher waiting when the run ends learns of the end from the run itself.
         unfinishedPolicy: HandlerUnfinishedPolicy.ABANDON,
-        description: 'Waits until progress is past afterVersion, then returns every kept change since',
+        description: 'Retired: refused; read progress with the progressChanges query',
       },
     );
-    setHandler(progressChangesQuery, ({ afterVersion }) => this.since(afterVersion), {
-      description: 'Every kept change of progress after afterVersion, without waiting',
-    });
   }
 
   /** Records the next snapshot (the caller passes a copy it will not change). */
@@ -65,9 +72,9 @@ export class ProgressLog<P> {
   }
 
   /**
-   * Answers every waiting watcher now, and later ones at once: before the run closes or continues
-   * as new, since waiting handlers would hold it (allHandlersFinished). Watchers then ask again,
-   * and reach the next run.
+   * Lets updates accepted before the feed became query-only finish (replayed runs only: no new one
+   * is accepted), before the run closes or continues as new, since they would hold it
+   * (allHandlersFinished).
    */
   release(): void {
     this.released = true;

@@ -5,6 +5,7 @@ import type { BlobLinkSigner, BlobStore as StorageBackend } from '../storage';
 import type { BlobStore } from './blob-store';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../client/offered-styles';
+import type { ProgressHub } from './progress-hub';
 
 export type ApiConfig = Pick<
   AppConfig,
@@ -24,6 +25,8 @@ export interface ApiContext {
   /** Signs the API's own links to objects the store cannot presign. */
   linkSigner: BlobLinkSigner;
   links(workflowId: string): PipelineLinks;
+  /** One watcher per run for every open event stream (GET …/events), with their caps. */
+  progressHub: ProgressHub;
   /** The provider's style ids (cached), or undefined while the provider cannot be asked. */
   offeredStyles(): Promise<number[] | undefined>;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isAbsolute, relative } from 'node:path';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -10,10 +10,11 @@ import { ProviderClient } from '../provider/client';
 import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { bearerAuth, tokenCheck, tokenProblems } from './bearer-auth';
+import { bearerAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
 import { BlobStore } from './blob-store';
 import { installErrorHandling } from './error-handler';
+import { ProgressHub, queryFollower } from './progress-hub';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
 import { BlobLinkSigner, openBlobStore, type StorageSettings } from '../storage';
@@ -47,6 +48,8 @@ export const DEFAULT_API_LIMITS: ApiLimits = {
   requestTimeoutMs: 120_000,
   maxConnections: 1024,
   rateLimitPerMinute: 600,
+  eventStreamsPerRun: 50,
+  eventStreamsPerToken: 20,
 };
 /** A connection with nothing sent or answered for this long is closed. */
 const IDLE_CONNECTION_MS = 30_000;
@@ -103,7 +106,12 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     store,
     storesUploads: storageSettingsOf(config).target.kind === 's3',
     linkSigner: new BlobLinkSigner(config.storage?.linkSecret ?? randomBytes(32)),
+    progressHub: new ProgressHub(queryFollower(options.client), {
+      perRun: limits.eventStreamsPerRun,
+      perToken: limits.eventStreamsPerToken,
+    }),
   });
+  app.addHook('onClose', async () => ctx.progressHub.close());
   // Uploaded selfies are deleted when their pipeline no longer needs them (SELFIE_RETENTION).
   const janitor = startUploadJanitor({
     store: blobs,
@@ -125,9 +133,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
         timeWindow: 60_000,
         keyGenerator: (request) => {
           const authorization = request.headers.authorization;
-          return operator(authorization).valid
-            ? `token:${createHash('sha256').update(authorization!).digest('hex')}`
-            : `address:${request.ip}`;
+          return operator(authorization).valid ? bearerTokenKey(authorization) : `address:${request.ip}`;
         },
         errorResponseBuilder: (_request, context) =>
           new ApiError(
