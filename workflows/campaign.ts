@@ -70,7 +70,7 @@ const FEED_CARRIED = 20;
  * is found by campaign-unheard.ts. A subject's failure is recorded with its message and touches no
  * other subject. Pause, resume, cancel and retry are updates; progress is a query, and every change
  * of it is numbered in the progress feed (workflows/progress-log.ts) that the API's event stream
- * waits on, counted on across runs.
+ * queries, counted on across runs.
  */
 export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutcome> {
   const { workflowId: campaignId } = workflowInfo();
@@ -284,8 +284,6 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         // Hand the ledger, the window and the running subjects to a fresh run; they go on running.
         sampling = false;
         watching = false;
-        // Watchers waiting on the feed are answered now and ask the next run.
-        feed.release();
         await condition(() => startsPending.size === 0 && allHandlersFinished());
         recordProgress();
         return await continueOnCurrentVersion({
@@ -326,7 +324,6 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   watching = false;
   closing = true;
   recordProgress();
-  feed.release();
   await condition(allHandlersFinished);
   const outcomes = book.carry().outcomes;
   upsertMemo({ state: book.cancelled ? 'cancelled' : 'completed' });

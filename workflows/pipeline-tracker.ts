@@ -45,7 +45,7 @@ export interface TrackedRun {
 export class PipelineTracker {
   private readonly state: PipelineProgress;
   private readonly attributes = new PipelineSearchAttributes();
-  /** Every snapshot, numbered, for watchers (the API's event stream) that wait for the next change. */
+  /** Every snapshot, numbered, for watchers (the API's event stream) that query the changes since their last. */
   private readonly feed = new ProgressLog<PipelineProgress>();
 
   constructor(workflowId: string, start: TrackedRun) {

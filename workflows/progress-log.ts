@@ -1,9 +1,7 @@
-import { HandlerUnfinishedPolicy } from '@temporalio/common';
-import { condition, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import {
   PROGRESS_FEED_CAPACITY,
   progressChangesQuery,
-  progressChangesUpdate,
   type ProgressChange,
   type ProgressChanges,
   type ProgressFeedCarry,
@@ -11,13 +9,12 @@ import {
 
 /**
  * The workflow side of the progress feed (src/contracts/progress-feed.ts): numbers each snapshot
- * and keeps the latest ones, in memory only, so a run nobody watches writes nothing more to its
- * history. Replay rebuilds it, since every snapshot follows from the history.
+ * and keeps the latest ones, in memory only, so watching a run writes nothing to its history.
+ * Replay rebuilds it, since every snapshot follows from the history.
  */
 export class ProgressLog<P> {
   private version: number;
   private readonly kept: ProgressChange<P>[];
-  private released = false;
 
   /** A run that continued as new goes on counting from its previous run's last version. */
   constructor(
@@ -28,26 +25,8 @@ export class ProgressLog<P> {
     this.kept = [...(carried?.kept ?? [])];
   }
 
-  /** Answers the feed's update and query from now on. */
+  /** Answers the feed's query from now on. */
   install(): void {
-    setHandler(
-      progressChangesUpdate,
-      async ({ afterVersion }) => {
-        // A version from the future means the watcher counted elsewhere: answer with what there is.
-        await condition(() => this.released || this.version > afterVersion || afterVersion > this.version);
-        return this.since(afterVersion > this.version ? 0 : afterVersion);
-      },
-      {
-        validator: ({ afterVersion }) => {
-          if (!Number.isInteger(afterVersion) || afterVersion < 0) {
-            throw new Error('afterVersion must be a whole number, 0 or more');
-          }
-        },
-        // A watcher waiting when the run ends learns of the end from the run itself.
-        unfinishedPolicy: HandlerUnfinishedPolicy.ABANDON,
-        description: 'Waits until progress is past afterVersion, then returns every kept change since',
-      },
-    );
     setHandler(progressChangesQuery, ({ afterVersion }) => this.since(afterVersion), {
       description: 'Every kept change of progress after afterVersion, without waiting',
     });
@@ -62,15 +41,6 @@ export class ProgressLog<P> {
 
   get current(): number {
     return this.version;
-  }
-
-  /**
-   * Answers every waiting watcher now, and later ones at once: before the run closes or continues
-   * as new, since waiting handlers would hold it (allHandlersFinished). Watchers then ask again,
-   * and reach the next run.
-   */
-  release(): void {
-    this.released = true;
   }
 
   /** The count and the latest `count` snapshots, for the next run (continue-as-new). */

@@ -4,6 +4,7 @@ import type { ProviderClient } from '../provider/client';
 import type { BlobLinkSigner, BlobStore } from '../storage';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../client/offered-styles';
+import type { ProgressHub } from './progress-hub';
 
 export type ApiConfig = Pick<
   AppConfig,
@@ -20,6 +21,8 @@ export interface ApiContext {
   /** Signs the API's own links to objects the store cannot presign. */
   linkSigner: BlobLinkSigner;
   links(workflowId: string): PipelineLinks;
+  /** One watcher per run for every open event stream (GET …/events), with their caps. */
+  progressHub: ProgressHub;
   /** The provider's style ids (cached), or undefined while the provider cannot be asked. */
   offeredStyles(): Promise<number[] | undefined>;
 }

@@ -38,6 +38,16 @@ export function tokenCheck(tokens: readonly string[]) {
   };
 }
 
+/**
+ * Who a request's bearer token is, for per-token limits: a digest of its Authorization header, so
+ * the token itself is never kept as a key. Meaningful only after the token was checked.
+ */
+export function bearerTokenKey(authorization: string | undefined): string {
+  return `token:${createHash('sha256')
+    .update(authorization ?? '')
+    .digest('hex')}`;
+}
+
 /** An onRequest hook accepting `Authorization: Bearer <token>` for any configured token. */
 export function bearerAuth(tokens: readonly string[]) {
   const check = tokenCheck(tokens);

@@ -223,7 +223,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       const campaign = handle(id);
       await known(id, campaign);
       if (after === END_EVENT_ID) return reply.code(204).send(null);
-      await streamProgressEvents<CampaignProgress, CampaignOutcome>(request, reply, ctx.client, id, {
+      await streamProgressEvents<CampaignProgress, CampaignOutcome>(request, reply, ctx.progressHub, id, {
         afterVersion: after,
         // The campaign's result is compact; the stream ends with its summary, as GET …/summary answers it.
         presentResult: () => campaign.summary(),

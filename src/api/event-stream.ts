@@ -1,17 +1,14 @@
-import type { Client } from '@temporalio/client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { followProgress } from '../client/progress-stream';
 import { ApiError, errorBodySchema } from './api-error';
+import { bearerTokenKey } from './bearer-auth';
+import type { ProgressHub } from './progress-hub';
 
 /** The id of a stream's last event: a reconnect naming it is answered 204, which tells EventSource to stop. */
 export const END_EVENT_ID = 'end';
 
 /** How often a comment line keeps idle connections (and proxies) from timing out. */
 const KEEP_ALIVE_MS = 15_000;
-
-/** Least time between two waits on the run: changes in between arrive together, none is lost. */
-const MIN_WAIT_INTERVAL_MS = 250;
 
 export const lastEventIdSchema = z
   .string()
@@ -113,6 +110,7 @@ export function progressEventsDescription(ofWhat: string, last: string): string 
     `data: the whole progress), then \`result\` (${last}) or \`error\` as the last event (id: \`end\`), then the stream ends.`,
     'A reconnect with `Last-Event-ID` resumes right after that event; after `end` it is answered 204.',
     `The ${ofWhat} keeps its latest 200 snapshots: a client further behind gets the oldest kept one with \`skipped: true\`.`,
+    `Watching writes nothing to the ${ofWhat}\u2019s workflow history. Streams open at once are limited per ${ofWhat} and per token (429 beyond).`,
   ].join(' ');
 }
 
@@ -124,6 +122,9 @@ export function progressEventsResponses<E extends z.ZodType>(ofWhat: string, eve
     401: errorBodySchema.describe('Missing or wrong bearer token'),
     404: errorBodySchema.describe(`No ${ofWhat} with this id`),
     422: errorBodySchema.describe('Last-Event-ID is not an id of this stream'),
+    429: errorBodySchema.describe(
+      `Too many requests, or too many event streams open at once on this ${ofWhat} (API_EVENT_STREAMS_PER_RUN) or with this token (API_EVENT_STREAMS_PER_TOKEN)`,
+    ),
   };
 }
 
@@ -135,24 +136,29 @@ export interface ProgressEventsOptions<R> {
 }
 
 /**
- * Streams a run's progress feed (src/client/progress-stream.ts) as Server-Sent Events: each change
- * as `progress` (id: its version), then `result` or `error` (id: end), then the end of the stream.
- * The caller has checked the run exists and that the client has not already seen `end`.
+ * Streams a run's progress as Server-Sent Events, from the API's one watcher of that run
+ * (progress-hub.ts): each change as `progress` (id: its version), then `result` or `error`
+ * (id: end), then the end of the stream. The caller has checked the run exists and that the
+ * client has not already seen `end`. A run or token with as many streams open as allowed is
+ * answered 429 before the stream opens.
  */
 export async function streamProgressEvents<P, R>(
   request: FastifyRequest,
   reply: FastifyReply,
-  client: Client,
+  hub: ProgressHub,
   workflowId: string,
   options: ProgressEventsOptions<R>,
 ): Promise<void> {
+  const subscription = hub.open<P, R>(
+    workflowId,
+    bearerTokenKey(request.headers.authorization),
+    options.afterVersion,
+  );
   const stream = openEventStream(request, reply);
+  if (stream.signal.aborted) subscription.close();
+  else stream.signal.addEventListener('abort', () => subscription.close(), { once: true });
   try {
-    for await (const event of followProgress<P, R>(client, workflowId, {
-      afterVersion: options.afterVersion,
-      signal: stream.signal,
-      minIntervalMs: MIN_WAIT_INTERVAL_MS,
-    })) {
+    for await (const event of subscription) {
       if (event.type === 'progress') {
         const { version, skipped, progress } = event;
         stream.send({ id: String(version), event: 'progress', data: { version, skipped, progress } });
@@ -168,6 +174,7 @@ export async function streamProgressEvents<P, R>(
     request.log.error({ err }, 'event stream failed');
     stream.send({ event: 'stream-error', data: { message: 'The stream failed; reconnect to resume' } });
   } finally {
+    subscription.close();
     stream.end();
   }
 }

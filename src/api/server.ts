@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { Client } from '@temporalio/client';
@@ -9,9 +9,10 @@ import { ProviderClient } from '../provider/client';
 import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { bearerAuth, tokenCheck, tokenProblems } from './bearer-auth';
+import { bearerAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
 import { installErrorHandling } from './error-handler';
+import { ProgressHub, queryFollower } from './progress-hub';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
 import { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH, openBlobStore, type StorageSettings } from '../storage';
@@ -45,6 +46,8 @@ export const DEFAULT_API_LIMITS: ApiLimits = {
   requestTimeoutMs: 120_000,
   maxConnections: 1024,
   rateLimitPerMinute: 600,
+  eventStreamsPerRun: 50,
+  eventStreamsPerToken: 20,
 };
 /** A connection with nothing sent or answered for this long is closed. */
 const IDLE_CONNECTION_MS = 30_000;
@@ -101,7 +104,12 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     provider,
     store,
     linkSigner: new BlobLinkSigner(config.storage?.linkSecret ?? randomBytes(32)),
+    progressHub: new ProgressHub(queryFollower(options.client), {
+      perRun: limits.eventStreamsPerRun,
+      perToken: limits.eventStreamsPerToken,
+    }),
   });
+  app.addHook('onClose', async () => ctx.progressHub.close());
   // Uploaded selfies are deleted when their pipeline no longer needs them (SELFIE_RETENTION).
   const janitor = startUploadJanitor({
     store,
@@ -122,9 +130,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
         timeWindow: 60_000,
         keyGenerator: (request) => {
           const authorization = request.headers.authorization;
-          return operator(authorization).valid
-            ? `token:${createHash('sha256').update(authorization!).digest('hex')}`
-            : `address:${request.ip}`;
+          return operator(authorization).valid ? bearerTokenKey(authorization) : `address:${request.ip}`;
         },
         errorResponseBuilder: (_request, context) =>
           new ApiError(

@@ -79,7 +79,7 @@ export interface PipelineClient {
    * run's result lists every style. RetryRefusedError when there is nothing to retry.
    */
   retry(workflowId: string, options?: { requestId?: string }): Promise<PipelineHandle>;
-  /** Every change of a run's progress as it happens, then its result or error (see followProgress). */
+  /** Every change of a run's progress (queried each second by default), then its result or error (see followProgress). */
   follow(
     workflowId: string,
     options?: FollowProgressOptions,

@@ -1,11 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  progressChangesQuery,
-  progressChangesUpdate,
-  type ProgressChanges,
-} from '../contracts/progress-feed';
+import { progressChangesQuery, type ProgressChanges } from '../contracts/progress-feed';
 
 /** What a watcher of a run sees: each change of progress, then exactly one outcome, last. */
 export type ProgressStreamEvent<P, R> =
@@ -25,88 +21,111 @@ export interface FollowProgressOptions {
   /** Stops following (the generator returns) when aborted. */
   signal?: AbortSignal;
   /**
-   * Least time between two waits. Changes arriving meanwhile come together in the next answer (none
-   * is lost: the run keeps them), so a quickly changing run costs at most one update per interval.
+   * Time between two queries of the run's progress. Changes made meanwhile come together in the
+   * next answer (none is lost: the run keeps them).
+   * @default 1000
    */
   minIntervalMs?: number;
-  /** How long reading the last changes of a closed run may wait for a worker to answer the query. */
+  /**
+   * How long one query may wait for a worker to answer; an unanswered query is asked again at
+   * the next interval while the run is open.
+   * @default 5000
+   */
+  queryTimeoutMs?: number;
+  /**
+   * How long reading the last changes of a closed run may wait for a worker to answer the query.
+   * @default 3000
+   */
   closedQueryMs?: number;
 }
 
-/** Transient failures of the wait in a row before the stream gives up. */
-const MAX_WAIT_FAILURES = 5;
+const DEFAULT_INTERVAL_MS = 1_000;
+const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
+const DEFAULT_CLOSED_QUERY_MS = 3_000;
+
+type Settled<T> = { ok: T } | { err: unknown };
 
 /**
- * Follows a run's progress feed (src/contracts/progress-feed.ts): a workflow update that the run
- * answers when its progress moves past the last version seen, so nothing polls while nothing
- * changes. When the run closes, the changes it made since the last answer come from the feed's
- * query, then its result or error from history, and the generator ends.
+ * Follows a run's progress feed (src/contracts/progress-feed.ts) by querying it: a query is
+ * answered by a worker and never written to the run's history, so however many watchers follow a
+ * run, and however often they reconnect, its history does not grow. The run's close is learned
+ * from a long poll on its history (following continue-as-new); then the changes made since the
+ * last query, its result or error, and the generator ends.
  */
 export async function* followProgress<P, R>(
   client: Client,
   workflowId: string,
   options: FollowProgressOptions = {},
 ): AsyncGenerator<ProgressStreamEvent<P, R>> {
+  if (options.signal?.aborted) return;
   const handle = client.workflow.getHandle(workflowId);
-  const { signal } = options;
+  // Aborted when the caller's signal is, and when the generator ends, so the long poll stops too.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const intervalMs = options.minIntervalMs ?? DEFAULT_INTERVAL_MS;
   let after = options.afterVersion ?? 0;
-  let failures = 0;
 
-  const emit = function* (answer: ProgressChanges<unknown>): Generator<ProgressStreamEvent<P, R>> {
-    for (const [index, change] of answer.changes.entries()) {
+  const changesSince = (timeoutMs: number): Promise<ProgressChanges<unknown> | undefined> =>
+    client
+      .withAbortSignal(stop.signal, () =>
+        client.withDeadline(Date.now() + timeoutMs, () =>
+          handle.query(progressChangesQuery, { afterVersion: after }),
+        ),
+      )
+      .catch(() => undefined);
+
+  const emit = function* (
+    answer: ProgressChanges<unknown> | undefined,
+  ): Generator<ProgressStreamEvent<P, R>> {
+    for (const [index, change] of (answer?.changes ?? []).entries()) {
       if (change.version <= after) continue;
       after = change.version;
       yield {
         type: 'progress',
         version: change.version,
         progress: change.progress as P,
-        skipped: index === 0 && answer.skipped,
+        skipped: index === 0 && answer!.skipped,
       };
     }
   };
 
-  while (!signal?.aborted) {
-    let answer: ProgressChanges<unknown>;
-    try {
-      answer = await withSignal(client, signal, () =>
-        handle.executeUpdate(progressChangesUpdate, { args: [{ afterVersion: after }] }),
-      );
-    } catch (err) {
-      if (signal?.aborted) return;
-      if ((await handle.describe()).status.name !== 'RUNNING') break;
-      if (++failures >= MAX_WAIT_FAILURES) throw err;
-      await delay(500, undefined, signal ? { signal } : {}).catch(() => undefined);
-      continue;
-    }
-    failures = 0;
-    yield* emit(answer);
-    if (options.minIntervalMs) {
-      await delay(options.minIntervalMs, undefined, signal ? { signal } : {}).catch(() => undefined);
-    }
-  }
-  if (signal?.aborted) return;
-
-  // The run has closed: its last changes, if a worker answers the query in time.
-  const last = await client
-    .withDeadline(Date.now() + (options.closedQueryMs ?? 3_000), () =>
-      handle.query(progressChangesQuery, { afterVersion: after }),
+  let closed: Settled<ProgressStreamEvent<never, R>> | undefined;
+  const closing = client
+    .withAbortSignal(stop.signal, () => outcome<R>(handle))
+    .then(
+      (ok): Settled<ProgressStreamEvent<never, R>> => ({ ok }),
+      (err: unknown): Settled<ProgressStreamEvent<never, R>> => ({ err }),
     )
-    .catch((): ProgressChanges<unknown> => ({ changes: [], skipped: false }));
-  yield* emit(last);
-  yield await outcome<R>(client, workflowId);
-}
+    .then((settled) => (closed = settled));
 
-async function withSignal<T>(
-  client: Client,
-  signal: AbortSignal | undefined,
-  fn: () => Promise<T>,
-): Promise<T> {
-  return signal ? client.withAbortSignal(signal, fn) : fn();
-}
-
-async function outcome<R>(client: Client, workflowId: string): Promise<ProgressStreamEvent<never, R>> {
   try {
-    return { type: 'result', result: (await client.workflow.getHandle(workflowId).result()) as R };
+    while (!closed) {
+      yield* emit(await changesSince(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS));
+      if (stop.signal.aborted) return;
+      if (closed) break;
+      await Promise.race([
+        delay(intervalMs, undefined, { signal: stop.signal }).catch(() => undefined),
+        closing,
+      ]);
+      if (stop.signal.aborted) return;
+    }
+    if (stop.signal.aborted) return;
+    // The run has closed: the changes it made since the last query, if a worker answers in time.
+    yield* emit(await changesSince(options.closedQueryMs ?? DEFAULT_CLOSED_QUERY_MS));
+    const settled = await closing;
+    if ('err' in settled) throw settled.err;
+    yield settled.ok;
+  } finally {
+    stop.abort();
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Waits for the run to close; its result, or its error as the stream's last event. */
+async function outcome<R>(handle: WorkflowHandle): Promise<ProgressStreamEvent<never, R>> {
+  try {
+    return { type: 'result', result: (await handle.result()) as R };
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     let root: Error = err;

@@ -176,6 +176,10 @@ export const envSchema = z.object({
   API_MAX_CONNECTIONS: withDefault(positiveInt, 1024),
   /** Requests per minute per bearer token (per client address without a valid token). */
   API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600),
+  /** Progress event streams (GET …/events) open at once on one run, from all clients (429 beyond). */
+  API_EVENT_STREAMS_PER_RUN: withDefault(positiveInt, 50),
+  /** Progress event streams open at once with one bearer token, over all runs (429 beyond). */
+  API_EVENT_STREAMS_PER_TOKEN: withDefault(positiveInt, 20),
   /**
    * Where selfies and archived avatars are stored: s3://bucket/prefix (endpoint, region and keys from
    * the AWS variables), or a directory; unset: BLOB_DIR on the filesystem. Checked by src/storage.

@@ -25,6 +25,10 @@ export interface ApiLimits {
   requestTimeoutMs: number;
   maxConnections: number;
   rateLimitPerMinute: number;
+  /** Event streams open at once on one run (API_EVENT_STREAMS_PER_RUN). */
+  eventStreamsPerRun: number;
+  /** Event streams open at once with one token (API_EVENT_STREAMS_PER_TOKEN). */
+  eventStreamsPerToken: number;
 }
 
 export interface AppConfig {
@@ -54,7 +58,7 @@ export interface AppConfig {
     temporalUiUrl?: string;
     /** API_PUBLIC_URL: the base of links the API hands out; unset, each request's Host header. */
     publicUrl?: string;
-    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS, API_RATE_LIMIT_PER_MINUTE; the API's defaults when absent. */
+    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS, API_RATE_LIMIT_PER_MINUTE, API_EVENT_STREAMS_*; the API's defaults when absent. */
     limits?: ApiLimits;
   };
   callbacks: {
@@ -112,6 +116,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
         maxConnections: e.API_MAX_CONNECTIONS,
         rateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
+        eventStreamsPerRun: e.API_EVENT_STREAMS_PER_RUN,
+        eventStreamsPerToken: e.API_EVENT_STREAMS_PER_TOKEN,
       },
       ...(e.TEMPORAL_UI_URL ? { temporalUiUrl: e.TEMPORAL_UI_URL } : {}),
       ...(e.API_PUBLIC_URL ? { publicUrl: e.API_PUBLIC_URL } : {}),

@@ -1,12 +1,13 @@
 /**
  * The progress feed: how a watcher (the API's event stream, the client package) learns of every
- * change of a workflow's progress without polling. The workflow numbers its progress snapshots
- * (version 1, 2, …) and keeps the latest ones; a watcher asks for the changes after the last
- * version it saw and the workflow answers as soon as there is one.
+ * change of a workflow's progress. The workflow numbers its progress snapshots (version 1, 2, …)
+ * and keeps the latest ones in memory; a watcher queries the changes after the last version it
+ * saw. A query is answered by a worker and never written to the run's history, so watching, however
+ * often, cannot grow the history toward Temporal's limits.
  *
  * Workflow-safe: definitions and plain types only.
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery } from '@temporalio/workflow';
 
 /** One snapshot of progress and its place in the sequence. */
 export interface ProgressChange<P> {
@@ -15,7 +16,7 @@ export interface ProgressChange<P> {
 }
 
 export interface ProgressChanges<P> {
-  /** Every kept change after the asked version, oldest first (empty only from the query). */
+  /** Every kept change after the asked version, oldest first; empty when there is none yet. */
   changes: ProgressChange<P>[];
   /**
    * True when changes between the asked version and the first one returned are no longer kept
@@ -39,13 +40,5 @@ export interface ProgressFeedCarry<P> {
 /** How many of the latest snapshots a workflow keeps for watchers that fell behind or reconnect. */
 export const PROGRESS_FEED_CAPACITY = 200;
 
-/**
- * Waits in the workflow until its progress is past `afterVersion`, then answers the changes since.
- * Answers at once when the watcher names a version the workflow never reached (it restarted its count).
- */
-export const progressChangesUpdate = defineUpdate<ProgressChanges<unknown>, [ProgressSince]>(
-  'progressChanges',
-);
-
-/** The same changes without waiting: for a run that has closed (an update can no longer reach it). */
+/** Every kept change after `afterVersion`, at once; answered by open and closed runs alike. */
 export const progressChangesQuery = defineQuery<ProgressChanges<unknown>, [ProgressSince]>('progressChanges');

@@ -3,7 +3,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_API_LIMITS } from '../../src/api/server';
+import { followProgress, type ProgressStreamEvent } from '../../src/client/progress-stream';
 import { progressChangesQuery } from '../../src/contracts/progress-feed';
+import type { PipelineProgress, PipelineResult } from '../../src/contracts/pipeline-state';
 import { testConfig } from '../helpers/pipeline-worker';
 import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
@@ -181,6 +183,92 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
     }
   });
 
+  it('answers 429 past the streams allowed open at once per run and per token, and takes one again once closed', async () => {
+    const config = testConfig({
+      taskQueue,
+      providerUrl: 'http://127.0.0.1:9',
+      imageRoots: [await makeScratchDir('events')],
+    });
+    const other = 'events-token-other-0123456789';
+    const { app: capped, base: at } = await startTestApi({
+      config: withApi(config, {
+        tokens: [TOKEN, other],
+        limits: { ...DEFAULT_API_LIMITS, eventStreamsPerRun: 2, eventStreamsPerToken: 3 },
+      }),
+      client: env.client,
+    });
+    const streams: EventStreamReader[] = [];
+    const open = async (id: string, token = TOKEN) => {
+      const stream = await openEventStream(`${at}/v1/pipelines/${id}/events`, {
+        authorization: `Bearer ${token}`,
+      });
+      streams.push(stream);
+      return stream;
+    };
+    try {
+      const [one, two, three] = [await start(1), await start(1), await start(1)];
+      const first = await open(one);
+      await expectProgress(first, 1);
+      await expectProgress(await open(one, other), 1);
+      const refused = await fetch(`${at}/v1/pipelines/${one}/events`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual({
+        error: `Too many event streams open on run ${one}: at most 2; close one and retry`,
+        issues: [],
+      });
+      await expectProgress(await open(two), 1);
+      await expectProgress(await open(two), 1);
+      const perToken = await fetch(`${at}/v1/pipelines/${three}/events`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(perToken.status).toBe(429);
+      expect(((await perToken.json()) as { error: string }).error).toMatch(/with this token: at most 3/);
+
+      first.close();
+      for (let tries = 0; ; tries++) {
+        const again = await open(one);
+        if (again.status === 200) break;
+        again.close();
+        if (tries > 50) throw new Error("the closed stream's place was not freed");
+        await delay(100);
+      }
+      await advance(one);
+      await advance(two);
+      await advance(three);
+    } finally {
+      for (const stream of streams) stream.close();
+      await capped.close();
+    }
+  });
+
+  it('follows a run with the client package\u2019s followProgress, from the start or after a version, and writes nothing to its history', async () => {
+    const id = await start(3);
+    const seen: ProgressStreamEvent<PipelineProgress, PipelineResult>[] = [];
+    for await (const event of followProgress<PipelineProgress, PipelineResult>(env.client, id, {
+      minIntervalMs: 100,
+    })) {
+      seen.push(event);
+      if (event.type === 'progress' && event.version < 4) await advance(id);
+    }
+    expect(seen.map((e) => (e.type === 'progress' ? `${e.version}${e.skipped ? '*' : ''}` : e.type))).toEqual(
+      ['1', '2', '3', '4', 'result'],
+    );
+    const resumed: string[] = [];
+    for await (const event of followProgress(env.client, id, { afterVersion: 2 })) {
+      resumed.push(event.type === 'progress' ? String(event.version) : event.type);
+    }
+    expect(resumed).toEqual(['3', '4', 'result']);
+    // Nothing of the following was written to the run's history.
+    const { events } = await env.client.workflow.getHandle(id).fetchHistory();
+    const updates = (events ?? []).filter(
+      (e) =>
+        e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateCompletedEventAttributes,
+    );
+    expect(updates).toHaveLength(0);
+  });
+
   it('answers 401 without a token, 404 for an unknown run, 422 for a Last-Event-ID that is not one', async () => {
     const id = await start(1);
     const anonymous = await fetch(`${base}/v1/pipelines/${id}/events`);
@@ -202,7 +290,7 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
   it('documents the route as text/event-stream with its errors', async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     const route = doc.paths['/v1/pipelines/{id}/events'].get;
-    expect(Object.keys(route.responses).sort()).toEqual(['200', '204', '401', '404', '422']);
+    expect(Object.keys(route.responses).sort()).toEqual(['200', '204', '401', '404', '422', '429']);
     expect(Object.keys(route.responses['200'].content)).toEqual(['text/event-stream']);
   });
 });

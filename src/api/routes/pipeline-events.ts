@@ -42,7 +42,7 @@ export function registerPipelineEventsRoute(app: FastifyInstance, ctx: ApiContex
       const after = resumePoint(request);
       await describePipeline(ctx.client, id);
       if (after === END_EVENT_ID) return reply.code(204).send(null);
-      await streamProgressEvents<PipelineProgress, PipelineResult>(request, reply, ctx.client, id, {
+      await streamProgressEvents<PipelineProgress, PipelineResult>(request, reply, ctx.progressHub, id, {
         afterVersion: after,
       });
     },

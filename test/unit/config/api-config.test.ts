@@ -14,7 +14,13 @@ describe('API and callback configuration', () => {
       maxFileBytes: 10 * 1024 * 1024,
       maxRequestBytes: 64 * 1024 * 1024,
       selfieRetention: { kind: 'after-training' },
-      limits: { requestTimeoutMs: 120_000, maxConnections: 1024, rateLimitPerMinute: 600 },
+      limits: {
+        requestTimeoutMs: 120_000,
+        maxConnections: 1024,
+        rateLimitPerMinute: 600,
+        eventStreamsPerRun: 50,
+        eventStreamsPerToken: 20,
+      },
     });
     expect(config.callbacks).toEqual({ privateHosts: [] });
   });
@@ -32,6 +38,8 @@ describe('API and callback configuration', () => {
         API_REQUEST_TIMEOUT_MS: '30000',
         API_MAX_CONNECTIONS: '64',
         API_RATE_LIMIT_PER_MINUTE: '100',
+        API_EVENT_STREAMS_PER_RUN: '5',
+        API_EVENT_STREAMS_PER_TOKEN: '3',
         TEMPORAL_UI_URL: 'http://localhost:8233/',
         API_PUBLIC_URL: 'https://avatars.example.com/api/',
         CALLBACK_SIGNING_SECRET: 'a-long-enough-secret',
@@ -47,7 +55,13 @@ describe('API and callback configuration', () => {
       maxFileBytes: 2048,
       maxRequestBytes: 8192,
       selfieRetention: { kind: 'after-end-plus', ms: 12 * 60 * 60 * 1000 },
-      limits: { requestTimeoutMs: 30_000, maxConnections: 64, rateLimitPerMinute: 100 },
+      limits: {
+        requestTimeoutMs: 30_000,
+        maxConnections: 64,
+        rateLimitPerMinute: 100,
+        eventStreamsPerRun: 5,
+        eventStreamsPerToken: 3,
+      },
       temporalUiUrl: 'http://localhost:8233',
       publicUrl: 'https://avatars.example.com/api',
     });
@@ -64,6 +78,8 @@ describe('API and callback configuration', () => {
     ['API_MAX_REQUEST_BYTES', '-1', /greater than 0/],
     ['SELFIE_RETENTION', 'forever', /after-training, after-end or a duration/],
     ['API_RATE_LIMIT_PER_MINUTE', '0', /greater than 0/],
+    ['API_EVENT_STREAMS_PER_RUN', '0', /greater than 0/],
+    ['API_EVENT_STREAMS_PER_TOKEN', 'many', /./],
     ['API_REQUEST_TIMEOUT_MS', 'soon', /./],
     ['TEMPORAL_UI_URL', 'localhost:8233', /http\(s\) URL/],
     ['CALLBACK_SIGNING_SECRET', 'short', /at least 16 characters/],

@@ -1,0 +1,167 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { startPipeline, type PipelineHandle } from '../../src/client/pipelines';
+import { DEFAULT_API_LIMITS } from '../../src/api/server';
+import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { uniqueBasePath } from '../helpers/e2e-pipeline';
+import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { openEventStream } from '../helpers/sse-client';
+import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
+import { startTestApi, withApi } from '../helpers/test-api';
+
+/** Four tokens, so the flood stays under the per-token cap (20) with 40 streams at once. */
+const TOKENS = [0, 1, 2, 3].map((i) => `flood-token-${i}-0123456789abcdef`);
+const OPENS = 2_000;
+/** Counted instead of a status when an open that waits for its first event gets none within 10 s. */
+const NO_FIRST_EVENT = 0;
+/** Streams open at once: under the per-run cap (50), with room for closes the server has yet to see. */
+const AT_ONCE = 40;
+/** Training finishes on its 40th status call, one a second: the flood has about 40 s to run in. */
+const TRAINING_CALLS = 40;
+const ONE_SECOND = {
+  initialIntervalMs: 1_000,
+  minIntervalMs: 1_000,
+  maxIntervalMs: 1_000,
+  maxProgressIntervalMs: 1_000,
+};
+
+/**
+ * Issue #23, finding 1: watching a run must not write to its history. 2,000 opens of a training
+ * run's event stream (half resuming with Last-Event-ID, half read up to their first event, half
+ * closed at once), and direct calls of a progressChanges update (the run has no such handler),
+ * leave its history as long as that of the same run nobody watched.
+ */
+describe('an event-stream flood during training', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let workers: PipelineWorkers;
+  let workersRun: Promise<void>;
+  let app: FastifyInstance;
+  let base: string;
+  let files: string[];
+  const taskQueue = uniqueName('flood');
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    const selfies = await writeSelfies(2, 'flood-selfies-');
+    files = selfies.files;
+    // Training ends on a fixed number of status calls, so both runs poll (and record) the same.
+    sim = await startSimulator({
+      basePath: uniqueBasePath('flood'),
+      progression: { mode: 'calls', trainingCalls: TRAINING_CALLS, generationCalls: 2 },
+    });
+    workers = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+    });
+    workersRun = workers.run();
+    const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
+    ({ app, base } = await startTestApi({
+      // The request rate limit is not what this test is about: 2,000 opens fit in it.
+      config: withApi(config, {
+        tokens: TOKENS,
+        limits: { ...DEFAULT_API_LIMITS, rateLimitPerMinute: 100_000 },
+      }),
+      client: env.client,
+    }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    workers?.shutdown();
+    await workersRun;
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  const start = (): Promise<PipelineHandle> =>
+    startPipeline(
+      env.client,
+      { images: files, styles: [3], gender: 2, polling: ONE_SECOND },
+      { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+    );
+
+  /** Events and bytes in a run's history, as the server counts them against its limits. */
+  async function historyOf(workflowId: string): Promise<{ events: number; bytes: number }> {
+    const { historyLength, historySize } = await env.client.workflow.getHandle(workflowId).describe();
+    return { events: historyLength, bytes: historySize ?? 0 };
+  }
+
+  async function untilTraining(pipeline: PipelineHandle): Promise<void> {
+    for (let tries = 0; (await pipeline.progress().catch(() => undefined))?.stage !== 'training'; tries++) {
+      if (tries > 300) throw new Error(`${pipeline.workflowId} did not reach training`);
+      await delay(100);
+    }
+  }
+
+  /** One open: its status, or NO_FIRST_EVENT when the progress event it waits for does not come. */
+  async function open(workflowId: string, n: number): Promise<number> {
+    const headers: Record<string, string> = { authorization: `Bearer ${TOKENS[n % TOKENS.length]}` };
+    if (n % 2 === 1) headers['last-event-id'] = '1';
+    const stream = await openEventStream(`${base}/v1/pipelines/${workflowId}/events`, headers);
+    try {
+      if (stream.status === 200 && n % 4 < 2) {
+        const first = await stream.next(10_000).catch(() => undefined);
+        if (first?.event !== 'progress') return NO_FIRST_EVENT;
+      }
+      return stream.status;
+    } finally {
+      stream.close();
+    }
+  }
+
+  test('2,000 opens, with and without Last-Event-ID, leave the history as long as an unwatched run\u2019s', async () => {
+    const [watched, unwatched] = await Promise.all([start(), start()]);
+    await Promise.all([untilTraining(watched), untilTraining(unwatched)]);
+
+    const statuses = new Map<number, number>();
+    let next = 0;
+    // Opens stop after this, so a stack that cannot keep up still ends and shows the history.
+    const floodUntil = Date.now() + 90_000;
+    const opener = async () => {
+      for (let n = next++; n < OPENS && Date.now() < floodUntil; n = next++) {
+        const status = await open(watched.workflowId, n);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    };
+    // Direct updates by that name: the run has no handler, so each is refused and leaves no trace.
+    const direct = Array.from({ length: 5 }, () =>
+      env.client.workflow
+        .getHandle(watched.workflowId)
+        .executeUpdate('progressChanges', { args: [{ afterVersion: 0 }] })
+        .then(
+          () => 'accepted',
+          () => 'refused',
+        ),
+    );
+    await Promise.all(Array.from({ length: AT_ONCE }, opener));
+    const stageAfterFlood = (await watched.progress()).stage;
+    const directAnswers = await Promise.all(direct);
+    const [watchedResult, unwatchedResult] = await Promise.all([watched.result(), unwatched.result()]);
+    const [watchedHistory, unwatchedHistory] = await Promise.all([
+      historyOf(watched.workflowId),
+      historyOf(unwatched.workflowId),
+    ]);
+    process.stderr.write(
+      `event-stream flood: answers by status ${JSON.stringify([...statuses])}; history of the watched run ${JSON.stringify(watchedHistory)}, unwatched ${JSON.stringify(unwatchedHistory)}\n`,
+    );
+
+    // Every open was answered, while the run was training, and (nearly) none was refused.
+    expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(OPENS);
+    expect(stageAfterFlood).toBe('training');
+    expect(statuses.get(200) ?? 0).toBeGreaterThanOrEqual(OPENS * 0.95);
+    expect([...statuses.keys()].filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    // A client writing to the run's history itself, the way watchers once did, is refused.
+    expect(directAnswers).toEqual(Array.from({ length: 5 }, () => 'refused'));
+    // Both runs complete, and the flood added (next to) nothing to the watched run's history.
+    expect(watchedResult.status).toBe('DONE');
+    expect(unwatchedResult.status).toBe('DONE');
+    expect(Math.abs(watchedHistory.events - unwatchedHistory.events)).toBeLessThanOrEqual(6);
+  }, 240_000);
+});
