@@ -20,11 +20,12 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     // Needs a real S3-compatible server (versitygw, built into .tools/ from the Go module proxy if missing).
     { ...common, displayName: 'storage', testMatch: ['<rootDir>/test/storage/**/*.test.ts'] },
-    // Needs the Temporal CLI (installed by the global setup if missing) and the test server binaries.
+    // Needs the Temporal CLI (installed by the global setup if missing) and the test server binaries;
+    // the fuzz tier also installs Schemathesis from PyPI into .tools/ on first use.
     {
       ...common,
       displayName: 'temporal',
-      testMatch: ['<rootDir>/test/{workflow,e2e,replay}/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/{workflow,e2e,replay,fuzz}/**/*.test.ts'],
       setupFiles: ['<rootDir>/test/setup/quiet-temporal-runtime.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/temporal-test-timeout.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',

@@ -7,7 +7,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   MAX_MANIFEST_BYTES,
-  MAX_MANIFEST_ROWS,
   readManifest,
   validateManifestObjects,
   validateManifestRead,
@@ -20,12 +19,13 @@ import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
 import {
   campaignIdSchema,
-  campaignOptionsSchema,
+  type campaignOptionsSchema,
   type CampaignOutcome,
   type CampaignProgress,
 } from '../contracts/campaign';
 import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from './api-error';
 import {
+  campaignJsonStartSchema,
   campaignProgressSchema,
   campaignStartedSchema,
   campaignStatusSchema,
@@ -61,19 +61,6 @@ const campaignStreamEventSchema = progressEventSchema(
   campaignSummarySchema,
   'campaign',
 );
-
-const jsonStartSchema = z.strictObject({
-  subjects: z
-    .array(z.unknown())
-    .min(1)
-    .max(MAX_MANIFEST_ROWS)
-    .describe(
-      'One object per subject: subjectId, gender (1|2), styles (ids), and either selfies (absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS) with an optional mainImage, or modelId (an existing DONE model of that gender at the provider: its styles are generated without training)',
-    ),
-  campaignId: campaignIdSchema.optional(),
-  skipInvalid: z.boolean().optional(),
-  options: campaignOptionsSchema.optional(),
-});
 
 /**
  * Campaign routes, registered inside the API's authenticated /v1 scope:
@@ -307,7 +294,6 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         tags: ['campaigns'],
         security,
         params: idParams,
-        produces: [format === 'csv' ? 'text/csv' : 'application/x-ndjson'],
         response: { 401: errorBodySchema, 404: errorBodySchema },
       },
       handler: async (request, reply) => {
@@ -331,7 +317,7 @@ type ManifestForm = ({ kind: 'json'; subjects: unknown[] } | { kind: 'file'; rea
 function readJsonBody(body: unknown): ManifestForm {
   if (body === undefined || body === null)
     throw new ApiError(415, 'Send application/json or multipart/form-data', []);
-  const parsed = jsonStartSchema.safeParse(body);
+  const parsed = campaignJsonStartSchema.safeParse(body);
   if (!parsed.success) {
     throw ApiError.invalid(
       parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { ManifestIssue } from '../campaign/manifest';
 import {
   CAMPAIGN_STATES,
+  campaignIdSchema,
+  campaignOptionsSchema,
   type CampaignProgress,
   type CampaignSummary,
   type SubjectCounts,
@@ -9,6 +11,7 @@ import {
 } from '../contracts/campaign';
 import { answering } from './contract-schema';
 import { MAX_LISTED_ISSUES } from './api-error';
+import { MAX_MANIFEST_ROWS } from '../campaign/manifest';
 
 /** The campaign API's answers, each tied to the contract type it answers (see answering). */
 
@@ -111,3 +114,17 @@ export const campaignStartedSchema = z
     links: z.record(z.string(), z.string()),
   })
   .meta({ id: 'CampaignStarted' });
+
+/** The JSON body of POST /v1/campaigns (the multipart form is read field by field). */
+export const campaignJsonStartSchema = z.strictObject({
+  subjects: z
+    .array(z.unknown())
+    .min(1)
+    .max(MAX_MANIFEST_ROWS)
+    .describe(
+      'One object per subject: subjectId, gender (1|2), styles (ids), and either selfies (absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS) with an optional mainImage, or modelId (an existing DONE model of that gender at the provider: its styles are generated without training)',
+    ),
+  campaignId: campaignIdSchema.optional(),
+  skipInvalid: z.boolean().optional(),
+  options: campaignOptionsSchema.optional(),
+});

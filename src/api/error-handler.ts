@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { PipelineInputError } from '../client/input-error';
 import { NamespaceNotSetUpError } from '../client/start-run';
@@ -70,4 +70,29 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, issues: [] }),
   );
+}
+
+/**
+ * The router's own refusals (Fastify's frameworkErrors), in the API's error shape and with a status
+ * the routes declare: a path that is not valid percent-encoded UTF-8 is answered 400, and a path
+ * parameter longer than the router takes (longer than any the schemas allow) 422 naming it, or on
+ * /archive/ the 404 of any link the API did not make.
+ */
+export function answerRouterRefusal(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?')[0] ?? '';
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    if (path.startsWith('/archive/')) {
+      void reply.code(404).send({ error: 'No such archived image', issues: [] });
+      return;
+    }
+    const issue = { path: 'params', message: 'a path parameter is longer than this route accepts' };
+    void reply.code(422).send(ApiError.invalid([issue]).body());
+    return;
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    void reply.code(400).send({ error: 'The path is not valid percent-encoded UTF-8', issues: [] });
+    return;
+  }
+  request.log.error({ err: error }, 'request failed');
+  void reply.code(500).send({ error: 'Internal error', issues: [] });
 }

@@ -2,7 +2,8 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { pipelineRequestBodyDocs } from './pipeline-request-docs';
+import { campaignRequestBodyDocs } from './campaign-request-docs';
+import { pipelineRequestBodyDocs, trainingRequestBodyDocs } from './pipeline-request-docs';
 
 export const BEARER_SCHEME = 'bearerAuth';
 
@@ -14,7 +15,12 @@ export async function registerOpenApi(
   app: FastifyInstance,
   options: { version: string; maxFileBytes: number },
 ): Promise<void> {
-  const startBody = pipelineRequestBodyDocs(options.maxFileBytes);
+  // Bodies the handlers read and validate themselves, documented here, by route.
+  const bodies: Record<string, object> = {
+    'POST /v1/pipelines': pipelineRequestBodyDocs(options.maxFileBytes),
+    'POST /v1/models': trainingRequestBodyDocs(),
+    'POST /v1/campaigns': campaignRequestBodyDocs(),
+  };
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
@@ -30,11 +36,13 @@ export async function registerOpenApi(
     },
     transform: (document) => {
       const transformed = jsonSchemaTransform(document);
-      if (document.route.method === 'POST' && document.url === '/v1/pipelines') {
-        return { ...transformed, schema: { ...transformed.schema, body: startBody } };
-      }
+      const body = bodies[`${String(document.route.method)} ${document.url}`];
+      if (body) return { ...transformed, schema: { ...transformed.schema, body } };
       if (document.url.endsWith('/events')) return asEventStream(transformed);
       if (document.url.startsWith('/archive/')) return asImage(transformed);
+      if (document.url.endsWith('/results.csv')) return asText(transformed, 'text/csv', 'CSV rows');
+      if (document.url.endsWith('/results.jsonl'))
+        return asText(transformed, 'application/x-ndjson', 'One JSON object per line');
       return transformed;
     },
     transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
@@ -67,6 +75,13 @@ function asImage<T extends { schema: object }>(transformed: T): T {
     200: { description: ok.description, content: { 'image/png': binary, 'image/jpeg': binary } },
   };
   return { ...transformed, schema: { ...schema, response } };
+}
+
+/** A 200 answer streamed as text (its errors stay JSON, as every route's). */
+function asText<T extends { schema: object }>(transformed: T, mediaType: string, description: string): T {
+  const schema = transformed.schema as { response?: Record<string, unknown> };
+  const ok = { description, content: { [mediaType]: { schema: { type: 'string' } } } };
+  return { ...transformed, schema: { ...schema, response: { 200: ok, ...schema.response } } };
 }
 
 /**

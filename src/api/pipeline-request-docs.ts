@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_SELFIES } from '../contracts/limits';
+import { trainingInputSchema } from '../contracts/model-runs';
 import { pipelineInputSchema } from '../contracts/pipeline-input';
 
 /**
@@ -42,8 +43,21 @@ export function pipelineRequestBodyDocs(maxFileBytes: number) {
   };
 }
 
+/**
+ * The JSON body of POST /v1/models, for the OpenAPI document only: the handler validates it with
+ * trainingInputSchema itself, to answer its issues with the same paths as a pipeline's.
+ */
+export function trainingRequestBodyDocs() {
+  const json = z.toJSONSchema(trainingInputSchema, {
+    target: 'openapi-3.0',
+    io: 'input',
+    unrepresentable: 'any',
+  });
+  return { content: { 'application/json': { schema: strip(json) } } };
+}
+
 /** `$schema` belongs to standalone JSON Schema documents, not to schemas inside OpenAPI. */
-function strip(schema: Record<string, unknown>): Record<string, unknown> {
+export function strip(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = schema;
   return rest;
 }

@@ -11,7 +11,8 @@ import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
 import { bearerAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
-import { installErrorHandling } from './error-handler';
+import { declareCommonResponses } from './common-responses';
+import { answerRouterRefusal, installErrorHandling } from './error-handler';
 import { ProgressHub, queryFollower } from './progress-hub';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
@@ -27,6 +28,7 @@ import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
 import { registerStylesRoute } from './routes/styles';
+import { answerUndeclaredMethods } from './undeclared-methods';
 import { startUploadJanitor } from './upload-janitor';
 
 export interface ApiServerOptions {
@@ -85,10 +87,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     // Archived-avatar links carry a signed token in the path, longer than the router's default
     // bound (100) for any real key; the bound is the longest token a link can have.
     routerOptions: { maxParamLength: MAX_LINK_TOKEN_LENGTH },
+    frameworkErrors: answerRouterRefusal,
   });
   app.server.maxConnections = limits.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  answerUndeclaredMethods(app);
+  declareCommonResponses(app);
   installErrorHandling(app);
   // Bodies are JSON or multipart only; anything else (text/plain included) is answered 415.
   app.removeContentTypeParser('text/plain');

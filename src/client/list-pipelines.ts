@@ -41,13 +41,23 @@ export const PIPELINE_KINDS = Object.keys(KIND_WORKFLOW_TYPES) as PipelineKind[]
 
 export const MAX_LIST_LIMIT = 1000;
 
-/** Filter values go into a visibility query between single quotes; these characters could break out. */
+/**
+ * Text a visibility query can hold between single quotes: quotes and backslashes could break out,
+ * and the store refuses control characters (the server answers UNAVAILABLE, which the client retries).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
+export const SEARCHABLE_TEXT = /^[^'"\\\u0000-\u001f\u007f]*$/;
+
+/** Filter values go into a visibility query between single quotes. */
 const queryValue = (what: string) =>
   z
     .string()
     .min(1, 'must not be empty')
     .max(300, 'must be at most 300 characters')
-    .refine((v) => !/['"\\]/.test(v), `a ${what} with quotes or backslashes cannot be searched for`);
+    .regex(
+      SEARCHABLE_TEXT,
+      `a ${what} with quotes, backslashes or control characters cannot be searched for`,
+    );
 
 const listOptionsSchema = z.strictObject({
   status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),

@@ -9,7 +9,7 @@ import { errorBodySchema } from '../api-error';
  * GET /v1/pipelines/{id} hands out), so an <img> can show them without the API's bearer token. An
  * expired, forged or erased link answers 404 and says nothing about why. The server accepts path
  * parameters as long as the longest token (routerOptions.maxParamLength in server.ts); a longer one
- * is no token this API made, and the router answers it 414.
+ * is no token this API made, and the router's refusal is answered 404 like any other.
  */
 export function registerArchiveRoute(app: FastifyInstance, store: BlobStore, signer: BlobLinkSigner): void {
   app.withTypeProvider<ZodTypeProvider>().route({
@@ -23,10 +23,9 @@ export function registerArchiveRoute(app: FastifyInstance, store: BlobStore, sig
       params: z.object({ token: z.string().min(1).max(MAX_LINK_TOKEN_LENGTH) }),
       response: {
         200: z.unknown().describe('The avatar (image/png or image/jpeg)'),
-        404: errorBodySchema.describe('No such image: the link is expired, forged, or its avatar was erased'),
-        414: z
-          .object({ error: z.string(), message: z.string() })
-          .describe(`The token is longer than any link this API makes (${MAX_LINK_TOKEN_LENGTH} characters)`),
+        404: errorBodySchema.describe(
+          'No such image: the link is expired, forged (longer than any link this API makes, too), or its avatar was erased',
+        ),
       },
     },
     handler: async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forgetSubject } from '../../client/forget-subject';
+import { SEARCHABLE_TEXT } from '../../client/list-pipelines';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { BEARER_SCHEME } from '../openapi';
@@ -34,7 +35,17 @@ export function registerForgetSubjectRoute(app: FastifyInstance, ctx: ApiContext
         'Cancels the subject\u2019s open pipelines, deletes every object stored for them, deletes their runs from Temporal (so their results and the provider\u2019s avatar URLs are no longer answered), erases them from stored campaign manifests (campaign summaries and results leave them out) and reports the model and order ids the provider still holds (it has no delete endpoint). A repeat finds no runs left and answers an empty report.',
       tags: ['subjects'],
       security: [{ [BEARER_SCHEME]: [] }],
-      params: z.object({ subjectId: z.string().min(1).max(200) }),
+      params: z.object({
+        // Runs are found by a visibility query that holds the id between quotes.
+        subjectId: z
+          .string()
+          .min(1)
+          .max(200)
+          .regex(
+            SEARCHABLE_TEXT,
+            'a subject id with quotes, backslashes or control characters cannot be searched for',
+          ),
+      }),
       response: { 200: forgetReportSchema, 401: errorBodySchema },
     },
     handler: (request) =>

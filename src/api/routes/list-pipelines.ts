@@ -7,6 +7,7 @@ import {
   MAX_LIST_LIMIT,
   PIPELINE_KINDS,
   PIPELINE_STATUS_FILTERS,
+  SEARCHABLE_TEXT,
   type PipelineKind,
   type PipelineStatusFilter,
   type PipelineSummary,
@@ -17,9 +18,23 @@ import { BEARER_SCHEME } from '../openapi';
 import { stateOfStatus } from '../pipeline-view';
 import { linksSchema, PIPELINE_STATES } from '../response-schemas';
 
+/**
+ * A filter goes into a visibility query between quotes (SEARCHABLE_TEXT); an empty value
+ * (`campaignId=`, as a form sends an empty field) is no filter.
+ */
+const filterValue = (what: string) =>
+  z
+    .string()
+    .max(300, 'must be at most 300 characters')
+    .regex(SEARCHABLE_TEXT, `a ${what} with quotes, backslashes or control characters cannot be searched for`)
+    .optional();
+
+/** What nextCursor looks like: a tag of the listing's filters, a dot, Temporal's page token (base64url). */
+const CURSOR_PATTERN = /^[A-Za-z0-9_-]{12}\.[A-Za-z0-9_-]+$/;
+
 const listQuerySchema = z.object({
-  subjectId: z.string().optional().describe('Only runs for this subject'),
-  campaignId: z.string().optional().describe('Only runs of this campaign'),
+  subjectId: filterValue('subject id').describe('Only runs for this subject (empty: any)'),
+  campaignId: filterValue('campaign id').describe('Only runs of this campaign (empty: any)'),
   status: z
     .enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]])
     .optional()
@@ -35,7 +50,10 @@ const listQuerySchema = z.object({
     .max(MAX_LIST_LIMIT, `must be at most ${MAX_LIST_LIMIT}`)
     .default(20)
     .describe('Runs per page'),
-  cursor: z.string().optional().describe('nextCursor of the previous page, with the same filters'),
+  cursor: z
+    .union([z.literal(''), z.string().max(4096).regex(CURSOR_PATTERN, 'is not a cursor of this listing')])
+    .optional()
+    .describe('nextCursor of the previous page, with the same filters (empty: the first page)'),
 });
 
 const pipelineListItemSchema = z.object({
@@ -76,6 +94,9 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
       response: {
         200: pipelineListSchema.describe('One page of runs'),
         401: errorBodySchema.describe('Missing or wrong bearer token'),
+        404: errorBodySchema.describe(
+          'No such page: the cursor is not one this listing handed out (another listing\u2019s, or made up)',
+        ),
         422: errorBodySchema.describe('A filter, the limit or the cursor is invalid'),
       },
     },
@@ -84,11 +105,11 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
       try {
         const page = await listPipelinePage(ctx.client, {
           limit,
-          ...(subjectId !== undefined ? { subjectId } : {}),
-          ...(campaignId !== undefined ? { campaignId } : {}),
+          ...(subjectId ? { subjectId } : {}),
+          ...(campaignId ? { campaignId } : {}),
           ...(status ? { status } : {}),
           ...(kind ? { kind } : {}),
-          ...(cursor !== undefined ? { cursor } : {}),
+          ...(cursor ? { cursor } : {}),
         });
         return {
           pipelines: page.pipelines.map((run) => listItem(run, ctx)),
@@ -96,6 +117,9 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
         };
       } catch (err) {
         if (!(err instanceof PipelineInputError)) throw err;
+        // The cursor has the right form (the schema checked it), so it names a page this listing never had.
+        if (err.issues.every((i) => i.path === 'cursor'))
+          throw new ApiError(404, `No such page: the cursor ${err.issues[0]?.message ?? 'is not valid'}`, []);
         throw ApiError.invalid(err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` })));
       }
     },

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { MAX_MANIFEST_BYTES } from '../campaign/manifest';
+import { campaignJsonStartSchema } from './campaign-schemas';
+import { strip } from './pipeline-request-docs';
+
+/**
+ * The two bodies POST /v1/campaigns accepts, for the OpenAPI document only: the handler reads them
+ * itself (the manifest file is streamed, not parsed up front).
+ */
+export function campaignRequestBodyDocs() {
+  const json = z.toJSONSchema(campaignJsonStartSchema, {
+    target: 'openapi-3.0',
+    io: 'input',
+    unrepresentable: 'any',
+  });
+  const multipart = z.toJSONSchema(
+    z.object({
+      manifest: z
+        .string()
+        .meta({ format: 'binary' })
+        .describe(`The manifest, CSV or JSONL, at most ${MAX_MANIFEST_BYTES} bytes`),
+      campaignId: z
+        .string()
+        .optional()
+        .describe('The campaign\u2019s id (its workflow id); one is made up if absent'),
+      skipInvalid: z
+        .enum(['true', 'false'])
+        .optional()
+        .describe('Start the valid rows, leaving out the others'),
+      maxInFlight: z.string().optional().describe('Subjects in flight at once: a whole number, or auto'),
+    }),
+    { target: 'openapi-3.0', io: 'input' },
+  );
+  return {
+    content: {
+      'multipart/form-data': { schema: strip(multipart) },
+      'application/json': { schema: strip(json) },
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_API_LIMITS } from '../../src/api/server';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { uniqueBasePath } from '../helpers/e2e-pipeline';
+import { testConfig } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import {
+  createDevServerEnv,
+  devServerUnderTest,
+  makeScratchDir,
+  uniqueName,
+  useOwnNamespace,
+} from '../helpers/temporal-env';
+import { startTestApi } from '../helpers/test-api';
+import { findSchemathesis, runSchemathesis, type Schemathesis } from './schemathesis';
+
+const TOKEN = 'fuzz-token-0123456789abcdef';
+/** Test cases per operation and phase: enough to find every kind of refusal, within minutes on 2 cores. */
+const EXAMPLES_PER_OPERATION = 30;
+const SEED = 20240524;
+const FUZZ_DEADLINE_MS = 240_000;
+
+/**
+ * The OpenAPI document is the contract: Schemathesis reads the served /openapi.json and, with
+ * every one of its checks, sends what the document allows and what it forbids to each operation of
+ * a real stack (dev server, workers, simulator, API). Any status, content type, header or body the
+ * document does not declare, a request it allows that is refused or one it forbids that is
+ * accepted, a method it does not list that is not answered 405 with Allow, fails the run.
+ */
+describe('the API against its own OpenAPI document (Schemathesis)', () => {
+  let tool: Schemathesis;
+  let env: TestWorkflowEnvironment;
+  let restoreNamespace: (() => void) | undefined;
+  let sim: RunningSimulator;
+  let workers: PipelineWorkers;
+  let running: Promise<void>;
+  let app: FastifyInstance;
+  let base: string;
+  let workDir: string;
+  let apiLog: WriteStream | undefined;
+
+  beforeAll(async () => {
+    tool = await findSchemathesis();
+    // Its own namespace: what the fuzzer starts is listed by no other test and is ended here.
+    restoreNamespace = await useOwnNamespace(uniqueName('fuzz'));
+    env = await createDevServerEnv();
+    workDir = await makeScratchDir('fuzz');
+    const selfies = await writeSelfies(3, 'fuzz-selfies-');
+    sim = await startSimulator({
+      basePath: uniqueBasePath('fuzz'),
+      progression: { mode: 'wall', trainingMs: 300, generationMs: 200 },
+    });
+    const taskQueue = uniqueName('fuzz');
+    const blobDir = path.join(workDir, 'blobs');
+    const base_ = testConfig({
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [blobDir, selfies.dir],
+      namespace: devServerUnderTest().namespace,
+    });
+    const config = {
+      ...base_,
+      temporal: { ...base_.temporal, address: devServerUnderTest().address },
+      campaigns: { ...base_.campaigns, dir: path.join(workDir, 'campaigns') },
+      api: {
+        ...base_.api,
+        tokens: [TOKEN],
+        blobDir,
+        maxFileBytes: 256 * 1024,
+        // The fuzzer sends thousands of requests a minute; the limit's 429 is declared all the same.
+        limits: { ...DEFAULT_API_LIMITS, rateLimitPerMinute: 1_000_000 },
+      },
+    };
+    workers = await PipelineWorkers.create({ config: base_, connection: env.nativeConnection });
+    running = workers.run();
+    // The API's request log stays next to schemathesis.log in the run directory, to trace a failure.
+    apiLog = createWriteStream(path.join(workDir, 'api.log'));
+    ({ app, base } = await startTestApi({
+      config,
+      client: env.client,
+      logger: { level: 'info', stream: apiLog },
+    }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    apiLog?.end();
+    if (env) await endEverything(env.client);
+    workers?.shutdown();
+    await running;
+    await sim?.stop();
+    await env?.teardown();
+    restoreNamespace?.();
+  });
+
+  it(
+    'finds no failure with every check',
+    async () => {
+      const deadline = AbortSignal.timeout(FUZZ_DEADLINE_MS);
+      const run = await runSchemathesis(
+        tool,
+        [
+          `${base}/openapi.json`,
+          ...['--checks', 'all'],
+          ...['--header', `Authorization: Bearer ${TOKEN}`],
+          ...['--max-examples', String(EXAMPLES_PER_OPERATION)],
+          ...['--seed', String(SEED)],
+          ...['--workers', '1'],
+          ...['--request-timeout', '20'],
+          ...['--generation-database', 'none'],
+          '--no-color',
+        ],
+        { cwd: workDir, configFile: path.join(__dirname, 'schemathesis.toml'), signal: deadline },
+      );
+      if (run.exitCode !== 0) {
+        process.stderr.write(run.output);
+        throw new Error(
+          `schemathesis ${tool.version} ended with ${run.signal ?? `exit code ${run.exitCode}`}; its output is above`,
+        );
+      }
+      expect(run.output).toMatch(/No issues found|passed/);
+    },
+    FUZZ_DEADLINE_MS + 30_000,
+  );
+});
+
+/** Terminates every workflow the fuzzer started and left open (pipelines, campaigns, claims). */
+async function endEverything(client: Client): Promise<void> {
+  for await (const execution of client.workflow.list({ query: 'ExecutionStatus="Running"' })) {
+    await client.workflow
+      .getHandle(execution.workflowId, execution.runId)
+      .terminate('the fuzz test is over')
+      .catch(() => undefined);
+  }
+}
