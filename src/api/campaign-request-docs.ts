@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_MANIFEST_BYTES } from '../campaign/manifest';
+import { campaignIdSchema } from '../contracts/campaign';
 import { campaignJsonStartSchema } from './campaign-schemas';
 import { strip } from './pipeline-request-docs';
 
@@ -14,22 +15,26 @@ export function campaignRequestBodyDocs() {
     unrepresentable: 'any',
   });
   const multipart = z.toJSONSchema(
-    z.object({
+    // Strict: the handler refuses a field it does not know.
+    z.strictObject({
       manifest: z
         .string()
         .meta({ format: 'binary' })
         .describe(`The manifest, CSV or JSONL, at most ${MAX_MANIFEST_BYTES} bytes`),
-      campaignId: z
-        .string()
+      campaignId: campaignIdSchema
         .optional()
         .describe('The campaign\u2019s id (its workflow id); one is made up if absent'),
       skipInvalid: z
         .enum(['true', 'false'])
         .optional()
         .describe('Start the valid rows, leaving out the others'),
-      maxInFlight: z.string().optional().describe('Subjects in flight at once: a whole number, or auto'),
+      maxInFlight: z
+        .string()
+        .regex(/^(\d+|auto)$/)
+        .optional()
+        .describe('Subjects in flight at once: a whole number, or auto'),
     }),
-    { target: 'openapi-3.0', io: 'input' },
+    { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' },
   );
   return {
     content: {

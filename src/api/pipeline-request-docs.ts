@@ -15,7 +15,8 @@ export function pipelineRequestBodyDocs(maxFileBytes: number) {
     unrepresentable: 'any',
   });
   const multipart = z.toJSONSchema(
-    z.object({
+    // Strict: the handler refuses a field it does not know.
+    z.strictObject({
       selfies: z
         .array(z.string().meta({ format: 'binary' }))
         .min(1)

@@ -123,7 +123,10 @@ describe('the API against its own OpenAPI document (Schemathesis)', () => {
           `schemathesis ${tool.version} ended with ${run.signal ?? `exit code ${run.exitCode}`}; its output is above`,
         );
       }
-      expect(run.output).toMatch(/No issues found|passed/);
+      // One line on what was covered, e.g. "Test cases: 2234 generated, 0 found 0 unique failures".
+      const covered = /Test cases:\s*\n?\s*(.+)/.exec(run.output)?.[1];
+      process.stderr.write(`[fuzz] schemathesis ${tool.version}: ${covered ?? 'no summary'}\n`);
+      expect(run.output).toMatch(/No issues found/);
     },
     FUZZ_DEADLINE_MS + 30_000,
   );
