@@ -21,7 +21,10 @@ export interface StorageConfig extends StorageSettings {
 /** How much of the API one client or all clients together may use. */
 export interface ApiLimits {
   requestTimeoutMs: number;
+  /** All clients together (API_MAX_CONNECTIONS). */
   maxConnections: number;
+  /** One client address (an IPv6 client by its /64) (API_MAX_CONNECTIONS_PER_CLIENT). */
+  maxConnectionsPerClient: number;
   rateLimitPerMinute: number;
 }
 
@@ -50,7 +53,7 @@ export interface AppConfig {
     /** When uploaded selfies are deleted (SELFIE_RETENTION; default after training). */
     selfieRetention?: SelfieRetention;
     temporalUiUrl?: string;
-    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS, API_RATE_LIMIT_PER_MINUTE; the API's defaults when absent. */
+    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS(_PER_CLIENT), API_RATE_LIMIT_PER_MINUTE; the API's defaults when absent. */
     limits?: ApiLimits;
   };
   callbacks: {
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       limits: {
         requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
         maxConnections: e.API_MAX_CONNECTIONS,
+        maxConnectionsPerClient: e.API_MAX_CONNECTIONS_PER_CLIENT,
         rateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
       },
       ...(e.TEMPORAL_UI_URL ? { temporalUiUrl: e.TEMPORAL_UI_URL } : {}),

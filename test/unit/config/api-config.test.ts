@@ -14,7 +14,12 @@ describe('API and callback configuration', () => {
       maxFileBytes: 10 * 1024 * 1024,
       maxRequestBytes: 64 * 1024 * 1024,
       selfieRetention: { kind: 'after-training' },
-      limits: { requestTimeoutMs: 120_000, maxConnections: 1024, rateLimitPerMinute: 600 },
+      limits: {
+        requestTimeoutMs: 120_000,
+        maxConnections: 1024,
+        maxConnectionsPerClient: 64,
+        rateLimitPerMinute: 600,
+      },
     });
     expect(config.callbacks).toEqual({ privateHosts: [] });
   });
@@ -31,6 +36,7 @@ describe('API and callback configuration', () => {
         SELFIE_RETENTION: '12h',
         API_REQUEST_TIMEOUT_MS: '30000',
         API_MAX_CONNECTIONS: '64',
+        API_MAX_CONNECTIONS_PER_CLIENT: '8',
         API_RATE_LIMIT_PER_MINUTE: '100',
         TEMPORAL_UI_URL: 'http://localhost:8233/',
         CALLBACK_SIGNING_SECRET: 'a-long-enough-secret',
@@ -46,7 +52,12 @@ describe('API and callback configuration', () => {
       maxFileBytes: 2048,
       maxRequestBytes: 8192,
       selfieRetention: { kind: 'after-end-plus', ms: 12 * 60 * 60 * 1000 },
-      limits: { requestTimeoutMs: 30_000, maxConnections: 64, rateLimitPerMinute: 100 },
+      limits: {
+        requestTimeoutMs: 30_000,
+        maxConnections: 64,
+        maxConnectionsPerClient: 8,
+        rateLimitPerMinute: 100,
+      },
       temporalUiUrl: 'http://localhost:8233',
     });
     expect(config.callbacks).toEqual({
@@ -62,6 +73,8 @@ describe('API and callback configuration', () => {
     ['API_MAX_REQUEST_BYTES', '-1', /greater than 0/],
     ['SELFIE_RETENTION', 'forever', /after-training, after-end or a duration/],
     ['API_RATE_LIMIT_PER_MINUTE', '0', /greater than 0/],
+    ['API_MAX_CONNECTIONS_PER_CLIENT', '0', /greater than 0/],
+    ['API_MAX_CONNECTIONS_PER_CLIENT', '2.5', /whole number/],
     ['API_REQUEST_TIMEOUT_MS', 'soon', /./],
     ['TEMPORAL_UI_URL', 'localhost:8233', /http\(s\) URL/],
     ['CALLBACK_SIGNING_SECRET', 'short', /at least 16 characters/],
