@@ -1,22 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { tokenProblems as apiTokenProblems } from '../config/bearer-token-rules';
 import { ApiError } from './api-error';
 
-/** Shorter tokens can be guessed; the rate limit slows guessing, it does not make a short token safe. */
-export const MIN_TOKEN_LENGTH = 16;
 /** The value .env.example ships: a copied example must not become a working credential. */
 export const API_TOKEN_PLACEHOLDER = 'change-me-to-a-long-random-token';
 
-/** Why each configured token is unfit (1-based position), or nothing when all are fit. */
-export function tokenProblems(tokens: readonly string[]): string[] {
-  return tokens.flatMap((token, i) => {
-    if (token === API_TOKEN_PLACEHOLDER)
-      return [`token ${i + 1} is the .env.example placeholder; set a random token of your own`];
-    if (token.length < MIN_TOKEN_LENGTH)
-      return [`token ${i + 1} is ${token.length} characters; use at least ${MIN_TOKEN_LENGTH}`];
-    return [];
-  });
-}
+/** Why each configured API token is unfit (1-based position), or nothing when all are fit. */
+export const tokenProblems = (tokens: readonly string[]): string[] =>
+  apiTokenProblems(tokens, API_TOKEN_PLACEHOLDER);
 
 const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 

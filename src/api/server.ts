@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ConfigError } from '../config/config-error';
+import { limitConnectionsPerClient, requestDeadlines } from '../http/connection-limits';
 import { ProviderClient } from '../provider/client';
 import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
@@ -45,14 +46,13 @@ type FastifyLoggerSettings = Exclude<FastifyServerOptions['logger'], boolean | u
 export const DEFAULT_API_LIMITS: ApiLimits = {
   requestTimeoutMs: 120_000,
   maxConnections: 1024,
+  maxConnectionsPerClient: 64,
   rateLimitPerMinute: 600,
   eventStreamsPerRun: 50,
   eventStreamsPerToken: 20,
 };
 /** A connection with nothing sent or answered for this long is closed. */
 const IDLE_CONNECTION_MS = 30_000;
-/** The request line and headers must arrive within this (or the request deadline when shorter). */
-const HEADERS_DEADLINE_MS = 20_000;
 /** Between requests on a kept-alive connection. */
 const KEEP_ALIVE_MS = 5_000;
 
@@ -74,12 +74,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     logger: loggerSettings(options.logger),
     bodyLimit: 1024 * 1024,
     // A request trickled in byte by byte is cut off when its whole time is up, idle or not.
-    requestTimeout: limits.requestTimeoutMs,
-    http: {
-      headersTimeout: Math.min(HEADERS_DEADLINE_MS, limits.requestTimeoutMs),
-      // Node enforces both deadlines when it sweeps its connections (every 30 s by default).
-      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
-    },
+    ...requestDeadlines(limits.requestTimeoutMs),
     connectionTimeout: IDLE_CONNECTION_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
     // Archived-avatar links carry a signed token in the path, longer than the router's default
@@ -87,6 +82,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     routerOptions: { maxParamLength: MAX_LINK_TOKEN_LENGTH },
   });
   app.server.maxConnections = limits.maxConnections;
+  // So that one client cannot take every connection the cap above allows.
+  limitConnectionsPerClient(app.server, limits.maxConnectionsPerClient);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);

@@ -174,6 +174,12 @@ export const envSchema = z.object({
   API_REQUEST_TIMEOUT_MS: withDefault(positiveInt, 120_000),
   /** Open connections the API accepts at once; more are refused. */
   API_MAX_CONNECTIONS: withDefault(positiveInt, 1024),
+  /**
+   * Open connections one client address (an IPv6 client: its /64) may hold, so no one client takes
+   * all of API_MAX_CONNECTIONS. Behind a reverse proxy every connection comes from the proxy: raise
+   * it to API_MAX_CONNECTIONS there.
+   */
+  API_MAX_CONNECTIONS_PER_CLIENT: withDefault(positiveInt, 64),
   /** Requests per minute per bearer token (per client address without a valid token). */
   API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600),
   /** Progress event streams (GET …/events) open at once on one run, from all clients (429 beyond). */

@@ -23,7 +23,10 @@ export interface StorageConfig extends StorageSettings {
 /** How much of the API one client or all clients together may use. */
 export interface ApiLimits {
   requestTimeoutMs: number;
+  /** All clients together (API_MAX_CONNECTIONS). */
   maxConnections: number;
+  /** One client address (an IPv6 client by its /64) (API_MAX_CONNECTIONS_PER_CLIENT). */
+  maxConnectionsPerClient: number;
   rateLimitPerMinute: number;
   /** Event streams open at once on one run (API_EVENT_STREAMS_PER_RUN). */
   eventStreamsPerRun: number;
@@ -58,7 +61,7 @@ export interface AppConfig {
     temporalUiUrl?: string;
     /** API_PUBLIC_URL: the base of links the API hands out; unset, each request's Host header. */
     publicUrl?: string;
-    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS, API_RATE_LIMIT_PER_MINUTE, API_EVENT_STREAMS_*; the API's defaults when absent. */
+    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS(_PER_CLIENT), API_RATE_LIMIT_PER_MINUTE, API_EVENT_STREAMS_*; the API's defaults when absent. */
     limits?: ApiLimits;
   };
   callbacks: {
@@ -115,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       limits: {
         requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
         maxConnections: e.API_MAX_CONNECTIONS,
+        maxConnectionsPerClient: e.API_MAX_CONNECTIONS_PER_CLIENT,
         rateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
         eventStreamsPerRun: e.API_EVENT_STREAMS_PER_RUN,
         eventStreamsPerToken: e.API_EVENT_STREAMS_PER_TOKEN,
