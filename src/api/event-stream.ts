@@ -127,11 +127,13 @@ export function progressEventsResponses<E extends z.ZodType>(ofWhat: string, eve
   };
 }
 
-export interface ProgressEventsOptions<R> {
+export interface ProgressEventsOptions<P, R> {
   /** The last version the client saw (resumePoint), 0 for all. */
   afterVersion: number;
   /** The last event's data when the run succeeded; its result as it is when absent. */
   presentResult?: (result: R) => Promise<unknown>;
+  /** Each progress event's data; the snapshot as the run kept it when absent. */
+  presentProgress?: (progress: P) => Promise<P>;
 }
 
 /**
@@ -144,7 +146,7 @@ export async function streamProgressEvents<P, R>(
   reply: FastifyReply,
   client: Client,
   workflowId: string,
-  options: ProgressEventsOptions<R>,
+  options: ProgressEventsOptions<P, R>,
 ): Promise<void> {
   const stream = openEventStream(request, reply);
   try {
@@ -154,7 +156,10 @@ export async function streamProgressEvents<P, R>(
       minIntervalMs: MIN_WAIT_INTERVAL_MS,
     })) {
       if (event.type === 'progress') {
-        const { version, skipped, progress } = event;
+        const { version, skipped } = event;
+        const progress = options.presentProgress
+          ? await options.presentProgress(event.progress)
+          : event.progress;
         stream.send({ id: String(version), event: 'progress', data: { version, skipped, progress } });
       } else if (event.type === 'result') {
         const data = options.presentResult ? await options.presentResult(event.result) : event.result;

@@ -37,7 +37,7 @@ export async function storeCampaignManifest(
   await mkdir(root, { recursive: true });
   const text = subjects.map((s) => JSON.stringify(s)).join('\n') + (subjects.length > 0 ? '\n' : '');
   const sha256 = createHash('sha256').update(text).digest('hex');
-  const path = join(root, `${fileNameFor(campaignId)}.subjects.jsonl`);
+  const path = campaignManifestPath(root, campaignId);
   const existing = await readFile(path, 'utf8').catch(() => undefined);
   if (existing !== undefined) {
     if (createHash('sha256').update(existing).digest('hex') !== sha256) {
@@ -54,11 +54,18 @@ export async function storeCampaignManifest(
   return { path, sha256, total: subjects.length };
 }
 
+/** Where a campaign's subjects are stored under `dir` (CAMPAIGN_DIR). */
+export function campaignManifestPath(dir: string, campaignId: string): string {
+  return join(resolve(dir), `${fileNameFor(campaignId)}.subjects.jsonl`);
+}
+
 interface ParsedManifest {
   sha256: string;
   /** The file as read: erasure rewrites it, so a cached copy is used only while the file is unchanged. */
   version: string;
   lines: string[];
+  /** The subject ids of this version, computed when first asked. */
+  subjectIds?: ReadonlySet<string>;
 }
 
 const cache = new Map<string, ParsedManifest>();
@@ -89,6 +96,21 @@ export async function readCampaignSubjects(
   });
 }
 
+/**
+ * The ids of the subjects a stored manifest holds now: an erased person is not among them. What
+ * shows a campaign's progress keeps only these ids (the campaign's own lists may predate erasure).
+ */
+export async function campaignSubjectIds(ref: ManifestRef, dir: string): Promise<ReadonlySet<string>> {
+  const manifest = await openManifest(ref, dir);
+  manifest.subjectIds ??= new Set(
+    manifest.lines.flatMap((line) => {
+      const json = JSON.parse(line) as { subjectId?: unknown };
+      return typeof json.subjectId === 'string' ? [json.subjectId] : [];
+    }),
+  );
+  return manifest.subjectIds;
+}
+
 async function openManifest(ref: ManifestRef, dir: string): Promise<ParsedManifest> {
   const path = await insideDir(ref.path, dir);
   const unreadable = (err: NodeJS.ErrnoException) => {
@@ -116,7 +138,7 @@ async function openManifest(ref: ManifestRef, dir: string): Promise<ParsedManife
       true,
     );
   }
-  const parsed = { sha256: ref.sha256, version, lines };
+  const parsed: ParsedManifest = { sha256: ref.sha256, version, lines };
   cache.set(ref.path, parsed);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return parsed;
@@ -158,31 +180,44 @@ async function erasedFrom(path: string, original: string, current: string): Prom
   return record.original === original && (record.erased ?? []).includes(current);
 }
 
+/** A stored manifest that held the person, and what erasure did to it. */
+export interface ManifestErasure {
+  /** The manifest file (campaignManifestPath of its campaign). */
+  path: string;
+  /** The lines erased, by index: the campaign's ledger indexes, which a running campaign is told. */
+  indexes: number[];
+  /** The erased lines' workflow-id keys (searchKey, else subjectId): their pipelines' ids (subjectWorkflowId). */
+  workflowKeys: string[];
+}
+
 /**
  * Erases a person from every stored manifest under `dir` (CAMPAIGN_DIR): each of their lines
  * becomes ERASED_SUBJECT, in place, so the campaign's ledger (indexed by line) stays aligned, and
- * summaries, results and running campaigns skip them. The record beside the file lets readers
- * accept the changed file for the campaign's digest. Answers how many lines were erased.
+ * summaries, results and campaigns that read the file afterwards skip them. The record beside the
+ * file lets readers accept the changed file for the campaign's digest. Answers each manifest changed.
  */
-export async function eraseFromCampaignManifests(dir: string, subjectId: string): Promise<number> {
+export async function eraseFromCampaignManifests(dir: string, subjectId: string): Promise<ManifestErasure[]> {
   const root = resolve(dir);
   const names = await readdir(root).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
     throw err;
   });
-  let erased = 0;
+  const erasures: ManifestErasure[] = [];
   for (const name of names.filter((n) => n.endsWith('.subjects.jsonl'))) {
     const path = join(root, name);
     const text = await readFile(path, 'utf8');
-    let changed = 0;
+    const erasure: ManifestErasure = { path, indexes: [], workflowKeys: [] };
+    let index = 0;
     const lines = text.split('\n').map((line) => {
       if (line.length === 0) return line;
-      const json = JSON.parse(line) as { subjectId?: unknown };
+      const json = JSON.parse(line) as { subjectId?: unknown; searchKey?: unknown };
+      index++;
       if (json.subjectId !== subjectId) return line;
-      changed++;
+      erasure.indexes.push(index - 1);
+      erasure.workflowKeys.push(typeof json.searchKey === 'string' ? json.searchKey : subjectId);
       return JSON.stringify(ERASED_SUBJECT);
     });
-    if (changed === 0) continue;
+    if (erasure.indexes.length === 0) continue;
     const next = lines.join('\n');
     const digest = (t: string) => createHash('sha256').update(t).digest('hex');
     const previous = await readFile(erasureRecordPath(path), 'utf8')
@@ -192,9 +227,9 @@ export async function eraseFromCampaignManifests(dir: string, subjectId: string)
     // The record first: a reader between the two writes sees the earlier file, still accepted.
     await writeAtomically(erasureRecordPath(path), JSON.stringify(record));
     await writeAtomically(path, next);
-    erased += changed;
+    erasures.push(erasure);
   }
-  return erased;
+  return erasures;
 }
 
 async function writeAtomically(path: string, text: string): Promise<void> {
