@@ -27,6 +27,8 @@ export class CampaignManifestError extends Error {
  * campaign. The workflow holds only the path, digest and count; workers read pages of it, so a
  * campaign of any size never carries its manifest through workflow history. Writing the same
  * subjects again is a no-op; different subjects under a campaign id already used are refused.
+ * Beside it, the campaign's id: the file name cannot be turned back into it, and erasure tells
+ * the campaign whose manifest held the person.
  */
 export async function storeCampaignManifest(
   dir: string,
@@ -47,15 +49,14 @@ export async function storeCampaignManifest(
       );
     }
   } else {
-    const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temp, text, { mode: 0o600 });
-    await rename(temp, path);
+    await writeAtomically(campaignRecordPath(path), JSON.stringify({ campaignId } satisfies CampaignRecord));
+    await writeAtomically(path, text);
   }
   return { path, sha256, total: subjects.length };
 }
 
 /** Where a campaign's subjects are stored under `dir` (CAMPAIGN_DIR). */
-export function campaignManifestPath(dir: string, campaignId: string): string {
+function campaignManifestPath(dir: string, campaignId: string): string {
   return join(resolve(dir), `${fileNameFor(campaignId)}.subjects.jsonl`);
 }
 
@@ -173,6 +174,13 @@ interface ErasureRecord {
 
 const erasureRecordPath = (manifestPath: string) => `${manifestPath}.erasures.json`;
 
+/** Whose manifest it is (written with it by storeCampaignManifest). */
+interface CampaignRecord {
+  campaignId: string;
+}
+
+const campaignRecordPath = (manifestPath: string) => `${manifestPath}.campaign.json`;
+
 async function erasedFrom(path: string, original: string, current: string): Promise<boolean> {
   const text = await readFile(erasureRecordPath(path), 'utf8').catch(() => undefined);
   if (text === undefined) return false;
@@ -184,6 +192,8 @@ async function erasedFrom(path: string, original: string, current: string): Prom
 export interface ManifestErasure {
   /** The manifest file (campaignManifestPath of its campaign). */
   path: string;
+  /** Its campaign; unknown for a manifest stored without the record of it. */
+  campaignId?: string;
   /** The lines erased, by index: the campaign's ledger indexes, which a running campaign is told. */
   indexes: number[];
   /** The erased lines' workflow-id keys (searchKey, else subjectId): their pipelines' ids (subjectWorkflowId). */
@@ -227,7 +237,10 @@ export async function eraseFromCampaignManifests(dir: string, subjectId: string)
     // The record first: a reader between the two writes sees the earlier file, still accepted.
     await writeAtomically(erasureRecordPath(path), JSON.stringify(record));
     await writeAtomically(path, next);
-    erasures.push(erasure);
+    const owner = await readFile(campaignRecordPath(path), 'utf8')
+      .then((t) => (JSON.parse(t) as Partial<CampaignRecord>).campaignId)
+      .catch(() => undefined);
+    erasures.push(typeof owner === 'string' ? { ...erasure, campaignId: owner } : erasure);
   }
   return erasures;
 }
