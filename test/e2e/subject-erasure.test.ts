@@ -155,6 +155,18 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     }
     const csv = (await call('GET', `/v1/campaigns/${campaignId}/results.csv`)).text;
     expect(csv.split('\n').filter((line) => line.startsWith('erin,'))).toEqual(erinResultsBefore);
+    // The campaign had closed, so it was not told: its progress and kept snapshots (which had
+    // dave in flight) are shown from the rewritten manifest.
+    const progressAfter = await call('GET', `/v1/campaigns/${campaignId}`);
+    expect(progressAfter.status).toBe(200);
+    unseen('progress', progressAfter.text);
+    const events = await fetch(`${base}/v1/campaigns/${campaignId}/events`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      signal: AbortSignal.timeout(60_000),
+    });
+    const stream = await events.text();
+    expect(stream).toContain('event: result');
+    unseen('events', stream);
     for (const file of await filesUnder(manifestDir)) unseen(`CAMPAIGN_DIR/${file.name}`, file.text);
     expect((await filesUnder(manifestDir)).some((f) => f.text.includes(erinSelfie))).toBe(true);
     for (const url of [runUrl(dave.workflowId), `${runUrl(dave.workflowId)}/events`]) {
