@@ -227,6 +227,8 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         afterVersion: after,
         // The campaign's result is compact; the stream ends with its summary, as GET …/summary answers it.
         presentResult: () => campaign.summary(),
+        // Snapshots may predate an erasure: shown as GET /campaigns/{id} shows progress.
+        presentProgress: (progress) => campaign.visibleProgress(progress),
       });
     },
   });
