@@ -316,6 +316,14 @@ describe('codec server', () => {
     );
   });
 
+  // Issue 24, item 7: the codec server read bearer tokens by a looser rule of its own than the API's.
+  it("reads bearer tokens by the API's rule: a token after spaces or tabs, nothing else", async () => {
+    const decode = (authorization: string) =>
+      requestFrom('127.0.0.7', 'POST', '/decode', { Authorization: authorization }, '{"payloads":[]}');
+    expect((await decode('bearer \t operator-token-0000000')).status).toBe(200);
+    expect((await decode('Bearer\u00a0operator-token-0000000')).status).toBe(403);
+  });
+
   it(`closes connections past ${MAX_CONNECTIONS_PER_CLIENT} from one address`, async () => {
     const { hostname, port } = new URL(server.url);
     const open = () =>
