@@ -5,12 +5,13 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ConfigError } from '../config/config-error';
-import { limitConnectionsPerClient, requestDeadlines } from '../http/connection-limits';
+import { bearerAuth } from '../http/bearer-auth';
+import { API_FIXED_LIMITS, capConnections, serverOptions } from '../http/server-limits';
 import { ProviderClient } from '../provider/client';
 import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { bearerAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
+import { apiAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
 import { installErrorHandling } from './error-handler';
 import { ProgressHub, queryFollower } from './progress-hub';
@@ -51,10 +52,6 @@ export const DEFAULT_API_LIMITS: ApiLimits = {
   eventStreamsPerRun: 50,
   eventStreamsPerToken: 20,
 };
-/** A connection with nothing sent or answered for this long is closed. */
-const IDLE_CONNECTION_MS = 30_000;
-/** Between requests on a kept-alive connection. */
-const KEEP_ALIVE_MS = 5_000;
 
 /** Headers that carry credentials: never written to logs. */
 const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'];
@@ -70,20 +67,15 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   checkApiConfig(config);
   const provider = options.provider ?? providerFrom(config.provider);
   const limits = { ...DEFAULT_API_LIMITS, ...config.api.limits };
+  const serverLimits = { ...API_FIXED_LIMITS, ...limits };
   const app = Fastify({
     logger: loggerSettings(options.logger),
-    bodyLimit: 1024 * 1024,
-    // A request trickled in byte by byte is cut off when its whole time is up, idle or not.
-    ...requestDeadlines(limits.requestTimeoutMs),
-    connectionTimeout: IDLE_CONNECTION_MS,
-    keepAliveTimeout: KEEP_ALIVE_MS,
+    ...serverOptions(serverLimits),
     // Archived-avatar links carry a signed token in the path, longer than the router's default
     // bound (100) for any real key; the bound is the longest token a link can have.
     routerOptions: { maxParamLength: MAX_LINK_TOKEN_LENGTH },
   });
-  app.server.maxConnections = limits.maxConnections;
-  // So that one client cannot take every connection the cap above allows.
-  limitConnectionsPerClient(app.server, limits.maxConnectionsPerClient);
+  capConnections(app.server, serverLimits);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
@@ -135,11 +127,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
             `Too many requests: at most ${context.max} a minute for each token; retry in ${context.after}`,
           ),
       });
-      // The rate limit hooks each route as it is added; the token check goes after it on each route.
-      const auth = bearerAuth(config.api.tokens);
-      v1.addHook('onRoute', (route) => {
-        route.onRequest = [route.onRequest ?? []].flat().concat(auth);
-      });
+      // Both hook each route as it is added: the token check goes after the rate limit on each route.
+      await v1.register(bearerAuth, apiAuth(config.api.tokens));
       registerStartPipelineRoute(v1, ctx);
       registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);

@@ -1,11 +1,15 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
 import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { tokenProblems } from '../config/bearer-token-rules';
 import { ConfigError } from '../config/config-error';
-import { limitConnectionsPerClient, requestDeadlines } from '../http/connection-limits';
+import { acceptedTokens, bearerAuth } from '../http/bearer-auth';
+import { RequestGate } from '../http/request-gate';
+import { CODEC_SERVER_LIMITS as LIMITS, capConnections, serverOptions } from '../http/server-limits';
 import { FailedTokenThrottle } from './failed-token-throttle';
 import { payloadsBodySchema, payloadsFromJson, payloadsToJson } from './payload-json';
-import { isKnownToken } from './token-check';
+
 export interface CodecServerOptions {
   codec: PayloadCodec;
   /** Bearer tokens that may encode and decode; at least one. */
@@ -25,23 +29,6 @@ export interface RunningCodecServer {
   stop(): Promise<void>;
 }
 
-/** The UI posts a page's payloads at once; 2 MiB per payload is Temporal's own limit. */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
-/** A sign-in form holds one token. */
-const MAX_LOGIN_BYTES = 4 * 1024;
-/**
- * Authenticated /encode and /decode requests handled at once; more are answered 503 before their
- * bodies are read. Only requests with a valid token count, so nobody without one can fill it.
- */
-export const MAX_CONCURRENT_REQUESTS = 8;
-/** Sign-ins whose bodies are read at once (they come before any token, so they have their own gate). */
-export const MAX_CONCURRENT_LOGINS = 4;
-/** A sign-in body (a few hundred bytes) that has not arrived by then is cut off. */
-export const LOGIN_BODY_DEADLINE_MS = 5_000;
-/** Connections one client address may hold open; more are closed as they arrive. */
-export const MAX_CONNECTIONS_PER_CLIENT = 32;
-/** Wrong tokens (at /login or as a bearer token) one client address may send a minute; 429 past them. */
-export const MAX_FAILED_TOKENS_PER_MINUTE = 10;
 /** Set by POST /login, for browsers: the Temporal UI sends it along when its codec settings include credentials. */
 export const TOKEN_COOKIE = 'codec_token';
 
@@ -70,35 +57,28 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   if (weak.length > 0)
     throw new ConfigError(weak.map((reason) => ({ variable: 'CODEC_SERVER_TOKENS', reason })));
   const app = Fastify({
-    bodyLimit: MAX_BODY_BYTES,
-    ...requestDeadlines(60_000),
-    connectionTimeout: 30_000,
+    ...serverOptions(LIMITS),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   });
-  limitConnectionsPerClient(app.server, MAX_CONNECTIONS_PER_CLIENT);
-  const log = (request: FastifyRequest, status: number) =>
-    options.log?.(`${request.method} ${request.url.split('?')[0]} ${status}`);
-
-  const throttle = new FailedTokenThrottle(MAX_FAILED_TOKENS_PER_MINUTE, 60_000);
-  const work = new RequestGate(MAX_CONCURRENT_REQUESTS);
-  const logins = new RequestGate(MAX_CONCURRENT_LOGINS);
-  const release = (request: FastifyRequest) => {
-    work.release(request);
-    logins.release(request);
-  };
-  app.addHook('onRequest', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin !== undefined && options.corsOrigins.includes(origin)) {
-      void reply.header('Access-Control-Allow-Origin', origin);
-      void reply.header('Access-Control-Allow-Credentials', 'true');
-      void reply.header('Vary', 'Origin');
-    }
+  capConnections(app.server, LIMITS);
+  const accepts = acceptedTokens(options.tokens);
+  const throttle = new FailedTokenThrottle(LIMITS.failedTokensPerMinute, 60_000);
+  const work = new RequestGate(LIMITS.concurrentRequests);
+  const logins = new RequestGate(LIMITS.concurrentLogins);
+  work.releaseOn(app);
+  logins.releaseOn(app);
+  app.addHook('onResponse', async (request, reply) =>
+    options.log?.(`${request.method} ${request.url.split('?')[0]} ${reply.statusCode}`),
+  );
+  await app.register(fastifyCookie);
+  await app.register(fastifyCors, {
+    origin: (origin, callback) =>
+      callback(null, origin !== undefined && options.corsOrigins.includes(origin)),
+    credentials: true,
+    methods: ['POST', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
+    maxAge: 600,
   });
-  app.addHook('onResponse', async (request, reply) => {
-    release(request);
-    log(request, reply.statusCode);
-  });
-  app.addHook('onRequestAbort', async (request) => release(request));
   /** A client past its wrong tokens is refused whatever it sends, so the refusal reveals nothing. */
   const notThrottled = async (request: FastifyRequest, reply: FastifyReply) => {
     const wait = throttle.retryAfterSeconds(request.socket.remoteAddress);
@@ -106,9 +86,13 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       void reply.header('Retry-After', String(wait));
       throw new CodecError(
         429,
-        `too many wrong tokens from this address: at most ${MAX_FAILED_TOKENS_PER_MINUTE} a minute; retry in ${wait} s`,
+        `too many wrong tokens from this address: at most ${LIMITS.failedTokensPerMinute} a minute; retry in ${wait} s`,
       );
     }
+  };
+  const busy = (reply: FastifyReply, what: string) => {
+    void reply.header('Retry-After', '1');
+    return new CodecError(503, `busy: too many ${what} at once; retry shortly`);
   };
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _request, reply) => {
     if (err instanceof CodecError) return reply.code(err.statusCode).send({ error: err.message });
@@ -118,7 +102,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     options.log?.(`codec server error: ${err.message}`);
     return reply.code(500).send({ error: 'internal error' });
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  // @fastify/cors answers allowed preflights itself and passes the others on as not found.
+  app.setNotFoundHandler((request, reply) =>
+    request.method === 'OPTIONS'
+      ? reply.code(403).send({ error: 'origin not allowed' })
+      : reply.code(404).send({ error: 'not found' }),
+  );
   // Bodies are read as text whatever their declared type (the UI and CLI differ); JSON is parsed here.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
@@ -127,87 +116,93 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     return payload;
   });
 
-  app.options('/*', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin === undefined || !options.corsOrigins.includes(origin))
-      return reply.code(403).send({ error: 'origin not allowed' });
-    return reply
-      .code(204)
-      .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
-      .header('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace')
-      .header('Access-Control-Max-Age', '600')
-      .send();
-  });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/login', async (_request, reply) => reply.type('text/html; charset=utf-8').send(LOGIN_PAGE));
   const takeLoginSlot = async (request: FastifyRequest, reply: FastifyReply) => {
-    logins.take(request, reply, 'busy: too many sign-ins at once; retry shortly');
+    if (!logins.tryTake(request)) throw busy(reply, 'sign-ins');
     // A body trickled in to hold the gate is cut off; the gate is released when the socket closes.
-    const deadline = setTimeout(() => request.raw.destroy(), LOGIN_BODY_DEADLINE_MS);
+    const deadline = setTimeout(() => request.raw.destroy(), LIMITS.loginBodyDeadlineMs);
     logins.onRelease(request, () => clearTimeout(deadline));
   };
   app.post(
     '/login',
     {
-      bodyLimit: MAX_LOGIN_BYTES,
+      bodyLimit: LIMITS.loginBodyBytes,
       onRequest: [notThrottled, takeLoginSlot],
       preHandler: async (request) => logins.release(request),
     },
     async (request, reply) => {
       const token =
         new URLSearchParams(typeof request.body === 'string' ? request.body : '').get('token') ?? '';
-      if (!isKnownToken(token, options.tokens)) {
+      if (!accepts(token)) {
         throttle.recordFailure(request.socket.remoteAddress);
         return reply.code(403).send({ error: 'token not accepted' });
       }
-      const secure = request.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
       return reply
-        .header(
-          'Set-Cookie',
-          `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200${secure}`,
-        )
+        .setCookie(TOKEN_COOKIE, token, {
+          httpOnly: true,
+          sameSite: 'strict',
+          path: '/',
+          maxAge: 12 * 60 * 60,
+          secure: request.headers['x-forwarded-proto'] === 'https',
+        })
         .send({ status: 'signed in: this browser may now decode payloads for 12 hours' });
     },
   );
-  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-    const presented = presentedToken(request);
-    if (presented === undefined) {
-      void reply.header('WWW-Authenticate', 'Bearer');
-      throw new CodecError(401, 'a token is required (Authorization: Bearer <token>)');
-    }
-    if (!isKnownToken(presented, options.tokens)) {
-      throttle.recordFailure(request.socket.remoteAddress);
-      throw new CodecError(403, 'token not accepted');
-    }
-  };
-  const takeWorkSlot = async (request: FastifyRequest, reply: FastifyReply) =>
-    work.take(request, reply, 'busy: too many requests at once; retry shortly');
   for (const path of ['/encode', '/decode'] as const) {
-    app.post(path, { onRequest: [notThrottled, authorize, takeWorkSlot] }, async (request) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(typeof request.body === 'string' ? request.body : '');
-      } catch {
-        throw new CodecError(400, 'body is not JSON');
-      }
-      const parsed = payloadsBodySchema.safeParse(json);
-      if (!parsed.success)
-        throw new CodecError(400, `body must be {"payloads": [...]}: ${parsed.error.message}`);
-      const payloads = payloadsFromJson(parsed.data);
-      try {
-        const out =
-          path === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
-        return payloadsToJson(out);
-      } catch (err) {
-        throw new CodecError(400, err instanceof Error ? err.message : String(err));
-      }
-    });
     app.route({
       method: ['GET', 'PUT', 'PATCH', 'DELETE'],
       url: path,
       handler: async (_request, reply) => reply.code(405).send({ error: 'use POST' }),
     });
   }
+  await app.register(async (authorized) => {
+    await authorized.register(bearerAuth, {
+      tokens: options.tokens,
+      cookie: TOKEN_COOKIE,
+      refuse: (failure, request, reply) => {
+        if (failure === 'missing') {
+          void reply.header('WWW-Authenticate', 'Bearer');
+          return new CodecError(401, 'a token is required (Authorization: Bearer <token>)');
+        }
+        throttle.recordFailure(request.socket.remoteAddress);
+        return new CodecError(403, 'token not accepted');
+      },
+    });
+    for (const path of ['/encode', '/decode'] as const) {
+      authorized.post(
+        path,
+        {
+          onRequest: notThrottled,
+          // After the token check (onRequest), before the body is read.
+          preParsing: async (request, reply) => {
+            if (!work.tryTake(request)) throw busy(reply, 'requests');
+          },
+        },
+        async (request) => {
+          let json: unknown;
+          try {
+            json = JSON.parse(typeof request.body === 'string' ? request.body : '');
+          } catch {
+            throw new CodecError(400, 'body is not JSON');
+          }
+          const parsed = payloadsBodySchema.safeParse(json);
+          if (!parsed.success)
+            throw new CodecError(400, `body must be {"payloads": [...]}: ${parsed.error.message}`);
+          const payloads = payloadsFromJson(parsed.data);
+          try {
+            const out =
+              path === '/encode'
+                ? await options.codec.encode(payloads)
+                : await options.codec.decode(payloads);
+            return payloadsToJson(out);
+          } catch (err) {
+            throw new CodecError(400, err instanceof Error ? err.message : String(err));
+          }
+        },
+      );
+    }
+  });
 
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address();
@@ -218,55 +213,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     port,
     stop: () => app.close(),
   };
-}
-
-/** At most `limit` requests hold a slot at once; a request past it is answered 503 with Retry-After. */
-class RequestGate {
-  private held = 0;
-  private readonly slots = new WeakMap<FastifyRequest, (() => void)[]>();
-
-  constructor(private readonly limit: number) {}
-
-  take(request: FastifyRequest, reply: FastifyReply, busy: string): void {
-    if (this.held >= this.limit) {
-      void reply.header('Retry-After', '1');
-      throw new CodecError(503, busy);
-    }
-    this.held++;
-    this.slots.set(request, []);
-  }
-
-  /** Runs `then` when the request gives its slot back. */
-  onRelease(request: FastifyRequest, then: () => void): void {
-    this.slots.get(request)?.push(then);
-  }
-
-  release(request: FastifyRequest): void {
-    const callbacks = this.slots.get(request);
-    if (callbacks === undefined) return;
-    this.slots.delete(request);
-    this.held--;
-    for (const callback of callbacks) callback();
-  }
-}
-
-/** The bearer token, or the sign-in cookie's; '' for a header that is not a bearer token. */
-function presentedToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    return match ? match[1]!.trim() : '';
-  }
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name !== TOKEN_COOKIE) continue;
-    try {
-      return decodeURIComponent(value.join('='));
-    } catch {
-      throw new CodecError(400, `the ${TOKEN_COOKIE} cookie is not validly encoded; sign in again at /login`);
-    }
-  }
-  return undefined;
 }
 
 const LOGIN_PAGE = `<!doctype html>

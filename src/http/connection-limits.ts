@@ -2,30 +2,6 @@ import type { Server } from 'node:net';
 import { clientKey } from './client-key';
 
 /**
- * A request's line and headers must arrive within this (or the whole request's deadline when
- * shorter): a client that opens connections and sends half a request holds them no longer.
- */
-export const HEADERS_DEADLINE_MS = 10_000;
-
-/**
- * Node's server settings that close half-sent requests on time: the header deadline above, the
- * whole request's, and a sweep every second (Node checks both deadlines only when it sweeps,
- * every 30 s by default).
- */
-export function requestDeadlines(requestTimeoutMs: number): {
-  requestTimeout: number;
-  http: { headersTimeout: number; connectionsCheckingInterval: number };
-} {
-  return {
-    requestTimeout: requestTimeoutMs,
-    http: {
-      headersTimeout: Math.min(HEADERS_DEADLINE_MS, requestTimeoutMs),
-      connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
-    },
-  };
-}
-
-/**
  * Caps the connections one client (see clientKey) may hold open on `server`: a connection past the
  * cap is closed as soon as it is accepted, before it is read. Without it a single client can fill
  * the server's whole connection budget with half-sent requests, and every other client is refused

@@ -4,17 +4,17 @@ import { AesGcmPayloadCodec } from '../../../src/codec/aes-gcm-codec';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { ConfigError } from '../../../src/config/config-error';
-import {
-  LOGIN_BODY_DEADLINE_MS,
-  MAX_CONCURRENT_LOGINS,
-  MAX_CONCURRENT_REQUESTS,
-  MAX_CONNECTIONS_PER_CLIENT,
-  MAX_FAILED_TOKENS_PER_MINUTE,
-  startCodecServer,
-  TOKEN_COOKIE,
-  type RunningCodecServer,
-} from '../../../src/codec/codec-server';
+import { startCodecServer, TOKEN_COOKIE, type RunningCodecServer } from '../../../src/codec/codec-server';
 import { payloadsFromJson, payloadsToJson } from '../../../src/codec/payload-json';
+import { CODEC_SERVER_LIMITS } from '../../../src/http/server-limits';
+
+const {
+  loginBodyDeadlineMs: LOGIN_BODY_DEADLINE_MS,
+  concurrentLogins: MAX_CONCURRENT_LOGINS,
+  concurrentRequests: MAX_CONCURRENT_REQUESTS,
+  maxConnectionsPerClient: MAX_CONNECTIONS_PER_CLIENT,
+  failedTokensPerMinute: MAX_FAILED_TOKENS_PER_MINUTE,
+} = CODEC_SERVER_LIMITS;
 
 const UI = 'http://localhost:8080';
 
@@ -113,7 +113,9 @@ describe('codec server', () => {
     });
     expect(ok.status).toBe(200);
     const cookie = ok.headers.get('set-cookie')!;
-    expect(cookie).toMatch(/^codec_token=operator-token-0000000; HttpOnly; SameSite=Strict/);
+    expect(cookie.split('; ').sort()).toEqual(
+      ['codec_token=operator-token-0000000', 'HttpOnly', 'Max-Age=43200', 'Path=/', 'SameSite=Strict'].sort(),
+    );
     const res = await post('/decode', await encrypted('via cookie'), { Cookie: cookie.split(';')[0]! });
     expect(res.status).toBe(200);
   });
@@ -171,10 +173,10 @@ describe('codec server', () => {
     expect(big.status).toBe(413);
   });
 
-  it('answers a malformed sign-in cookie 400, not 500', async () => {
+  it('answers a malformed sign-in cookie as a wrong token (403), not 500', async () => {
     const res = await post('/decode', await encrypted('x'), { Cookie: `${TOKEN_COOKIE}=%E0%A4%A` });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: string }).error).toMatch(/cookie is not validly encoded/);
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toBe('token not accepted');
   });
 
   it(`serves at most ${MAX_CONCURRENT_REQUESTS} requests at once; more are answered 503 at once`, async () => {
@@ -312,6 +314,30 @@ describe('codec server', () => {
     expect((await requestFrom('127.0.0.4', 'POST', '/decode', withToken, '{"payloads":[]}')).status).toBe(
       200,
     );
+  });
+
+  // Issue 24, item 7: the codec server read bearer tokens by a looser rule of its own than the API's.
+  it("reads bearer tokens by the API's rule: a token after spaces or tabs, nothing else", async () => {
+    /** Status of a POST /decode with this Authorization header, sent as Latin-1 bytes (as HTTP has them). */
+    const decode = (authorization: string) =>
+      new Promise<string>((resolve) => {
+        const { hostname, port } = new URL(server.url);
+        const socket = connect({ port: Number(port), host: hostname, localAddress: '127.0.0.7' });
+        const body = '{"payloads":[]}';
+        const head = [
+          'POST /decode HTTP/1.1',
+          'Host: x',
+          'Connection: close',
+          `Authorization: ${authorization}`,
+        ];
+        head.push('Content-Type: application/json', `Content-Length: ${body.length}`);
+        socket.end(Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`, 'latin1'));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('close', () => resolve(text.split(' ')[1] ?? ''));
+      });
+    expect(await decode('bearer \t operator-token-0000000')).toBe('200');
+    expect(await decode('Bearer\u00a0operator-token-0000000')).toBe('403');
   });
 
   it(`closes connections past ${MAX_CONNECTIONS_PER_CLIENT} from one address`, async () => {
