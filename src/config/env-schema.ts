@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { parseEncryptionKeys } from '../codec/encryption-keys';
 import { selfieRetentionSchema } from './selfie-retention';
 
+/** host:port, as TEMPORAL_ADDRESS (or a profile file's address) must be. */
+export const TEMPORAL_ADDRESS_PATTERN = /^[^\s:/]+:\d{1,5}$/;
+
 /** Where the local provider simulator listens by default (`avatar-pipeline simulator`). */
 export const DEFAULT_SIMULATOR_PORT = 4010;
 export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_PORT}`;
@@ -92,21 +95,16 @@ export const envSchema = z.object({
   PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')),
   /** Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS; default `<TEMPORAL_TASK_QUEUE>-provider`. */
   PROVIDER_TASK_QUEUE: optional(z.string().min(1)),
-  TEMPORAL_ADDRESS: withDefault(
-    z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233'),
-    'localhost:7233',
+  /**
+   * The connection variables envconfig reads (src/config/temporal-connection.ts) are checked here
+   * only where envconfig would take a bad value silently; their defaults come after a profile file.
+   */
+  TEMPORAL_ADDRESS: optional(
+    z.string().regex(TEMPORAL_ADDRESS_PATTERN, 'must be host:port, e.g. localhost:7233'),
   ),
-  TEMPORAL_NAMESPACE: withDefault(z.string().min(1), 'default'),
   TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline'),
-  /** API key for Temporal Cloud (or any cluster that takes one); turns TLS on unless TEMPORAL_TLS=false. */
-  TEMPORAL_API_KEY: optional(z.string()),
+  /** envconfig reads anything but true/1 as false: a typo would turn TLS off. */
   TEMPORAL_TLS: optional(booleanFlag),
-  /** mTLS client certificate and key (PEM files), e.g. for Temporal Cloud with certificates. */
-  TEMPORAL_TLS_CLIENT_CERT_PATH: optional(z.string()),
-  TEMPORAL_TLS_CLIENT_KEY_PATH: optional(z.string()),
-  /** CA bundle (PEM file) for a server certificate the system roots do not cover. */
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optional(z.string()),
-  TEMPORAL_TLS_SERVER_NAME: optional(z.string()),
   /** Payload encryption keys, `id:base64key,…` (32-byte keys); setting them turns encryption on. */
   ENCRYPTION_KEYS: optional(encryptionKeys),
   /** Which of ENCRYPTION_KEYS encrypts new payloads (the others only decrypt); optional with one key. */
