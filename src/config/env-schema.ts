@@ -4,9 +4,6 @@ import { z } from 'zod';
 import { parseEncryptionKeys } from '../codec/encryption-keys';
 import { selfieRetentionSchema } from './selfie-retention';
 
-/** host:port, as TEMPORAL_ADDRESS (or a profile file's address) must be. */
-export const TEMPORAL_ADDRESS_PATTERN = /^[^\s:/]+:\d{1,5}$/;
-
 /** Where the local provider simulator listens by default (`avatar-pipeline simulator`). */
 export const DEFAULT_SIMULATOR_PORT = 4010;
 export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_PORT}`;
@@ -96,11 +93,11 @@ export const envSchema = z.object({
   /** Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS; default `<TEMPORAL_TASK_QUEUE>-provider`. */
   PROVIDER_TASK_QUEUE: optional(z.string().min(1)),
   /**
-   * The connection variables envconfig reads (src/config/temporal-connection.ts) are checked here
-   * only where envconfig would take a bad value silently; their defaults come after a profile file.
+   * Of the connection variables @temporalio/envconfig reads (src/config/temporal-connection.ts),
+   * those whose bad value it would take silently, checked with the rest.
    */
   TEMPORAL_ADDRESS: optional(
-    z.string().regex(TEMPORAL_ADDRESS_PATTERN, 'must be host:port, e.g. localhost:7233'),
+    z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233'),
   ),
   TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline'),
   /** envconfig reads anything but true/1 as false: a typo would turn TLS off. */

@@ -825,11 +825,12 @@ const CLI_ROWS: CliRow[] = [
     message: /TEMPORAL_TLS: must be true or false/,
   },
   {
-    name: 'worker: TEMPORAL_PROFILE without TEMPORAL_CONFIG_FILE',
+    // The profile file is not read: a profile asked for would be silently ignored.
+    name: 'worker: TEMPORAL_PROFILE',
     args: () => ['worker'],
     env: { TEMPORAL_PROFILE: 'prod' },
     exit: 2,
-    message: /TEMPORAL_PROFILE: needs TEMPORAL_CONFIG_FILE/,
+    message: /TEMPORAL_PROFILE: is not read: set the TEMPORAL_\* variables instead/,
   },
   {
     // A well-formed address nothing answers at: the setting may be right and the server down, so 1.

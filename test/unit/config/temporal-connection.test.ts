@@ -105,65 +105,22 @@ describe('Temporal connection from the TEMPORAL_* variables (@temporalio/envconf
 });
 
 describe('the profile file', () => {
-  const file = path.join(dir, 'temporal.toml');
-  writeFileSync(
-    file,
-    [
-      '[profile.default]',
-      'address = "file-default:7233"',
-      'namespace = "from-file"',
-      '[profile.cloud]',
-      'address = "ns.acct.tmprl.cloud:7233"',
-      'api_key = "file-key"',
-      '[profile.broken]',
-      'address = "no-port"',
-    ].join('\n'),
-  );
-
-  it('is read only when TEMPORAL_CONFIG_FILE names it, not from the temporal CLI default location', () => {
+  it('is not read from the temporal CLI default location', () => {
     const config = path.join(dir, 'xdg');
     mkdirSync(path.join(config, 'temporalio'), { recursive: true });
     writeFileSync(
       path.join(config, 'temporalio', 'temporal.toml'),
-      '[profile.default]\naddress = "elsewhere:7233"\n',
+      '[profile.default]\naddress = "elsewhere:7233"\napi_key = "theirs"\n',
     );
-    const home = { XDG_CONFIG_HOME: config, HOME: dir };
-    expect(connection(home).address).toBe('localhost:7233');
-    expect(connection({ ...home, TEMPORAL_CONFIG_FILE: 'temporal.toml' })).toEqual({
-      address: 'file-default:7233',
-      namespace: 'from-file',
-    });
-  });
-
-  it('takes TEMPORAL_PROFILE, and the variables over the file', () => {
-    expect(connection({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'cloud' })).toEqual({
-      address: 'ns.acct.tmprl.cloud:7233',
+    expect(connection({ XDG_CONFIG_HOME: config, HOME: dir })).toEqual({
+      address: 'localhost:7233',
       namespace: 'default',
-      apiKey: 'file-key',
-      tls: true,
     });
-    expect(
-      connection({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'cloud', TEMPORAL_ADDRESS: 'mine:7233' })
-        .address,
-    ).toBe('mine:7233');
   });
 
-  it('names the variable of a missing file, an unknown profile, a bad address in the file', () => {
-    expect(refusal({ TEMPORAL_CONFIG_FILE: 'nope.toml' }).problems).toEqual([
-      { variable: 'TEMPORAL_CONFIG_FILE', reason: `cannot read ${path.join(dir, 'nope.toml')} (ENOENT)` },
-    ]);
-    expect(refusal({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'staging' }).problems[0]?.variable).toBe(
-      'TEMPORAL_PROFILE',
-    );
-    expect(refusal({ TEMPORAL_PROFILE: 'cloud' }).problems[0]).toEqual({
-      variable: 'TEMPORAL_PROFILE',
-      reason: expect.stringContaining('needs TEMPORAL_CONFIG_FILE'),
-    });
-    expect(refusal({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'broken' }).problems).toEqual([
-      {
-        variable: 'TEMPORAL_CONFIG_FILE',
-        reason: 'address "no-port" must be host:port, e.g. localhost:7233',
-      },
+  it.each(['TEMPORAL_CONFIG_FILE', 'TEMPORAL_PROFILE'])('refuses %s rather than ignore it', (variable) => {
+    expect(refusal({ [variable]: 'prod' }).problems).toEqual([
+      { variable, reason: 'is not read: set the TEMPORAL_* variables instead' },
     ]);
   });
 });
