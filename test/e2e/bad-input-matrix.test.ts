@@ -800,39 +800,6 @@ const CLI_ROWS: CliRow[] = [
     message: /TEMPORAL_ADDRESS: must be host:port/,
   },
   {
-    name: 'worker: a client certificate file that does not exist',
-    args: () => ['worker'],
-    env: {
-      TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent/client.pem',
-      TEMPORAL_TLS_CLIENT_KEY_PATH: '/nonexistent/client.key',
-    },
-    exit: 2,
-    message: /TEMPORAL_TLS_CLIENT_CERT_PATH: cannot read \/nonexistent\/client\.pem \(ENOENT\)/,
-  },
-  {
-    name: 'run: a CA file that does not exist',
-    args: (f) => run(f, []),
-    env: { TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/nonexistent/ca.pem' },
-    exit: 2,
-    message: /TEMPORAL_TLS_SERVER_CA_CERT_PATH: cannot read \/nonexistent\/ca\.pem \(ENOENT\)/,
-  },
-  {
-    // envconfig itself reads anything but true/1 as false: TLS would silently be off.
-    name: 'run: TEMPORAL_TLS neither true nor false',
-    args: (f) => run(f, []),
-    env: { TEMPORAL_TLS: 'ture' },
-    exit: 2,
-    message: /TEMPORAL_TLS: must be true or false/,
-  },
-  {
-    // The profile file is not read: a profile asked for would be silently ignored.
-    name: 'worker: TEMPORAL_PROFILE',
-    args: () => ['worker'],
-    env: { TEMPORAL_PROFILE: 'prod' },
-    exit: 2,
-    message: /TEMPORAL_PROFILE: is not read: set the TEMPORAL_\* variables instead/,
-  },
-  {
     // A well-formed address nothing answers at: the setting may be right and the server down, so 1.
     name: 'run: an unreachable TEMPORAL_ADDRESS',
     args: (f) => run(f, []),
