@@ -105,7 +105,7 @@ export async function createPipelineClient(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
   const { providerTaskQueue, provider: _provider, ...temporalSettings } = settings;
-  const resolved = starterSettingsOf(parseEnv(env), process.cwd(), {
+  const resolved = starterSettingsOf(env, parseEnv(env), process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
   });

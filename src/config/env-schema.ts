@@ -92,21 +92,16 @@ export const envSchema = z.object({
   PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')),
   /** Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS; default `<TEMPORAL_TASK_QUEUE>-provider`. */
   PROVIDER_TASK_QUEUE: optional(z.string().min(1)),
-  TEMPORAL_ADDRESS: withDefault(
+  /**
+   * Of the connection variables @temporalio/envconfig reads (src/config/temporal-connection.ts),
+   * those whose bad value it would take silently, checked with the rest.
+   */
+  TEMPORAL_ADDRESS: optional(
     z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233'),
-    'localhost:7233',
   ),
-  TEMPORAL_NAMESPACE: withDefault(z.string().min(1), 'default'),
   TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline'),
-  /** API key for Temporal Cloud (or any cluster that takes one); turns TLS on unless TEMPORAL_TLS=false. */
-  TEMPORAL_API_KEY: optional(z.string()),
+  /** envconfig reads anything but true/1 as false: a typo would turn TLS off. */
   TEMPORAL_TLS: optional(booleanFlag),
-  /** mTLS client certificate and key (PEM files), e.g. for Temporal Cloud with certificates. */
-  TEMPORAL_TLS_CLIENT_CERT_PATH: optional(z.string()),
-  TEMPORAL_TLS_CLIENT_KEY_PATH: optional(z.string()),
-  /** CA bundle (PEM file) for a server certificate the system roots do not cover. */
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optional(z.string()),
-  TEMPORAL_TLS_SERVER_NAME: optional(z.string()),
   /** Payload encryption keys, `id:base64key,…` (32-byte keys); setting them turns encryption on. */
   ENCRYPTION_KEYS: optional(encryptionKeys),
   /** Which of ENCRYPTION_KEYS encrypts new payloads (the others only decrypt); optional with one key. */

@@ -87,7 +87,7 @@ export interface AppConfig {
 /** Parses the environment once, at start; every bad variable is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AppConfig {
   const e = parseEnv(env);
-  const starter = starterSettingsOf(e, cwd);
+  const starter = starterSettingsOf(env, e, cwd);
   const apiKey =
     e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
   if (apiKey === undefined) {

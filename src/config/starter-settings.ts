@@ -4,7 +4,7 @@ import { parseEnv } from './parse-env';
 import { temporalAccess, type TemporalAccess } from './temporal-access';
 
 /** Where the pipelines run and how to reach the cluster; optional parts are absent when not configured. */
-export type TemporalConfig = { address: string; namespace: string; taskQueue: string } & TemporalAccess;
+export type TemporalConfig = { taskQueue: string } & TemporalAccess;
 
 /**
  * What starting and watching pipelines and campaigns needs from the environment (the API, the CLI,
@@ -33,16 +33,22 @@ export function loadStarterSettings(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): StarterSettings {
-  return starterSettingsOf(parseEnv(env), cwd);
+  return starterSettingsOf(env, parseEnv(env), cwd);
 }
 
-/** The one place each of these is worked out from the environment. */
-export function starterSettingsOf(e: Env, cwd: string, overrides: StarterOverrides = {}): StarterSettings {
+/**
+ * The one place each of these is worked out from the environment: `e` is `env` parsed, and `env`
+ * itself is where @temporalio/envconfig reads the connection variables.
+ */
+export function starterSettingsOf(
+  env: NodeJS.ProcessEnv,
+  e: Env,
+  cwd: string,
+  overrides: StarterOverrides = {},
+): StarterSettings {
   const temporal: TemporalConfig = {
-    address: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
     taskQueue: e.TEMPORAL_TASK_QUEUE,
-    ...temporalAccess(e, cwd),
+    ...temporalAccess(env, e, cwd),
     ...definedOnly(overrides.temporal ?? {}),
   };
   return {

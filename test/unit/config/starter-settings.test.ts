@@ -22,11 +22,11 @@ describe('starter settings: worked out once, the same for starters and workers',
 
   it('lets code override the task queue (the provider queue follows) or the provider queue', () => {
     const e = parseEnv({});
-    expect(starterSettingsOf(e, cwd, { temporal: { taskQueue: 'mine' } }).providerTaskQueue).toBe(
+    expect(starterSettingsOf({}, e, cwd, { temporal: { taskQueue: 'mine' } }).providerTaskQueue).toBe(
       'mine-provider',
     );
-    expect(starterSettingsOf(e, cwd, { providerTaskQueue: 'limited' }).providerTaskQueue).toBe('limited');
-    expect(starterSettingsOf(e, cwd, { temporal: { address: undefined } }).temporal.address).toBe(
+    expect(starterSettingsOf({}, e, cwd, { providerTaskQueue: 'limited' }).providerTaskQueue).toBe('limited');
+    expect(starterSettingsOf({}, e, cwd, { temporal: { address: undefined } }).temporal.address).toBe(
       'localhost:7233',
     );
   });
