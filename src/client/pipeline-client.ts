@@ -39,7 +39,7 @@ export function loadTemporalConfig(
 export type PipelineClientSettings = Partial<TemporalConfig> & {
   /**
    * Task queue of provider activities (the workers' rate-limited queue): PROVIDER_TASK_QUEUE, or
-   * `<task queue>-provider` as the workers default to. Pipelines started here then count against
+   * the workers' default (see placementFrom). Pipelines started here then count against
    * PROVIDER_MAX_RPS, ahead of campaign work.
    */
   providerTaskQueue?: string;
