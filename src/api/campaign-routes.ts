@@ -82,7 +82,7 @@ const jsonStartSchema = z.strictObject({
  * POST /campaigns/:id/{pause,resume,cancel,retry}, GET /campaigns/:id/results.csv and results.jsonl.
  */
 export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { temporal, providerQueue, campaigns } = ctx.config;
+  const { placement, campaigns } = ctx.config;
   const api = app.withTypeProvider<ZodTypeProvider>();
   const security = [{ [BEARER_SCHEME]: [] }];
   const links = (id: string) => ({
@@ -140,9 +140,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       }
       try {
         const campaign = await startCampaign(ctx.client, validation.subjects, {
-          taskQueue: temporal.taskQueue,
-          providerTaskQueue: providerQueue.taskQueue,
-          ...(ctx.config.storage ? { archiveAvatars: ctx.config.storage.archiveAvatars } : {}),
+          ...placement,
           manifestDir: campaigns.dir,
           defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),

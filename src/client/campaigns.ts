@@ -45,12 +45,10 @@ import {
 } from '../contracts/workflow-definitions';
 
 import { PipelineInputError } from './input-error';
+import type { RunPlacement } from '../config/run-placement';
 
-export interface StartCampaignOptions {
-  /** Task queue of the campaign and its pipelines (TEMPORAL_TASK_QUEUE). */
-  taskQueue: string;
-  /** Task queue of provider activities (the rate-limited provider worker): StarterSettings.providerTaskQueue. */
-  providerTaskQueue: string;
+/** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
+export interface StartCampaignOptions extends RunPlacement {
   /** CAMPAIGN_DIR: where the subjects are stored for the workers to read. */
   manifestDir: string;
   /** Also the idempotency key: starting the same id again attaches to that campaign. */
@@ -62,8 +60,6 @@ export interface StartCampaignOptions {
   pipelineWorkflowType?: string;
   /** Workflow type of the children of subjects with a modelId; tests use a stand-in. */
   generationWorkflowType?: string;
-  /** ARCHIVE_AVATARS: the pipelines copy their avatars into the blob store. */
-  archiveAvatars?: boolean;
 }
 
 export interface CampaignHandle {

@@ -3,6 +3,7 @@ import { ConfigError } from './config-error';
 import type { SelfieRetention } from './selfie-retention';
 import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
 import { parseEnv } from './parse-env';
+import type { RunPlacement } from './run-placement';
 import { starterSettingsOf, type StarterSettings, type TemporalConfig } from './starter-settings';
 import {
   StorageSettingsError,
@@ -12,8 +13,6 @@ import {
 
 /** The blob store (selfies, archived avatars) and what goes into it. */
 export interface StorageConfig extends StorageSettings {
-  /** ARCHIVE_AVATARS: copy avatars into the store as they are produced. */
-  archiveAvatars: boolean;
   /** STORAGE_LINK_SECRET: signs API links to filesystem objects. */
   linkSecret?: string;
   /** AVATAR_PRIVATE_HOSTS: hosts besides the provider's whose private addresses avatar downloads may reach. */
@@ -35,11 +34,8 @@ export interface ApiLimits {
 }
 
 export interface AppConfig {
-  /**
-   * Where provider activities run: their own task queue (PROVIDER_TASK_QUEUE), whose workers hold
-   * the whole deployment under the provider's quota (PROVIDER_MAX_RPS, one request per activity).
-   */
-  providerQueue: { taskQueue: string; maxRequestsPerSecond?: number };
+  /** Where runs go: the task queues that starters use and workers poll, and ARCHIVE_AVATARS. */
+  placement: RunPlacement;
   /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
   campaigns: StarterSettings['campaigns'];
   /** writeSettleMs: PROVIDER_WRITE_SETTLE_MS (activities default to 60 s when a hand-built config leaves it out). */
@@ -79,6 +75,11 @@ export interface AppConfig {
     shutdownGraceMs: number;
     /** How often `avatar-pipeline worker` trims free malloc arena pages (WORKER_MALLOC_TRIM_MS; 0: never). */
     mallocTrimMs?: number;
+    /**
+     * PROVIDER_MAX_RPS: provider workers hold the whole provider task queue, across all workers, under
+     * the provider's quota (one request per activity); unlimited when absent.
+     */
+    providerMaxRequestsPerSecond?: number;
     /** Worker Deployment Version (TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_WORKER_BUILD_ID); unversioned when absent. */
     deployment?: { name: string; buildId: string };
   };
@@ -136,18 +137,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
       mallocTrimMs: e.WORKER_MALLOC_TRIM_MS,
+      ...(e.PROVIDER_MAX_RPS !== undefined ? { providerMaxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
       ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
         ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }
         : {}),
     },
-    providerQueue: {
-      taskQueue: starter.providerTaskQueue,
-      ...(e.PROVIDER_MAX_RPS !== undefined ? { maxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
-    },
+    placement: starter.placement,
     campaigns: starter.campaigns,
     storage: {
       ...storageSettingsOf(env, resolve(cwd, e.BLOB_DIR), cwd),
-      archiveAvatars: e.ARCHIVE_AVATARS,
       avatarPrivateHosts: e.AVATAR_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
       ...(e.STORAGE_LINK_SECRET ? { linkSecret: e.STORAGE_LINK_SECRET } : {}),
     },

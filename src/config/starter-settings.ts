@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Env } from './env-schema';
 import { parseEnv } from './parse-env';
+import { placementFrom, type RunPlacement } from './run-placement';
 import { temporalAccess, type TemporalAccess } from './temporal-access';
 
 /** Where the pipelines run and how to reach the cluster; optional parts are absent when not configured. */
@@ -13,14 +14,12 @@ export type TemporalConfig = { taskQueue: string } & TemporalAccess;
  */
 export interface StarterSettings {
   temporal: TemporalConfig;
-  /** PROVIDER_TASK_QUEUE, default `<task queue>-provider`. */
-  providerTaskQueue: string;
+  /** Where runs go (TEMPORAL_TASK_QUEUE, PROVIDER_TASK_QUEUE) and whether they archive (ARCHIVE_AVATARS). */
+  placement: RunPlacement;
   /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
   campaigns: { dir: string; maxInFlight: number | 'auto' };
   /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
   imageAccess: { roots: string[]; urlHosts: string[] };
-  /** ARCHIVE_AVATARS: pipelines copy their avatars into the blob store. */
-  archiveAvatars: boolean;
 }
 
 /** Settings the caller gives in code, ahead of the environment. */
@@ -53,27 +52,19 @@ export function starterSettingsOf(
   };
   return {
     temporal,
-    // Workers, the API, the CLI and the client package must agree on it, or provider activities
-    // wait on a queue nobody polls.
-    providerTaskQueue:
-      overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(temporal.taskQueue),
+    placement: placementFrom({
+      taskQueue: temporal.taskQueue,
+      providerTaskQueue: overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE,
+      archiveAvatars: e.ARCHIVE_AVATARS,
+    }),
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: {
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
       urlHosts: e.IMAGE_URL_HOSTS,
     },
-    archiveAvatars: e.ARCHIVE_AVATARS,
   };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * The provider task queue when PROVIDER_TASK_QUEUE is not set: workers, the API, the CLI and the
- * client package must all agree on it, or provider activities wait on a queue nobody polls.
- */
-export function defaultProviderTaskQueue(taskQueue: string): string {
-  return `${taskQueue}-provider`;
 }

@@ -911,7 +911,7 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      PROVIDER_TASK_QUEUE: `${taskQueue}-provider`,
+      PROVIDER_TASK_QUEUE: config.placement.providerTaskQueue,
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: 'sim-key',
       IMAGE_ROOTS: files.allowed,

@@ -52,6 +52,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       taskQueue: uniqueName('erasure'),
       providerUrl: sim.url,
       imageRoots: [selfies.dir, blobDir],
+      archiveAvatars: true,
     });
     const config = {
       ...base_,
@@ -60,7 +61,6 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       storage: {
         target: { kind: 'fs' as const, dir: blobDir },
         s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-        archiveAvatars: true,
       },
     };
     workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });

@@ -58,7 +58,6 @@ describe('GET /archive/{token} on the API server', () => {
       storage: {
         target: { kind: 'fs' as const, dir: root },
         s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-        archiveAvatars: true,
         linkSecret: 'link secret for the tests',
       },
     };
