@@ -1,8 +1,9 @@
 /** @type {import('jest').Config} */
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }];
-// ES-module-only dependencies (content-disposition, under @fastify/swagger-ui; swagger-parser's ref
-// parser) compiled to CommonJS, which jest's runtime needs; Node itself loads them natively.
-const ESM_ONLY = ['content-disposition', '@apidevtools/json-schema-ref-parser'];
+// ES-module-only dependencies (content-disposition, under @fastify/swagger-ui; cookie, which @fastify/cookie
+// imports dynamically; swagger-parser's ref parser) compiled to CommonJS, which jest's runtime needs; Node
+// itself loads them natively.
+const ESM_ONLY = ['content-disposition', 'cookie', '@fastify/cookie', '@apidevtools/json-schema-ref-parser'];
 const swcEsm = [
   '@swc/jest',
   { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },

@@ -33,7 +33,7 @@ export async function measureActivityThroughput(
   });
   // The bench's workflows run here; their activities run in the product's worker process.
   const connection = await NativeConnection.connect({ address: stack.server.address });
-  const taskQueue = `${worker.taskQueue}-bench-workflows`;
+  const taskQueue = `${worker.placement.taskQueue}-bench-workflows`;
   const benchWorker = await Worker.create({
     connection,
     namespace: stack.server.namespace,
@@ -51,7 +51,12 @@ export async function measureActivityThroughput(
             taskQueue,
             workflowId: `${taskQueue}-${i}`,
             args: [
-              { providerTaskQueue: worker.providerTaskQueue, orderId: model.id, calls: perWorkflow, lanes },
+              {
+                providerTaskQueue: worker.placement.providerTaskQueue,
+                orderId: model.id,
+                calls: perWorkflow,
+                lanes,
+              },
             ],
           }),
         ),

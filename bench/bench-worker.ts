@@ -1,10 +1,11 @@
 import path from 'node:path';
+import { placementFrom, type RunPlacement } from '../src/config/run-placement';
 import type { RunningSimulator } from '../src/simulator';
 import { startWorkerProcess, type Stack, type WorkerProcess } from './campaign-stack';
 
 export interface BenchWorker extends WorkerProcess {
-  taskQueue: string;
-  providerTaskQueue: string;
+  /** The fresh task queues the worker polls, for starts to use. */
+  placement: RunPlacement;
 }
 
 /** The product's worker process (`avatar-pipeline worker`) on fresh task queues, against `sim`. */
@@ -14,8 +15,10 @@ export async function startBenchWorker(
   imageDir: string,
   env: Record<string, string> = {},
 ): Promise<BenchWorker> {
-  const taskQueue = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  const providerTaskQueue = `${taskQueue}-provider`;
+  const placement = placementFrom({
+    taskQueue: `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+  });
+  const { taskQueue, providerTaskQueue } = placement;
   const worker = await startWorkerProcess(
     stack,
     {
@@ -32,5 +35,5 @@ export async function startBenchWorker(
     },
     { pipeline: taskQueue, provider: providerTaskQueue },
   );
-  return { ...worker, taskQueue, providerTaskQueue };
+  return { ...worker, placement };
 }

@@ -5,6 +5,7 @@
  *
  *   npm run bench:campaign-history          (or: node dist/bench/campaign-history.js --subjects 5000)
  */
+import { placementFrom } from '../src/config/run-placement';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createCampaignActivities } from '../activities/campaign-activities';
@@ -47,8 +48,7 @@ async function main(): Promise<void> {
     const started = Date.now();
     const { summary, campaignId } = await worker.runUntil(async () => {
       const campaign = await startCampaign(stack.client, subjects, {
-        taskQueue,
-        providerTaskQueue: `${taskQueue}-provider`,
+        ...placementFrom({ taskQueue }),
         manifestDir,
         pipelineWorkflowType: 'standInPipeline',
         options: { maxInFlight: 200 },

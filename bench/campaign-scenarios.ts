@@ -3,6 +3,7 @@
  * own) and, for Temporal runs, the product's worker as a child process (PROVIDER_MAX_RPS = the
  * quota on its provider task queue) on fresh task queues of the bench's own dev server.
  */
+import type { RunPlacement } from '../src/config/run-placement';
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,8 +83,7 @@ function simulatorOptions(scale: Scale): StartSimulatorOptions {
 
 interface CampaignWorker {
   worker: WorkerProcess;
-  taskQueue: string;
-  providerTaskQueue: string;
+  placement: RunPlacement;
 }
 
 /** The product's worker as the campaign scenarios run it: the quota, and room for every subject. */
@@ -94,7 +94,7 @@ async function startCampaignWorker(context: Context, sim: RunningSimulator): Pro
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '50',
     WORKER_MAX_CACHED_WORKFLOWS: '4000',
   });
-  return { worker, taskQueue: worker.taskQueue, providerTaskQueue: worker.providerTaskQueue };
+  return { worker, placement: worker.placement };
 }
 
 function subjectsOf(context: Context, count: number, prefix: string): CampaignSubject[] {
@@ -117,8 +117,7 @@ function launchCampaign(
   prefix = 's',
 ): Promise<CampaignHandle> {
   return startCampaign(context.stack.client, subjectsOf(context, count, prefix), {
-    taskQueue: on.taskQueue,
-    providerTaskQueue: on.providerTaskQueue,
+    ...on.placement,
     manifestDir: path.join(context.stack.dir, 'campaigns'),
     options: { polling: scaled(context.scale).polling, ...windowOptions(window, context.scale), ...extra },
   });
@@ -527,13 +526,13 @@ async function interactiveTime(
       await delay(campaign.afterS * 1000 * scale.timeScale);
       // Then until the queue has a backlog: tasks waiting longer than the window's low mark.
       const lowS = DEFAULT_WINDOW_TUNING.lowBacklogMs / 1000;
-      let reading = await providerBacklog(stack, on.providerTaskQueue, scale);
+      let reading = await providerBacklog(stack, on.placement.providerTaskQueue, scale);
       while (
         !(reading.count >= 10 && reading.ageS >= lowS) &&
         Date.now() - launched < 600_000 * scale.timeScale
       ) {
         await delay(250);
-        reading = await providerBacklog(stack, on.providerTaskQueue, scale);
+        reading = await providerBacklog(stack, on.placement.providerTaskQueue, scale);
       }
       backlog = `${show(reading)}, ${((Date.now() - launched) / 1000 / scale.timeScale).toFixed(0)} s into the campaign`;
     }
@@ -542,7 +541,10 @@ async function interactiveTime(
     const watcher = (async () => {
       while (watching) {
         seen.push(
-          await providerBacklog(stack, on.providerTaskQueue, scale).catch(() => ({ count: 0, ageS: 0 })),
+          await providerBacklog(stack, on.placement.providerTaskQueue, scale).catch(() => ({
+            count: 0,
+            ageS: 0,
+          })),
         );
         await delay(1_000 * scale.timeScale);
       }
@@ -551,7 +553,7 @@ async function interactiveTime(
     const pipeline = await startPipeline(
       stack.client,
       { images: [context.selfie], styles: scale.styles, gender: 1, polling: scaled(scale).polling },
-      { taskQueue: on.taskQueue, providerTaskQueue: on.providerTaskQueue },
+      on.placement,
     );
     await pipeline.result().finally(() => void (watching = false));
     const seconds = (Date.now() - started) / 1000 / scale.timeScale;

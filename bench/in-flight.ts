@@ -68,7 +68,7 @@ export async function measureInFlight(
               subjectId: `load-${i}`,
               polling: { initialIntervalMs: 10_000, minIntervalMs: 5_000, maxIntervalMs: 20_000 },
             },
-            { taskQueue: worker.taskQueue, providerTaskQueue: worker.providerTaskQueue },
+            worker.placement,
           );
           open++;
           maxOpen = Math.max(maxOpen, open);

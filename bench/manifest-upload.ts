@@ -11,6 +11,7 @@
  *   npm run bench:manifest                        (builds, then runs both manifest benchmarks)
  *   node dist/bench/manifest-upload.js --old-lines 8000,16000,32000
  */
+import { placementFrom } from '../src/config/run-placement';
 import { performance, monitorEventLoopDelay } from 'node:perf_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
         maxFileBytes: 10 * 1024 * 1024,
       },
       callbacks: { privateHosts: [] },
-      providerQueue: { taskQueue: 'q-provider' },
+      placement: placementFrom({ taskQueue: 'q' }),
       campaigns: { dir: join(root, 'campaigns'), maxInFlight: 4 },
     },
     // Refused manifests never reach Temporal.

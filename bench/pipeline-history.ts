@@ -43,7 +43,7 @@ export async function measurePipelineHistory(
       const pipeline = await startPipeline(
         stack.client,
         { images: [selfie.path], styles: STYLES, gender: 1, subjectId: `history-${i}`, polling: POLLING },
-        { taskQueue: worker.taskQueue, providerTaskQueue: worker.providerTaskQueue },
+        worker.placement,
       );
       await pipeline.result();
       families.push(await familyHistory(stack.client, pipeline.workflowId));

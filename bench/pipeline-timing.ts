@@ -40,7 +40,7 @@ export async function measurePipelineTiming(
       const pipeline = await startPipeline(
         stack.client,
         { images: [selfie.path], styles: STYLES, gender: 1, subjectId: `timing-${i}`, polling: POLLING },
-        { taskQueue: worker.taskQueue, providerTaskQueue: worker.providerTaskQueue },
+        worker.placement,
       );
       await pipeline.result();
       pipelineMs.push(Date.now() - started);

@@ -1,3 +1,4 @@
+import { placementFrom } from '../src/config/run-placement';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,7 +78,7 @@ export async function measureOnTimeSkippingServer(
       const pipeline = await startPipeline(
         env.client,
         { images: [selfie], styles: [3], gender: 1, polling: run.polling },
-        { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
+        placementFrom({ taskQueue }),
       );
       await pipeline.result();
     });
@@ -100,7 +101,7 @@ function benchConfig(providerUrl: string, taskQueue: string, imageRoot: string):
     imageAccess: { roots: [imageRoot], urlHosts: [] },
     api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: imageRoot, maxFileBytes: 1 },
     callbacks: { privateHosts: [] },
-    providerQueue: { taskQueue: `${taskQueue}-provider` },
+    placement: placementFrom({ taskQueue }),
     campaigns: { dir: imageRoot, maxInFlight: 1 },
     worker: {
       maxConcurrentActivities: 10,

@@ -11,6 +11,7 @@
  * writes one standard history JSON file per workflow (pipeline, claim) to test/histories/.
  * Files of other labels are kept (replay must accept every one of them).
  */
+import { placementFrom } from '../src/config/run-placement';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -153,7 +154,7 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
       const pipeline = await startPipeline(
         context.client,
         { images: context.selfies, ...scenario.request },
-        { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
+        placementFrom({ taskQueue }),
       );
       if (scenario.drive) await scenario.drive(pipeline);
       await pipeline.result().catch((err: unknown) => {
@@ -182,7 +183,7 @@ async function recordModelRuns(context: RecordContext): Promise<string[]> {
     const taskQueue = 'record-model-runs';
     const config = configFor(sim, taskQueue, context);
     const provider = new ProviderClient(config.provider);
-    const options = { taskQueue, providerTaskQueue: `${taskQueue}-provider` };
+    const options = placementFrom({ taskQueue });
     const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
     const ids = await workers.runUntil(async () => {
       const training = await startTraining(
@@ -263,8 +264,7 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
           },
         ],
         {
-          taskQueue,
-          providerTaskQueue: `${taskQueue}-provider`,
+          ...placementFrom({ taskQueue }),
           manifestDir: config.campaigns!.dir,
           campaignId: `replay-${name}`,
           options: { maxInFlight: 2, polling: POLLING },
@@ -282,7 +282,7 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
 function configFor(sim: RunningSimulator, taskQueue: string, context: RecordContext): AppConfig {
   return {
     provider: { baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 },
-    providerQueue: { taskQueue: `${taskQueue}-provider` },
+    placement: placementFrom({ taskQueue }),
     temporal: { address: context.server.address, namespace: context.server.namespace, taskQueue },
     imageAccess: { roots: [path.dirname(context.selfies[0]!)], urlHosts: [] },
     api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: tmpdir(), maxFileBytes: 1 },

@@ -41,7 +41,7 @@ export {
   validateTrainingRequest,
 } from './client/model-runs';
 export type { StartModelRunOptions, TrainingHandle } from './client/model-runs';
-export type { StartedRun } from './client/start-run';
+export type { StartedRun, StartOptions } from './client/start-run';
 export { checkGenerationTarget } from './client/generation-check';
 export type { GenerationFieldNames, GenerationTarget } from './client/generation-check';
 export { planRetry, RetryRefusedError } from './client/retry-plan';
@@ -66,6 +66,8 @@ export { startCampaign, getCampaign, newCampaignId } from './client/campaigns';
 export type { CampaignHandle, StartCampaignOptions } from './client/campaigns';
 export { loadStarterSettings } from './config/starter-settings';
 export type { StarterSettings } from './config/starter-settings';
+export { placementFrom } from './config/run-placement';
+export type { PlacementSettings, RunPlacement } from './config/run-placement';
 export {
   loadManifestFile,
   validateManifestText,

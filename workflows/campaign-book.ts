@@ -29,7 +29,7 @@ export class CampaignBook {
   private cursor: number;
   private readonly retryQueue: number[];
   private samples: [number, number][];
-  private recentFailures: { subjectId: string; error: string }[];
+  private recentFailures: { subjectId: string; error: string; index?: number }[];
   paused: boolean;
   cancelled: boolean;
   readonly run: number;
@@ -92,7 +92,10 @@ export class CampaignBook {
       const error = truncate(outcome.error);
       this.errors[index] = error;
       if (outcome.status === 'FAILED')
-        this.recentFailures = [{ subjectId, error }, ...this.recentFailures].slice(0, MAX_RECENT_FAILURES);
+        this.recentFailures = [{ subjectId, error, index }, ...this.recentFailures].slice(
+          0,
+          MAX_RECENT_FAILURES,
+        );
     } else {
       delete this.errors[index];
     }
@@ -177,7 +180,17 @@ export class CampaignBook {
   }
 
   failures(): { subjectId: string; error: string }[] {
-    return [...this.recentFailures];
+    return this.recentFailures.map(({ subjectId, error }) => ({ subjectId, error }));
+  }
+
+  /**
+   * Erased subjects leave the recent failures (their outcome stays, under their index only).
+   * Answers the ids dropped, so the caller can drop them wherever else it shows them.
+   */
+  forgetFailures(indexes: ReadonlySet<number>): string[] {
+    const dropped = this.recentFailures.filter((f) => f.index !== undefined && indexes.has(f.index));
+    this.recentFailures = this.recentFailures.filter((f) => !dropped.includes(f));
+    return dropped.map((f) => f.subjectId);
   }
 
   outcomes(): CompactOutcomes {

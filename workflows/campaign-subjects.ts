@@ -1,6 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities/campaign-activities';
-import { isErased, type ManifestEntry, type ManifestRef } from '../src/contracts/campaign-state';
+import {
+  ERASED_SUBJECT,
+  isErased,
+  type ManifestEntry,
+  type ManifestRef,
+} from '../src/contracts/campaign-state';
 
 const { readCampaignSubjects } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '1 minute',
@@ -26,6 +31,12 @@ export class SubjectPages {
   peekId(index: number): string | undefined {
     const entry = this.page[index - this.from];
     return entry && !isErased(entry) ? entry.subjectId : undefined;
+  }
+
+  /** The person at `index` was erased: the page held in memory forgets them too. */
+  erase(index: number): void {
+    if (index >= this.from && index < this.from + this.page.length)
+      this.page[index - this.from] = ERASED_SUBJECT;
   }
 
   /** The subject at `index`, or ERASED_SUBJECT when the person was erased (src/client/forget-subject.ts). */

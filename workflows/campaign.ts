@@ -33,6 +33,7 @@ import {
   resumeCampaignUpdate,
   retryCampaignUpdate,
   subjectEndedSignal,
+  subjectsErasedSignal,
   WORKFLOW_TYPES,
   type AvatarGenerationWorkflow,
   type AvatarPipelineWorkflow,
@@ -80,6 +81,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   /** Subjects running, by manifest index: their child workflow id and subject id. */
   const running = new Map<number, RunningChild>();
   const indexOfChild = new Map<string, number>();
+  // A child whose start is still pending when the run closes would never start: wait for them.
+  const startsPending = new Set<number>();
+  /** Erased subjects (by manifest index) this run may still meet: read before erasure, or running. */
+  const erased = new Set<number>(input.carried?.erased ?? []);
   const track = (index: number, workflowId: string, subjectId: string) => {
     running.set(index, { workflowId, subjectId, heardAtMs: Date.now() });
     indexOfChild.set(workflowId, index);
@@ -103,10 +108,13 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     if (!entry) return;
     running.delete(index);
     indexOfChild.delete(entry.workflowId);
-    book.finished(index, entry.subjectId, outcome, Date.now());
+    // An erased subject counts as cancelled, however their pipeline ended, and is named nowhere.
+    if (erased.has(index)) book.finished(index, '', { status: 'CANCELLED' }, Date.now());
+    else book.finished(index, entry.subjectId, outcome, Date.now());
     window.ended();
     changed();
   };
+  const erasedRunning = () => [...erased].filter((index) => running.has(index));
   let startedThisRun = 0;
   let closing = false;
   // A restarted campaign (a retry after it had ended) queues its subjects before anything else.
@@ -127,7 +135,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       counts: book.counts(),
       maxInFlight: input.maxInFlight,
       window: window.view(),
-      inFlight: [...running.values()].slice(0, IN_FLIGHT_SHOWN).map((r) => r.subjectId),
+      inFlight: [...running.entries()]
+        .filter(([index]) => !erased.has(index))
+        .slice(0, IN_FLIGHT_SHOWN)
+        .map(([, r]) => r.subjectId),
       run: book.run,
       startedAt: new Date(book.startedAtMs).toISOString(),
       elapsedMs: now - book.startedAtMs,
@@ -136,18 +147,46 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       recentFailures: book.failures(),
     };
   };
+  // The child reports CANCELLED when it has stopped; one that already ended reports that instead.
+  const cancelChild = (workflowId: string) =>
+    void getExternalWorkflowHandle(workflowId)
+      .cancel()
+      .catch(() => undefined);
   const cancelAll = () => {
     book.cancelRemaining();
-    // Each child reports CANCELLED when it has stopped; one that already ended reports that instead.
-    for (const { workflowId } of running.values())
-      void getExternalWorkflowHandle(workflowId)
-        .cancel()
-        .catch(() => undefined);
+    for (const { workflowId } of running.values()) cancelChild(workflowId);
   };
 
   setHandler(subjectEndedSignal, ({ workflowId, outcome }) => {
     const index = indexOfChild.get(workflowId);
     if (index !== undefined) ended(index, outcome);
+  });
+  setHandler(subjectsErasedSignal, ({ indexes }) => {
+    const names = new Set<string>();
+    const now = new Set(
+      indexes.filter((index) => Number.isInteger(index) && index >= 0 && index < book.total),
+    );
+    for (const index of now) {
+      erased.add(index);
+      const child = running.get(index);
+      const name = child?.subjectId ?? pages.peekId(index);
+      if (name !== undefined) names.add(name);
+      pages.erase(index);
+      if (child) {
+        // Still tracked until their pipeline ends (it reports to the campaign), under no name.
+        child.subjectId = '';
+        // A start still pending is cancelled once it has started (launch).
+        if (!startsPending.has(index)) cancelChild(child.workflowId);
+      }
+    }
+    for (const name of book.forgetFailures(now)) names.add(name);
+    // Snapshots kept for watchers drop the person too (those carried from an earlier run included).
+    feed.rewrite((snapshot) => ({
+      ...snapshot,
+      inFlight: snapshot.inFlight.filter((id) => !names.has(id)),
+      recentFailures: snapshot.recentFailures.filter((f) => !names.has(f.subjectId)),
+    }));
+    changed();
   });
   setHandler(campaignProgressQuery, progress);
   setHandler(campaignLedgerQuery, () => ({
@@ -245,8 +284,6 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     }
   });
 
-  // A child whose start is still pending when the run closes would never start: wait for them.
-  const startsPending = new Set<number>();
   const launch = async (index: number, subject: CampaignSubject) => {
     const workflowId = subjectWorkflowId(campaignId, subject);
     track(index, workflowId, subject.subjectId);
@@ -254,6 +291,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     startsPending.add(index);
     try {
       await startSubject(campaignId, workflowId, subject, input);
+      if (erased.has(index)) cancelChild(workflowId);
     } catch (err) {
       ended(index, failureOutcome(err));
     } finally {
@@ -291,6 +329,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
           carried: {
             ...book.carry(),
             running: [...running.entries()].map(([index, r]) => [index, r.workflowId, r.subjectId]),
+            ...(erasedRunning().length > 0 ? { erased: erasedRunning() } : {}),
             ...(window.carry() ? { window: window.carry()! } : {}),
             feed: feed.carry(FEED_CARRIED),
           },
@@ -303,8 +342,9 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         book.cancelRemaining();
         continue;
       }
-      if (isErased(subject)) {
-        // The person was erased before their turn: they are never started, and count as cancelled.
+      if (isErased(subject) || erased.has(index)) {
+        // The person was erased before their turn (or while their page was read): they are never
+        // started, and count as cancelled.
         book.finished(index, '', { status: 'CANCELLED' }, Date.now());
         changed();
         continue;

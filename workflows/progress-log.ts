@@ -39,6 +39,11 @@ export class ProgressLog<P> {
     if (this.kept.length > this.capacity) this.kept.shift();
   }
 
+  /** Rewrites the kept snapshots (erasure drops a person from them); their versions stay. */
+  rewrite(change: (progress: P) => P): void {
+    for (const kept of this.kept) kept.progress = change(kept.progress);
+  }
+
   get current(): number {
     return this.version;
   }

@@ -8,7 +8,7 @@ import type { ProgressHub } from './progress-hub';
 
 export type ApiConfig = Pick<
   AppConfig,
-  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'providerQueue' | 'campaigns' | 'storage'
+  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'placement' | 'campaigns' | 'storage'
 >;
 
 /** What the routes share: configuration, the Temporal client, the provider client and the blob store. */

@@ -1,42 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import { tokenProblems as apiTokenProblems } from '../config/bearer-token-rules';
+import type { AuthFailure, BearerAuthOptions } from '../http/bearer-auth';
 import { ApiError } from './api-error';
 
-/** Shorter tokens can be guessed; the rate limit slows guessing, it does not make a short token safe. */
-export const MIN_TOKEN_LENGTH = 16;
 /** The value .env.example ships: a copied example must not become a working credential. */
 export const API_TOKEN_PLACEHOLDER = 'change-me-to-a-long-random-token';
 
-/** Why each configured token is unfit (1-based position), or nothing when all are fit. */
-export function tokenProblems(tokens: readonly string[]): string[] {
-  return tokens.flatMap((token, i) => {
-    if (token === API_TOKEN_PLACEHOLDER)
-      return [`token ${i + 1} is the .env.example placeholder; set a random token of your own`];
-    if (token.length < MIN_TOKEN_LENGTH)
-      return [`token ${i + 1} is ${token.length} characters; use at least ${MIN_TOKEN_LENGTH}`];
-    return [];
-  });
-}
+/** Why each configured API token is unfit (1-based position), or nothing when all are fit. */
+export const tokenProblems = (tokens: readonly string[]): string[] =>
+  apiTokenProblems(tokens, API_TOKEN_PLACEHOLDER);
 
-const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
-
-/**
- * Checks an Authorization header against the configured tokens. Tokens are compared as SHA-256
- * digests (equal length, so timingSafeEqual applies) and every token is compared, so the time
- * taken tells nothing about which token or how much of it matched. The answer says whether a
- * bearer token was presented at all and whether it is one of ours.
- */
-export function tokenCheck(tokens: readonly string[]) {
-  if (tokens.length === 0) throw new Error('bearer tokens are required');
-  const accepted = tokens.map(digest);
-  return (authorization: string | undefined): { presented: boolean; valid: boolean } => {
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
-    const presented = digest(match?.[1] ?? '');
-    let valid = false;
-    for (const candidate of accepted) valid = timingSafeEqual(presented, candidate) || valid;
-    return { presented: match !== null, valid: match !== null && valid };
-  };
-}
+export { tokenCheck } from '../http/bearer-auth';
 
 /**
  * Who a request's bearer token is, for per-token limits: a digest of its Authorization header, so
@@ -48,19 +22,18 @@ export function bearerTokenKey(authorization: string | undefined): string {
     .digest('hex')}`;
 }
 
-/** An onRequest hook accepting `Authorization: Bearer <token>` for any configured token. */
-export function bearerAuth(tokens: readonly string[]) {
-  const check = tokenCheck(tokens);
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const { presented, valid } = check(request.headers.authorization);
-    if (!valid) {
-      reply.header('www-authenticate', 'Bearer realm="avatar-pipeline"');
-      throw new ApiError(
+/** The API's bearer-auth settings: `Authorization: Bearer <token>` only, 401 for anything else. */
+export function apiAuth(tokens: readonly string[]): BearerAuthOptions {
+  return {
+    tokens,
+    refuse: (failure: AuthFailure, _request, reply) => {
+      void reply.header('www-authenticate', 'Bearer realm="avatar-pipeline"');
+      return new ApiError(
         401,
-        presented
+        failure === 'rejected'
           ? 'The bearer token is not valid'
           : 'A bearer token is required (Authorization: Bearer <token>)',
       );
-    }
+    },
   };
 }

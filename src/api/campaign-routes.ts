@@ -69,7 +69,7 @@ const campaignStreamEventSchema = progressEventSchema(
  * POST /campaigns/:id/{pause,resume,cancel,retry}, GET /campaigns/:id/results.csv and results.jsonl.
  */
 export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { temporal, providerQueue, campaigns } = ctx.config;
+  const { placement, campaigns } = ctx.config;
   const api = app.withTypeProvider<ZodTypeProvider>();
   const security = [{ [BEARER_SCHEME]: [] }];
   const links = (id: string) => ({
@@ -127,9 +127,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       }
       try {
         const campaign = await startCampaign(ctx.client, validation.subjects, {
-          taskQueue: temporal.taskQueue,
-          providerTaskQueue: providerQueue.taskQueue,
-          ...(ctx.config.storage ? { archiveAvatars: ctx.config.storage.archiveAvatars } : {}),
+          ...placement,
           manifestDir: campaigns.dir,
           defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),
@@ -214,6 +212,8 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         afterVersion: after,
         // The campaign's result is compact; the stream ends with its summary, as GET …/summary answers it.
         presentResult: () => campaign.summary(),
+        // Snapshots may predate an erasure: shown as GET /campaigns/{id} shows progress.
+        presentProgress: (progress) => campaign.visibleProgress(progress),
       });
     },
   });

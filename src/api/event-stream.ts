@@ -128,11 +128,13 @@ export function progressEventsResponses<E extends z.ZodType>(ofWhat: string, eve
   };
 }
 
-export interface ProgressEventsOptions<R> {
+export interface ProgressEventsOptions<P, R> {
   /** The last version the client saw (resumePoint), 0 for all. */
   afterVersion: number;
   /** The last event's data when the run succeeded; its result as it is when absent. */
   presentResult?: (result: R) => Promise<unknown>;
+  /** Each progress event's data; the snapshot as the run kept it when absent. */
+  presentProgress?: (progress: P) => Promise<P>;
 }
 
 /**
@@ -147,7 +149,7 @@ export async function streamProgressEvents<P, R>(
   reply: FastifyReply,
   hub: ProgressHub,
   workflowId: string,
-  options: ProgressEventsOptions<R>,
+  options: ProgressEventsOptions<P, R>,
 ): Promise<void> {
   const subscription = hub.open<P, R>(
     workflowId,
@@ -160,7 +162,10 @@ export async function streamProgressEvents<P, R>(
   try {
     for await (const event of subscription) {
       if (event.type === 'progress') {
-        const { version, skipped, progress } = event;
+        const { version, skipped } = event;
+        const progress = options.presentProgress
+          ? await options.presentProgress(event.progress)
+          : event.progress;
         stream.send({ id: String(version), event: 'progress', data: { version, skipped, progress } });
       } else if (event.type === 'result') {
         const data = options.presentResult ? await options.presentResult(event.result) : event.result;

@@ -5,11 +5,13 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ConfigError } from '../config/config-error';
+import { bearerAuth } from '../http/bearer-auth';
+import { API_FIXED_LIMITS, capConnections, serverOptions } from '../http/server-limits';
 import { ProviderClient } from '../provider/client';
 import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { bearerAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
+import { apiAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
 import { declareCommonResponses } from './common-responses';
 import { answerRouterRefusal, installErrorHandling } from './error-handler';
@@ -47,16 +49,11 @@ type FastifyLoggerSettings = Exclude<FastifyServerOptions['logger'], boolean | u
 export const DEFAULT_API_LIMITS: ApiLimits = {
   requestTimeoutMs: 120_000,
   maxConnections: 1024,
+  maxConnectionsPerClient: 64,
   rateLimitPerMinute: 600,
   eventStreamsPerRun: 50,
   eventStreamsPerToken: 20,
 };
-/** A connection with nothing sent or answered for this long is closed. */
-const IDLE_CONNECTION_MS = 30_000;
-/** The request line and headers must arrive within this (or the request deadline when shorter). */
-const HEADERS_DEADLINE_MS = 20_000;
-/** Between requests on a kept-alive connection. */
-const KEEP_ALIVE_MS = 5_000;
 
 /** Headers that carry credentials: never written to logs. */
 const REDACTED = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'];
@@ -72,24 +69,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   checkApiConfig(config);
   const provider = options.provider ?? providerFrom(config.provider);
   const limits = { ...DEFAULT_API_LIMITS, ...config.api.limits };
+  const serverLimits = { ...API_FIXED_LIMITS, ...limits };
   const app = Fastify({
     logger: loggerSettings(options.logger),
-    bodyLimit: 1024 * 1024,
-    // A request trickled in byte by byte is cut off when its whole time is up, idle or not.
-    requestTimeout: limits.requestTimeoutMs,
-    http: {
-      headersTimeout: Math.min(HEADERS_DEADLINE_MS, limits.requestTimeoutMs),
-      // Node enforces both deadlines when it sweeps its connections (every 30 s by default).
-      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
-    },
-    connectionTimeout: IDLE_CONNECTION_MS,
-    keepAliveTimeout: KEEP_ALIVE_MS,
+    ...serverOptions(serverLimits),
     // Archived-avatar links carry a signed token in the path, longer than the router's default
     // bound (100) for any real key; the bound is the longest token a link can have.
     routerOptions: { maxParamLength: MAX_LINK_TOKEN_LENGTH },
     frameworkErrors: answerRouterRefusal,
   });
-  app.server.maxConnections = limits.maxConnections;
+  capConnections(app.server, serverLimits);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   answerUndeclaredMethods(app);
@@ -143,11 +132,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
             `Too many requests: at most ${context.max} a minute for each token; retry in ${context.after}`,
           ),
       });
-      // The rate limit hooks each route as it is added; the token check goes after it on each route.
-      const auth = bearerAuth(config.api.tokens);
-      v1.addHook('onRoute', (route) => {
-        route.onRequest = [route.onRequest ?? []].flat().concat(auth);
-      });
+      // Both hook each route as it is added: the token check goes after the rate limit on each route.
+      await v1.register(bearerAuth, apiAuth(config.api.tokens));
       registerStartPipelineRoute(v1, ctx);
       registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);

@@ -27,6 +27,8 @@ export class CampaignManifestError extends Error {
  * campaign. The workflow holds only the path, digest and count; workers read pages of it, so a
  * campaign of any size never carries its manifest through workflow history. Writing the same
  * subjects again is a no-op; different subjects under a campaign id already used are refused.
+ * Beside it, the campaign's id: the file name cannot be turned back into it, and erasure tells
+ * the campaign whose manifest held the person.
  */
 export async function storeCampaignManifest(
   dir: string,
@@ -37,7 +39,7 @@ export async function storeCampaignManifest(
   await mkdir(root, { recursive: true });
   const text = subjects.map((s) => JSON.stringify(s)).join('\n') + (subjects.length > 0 ? '\n' : '');
   const sha256 = createHash('sha256').update(text).digest('hex');
-  const path = join(root, `${fileNameFor(campaignId)}.subjects.jsonl`);
+  const path = campaignManifestPath(root, campaignId);
   const existing = await readFile(path, 'utf8').catch(() => undefined);
   if (existing !== undefined) {
     if (createHash('sha256').update(existing).digest('hex') !== sha256) {
@@ -47,11 +49,15 @@ export async function storeCampaignManifest(
       );
     }
   } else {
-    const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temp, text, { mode: 0o600 });
-    await rename(temp, path);
+    await writeAtomically(campaignRecordPath(path), JSON.stringify({ campaignId } satisfies CampaignRecord));
+    await writeAtomically(path, text);
   }
   return { path, sha256, total: subjects.length };
+}
+
+/** Where a campaign's subjects are stored under `dir` (CAMPAIGN_DIR). */
+function campaignManifestPath(dir: string, campaignId: string): string {
+  return join(resolve(dir), `${fileNameFor(campaignId)}.subjects.jsonl`);
 }
 
 interface ParsedManifest {
@@ -59,6 +65,8 @@ interface ParsedManifest {
   /** The file as read: erasure rewrites it, so a cached copy is used only while the file is unchanged. */
   version: string;
   lines: string[];
+  /** The subject ids of this version, computed when first asked. */
+  subjectIds?: ReadonlySet<string>;
 }
 
 const cache = new Map<string, ParsedManifest>();
@@ -89,6 +97,21 @@ export async function readCampaignSubjects(
   });
 }
 
+/**
+ * The ids of the subjects a stored manifest holds now: an erased person is not among them. What
+ * shows a campaign's progress keeps only these ids (the campaign's own lists may predate erasure).
+ */
+export async function campaignSubjectIds(ref: ManifestRef, dir: string): Promise<ReadonlySet<string>> {
+  const manifest = await openManifest(ref, dir);
+  manifest.subjectIds ??= new Set(
+    manifest.lines.flatMap((line) => {
+      const json = JSON.parse(line) as { subjectId?: unknown };
+      return typeof json.subjectId === 'string' ? [json.subjectId] : [];
+    }),
+  );
+  return manifest.subjectIds;
+}
+
 async function openManifest(ref: ManifestRef, dir: string): Promise<ParsedManifest> {
   const path = await insideDir(ref.path, dir);
   const unreadable = (err: NodeJS.ErrnoException) => {
@@ -116,7 +139,7 @@ async function openManifest(ref: ManifestRef, dir: string): Promise<ParsedManife
       true,
     );
   }
-  const parsed = { sha256: ref.sha256, version, lines };
+  const parsed: ParsedManifest = { sha256: ref.sha256, version, lines };
   cache.set(ref.path, parsed);
   if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return parsed;
@@ -151,6 +174,13 @@ interface ErasureRecord {
 
 const erasureRecordPath = (manifestPath: string) => `${manifestPath}.erasures.json`;
 
+/** Whose manifest it is (written with it by storeCampaignManifest). */
+interface CampaignRecord {
+  campaignId: string;
+}
+
+const campaignRecordPath = (manifestPath: string) => `${manifestPath}.campaign.json`;
+
 async function erasedFrom(path: string, original: string, current: string): Promise<boolean> {
   const text = await readFile(erasureRecordPath(path), 'utf8').catch(() => undefined);
   if (text === undefined) return false;
@@ -158,31 +188,46 @@ async function erasedFrom(path: string, original: string, current: string): Prom
   return record.original === original && (record.erased ?? []).includes(current);
 }
 
+/** A stored manifest that held the person, and what erasure did to it. */
+export interface ManifestErasure {
+  /** The manifest file (campaignManifestPath of its campaign). */
+  path: string;
+  /** Its campaign; unknown for a manifest stored without the record of it. */
+  campaignId?: string;
+  /** The lines erased, by index: the campaign's ledger indexes, which a running campaign is told. */
+  indexes: number[];
+  /** The erased lines' workflow-id keys (searchKey, else subjectId): their pipelines' ids (subjectWorkflowId). */
+  workflowKeys: string[];
+}
+
 /**
  * Erases a person from every stored manifest under `dir` (CAMPAIGN_DIR): each of their lines
  * becomes ERASED_SUBJECT, in place, so the campaign's ledger (indexed by line) stays aligned, and
- * summaries, results and running campaigns skip them. The record beside the file lets readers
- * accept the changed file for the campaign's digest. Answers how many lines were erased.
+ * summaries, results and campaigns that read the file afterwards skip them. The record beside the
+ * file lets readers accept the changed file for the campaign's digest. Answers each manifest changed.
  */
-export async function eraseFromCampaignManifests(dir: string, subjectId: string): Promise<number> {
+export async function eraseFromCampaignManifests(dir: string, subjectId: string): Promise<ManifestErasure[]> {
   const root = resolve(dir);
   const names = await readdir(root).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
     throw err;
   });
-  let erased = 0;
+  const erasures: ManifestErasure[] = [];
   for (const name of names.filter((n) => n.endsWith('.subjects.jsonl'))) {
     const path = join(root, name);
     const text = await readFile(path, 'utf8');
-    let changed = 0;
+    const erasure: ManifestErasure = { path, indexes: [], workflowKeys: [] };
+    let index = 0;
     const lines = text.split('\n').map((line) => {
       if (line.length === 0) return line;
-      const json = JSON.parse(line) as { subjectId?: unknown };
+      const json = JSON.parse(line) as { subjectId?: unknown; searchKey?: unknown };
+      index++;
       if (json.subjectId !== subjectId) return line;
-      changed++;
+      erasure.indexes.push(index - 1);
+      erasure.workflowKeys.push(typeof json.searchKey === 'string' ? json.searchKey : subjectId);
       return JSON.stringify(ERASED_SUBJECT);
     });
-    if (changed === 0) continue;
+    if (erasure.indexes.length === 0) continue;
     const next = lines.join('\n');
     const digest = (t: string) => createHash('sha256').update(t).digest('hex');
     const previous = await readFile(erasureRecordPath(path), 'utf8')
@@ -192,9 +237,12 @@ export async function eraseFromCampaignManifests(dir: string, subjectId: string)
     // The record first: a reader between the two writes sees the earlier file, still accepted.
     await writeAtomically(erasureRecordPath(path), JSON.stringify(record));
     await writeAtomically(path, next);
-    erased += changed;
+    const owner = await readFile(campaignRecordPath(path), 'utf8')
+      .then((t) => (JSON.parse(t) as Partial<CampaignRecord>).campaignId)
+      .catch(() => undefined);
+    erasures.push(typeof owner === 'string' ? { ...erasure, campaignId: owner } : erasure);
   }
-  return erased;
+  return erasures;
 }
 
 async function writeAtomically(path: string, text: string): Promise<void> {

@@ -22,6 +22,7 @@ import {
   type CampaignSubject,
   type CampaignSummary,
   type ManifestEntry,
+  type ManifestRef,
   type RetryReport,
   type SubjectSummary,
 } from '../contracts/campaign';
@@ -30,7 +31,7 @@ import { CampaignIdAttribute } from '../contracts/search-attributes';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { encryptionCodecOf } from '../codec/data-converter';
 import { missingSearchAttributesError } from './start-run';
-import { readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
+import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
 import { csvLine } from '../campaign/manifest/csv';
 import {
   WORKFLOW_TYPES,
@@ -44,12 +45,10 @@ import {
 } from '../contracts/workflow-definitions';
 
 import { PipelineInputError } from './input-error';
+import type { RunPlacement } from '../config/run-placement';
 
-export interface StartCampaignOptions {
-  /** Task queue of the campaign and its pipelines (TEMPORAL_TASK_QUEUE). */
-  taskQueue: string;
-  /** Task queue of provider activities (the rate-limited provider worker): StarterSettings.providerTaskQueue. */
-  providerTaskQueue: string;
+/** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
+export interface StartCampaignOptions extends RunPlacement {
   /** CAMPAIGN_DIR: where the subjects are stored for the workers to read. */
   manifestDir: string;
   /** Also the idempotency key: starting the same id again attaches to that campaign. */
@@ -61,14 +60,17 @@ export interface StartCampaignOptions {
   pipelineWorkflowType?: string;
   /** Workflow type of the children of subjects with a modelId; tests use a stand-in. */
   generationWorkflowType?: string;
-  /** ARCHIVE_AVATARS: the pipelines copy their avatars into the blob store. */
-  archiveAvatars?: boolean;
 }
 
 export interface CampaignHandle {
   campaignId: string;
   /** Counts by state, throughput, estimated finish (a query: a worker must be running). */
   progress(): Promise<CampaignProgress>;
+  /**
+   * A progress snapshot (the event stream's, say) without the subjects erased since it was taken:
+   * as every progress this handle answers. Read from the stored manifest, which erasure rewrites.
+   */
+  visibleProgress(progress: CampaignProgress): Promise<CampaignProgress>;
   /** Waits for the end and returns the campaign summary of docs/contracts.md. */
   result(): Promise<CampaignSummary>;
   /** The summary as it stands now: at the end, or while running (from the ledger query). */
@@ -198,6 +200,17 @@ export function getCampaign(
     return raw.query(campaignLedgerQuery);
   };
 
+  let manifestRef: Promise<ManifestRef> | undefined;
+  const visibleProgress = async (progress: CampaignProgress): Promise<CampaignProgress> => {
+    if (!manifestRef) {
+      manifestRef = ledger().then((l) => l.manifest);
+      // Asked again next time: the campaign may not be readable yet.
+      manifestRef.catch(() => (manifestRef = undefined));
+    }
+    const present = await campaignSubjectIds(await manifestRef, options.manifestDir);
+    return withoutErased(progress, present);
+  };
+
   const summarize = async (l: CampaignLedger & { finishedAt?: string }): Promise<CampaignSummary> => {
     const subjects = await subjectsOf(l);
     return buildSummary(campaignId, l, subjects);
@@ -205,27 +218,29 @@ export function getCampaign(
 
   const handle: CampaignHandle = {
     campaignId,
-    progress: () => raw.query(campaignProgressQuery),
+    progress: () => raw.query(campaignProgressQuery).then(visibleProgress),
+    visibleProgress,
     result: async () => summarize(await raw.result()),
     summary: async () => summarize(await ledger()),
-    pause: () => raw.executeUpdate(pauseCampaignUpdate),
-    resume: () => raw.executeUpdate(resumeCampaignUpdate),
-    cancel: () => raw.executeUpdate(cancelCampaignUpdate),
+    pause: () => raw.executeUpdate(pauseCampaignUpdate).then(visibleProgress),
+    resume: () => raw.executeUpdate(resumeCampaignUpdate).then(visibleProgress),
+    cancel: () => raw.executeUpdate(cancelCampaignUpdate).then(visibleProgress),
     status,
     retry: async (subjectIds) => {
       const current = await ledger();
       const indexes = subjectIds ? indexesOf(subjectIds, await subjectsOf(current)) : undefined;
-      if ((await status()) === 'RUNNING') {
-        return raw
-          .executeUpdate(retryCampaignUpdate, { args: [indexes ? { indexes } : {}] })
-          .catch((err: unknown) => {
-            // The workflow's validator refused: the reason names the subjects.
-            if (err instanceof WorkflowUpdateFailedError && err.cause)
-              throw new PipelineInputError([{ path: 'subjectIds', message: err.cause.message }]);
-            throw err;
-          });
-      }
-      return restart(client, raw, indexes);
+      const report =
+        (await status()) === 'RUNNING'
+          ? await raw
+              .executeUpdate(retryCampaignUpdate, { args: [indexes ? { indexes } : {}] })
+              .catch((err: unknown) => {
+                // The workflow's validator refused: the reason names the subjects.
+                if (err instanceof WorkflowUpdateFailedError && err.cause)
+                  throw new PipelineInputError([{ path: 'subjectIds', message: err.cause.message }]);
+                throw err;
+              })
+          : await restart(client, raw, indexes);
+      return { ...report, progress: await visibleProgress(report.progress) };
     },
     resultRows: () => resultRows(client, campaignId, ledger, subjectsOf),
     exportResults: (format) => exportRows(resultRows(client, campaignId, ledger, subjectsOf), format),
@@ -279,6 +294,19 @@ async function restart(
 /** The campaign itself is found by its CampaignId too (with its pipelines). */
 function campaignAttributes(campaignId: string): TypedSearchAttributes {
   return new TypedSearchAttributes([{ key: CampaignIdAttribute, value: campaignId }]);
+}
+
+/**
+ * The campaign's lists of subjects in flight and of recent failures keep only subjects its stored
+ * manifest still holds: a campaign told of an erasure drops the person itself, but one that had
+ * closed (or a snapshot taken before) still names them.
+ */
+function withoutErased(progress: CampaignProgress, present: ReadonlySet<string>): CampaignProgress {
+  return {
+    ...progress,
+    inFlight: progress.inFlight.filter((id) => present.has(id)),
+    recentFailures: progress.recentFailures.filter((f) => present.has(f.subjectId)),
+  };
 }
 
 /**

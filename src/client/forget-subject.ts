@@ -4,9 +4,9 @@ import {
   type Client,
   type WorkflowExecutionStatusName,
 } from '@temporalio/client';
-import { eraseFromCampaignManifests } from '../campaign/manifest-store';
 import type { PipelineResult } from '../contracts/pipeline-state';
 import { deletePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
+import { eraseFromCampaigns } from './erase-from-campaigns';
 import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
 import { getPipeline } from './pipelines';
 
@@ -30,17 +30,18 @@ export interface ForgetSubjectOptions {
   closeTimeoutMs?: number;
   /** Receives the audit line (no subject id, no personal data). */
   audit?: (entry: Record<string, unknown>) => void;
-  /** CAMPAIGN_DIR: the subject's lines are erased from the campaign manifests stored there. */
+  /** CAMPAIGN_DIR: the subject's lines are erased from the campaign manifests stored there (and open campaigns told). */
   manifestDir?: string;
 }
 
 /**
- * Erases a person: cancels their open runs (and waits for them to close, so no archive copy lands
+ * Erases a person: first from the campaigns (their stored manifest lines, and every open campaign
+ * holding them is told, so none starts them afterwards; src/client/erase-from-campaigns.ts); then
+ * cancels their open runs (and waits for them to close, so no archive copy lands
  * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
  * selfies, deletes the runs themselves from Temporal (with their children: claims, callback
- * deliveries), so no route answers their results or the provider's avatar URLs any more, erases
- * their lines from the stored campaign manifests (campaign summaries and results then leave them
- * out), and reports what the provider still holds.
+ * deliveries), so no route answers their results or the provider's avatar URLs any more, and
+ * reports what the provider still holds. Campaign summaries, results and progress leave them out.
  *
  * A campaign's own history is not deleted: it holds every other subject's outcome. It keeps the
  * manifest pages it read (the person's id and selfie references; encrypted with payload
@@ -54,7 +55,11 @@ export async function forgetSubject(
 ): Promise<ForgetReport> {
   const prefix = subjectPrefix(subjectId);
   const subject = prefix.slice('subjects/'.length, -1);
-  const runs = await listPipelines(client, { subjectId, limit: MAX_LIST_LIMIT });
+  const campaigns = options.manifestDir
+    ? await eraseFromCampaigns(client, options.manifestDir, subjectId)
+    : { lines: 0, campaignsTold: 0, pipelineIds: [] };
+  const listed = await listPipelines(client, { subjectId, limit: MAX_LIST_LIMIT });
+  const runs = [...listed, ...(await unlisted(client, campaigns.pipelineIds, listed))];
   const closeTimeoutMs = options.closeTimeoutMs ?? 60_000;
   const modelIds = new Set<number>();
   const orderIds = new Set<number>();
@@ -77,9 +82,6 @@ export async function forgetSubject(
     finalRuns.push({ workflowId: run.workflowId, status });
   }
   await deleteRuns(client, runs);
-  const manifestLines = options.manifestDir
-    ? await eraseFromCampaignManifests(options.manifestDir, subjectId)
-    : 0;
   // The subject's archived avatars, and each run's uploaded selfies (kept under the run's id).
   const prefixes = [prefix, ...finalRuns.map((run) => uploadsPrefix(run.workflowId))];
   let deleted = 0;
@@ -92,7 +94,8 @@ export async function forgetSubject(
     objectsDeleted: deleted,
     objectsRemaining: remaining,
     runs: finalRuns.length,
-    manifestLines,
+    manifestLines: campaigns.lines,
+    campaignsTold: campaigns.campaignsTold,
     providerModelIds: [...modelIds].sort((a, b) => a - b),
     providerOrderIds: [...orderIds].sort((a, b) => a - b),
   });
@@ -106,6 +109,31 @@ export async function forgetSubject(
       canDelete: false,
     },
   };
+}
+
+interface RunToErase {
+  workflowId: string;
+  runId: string;
+  status: WorkflowExecutionStatusName;
+  modelId?: number;
+}
+
+/** The campaigns' pipelines of the person that the SubjectId search did not list (yet): started moments ago. */
+async function unlisted(client: Client, ids: string[], listed: RunToErase[]): Promise<RunToErase[]> {
+  const runs: RunToErase[] = [];
+  for (const workflowId of new Set(ids)) {
+    if (listed.some((run) => run.workflowId === workflowId)) continue;
+    const description = await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch((err: unknown) => {
+        // Never started: the campaign was told before their turn.
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      });
+    if (description) runs.push({ workflowId, runId: description.runId, status: description.status.name });
+  }
+  return runs;
 }
 
 /**

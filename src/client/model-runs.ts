@@ -17,21 +17,12 @@ import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../co
 import type { ProviderClient } from '../provider/client';
 import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames } from './generation-check';
 import { PipelineInputError } from './input-error';
-import { startRunOnce, type StartedRun } from './start-run';
+import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { ProviderCatalog } from './provider-catalog';
 import { planRetry, RetryRefusedError, type RetryPlan } from './retry-plan';
 
 /** Where runs go and how a repeated request is recognised (as for pipelines). */
-export interface StartModelRunOptions {
-  taskQueue: string;
-  providerTaskQueue: string;
-  /** ARCHIVE_AVATARS: copy each avatar into the blob store as it is produced. */
-  archiveAvatars?: boolean;
-  /** The caller's id for this request: the same id again answers the run it started. */
-  requestId?: string;
-  /** A digest of the request, kept in the memo, so a reused request id with another request can be refused. */
-  requestFingerprint?: string;
-}
+export type StartModelRunOptions = StartOptions;
 
 /** The provider calls a generation start makes first (is the model usable, are the styles offered). */
 export type ProviderReads = Pick<

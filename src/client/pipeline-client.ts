@@ -3,6 +3,7 @@ import { parseEnv } from '../config/parse-env';
 import { loadStarterSettings, starterSettingsOf, type TemporalConfig } from '../config/starter-settings';
 import type { PipelineRequest } from '../contracts/pipeline-input';
 import { loadConfig, type AppConfig } from '../config/load-config';
+import type { RunPlacement } from '../config/run-placement';
 import type { GenerationRequest, TrainingRequest } from '../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { ProviderClient } from '../provider/client';
@@ -38,7 +39,7 @@ export function loadTemporalConfig(
 export type PipelineClientSettings = Partial<TemporalConfig> & {
   /**
    * Task queue of provider activities (the workers' rate-limited queue): PROVIDER_TASK_QUEUE, or
-   * `<task queue>-provider` as the workers default to. Pipelines started here then count against
+   * the workers' default (see placementFrom). Pipelines started here then count against
    * PROVIDER_MAX_RPS, ahead of campaign work.
    */
   providerTaskQueue?: string;
@@ -52,7 +53,9 @@ export type PipelineClientSettings = Partial<TemporalConfig> & {
 
 /** Starts, finds and lists avatar pipelines on one Temporal cluster. */
 export interface PipelineClient {
-  readonly config: TemporalConfig & { providerTaskQueue: string; archiveAvatars: boolean };
+  readonly config: TemporalConfig;
+  /** Where every run this client starts goes (task queue, provider task queue) and whether it archives. */
+  readonly placement: RunPlacement;
   /** The Temporal client underneath, for anything beyond pipelines. */
   readonly temporal: Client;
   /**
@@ -105,35 +108,24 @@ export async function createPipelineClient(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
   const { providerTaskQueue, provider: _provider, ...temporalSettings } = settings;
-  const resolved = starterSettingsOf(parseEnv(env), process.cwd(), {
+  const resolved = starterSettingsOf(env, parseEnv(env), process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
   });
-  const config = {
-    ...resolved.temporal,
-    providerTaskQueue: resolved.providerTaskQueue,
-    archiveAvatars: resolved.archiveAvatars,
-  };
-  const temporal = await connectClient(resolved.temporal);
+  const { temporal: config, placement } = resolved;
+  const temporal = await connectClient(config);
   let provider: ProviderClient | undefined;
   const providerClient = () =>
     (provider ??= new ProviderClient(settings.provider ?? loadConfig(env).provider));
   const runOptions = (requestId: string | undefined) => ({
-    taskQueue: config.taskQueue,
-    providerTaskQueue: config.providerTaskQueue,
-    archiveAvatars: config.archiveAvatars,
+    ...placement,
     ...(requestId ? { requestId } : {}),
   });
   return {
     config,
+    placement,
     temporal,
-    start: (request, options = {}) =>
-      startPipeline(temporal, request, {
-        taskQueue: config.taskQueue,
-        providerTaskQueue: config.providerTaskQueue,
-        archiveAvatars: config.archiveAvatars,
-        ...(options.requestId ? { requestId: options.requestId } : {}),
-      }),
+    start: (request, options = {}) => startPipeline(temporal, request, runOptions(options.requestId)),
     get: (workflowId) => getPipeline(temporal, workflowId),
     list: (options) => listPipelines(temporal, options),
     listPage: (options) => listPipelinePage(temporal, options),

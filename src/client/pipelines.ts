@@ -15,24 +15,9 @@ import {
   type AvatarPipelineWorkflow,
 } from '../contracts/workflow-definitions';
 import { PipelineInputError } from './input-error';
-import { startRunOnce, type StartedRun } from './start-run';
+import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 
-export interface StartPipelineOptions {
-  taskQueue: string;
-  /** The caller's id for this request: the same id returns the same run instead of starting a second. */
-  requestId?: string;
-  /**
-   * The rate-limited provider task queue (the configuration's providerTaskQueue): provider calls of
-   * this pipeline then count against PROVIDER_MAX_RPS with everything else, ahead of campaign work.
-   */
-  providerTaskQueue: string;
-  /**
-   * A digest of what the request asked for, kept in the run's memo, so that a repeated request id can
-   * be told apart from a reused one (the API refuses an Idempotency-Key sent with a different request).
-   */
-  requestFingerprint?: string;
-  /** ARCHIVE_AVATARS of the starter's configuration: copy every avatar into the blob store. */
-  archiveAvatars?: boolean;
+export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
   workflowId?: string;
 }
@@ -86,7 +71,7 @@ export async function startPipelineRun(
   const input: PipelineWorkflowInput = {
     ...validated,
     providerTaskQueue: options.providerTaskQueue,
-    ...(options.archiveAvatars !== undefined ? { archiveAvatars: options.archiveAvatars } : {}),
+    ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.pipeline,

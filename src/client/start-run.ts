@@ -6,7 +6,19 @@ import {
   type Client,
 } from '@temporalio/client';
 import { encryptionCodecOf } from '../codec/data-converter';
+import type { RunPlacement } from '../config/run-placement';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
+
+/** What every start of a pipeline, training or generation takes: its placement, and how a repeated request is recognised. */
+export interface StartOptions extends RunPlacement {
+  /** The caller's id for this request: the same id again answers the run it started instead of starting a second. */
+  requestId?: string;
+  /**
+   * A digest of what the request asked for, kept in the run's memo, so that a repeated request id can
+   * be told apart from a reused one (the API refuses an Idempotency-Key sent with a different request).
+   */
+  requestFingerprint?: string;
+}
 
 /** One run to start: a pipeline, a training or a generation (campaigns start their children themselves). */
 export interface RunStart {

@@ -1,7 +1,15 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyCors from '@fastify/cors';
 import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { tokenProblems } from '../config/bearer-token-rules';
+import { ConfigError } from '../config/config-error';
+import { acceptedTokens, bearerAuth } from '../http/bearer-auth';
+import { RequestGate } from '../http/request-gate';
+import { CODEC_SERVER_LIMITS as LIMITS, capConnections, serverOptions } from '../http/server-limits';
+import { FailedTokenThrottle } from './failed-token-throttle';
 import { payloadsBodySchema, payloadsFromJson, payloadsToJson } from './payload-json';
-import { isKnownToken } from './token-check';
+
 export interface CodecServerOptions {
   codec: PayloadCodec;
   /** Bearer tokens that may encode and decode; at least one. */
@@ -21,12 +29,6 @@ export interface RunningCodecServer {
   stop(): Promise<void>;
 }
 
-/** The UI posts a page's payloads at once; 2 MiB per payload is Temporal's own limit. */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
-/** A sign-in form holds one token. */
-const MAX_LOGIN_BYTES = 4 * 1024;
-/** Requests handled at once; more are answered 503 before their bodies are read. */
-export const MAX_CONCURRENT_REQUESTS = 8;
 /** Set by POST /login, for browsers: the Temporal UI sends it along when its codec settings include credentials. */
 export const TOKEN_COOKIE = 'codec_token';
 
@@ -44,43 +46,54 @@ class CodecError extends Error {
  * the Temporal UI and `temporal` CLI can show encrypted payloads to operators who hold a token.
  * A token comes as `Authorization: Bearer <token>`, or as the cookie POST /login sets (the UI can
  * send cookies to a codec server, but no header of its own). GET /health answers without one.
- * The token is checked before any body is read, and only a few requests are served at once.
+ * The token is checked before any body is read. Only a few authenticated requests are served at
+ * once, and sign-ins have a gate of their own, so clients without a token (slow sign-in bodies
+ * included) cannot crowd out those with one; /health is never gated. Each client address may hold
+ * only a few connections and send only a few wrong tokens a minute.
  */
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   if (options.tokens.length === 0) throw new Error('The codec server needs at least one token');
+  const weak = tokenProblems(options.tokens);
+  if (weak.length > 0)
+    throw new ConfigError(weak.map((reason) => ({ variable: 'CODEC_SERVER_TOKENS', reason })));
   const app = Fastify({
-    bodyLimit: MAX_BODY_BYTES,
-    requestTimeout: 60_000,
-    connectionTimeout: 30_000,
+    ...serverOptions(LIMITS),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   });
-  const log = (request: FastifyRequest, status: number) =>
-    options.log?.(`${request.method} ${request.url.split('?')[0]} ${status}`);
-
-  let inFlight = 0;
-  const counted = new WeakSet<FastifyRequest>();
-  const release = (request: FastifyRequest) => {
-    if (counted.delete(request)) inFlight--;
+  capConnections(app.server, LIMITS);
+  const accepts = acceptedTokens(options.tokens);
+  const throttle = new FailedTokenThrottle(LIMITS.failedTokensPerMinute, 60_000);
+  const work = new RequestGate(LIMITS.concurrentRequests);
+  const logins = new RequestGate(LIMITS.concurrentLogins);
+  work.releaseOn(app);
+  logins.releaseOn(app);
+  app.addHook('onResponse', async (request, reply) =>
+    options.log?.(`${request.method} ${request.url.split('?')[0]} ${reply.statusCode}`),
+  );
+  await app.register(fastifyCookie);
+  await app.register(fastifyCors, {
+    origin: (origin, callback) =>
+      callback(null, origin !== undefined && options.corsOrigins.includes(origin)),
+    credentials: true,
+    methods: ['POST', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
+    maxAge: 600,
+  });
+  /** A client past its wrong tokens is refused whatever it sends, so the refusal reveals nothing. */
+  const notThrottled = async (request: FastifyRequest, reply: FastifyReply) => {
+    const wait = throttle.retryAfterSeconds(request.socket.remoteAddress);
+    if (wait > 0) {
+      void reply.header('Retry-After', String(wait));
+      throw new CodecError(
+        429,
+        `too many wrong tokens from this address: at most ${LIMITS.failedTokensPerMinute} a minute; retry in ${wait} s`,
+      );
+    }
   };
-  app.addHook('onRequest', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin !== undefined && options.corsOrigins.includes(origin)) {
-      void reply.header('Access-Control-Allow-Origin', origin);
-      void reply.header('Access-Control-Allow-Credentials', 'true');
-      void reply.header('Vary', 'Origin');
-    }
-    if (inFlight >= MAX_CONCURRENT_REQUESTS) {
-      void reply.header('Retry-After', '1');
-      throw new CodecError(503, 'busy: too many requests at once; retry shortly');
-    }
-    inFlight++;
-    counted.add(request);
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    release(request);
-    log(request, reply.statusCode);
-  });
-  app.addHook('onRequestAbort', async (request) => release(request));
+  const busy = (reply: FastifyReply, what: string) => {
+    void reply.header('Retry-After', '1');
+    return new CodecError(503, `busy: too many ${what} at once; retry shortly`);
+  };
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _request, reply) => {
     if (err instanceof CodecError) return reply.code(err.statusCode).send({ error: err.message });
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'body too large' });
@@ -89,7 +102,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     options.log?.(`codec server error: ${err.message}`);
     return reply.code(500).send({ error: 'internal error' });
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'not found' }));
+  // @fastify/cors answers allowed preflights itself and passes the others on as not found.
+  app.setNotFoundHandler((request, reply) =>
+    request.method === 'OPTIONS'
+      ? reply.code(403).send({ error: 'origin not allowed' })
+      : reply.code(404).send({ error: 'not found' }),
+  );
   // Bodies are read as text whatever their declared type (the UI and CLI differ); JSON is parsed here.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
@@ -98,65 +116,93 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     return payload;
   });
 
-  app.options('/*', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin === undefined || !options.corsOrigins.includes(origin))
-      return reply.code(403).send({ error: 'origin not allowed' });
-    return reply
-      .code(204)
-      .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
-      .header('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Namespace')
-      .header('Access-Control-Max-Age', '600')
-      .send();
-  });
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/login', async (_request, reply) => reply.type('text/html; charset=utf-8').send(LOGIN_PAGE));
-  app.post('/login', { bodyLimit: MAX_LOGIN_BYTES }, async (request, reply) => {
-    const token =
-      new URLSearchParams(typeof request.body === 'string' ? request.body : '').get('token') ?? '';
-    if (!isKnownToken(token, options.tokens)) return reply.code(403).send({ error: 'token not accepted' });
-    const secure = request.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
-    return reply
-      .header(
-        'Set-Cookie',
-        `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200${secure}`,
-      )
-      .send({ status: 'signed in: this browser may now decode payloads for 12 hours' });
-  });
-  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
-    const presented = presentedToken(request);
-    if (presented === undefined) {
-      void reply.header('WWW-Authenticate', 'Bearer');
-      throw new CodecError(401, 'a token is required (Authorization: Bearer <token>)');
-    }
-    if (!isKnownToken(presented, options.tokens)) throw new CodecError(403, 'token not accepted');
+  const takeLoginSlot = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!logins.tryTake(request)) throw busy(reply, 'sign-ins');
+    // A body trickled in to hold the gate is cut off; the gate is released when the socket closes.
+    const deadline = setTimeout(() => request.raw.destroy(), LIMITS.loginBodyDeadlineMs);
+    logins.onRelease(request, () => clearTimeout(deadline));
   };
+  app.post(
+    '/login',
+    {
+      bodyLimit: LIMITS.loginBodyBytes,
+      onRequest: [notThrottled, takeLoginSlot],
+      preHandler: async (request) => logins.release(request),
+    },
+    async (request, reply) => {
+      const token =
+        new URLSearchParams(typeof request.body === 'string' ? request.body : '').get('token') ?? '';
+      if (!accepts(token)) {
+        throttle.recordFailure(request.socket.remoteAddress);
+        return reply.code(403).send({ error: 'token not accepted' });
+      }
+      return reply
+        .setCookie(TOKEN_COOKIE, token, {
+          httpOnly: true,
+          sameSite: 'strict',
+          path: '/',
+          maxAge: 12 * 60 * 60,
+          secure: request.headers['x-forwarded-proto'] === 'https',
+        })
+        .send({ status: 'signed in: this browser may now decode payloads for 12 hours' });
+    },
+  );
   for (const path of ['/encode', '/decode'] as const) {
-    app.post(path, { onRequest: authorize }, async (request) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(typeof request.body === 'string' ? request.body : '');
-      } catch {
-        throw new CodecError(400, 'body is not JSON');
-      }
-      const parsed = payloadsBodySchema.safeParse(json);
-      if (!parsed.success)
-        throw new CodecError(400, `body must be {"payloads": [...]}: ${parsed.error.message}`);
-      const payloads = payloadsFromJson(parsed.data);
-      try {
-        const out =
-          path === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
-        return payloadsToJson(out);
-      } catch (err) {
-        throw new CodecError(400, err instanceof Error ? err.message : String(err));
-      }
-    });
     app.route({
       method: ['GET', 'PUT', 'PATCH', 'DELETE'],
       url: path,
       handler: async (_request, reply) => reply.code(405).send({ error: 'use POST' }),
     });
   }
+  await app.register(async (authorized) => {
+    await authorized.register(bearerAuth, {
+      tokens: options.tokens,
+      cookie: TOKEN_COOKIE,
+      refuse: (failure, request, reply) => {
+        if (failure === 'missing') {
+          void reply.header('WWW-Authenticate', 'Bearer');
+          return new CodecError(401, 'a token is required (Authorization: Bearer <token>)');
+        }
+        throttle.recordFailure(request.socket.remoteAddress);
+        return new CodecError(403, 'token not accepted');
+      },
+    });
+    for (const path of ['/encode', '/decode'] as const) {
+      authorized.post(
+        path,
+        {
+          onRequest: notThrottled,
+          // After the token check (onRequest), before the body is read.
+          preParsing: async (request, reply) => {
+            if (!work.tryTake(request)) throw busy(reply, 'requests');
+          },
+        },
+        async (request) => {
+          let json: unknown;
+          try {
+            json = JSON.parse(typeof request.body === 'string' ? request.body : '');
+          } catch {
+            throw new CodecError(400, 'body is not JSON');
+          }
+          const parsed = payloadsBodySchema.safeParse(json);
+          if (!parsed.success)
+            throw new CodecError(400, `body must be {"payloads": [...]}: ${parsed.error.message}`);
+          const payloads = payloadsFromJson(parsed.data);
+          try {
+            const out =
+              path === '/encode'
+                ? await options.codec.encode(payloads)
+                : await options.codec.decode(payloads);
+            return payloadsToJson(out);
+          } catch (err) {
+            throw new CodecError(400, err instanceof Error ? err.message : String(err));
+          }
+        },
+      );
+    }
+  });
 
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address();
@@ -167,25 +213,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     port,
     stop: () => app.close(),
   };
-}
-
-/** The bearer token, or the sign-in cookie's; '' for a header that is not a bearer token. */
-function presentedToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    return match ? match[1]!.trim() : '';
-  }
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name !== TOKEN_COOKIE) continue;
-    try {
-      return decodeURIComponent(value.join('='));
-    } catch {
-      throw new CodecError(400, `the ${TOKEN_COOKIE} cookie is not validly encoded; sign in again at /login`);
-    }
-  }
-  return undefined;
 }
 
 const LOGIN_PAGE = `<!doctype html>

@@ -92,21 +92,16 @@ export const envSchema = z.object({
   PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')),
   /** Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS; default `<TEMPORAL_TASK_QUEUE>-provider`. */
   PROVIDER_TASK_QUEUE: optional(z.string().min(1)),
-  TEMPORAL_ADDRESS: withDefault(
+  /**
+   * Of the connection variables @temporalio/envconfig reads (src/config/temporal-connection.ts),
+   * those whose bad value it would take silently, checked with the rest.
+   */
+  TEMPORAL_ADDRESS: optional(
     z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233'),
-    'localhost:7233',
   ),
-  TEMPORAL_NAMESPACE: withDefault(z.string().min(1), 'default'),
   TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline'),
-  /** API key for Temporal Cloud (or any cluster that takes one); turns TLS on unless TEMPORAL_TLS=false. */
-  TEMPORAL_API_KEY: optional(z.string()),
+  /** envconfig reads anything but true/1 as false: a typo would turn TLS off. */
   TEMPORAL_TLS: optional(booleanFlag),
-  /** mTLS client certificate and key (PEM files), e.g. for Temporal Cloud with certificates. */
-  TEMPORAL_TLS_CLIENT_CERT_PATH: optional(z.string()),
-  TEMPORAL_TLS_CLIENT_KEY_PATH: optional(z.string()),
-  /** CA bundle (PEM file) for a server certificate the system roots do not cover. */
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optional(z.string()),
-  TEMPORAL_TLS_SERVER_NAME: optional(z.string()),
   /** Payload encryption keys, `id:base64key,…` (32-byte keys); setting them turns encryption on. */
   ENCRYPTION_KEYS: optional(encryptionKeys),
   /** Which of ENCRYPTION_KEYS encrypts new payloads (the others only decrypt); optional with one key. */
@@ -174,6 +169,12 @@ export const envSchema = z.object({
   API_REQUEST_TIMEOUT_MS: withDefault(positiveInt, 120_000),
   /** Open connections the API accepts at once; more are refused. */
   API_MAX_CONNECTIONS: withDefault(positiveInt, 1024),
+  /**
+   * Open connections one client address (an IPv6 client: its /64) may hold, so no one client takes
+   * all of API_MAX_CONNECTIONS. Behind a reverse proxy every connection comes from the proxy: raise
+   * it to API_MAX_CONNECTIONS there.
+   */
+  API_MAX_CONNECTIONS_PER_CLIENT: withDefault(positiveInt, 64),
   /** Requests per minute per bearer token (per client address without a valid token). */
   API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600),
   /** Progress event streams (GET …/events) open at once on one run, from all clients (429 beyond). */

@@ -3,6 +3,7 @@ import { ConfigError } from './config-error';
 import type { SelfieRetention } from './selfie-retention';
 import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
 import { parseEnv } from './parse-env';
+import type { RunPlacement } from './run-placement';
 import { starterSettingsOf, type StarterSettings, type TemporalConfig } from './starter-settings';
 import {
   StorageSettingsError,
@@ -12,8 +13,6 @@ import {
 
 /** The blob store (selfies, archived avatars) and what goes into it. */
 export interface StorageConfig extends StorageSettings {
-  /** ARCHIVE_AVATARS: copy avatars into the store as they are produced. */
-  archiveAvatars: boolean;
   /** STORAGE_LINK_SECRET: signs API links to filesystem objects. */
   linkSecret?: string;
   /** AVATAR_PRIVATE_HOSTS: hosts besides the provider's whose private addresses avatar downloads may reach. */
@@ -23,7 +22,10 @@ export interface StorageConfig extends StorageSettings {
 /** How much of the API one client or all clients together may use. */
 export interface ApiLimits {
   requestTimeoutMs: number;
+  /** All clients together (API_MAX_CONNECTIONS). */
   maxConnections: number;
+  /** One client address (an IPv6 client by its /64) (API_MAX_CONNECTIONS_PER_CLIENT). */
+  maxConnectionsPerClient: number;
   rateLimitPerMinute: number;
   /** Event streams open at once on one run (API_EVENT_STREAMS_PER_RUN). */
   eventStreamsPerRun: number;
@@ -32,11 +34,8 @@ export interface ApiLimits {
 }
 
 export interface AppConfig {
-  /**
-   * Where provider activities run: their own task queue (PROVIDER_TASK_QUEUE), whose workers hold
-   * the whole deployment under the provider's quota (PROVIDER_MAX_RPS, one request per activity).
-   */
-  providerQueue: { taskQueue: string; maxRequestsPerSecond?: number };
+  /** Where runs go: the task queues that starters use and workers poll, and ARCHIVE_AVATARS. */
+  placement: RunPlacement;
   /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
   campaigns: StarterSettings['campaigns'];
   /** writeSettleMs: PROVIDER_WRITE_SETTLE_MS (activities default to 60 s when a hand-built config leaves it out). */
@@ -58,7 +57,7 @@ export interface AppConfig {
     temporalUiUrl?: string;
     /** API_PUBLIC_URL: the base of links the API hands out; unset, each request's Host header. */
     publicUrl?: string;
-    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS, API_RATE_LIMIT_PER_MINUTE, API_EVENT_STREAMS_*; the API's defaults when absent. */
+    /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS(_PER_CLIENT), API_RATE_LIMIT_PER_MINUTE, API_EVENT_STREAMS_*; the API's defaults when absent. */
     limits?: ApiLimits;
   };
   callbacks: {
@@ -76,6 +75,11 @@ export interface AppConfig {
     shutdownGraceMs: number;
     /** How often `avatar-pipeline worker` trims free malloc arena pages (WORKER_MALLOC_TRIM_MS; 0: never). */
     mallocTrimMs?: number;
+    /**
+     * PROVIDER_MAX_RPS: provider workers hold the whole provider task queue, across all workers, under
+     * the provider's quota (one request per activity); unlimited when absent.
+     */
+    providerMaxRequestsPerSecond?: number;
     /** Worker Deployment Version (TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_WORKER_BUILD_ID); unversioned when absent. */
     deployment?: { name: string; buildId: string };
   };
@@ -84,7 +88,7 @@ export interface AppConfig {
 /** Parses the environment once, at start; every bad variable is reported together. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AppConfig {
   const e = parseEnv(env);
-  const starter = starterSettingsOf(e, cwd);
+  const starter = starterSettingsOf(env, e, cwd);
   const apiKey =
     e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
   if (apiKey === undefined) {
@@ -115,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       limits: {
         requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
         maxConnections: e.API_MAX_CONNECTIONS,
+        maxConnectionsPerClient: e.API_MAX_CONNECTIONS_PER_CLIENT,
         rateLimitPerMinute: e.API_RATE_LIMIT_PER_MINUTE,
         eventStreamsPerRun: e.API_EVENT_STREAMS_PER_RUN,
         eventStreamsPerToken: e.API_EVENT_STREAMS_PER_TOKEN,
@@ -132,18 +137,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
       mallocTrimMs: e.WORKER_MALLOC_TRIM_MS,
+      ...(e.PROVIDER_MAX_RPS !== undefined ? { providerMaxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
       ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
         ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }
         : {}),
     },
-    providerQueue: {
-      taskQueue: starter.providerTaskQueue,
-      ...(e.PROVIDER_MAX_RPS !== undefined ? { maxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
-    },
+    placement: starter.placement,
     campaigns: starter.campaigns,
     storage: {
       ...storageSettingsOf(env, resolve(cwd, e.BLOB_DIR), cwd),
-      archiveAvatars: e.ARCHIVE_AVATARS,
       avatarPrivateHosts: e.AVATAR_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
       ...(e.STORAGE_LINK_SECRET ? { linkSecret: e.STORAGE_LINK_SECRET } : {}),
     },

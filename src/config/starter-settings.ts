@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import type { Env } from './env-schema';
 import { parseEnv } from './parse-env';
+import { placementFrom, type RunPlacement } from './run-placement';
 import { temporalAccess, type TemporalAccess } from './temporal-access';
 
 /** Where the pipelines run and how to reach the cluster; optional parts are absent when not configured. */
-export type TemporalConfig = { address: string; namespace: string; taskQueue: string } & TemporalAccess;
+export type TemporalConfig = { taskQueue: string } & TemporalAccess;
 
 /**
  * What starting and watching pipelines and campaigns needs from the environment (the API, the CLI,
@@ -13,14 +14,12 @@ export type TemporalConfig = { address: string; namespace: string; taskQueue: st
  */
 export interface StarterSettings {
   temporal: TemporalConfig;
-  /** PROVIDER_TASK_QUEUE, default `<task queue>-provider`. */
-  providerTaskQueue: string;
+  /** Where runs go (TEMPORAL_TASK_QUEUE, PROVIDER_TASK_QUEUE) and whether they archive (ARCHIVE_AVATARS). */
+  placement: RunPlacement;
   /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
   campaigns: { dir: string; maxInFlight: number | 'auto' };
   /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
   imageAccess: { roots: string[]; urlHosts: string[] };
-  /** ARCHIVE_AVATARS: pipelines copy their avatars into the blob store. */
-  archiveAvatars: boolean;
 }
 
 /** Settings the caller gives in code, ahead of the environment. */
@@ -33,41 +32,39 @@ export function loadStarterSettings(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): StarterSettings {
-  return starterSettingsOf(parseEnv(env), cwd);
+  return starterSettingsOf(env, parseEnv(env), cwd);
 }
 
-/** The one place each of these is worked out from the environment. */
-export function starterSettingsOf(e: Env, cwd: string, overrides: StarterOverrides = {}): StarterSettings {
+/**
+ * The one place each of these is worked out from the environment: `e` is `env` parsed, and `env`
+ * itself is where @temporalio/envconfig reads the connection variables.
+ */
+export function starterSettingsOf(
+  env: NodeJS.ProcessEnv,
+  e: Env,
+  cwd: string,
+  overrides: StarterOverrides = {},
+): StarterSettings {
   const temporal: TemporalConfig = {
-    address: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
     taskQueue: e.TEMPORAL_TASK_QUEUE,
-    ...temporalAccess(e, cwd),
+    ...temporalAccess(env, e, cwd),
     ...definedOnly(overrides.temporal ?? {}),
   };
   return {
     temporal,
-    // Workers, the API, the CLI and the client package must agree on it, or provider activities
-    // wait on a queue nobody polls.
-    providerTaskQueue:
-      overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE ?? defaultProviderTaskQueue(temporal.taskQueue),
+    placement: placementFrom({
+      taskQueue: temporal.taskQueue,
+      providerTaskQueue: overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE,
+      archiveAvatars: e.ARCHIVE_AVATARS,
+    }),
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: {
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
       urlHosts: e.IMAGE_URL_HOSTS,
     },
-    archiveAvatars: e.ARCHIVE_AVATARS,
   };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * The provider task queue when PROVIDER_TASK_QUEUE is not set: workers, the API, the CLI and the
- * client package must all agree on it, or provider activities wait on a queue nobody polls.
- */
-export function defaultProviderTaskQueue(taskQueue: string): string {
-  return `${taskQueue}-provider`;
 }

@@ -21,6 +21,14 @@ export function isErased(entry: unknown): entry is ErasedSubject {
   return typeof entry === 'object' && entry !== null && (entry as { erased?: unknown }).erased === true;
 }
 
+/**
+ * What erasure tells a running campaign: the manifest lines it erased, by index. Indexes only, so
+ * the campaign's history gains nothing that names the person.
+ */
+export interface SubjectsErased {
+  indexes: number[];
+}
+
 /** Where the workflow reads its subjects: a file written by the starter, checked by its digest. */
 export interface ManifestRef {
   /** Absolute path under the workers' CAMPAIGN_DIR. */
@@ -74,8 +82,10 @@ export interface CampaignCarry {
   startedAtMs: number;
   /** Recent [time, finished count] samples for the throughput figure. */
   samples: [number, number][];
-  /** The latest failures, newest first (a handful). */
-  recentFailures: { subjectId: string; error: string }[];
+  /** The latest failures, newest first (a handful), with their manifest index so erasure can drop them. */
+  recentFailures: { subjectId: string; error: string; index?: number }[];
+  /** Erased subjects (manifest indexes) whose pipelines were still running: never listed, counted as cancelled. */
+  erased?: number[];
   /** Subjects started by earlier runs and still running: [index, child workflow id, subject id]; they report their end to the current run. */
   running?: [number, string, string][];
   /** The auto window as the previous run left it. */

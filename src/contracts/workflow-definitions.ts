@@ -11,6 +11,7 @@ import type {
   RetryReport,
   RetryRequest,
   SubjectEnded,
+  SubjectsErased,
 } from './campaign-state';
 import type { GenerationWorkflowInput, TrainingResult, TrainingWorkflowInput } from './model-runs';
 import type { PipelineWorkflowInput } from './pipeline-input';
@@ -54,6 +55,13 @@ export const progressQuery = defineQuery<PipelineProgress>('progress');
  * reaches whichever run of the campaign is current: children outlive the run that started them.
  */
 export const subjectEndedSignal = defineSignal<[SubjectEnded]>('campaignSubjectEnded');
+
+/**
+ * Sent by erasure (src/client/forget-subject.ts) to a running campaign after it rewrote the
+ * campaign's stored manifest: the campaign drops those subjects from the page it holds and from
+ * its progress, never starts them, cancels their pipeline if it runs, and counts them cancelled.
+ */
+export const subjectsErasedSignal = defineSignal<[SubjectsErased]>('campaignSubjectsErased');
 
 /** Counts by state, throughput and estimated finish; answered after the campaign closed too. */
 export const campaignProgressQuery = defineQuery<CampaignProgress>('campaignProgress');

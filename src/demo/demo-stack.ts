@@ -10,10 +10,7 @@ import { pipelineWorkflowBundle } from '../worker/create-worker';
 import { PipelineWorkers } from '../worker/pipeline-workers';
 import { answersHttp, guessUiUrl } from './temporal-ui';
 
-export interface DemoStackOptions extends Pick<
-  StarterSettings,
-  'temporal' | 'providerTaskQueue' | 'campaigns'
-> {
+export interface DemoStackOptions extends Pick<StarterSettings, 'temporal' | 'placement' | 'campaigns'> {
   /** SQLite file of a dev server started here. */
   dbFile: string;
   /** Web UI port of a dev server started here; default frontend port + 1000. */
@@ -106,14 +103,13 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       connection,
       config: {
         temporal: options.temporal,
-        providerQueue: { taskQueue: options.providerTaskQueue },
+        placement: options.placement,
         campaigns: options.campaigns,
         provider: { baseUrl: simulator.url, apiKey: SIMULATOR_API_KEY, timeoutMs: 10_000 },
         imageAccess: { roots: options.imageRoots, urlHosts: [] },
         storage: {
           target: { kind: 'fs', dir: options.archiveDir },
           s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-          archiveAvatars: true,
         },
         worker: {
           maxConcurrentActivities: 20,

@@ -76,13 +76,15 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
   const interrupted = stopRequested;
   const started = Date.now();
   const { log } = options;
-  const settings = loadStarterSettings(options.env);
+  const loaded = loadStarterSettings(options.env);
+  // The gallery is built from the archive, whatever ARCHIVE_AVATARS says.
+  const settings = { ...loaded, placement: { ...loaded.placement, archiveAvatars: true } };
   const temporalConfig = settings.temporal;
   const selfies = await sampleSelfieFiles(path.resolve(options.outputDir, '.selfies'));
 
   const starting = startDemoStack({
     temporal: temporalConfig,
-    providerTaskQueue: settings.providerTaskQueue,
+    placement: settings.placement,
     campaigns: settings.campaigns,
     dbFile: options.dbFile,
     ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
@@ -161,11 +163,7 @@ async function runPipeline(
       generationDeadlineMs: options.timeoutMs,
       polling: { initialIntervalMs: 500, minIntervalMs: 250, maxIntervalMs: 1_000 },
     };
-    const handle = await startPipeline(client, request, {
-      taskQueue: temporalConfig.taskQueue,
-      providerTaskQueue: settings.providerTaskQueue,
-      archiveAvatars: true,
-    });
+    const handle = await startPipeline(client, request, settings.placement);
     const temporalUiLink = workflowUiUrl(stack.uiUrl, temporalConfig.namespace, handle.workflowId);
     options.log(`pipeline ${handle.workflowId} started; watch it in the Temporal UI: ${temporalUiLink}`);
     const base = {

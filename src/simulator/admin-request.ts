@@ -47,7 +47,9 @@ export async function serveAdminRequest(
 
 /**
  * Why a request may not use a guarded control, checked before its body is read: with an admin
- * token configured, only `Authorization: Bearer <token>`; without one, only loopback clients. A
+ * token configured, only `Authorization: Bearer <token>`; without one, only loopback clients that
+ * name a loopback host (a page on a foreign host name that DNS-rebinds to 127.0.0.1 still sends its
+ * own name in Host, so it is refused). A
  * POST must declare JSON, which a web page cannot send across origins without a CORS preflight
  * (which the simulator never grants), so a page open in a browser cannot drive the controls.
  */
@@ -69,6 +71,12 @@ function guardProblem(
       status: 403,
       error: 'the simulator controls answer loopback clients only unless SIMULATOR_ADMIN_TOKEN is set',
     };
+  } else if (!isLoopbackHost(req.headers.host)) {
+    return {
+      status: 403,
+      error:
+        'the simulator controls answer only Host: localhost, 127.0.0.1 or [::1] unless SIMULATOR_ADMIN_TOKEN is set',
+    };
   }
   if (req.method === 'POST' && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
     return { status: 415, error: 'send the body as application/json' };
@@ -78,6 +86,11 @@ function guardProblem(
 function sameSecret(a: string, b: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
   return timingSafeEqual(digest(a), digest(b));
+}
+
+/** localhost, 127.0.0.1 or [::1], with or without a port. */
+function isLoopbackHost(host: string | undefined): boolean {
+  return /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i.test(host ?? '');
 }
 
 function isLoopback(address: string | undefined): boolean {

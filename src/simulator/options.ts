@@ -6,6 +6,9 @@ import { DEFAULT_STYLES, styleSchema } from './style-catalog';
 const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const count = z.number().int('must be a whole number').min(0, 'must not be negative');
 const positiveCount = z.number().int('must be a whole number').min(1, 'must be at least 1');
+/** Bounds that keep a knob from making the simulator build millions of records or pages. */
+export const MAX_PAGE_SIZE = 100;
+export const MAX_AVATARS_PER_ORDER = 100;
 
 /** Wall mode: an order finishes a fixed time after its run, measured on the injectable clock. */
 const wallProgressionSchema = z.object({
@@ -73,8 +76,8 @@ export const simulatorOptionsSchema = z
     /** Largest decoded selfie accepted; larger uploads get 413. */
     maxImageBytes: positiveCount.default(10 * 1024 * 1024),
     firstPage: z.union([z.literal(0), z.literal(1)]).default(1),
-    pageSize: positiveCount.default(4),
-    avatarsPerOrder: count.default(8),
+    pageSize: positiveCount.max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`).default(4),
+    avatarsPerOrder: count.max(MAX_AVATARS_PER_ORDER, `must be at most ${MAX_AVATARS_PER_ORDER}`).default(8),
     /** A page index below firstPage answers an empty list, or 404. */
     pageBeforeFirst: z.enum(['empty', 'error']).default('empty'),
     /** Edge length in pixels of generated avatars (thumbnails are half). */

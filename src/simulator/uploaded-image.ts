@@ -1,3 +1,4 @@
+import { dimensionProblem } from '../images/image-dimensions';
 import { tooLarge, unprocessable } from './provider-error';
 import type { ImageFormat } from './state-schema';
 
@@ -25,8 +26,9 @@ function stripDataUriHeader(value: string): string {
 
 /**
  * The upload's `image` field: Base64, optionally behind a data-URI header. Refuses what a real
- * image service would: text that is not Base64, bytes that are not JPEG or PNG, and images over
- * the size limit. The format is read from the bytes, never from the header.
+ * image service would: text that is not Base64, bytes that are not JPEG or PNG, images over the
+ * size limit, and images whose header declares more than may be decoded (an image bomb: its
+ * avatars would decode it). The format is read from the bytes, never from the header.
  */
 export function decodeUploadedImage(value: string, maxBytes: number): UploadedImage {
   const payload = stripDataUriHeader(value.trim()).replace(/\s+/g, '');
@@ -40,7 +42,13 @@ export function decodeUploadedImage(value: string, maxBytes: number): UploadedIm
     throw tooLarge(`image: is ${decodedLength} bytes, more than the limit of ${maxBytes} bytes`);
   }
   const bytes = Buffer.from(payload, 'base64');
-  if (startsWith(bytes, PNG_SIGNATURE)) return { format: 'png', bytes };
-  if (startsWith(bytes, JPEG_SIGNATURE)) return { format: 'jpeg', bytes };
-  throw unprocessable('image: is not a JPEG or PNG image');
+  const format = startsWith(bytes, PNG_SIGNATURE)
+    ? 'png'
+    : startsWith(bytes, JPEG_SIGNATURE)
+      ? 'jpeg'
+      : undefined;
+  if (format === undefined) throw unprocessable('image: is not a JPEG or PNG image');
+  const problem = dimensionProblem(bytes);
+  if (problem !== undefined) throw unprocessable(`image: ${problem}`);
+  return { format, bytes };
 }

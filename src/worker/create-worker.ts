@@ -54,7 +54,7 @@ export function pipelineWorkflowBundle(
 export interface PipelineWorkerOptions {
   config: Pick<
     AppConfig,
-    'provider' | 'temporal' | 'imageAccess' | 'worker' | 'providerQueue' | 'campaigns' | 'storage'
+    'provider' | 'temporal' | 'imageAccess' | 'worker' | 'placement' | 'campaigns' | 'storage'
   > & {
     callbacks?: AppConfig['callbacks'];
   };
@@ -77,7 +77,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
+    taskQueue: config.placement.taskQueue,
     workflowBundle: await pipelineWorkflowBundle({
       encodedFailures: dataConverter !== undefined,
       tracing: options.tracing !== undefined,
@@ -93,7 +93,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
-        providerMaxRps: config.providerQueue.maxRequestsPerSecond,
+        providerMaxRps: config.worker.providerMaxRequestsPerSecond,
       }),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
@@ -116,11 +116,11 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
   const { config } = options;
   const connection = options.connection ?? (await connect(config));
   const dataConverter = pipelineDataConverter(config.temporal.encryption);
-  const rate = config.providerQueue.maxRequestsPerSecond;
+  const rate = config.worker.providerMaxRequestsPerSecond;
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
-    taskQueue: config.providerQueue.taskQueue,
+    taskQueue: config.placement.providerTaskQueue,
     ...(dataConverter ? { dataConverter } : {}),
     activities: providerActivities(options),
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),

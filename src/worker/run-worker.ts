@@ -31,7 +31,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   log.info('avatar-pipeline worker started', {
     taskQueue: workers.taskQueues.pipeline,
     providerTaskQueue: workers.taskQueues.provider,
-    providerMaxRequestsPerSecond: config.providerQueue?.maxRequestsPerSecond ?? 'unlimited',
+    providerMaxRequestsPerSecond: config.worker.providerMaxRequestsPerSecond ?? 'unlimited',
     address: config.temporal.address,
     namespace: config.temporal.namespace,
     provider: withoutCredentials(config.provider.baseUrl),

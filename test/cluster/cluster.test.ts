@@ -1,3 +1,4 @@
+import { placementFrom } from '../../src/config/run-placement';
 import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import { startCampaign, type CampaignHandle } from '../../src/client/campaigns';
@@ -71,8 +72,7 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
       }));
       const campaignId = `cluster-campaign-${Date.now()}`;
       const campaign = await startCampaign(cluster.client, subjects, {
-        taskQueue: TASK_QUEUE,
-        providerTaskQueue: `${TASK_QUEUE}-provider`,
+        ...placementFrom({ taskQueue: TASK_QUEUE }),
         manifestDir: cluster.manifestDir,
         campaignId,
         options: { maxInFlight: CAMPAIGN.maxInFlight, polling: CHAOS_POLLING },

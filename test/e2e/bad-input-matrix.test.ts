@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -552,6 +552,16 @@ const API_ROWS: ApiRow[] = [
     field: 'selfies.0',
     message: /declares 2147483647 × 2147483647 pixels, more than the limit/,
   },
+  // Issue 23: under the pixel limit, but 392 MB of 16-bit samples once decoded.
+  {
+    name: 'image bomb: a 7000 x 7000 PNG of 16-bit RGBA samples (multipart)',
+    request: () =>
+      formRequest([{ name: 'deep.png', bytes: pngDeclaring(7_000, 7_000, { bitDepth: 16, colorType: 6 }) }]),
+    status: 422,
+    field: 'selfies.0',
+    message:
+      /declares 7000 × 7000 pixels of 4 × 16-bit samples \(392,000,000 bytes decoded\), more than the limit/,
+  },
   {
     name: 'image bomb: a JPEG declaring 65535 x 65535 (file reference)',
     request: async (f) => {
@@ -814,6 +824,14 @@ const CLI_ROWS: CliRow[] = [
     exit: 1,
     message: /Cannot reach Temporal at 127\.0\.0\.1:1 \(TEMPORAL_ADDRESS\)/,
   },
+  // Issue 23: a one-character codec token could be guessed.
+  {
+    name: 'codec-server: a one-character CODEC_SERVER_TOKENS',
+    args: () => ['codec-server', '--port', '0'],
+    env: { CODEC_SERVER_TOKENS: 'x', ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` },
+    exit: 2,
+    message: /CODEC_SERVER_TOKENS: token 1 is 1 characters; use at least 16/,
+  },
   {
     name: 'image bomb: a tiny PNG declaring 2^31-1 x 2^31-1',
     args: (f) => {
@@ -893,7 +911,7 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      PROVIDER_TASK_QUEUE: `${taskQueue}-provider`,
+      PROVIDER_TASK_QUEUE: config.placement.providerTaskQueue,
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: 'sim-key',
       IMAGE_ROOTS: files.allowed,

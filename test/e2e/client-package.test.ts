@@ -35,7 +35,9 @@ describe('the client package, used as a library user would (src/index.ts)', () =
   const running: { sim: RunningSimulator; worker: PipelineWorkers; done: Promise<void> }[] = [];
 
   /** A simulator and a worker for it on a fresh task queue; returns a client for that queue. */
-  async function stack(trainingMs: number): Promise<{ pipelines: PipelineClient; sim: RunningSimulator }> {
+  async function stack(
+    trainingMs: number,
+  ): Promise<{ pipelines: PipelineClient; sim: RunningSimulator; worker: PipelineWorkers }> {
     const sim = await startSimulator({
       basePath: uniqueBasePath('client-package'),
       progression: { mode: 'wall', trainingMs, generationMs: 300 },
@@ -51,7 +53,7 @@ describe('the client package, used as a library user would (src/index.ts)', () =
     running.push({ sim, worker, done: worker.run() });
     // Settings given here win; nothing comes from this process's environment.
     const pipelines = await createPipelineClient({ address, namespace, taskQueue }, {});
-    return { pipelines, sim };
+    return { pipelines, sim, worker };
   }
 
   beforeAll(async () => {
@@ -68,7 +70,7 @@ describe('the client package, used as a library user would (src/index.ts)', () =
   });
 
   it('starts a pipeline, reads its progress and result, and a repeated request id returns the same run', async () => {
-    const { pipelines, sim } = await stack(500);
+    const { pipelines, sim, worker } = await stack(500);
     try {
       const subjectId = uniqueName('subject');
       const request = {
@@ -93,13 +95,13 @@ describe('the client package, used as a library user would (src/index.ts)', () =
       ]);
       expect(await run.status()).toBe('COMPLETED');
       // Provider calls went to the workers' rate-limited provider queue, as the API's do.
-      expect(pipelines.config.providerTaskQueue).toBe(`${pipelines.config.taskQueue}-provider`);
+      expect(pipelines.placement.providerTaskQueue).toBe(worker.taskQueues.provider);
       const history = await pipelines.temporal.workflow.getHandle(run.workflowId).fetchHistory();
       const scheduled = (history.events ?? []).flatMap((e) =>
         e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
       );
       expect(scheduled.find((a) => a.activityType?.name === 'createModel')?.taskQueue?.name).toBe(
-        pipelines.config.providerTaskQueue,
+        pipelines.placement.providerTaskQueue,
       );
 
       const again = await pipelines.start(request, { requestId });

@@ -15,7 +15,7 @@ import type { PipelineResult } from '../../src/contracts/pipeline-state';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
+import { placementFrom } from '../../src/config/run-placement';
 import { testConfig } from '../helpers/pipeline-worker';
 import { mentions } from '../helpers/secret-scan';
 import { listWorkflowIds, showHistory, temporalCli, waitForListed } from '../helpers/temporal-cli';
@@ -99,7 +99,7 @@ describe('payload encryption end to end', () => {
     const pipeline = await startPipeline(
       client,
       { images: selfies, styles: [3, 5], gender: 2, subjectId, polling },
-      { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+      placementFrom({ taskQueue }),
     );
     const result: PipelineResult = await pipeline.result();
     // The client decrypts: the result is whole.
@@ -154,8 +154,7 @@ describe('payload encryption end to end', () => {
         row: i + 2,
       })),
       {
-        taskQueue,
-        providerTaskQueue: defaultProviderTaskQueue(taskQueue),
+        ...placementFrom({ taskQueue }),
         manifestDir,
         options: { polling },
       },
@@ -188,7 +187,7 @@ describe('payload encryption end to end', () => {
     const pipeline = await startPipeline(
       client,
       { images: [missing], styles: [3], gender: 1, polling },
-      { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+      placementFrom({ taskQueue }),
     );
     const failure = await pipeline.result().then(
       () => undefined,
@@ -226,7 +225,7 @@ describe('payload encryption end to end', () => {
       const pipeline = await startPipeline(
         client,
         { images: selfies, styles: [7], gender: 1, subjectId, polling },
-        { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+        placementFrom({ taskQueue }),
       );
       await pipeline.result();
       const history = JSON.parse(await showHistory(pipeline.workflowId)) as HistoryJson;

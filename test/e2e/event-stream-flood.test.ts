@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { startPipeline, type PipelineHandle } from '../../src/client/pipelines';
 import { DEFAULT_API_LIMITS } from '../../src/api/server';
-import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
+import { placementFrom } from '../../src/config/run-placement';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { uniqueBasePath } from '../helpers/e2e-pipeline';
@@ -84,7 +84,7 @@ describe('an event-stream flood during training', () => {
     startPipeline(
       env.client,
       { images: files, styles: [3], gender: 2, polling: ONE_SECOND },
-      { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+      placementFrom({ taskQueue }),
     );
 
   /** Events and bytes in a run's history, as the server counts them against its limits. */

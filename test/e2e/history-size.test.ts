@@ -9,7 +9,7 @@ import { historyToJson } from '../../src/histories/history-json';
 import { fetchFamilyHistories } from '../../src/histories/fetch-family';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { decodedHistoryText, payloadSizes } from '../helpers/workflow-histories';
-import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
+import { placementFrom } from '../../src/config/run-placement';
 
 const SELFIE_BYTES = 5_000_000;
 const HISTORY_BUDGET_BYTES = 200 * 1024;
@@ -48,7 +48,7 @@ describe('workflow history of a pipeline with ten 5 MB selfies', () => {
       const pipeline = await startPipeline(
         env.client,
         { images: files, styles: [3, 7], gender: 2, polling: FAST_POLLING },
-        { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+        placementFrom({ taskQueue }),
       );
       return pipeline.result();
     });

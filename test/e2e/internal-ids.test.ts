@@ -115,8 +115,7 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
         env.client,
         [{ subjectId: 'u1', gender: 1, styles: [3], images: [selfie], mainImageIndex: 0, row: 2 }],
         {
-          taskQueue: config.temporal.taskQueue,
-          providerTaskQueue: config.providerQueue.taskQueue,
+          ...config.placement,
           manifestDir: config.campaigns.dir,
           campaignId: `Provider-Claim:${new URL(sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
         },
@@ -129,7 +128,7 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
     const pipeline = await startPipeline(
       env.client,
       { images: [selfie], styles: [3], gender: 1, polling: FAST_POLLING },
-      { taskQueue: config.temporal.taskQueue, providerTaskQueue: config.providerQueue.taskQueue },
+      config.placement,
     );
     const result = await pipeline.result();
     expect(result.modelId).toBe(FIRST_MODEL_ID);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { placementFrom } from '../../src/config/run-placement';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
@@ -82,7 +83,7 @@ describe('worker metrics, logs and traces', () => {
         subjectId: 'metrics-subject',
         polling: { initialIntervalMs: 200, minIntervalMs: 200, maxIntervalMs: 400 },
       },
-      { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
+      placementFrom({ taskQueue }),
     );
     workflowId = pipeline.workflowId;
     await pipeline.result();

@@ -8,7 +8,7 @@ import { createTestWorker } from '../helpers/pipeline-worker';
 import { expectNoDuplicates } from '../helpers/provider-stats-checks';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
-import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
+import { placementFrom } from '../../src/config/run-placement';
 
 // Hundreds of activity attempts fail here by design; the worker's WARN line for each would bury
 // a real failure. Set before the first worker creates the runtime.
@@ -54,7 +54,7 @@ describe('pipelines against a provider that loses answers and fails (dev server)
           startPipeline(
             env.client,
             { images: selfies.files, styles: STYLES, gender: 1, polling: FAST_POLLING },
-            { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+            placementFrom({ taskQueue }),
           ),
         ),
       );

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { placementFrom } from '../../src/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { startPipeline } from '../../src/client/pipelines';
@@ -29,18 +30,14 @@ describe('GET /v1/pipelines: filters and cursor paging', () => {
     const selfies = await writeSelfies(1, 'listing-selfies-');
     const request = { images: selfies.files, styles: [3], gender: 1 as const };
     for (let i = 0; i < 3; i++) {
-      const run = await startPipeline(
-        env.client,
-        { ...request, subjectId },
-        { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
-      );
+      const run = await startPipeline(env.client, { ...request, subjectId }, placementFrom({ taskQueue }));
       started.push(run.workflowId);
       await delay(20); // distinct start times
     }
     const other = await startPipeline(
       env.client,
       { ...request, subjectId: `${subjectId}-other`, campaignId },
-      { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
+      placementFrom({ taskQueue }),
     );
     others.push(other.workflowId);
     const config = testConfig({

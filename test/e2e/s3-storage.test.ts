@@ -51,10 +51,7 @@ describe('object storage end to end (S3 backend)', () => {
     apiFiles = path.join(scratch, 'api-files');
     s3 = await startS3TestServer(path.join(scratch, 's3'));
     await s3.createBucket(BUCKET);
-    storage = {
-      ...storageSettingsFromEnv(s3.env(BUCKET, 'e2e'), path.join(scratch, 'unused')),
-      archiveAvatars: true,
-    };
+    storage = storageSettingsFromEnv(s3.env(BUCKET, 'e2e'), path.join(scratch, 'unused'));
     bucket = new S3BlobStore({ bucket: BUCKET, prefix: '' }, s3.connection);
     env = await createDevServerEnv();
     selfies = await writeSelfies(3, 's3-selfies-');
@@ -90,7 +87,12 @@ describe('object storage end to end (S3 backend)', () => {
       connection: env.nativeConnection,
     });
     workerRun = worker.run();
-    const apiBase = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
+    const apiBase = testConfig({
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+      archiveAvatars: true,
+    });
     const config: AppConfig = {
       ...apiBase,
       storage,

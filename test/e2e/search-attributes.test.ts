@@ -5,7 +5,7 @@ import { createTestWorker } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { listWorkflowIds, waitForListed } from '../helpers/temporal-cli';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
-import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
+import { placementFrom } from '../../src/config/run-placement';
 
 /**
  * Operators find runs in the Temporal UI and with `temporal workflow list --query` by subject,
@@ -48,7 +48,7 @@ describe('search attributes on the dev server', () => {
           campaignId,
           polling: { initialIntervalMs: 250, minIntervalMs: 200, maxIntervalMs: 500 },
         },
-        { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+        placementFrom({ taskQueue }),
       );
       // While the provider trains, the run is listed in that stage.
       const trainingList = await waitForListed(`SubjectId = '${subjectId}' AND PipelineStage = 'training'`, [

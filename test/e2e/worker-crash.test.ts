@@ -1,4 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { placementFrom } from '../../src/config/run-placement';
 import { startPipeline } from '../../src/client/pipelines';
 import { startSimulator, type OrderStats, type RunningSimulator } from '../../src/simulator';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
@@ -64,7 +65,7 @@ describe('a worker process killed with SIGKILL mid-upload and again mid-poll', (
     const pipeline = await startPipeline(
       env.client,
       { images: selfies.files, styles: STYLES, gender: 1, polling: FAST_POLLING },
-      { taskQueue, providerTaskQueue: `${taskQueue}-provider` },
+      placementFrom({ taskQueue }),
     );
 
     // Mid-upload: the second selfie has reached the provider, which has not stored it yet.

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import { startCampaign, type CampaignHandle, type StartCampaignOptions } from '../../src/client/campaigns';
 import type { CampaignSubject } from '../../src/contracts/campaign';
+import { placementFrom, type RunPlacement } from '../../src/config/run-placement';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { testConfig } from './pipeline-worker';
 import { uniqueName } from './temporal-env';
@@ -19,21 +20,27 @@ export interface CampaignRigOptions {
 
 /** Workers on fresh pipeline and provider task queues, and a way to start campaigns on them. */
 export class CampaignRig {
-  readonly taskQueue = uniqueName('campaign');
-  readonly providerTaskQueue = `${this.taskQueue}-provider`;
-
   private constructor(
     private readonly options: CampaignRigOptions,
     readonly workers: PipelineWorkers,
+    /** The fresh task queues the workers poll and campaigns start on. */
+    readonly placement: RunPlacement,
   ) {}
 
   static async create(options: CampaignRigOptions): Promise<CampaignRig> {
-    const taskQueue = uniqueName('campaign');
+    const placement = placementFrom({ taskQueue: uniqueName('campaign') });
+    const base = testConfig({
+      taskQueue: placement.taskQueue,
+      providerUrl: options.providerUrl,
+      imageRoots: options.imageRoots,
+    });
     const config = {
-      ...testConfig({ taskQueue, providerUrl: options.providerUrl, imageRoots: options.imageRoots }),
-      providerQueue: {
-        taskQueue: `${taskQueue}-provider`,
-        ...(options.maxRequestsPerSecond ? { maxRequestsPerSecond: options.maxRequestsPerSecond } : {}),
+      ...base,
+      worker: {
+        ...base.worker,
+        ...(options.maxRequestsPerSecond
+          ? { providerMaxRequestsPerSecond: options.maxRequestsPerSecond }
+          : {}),
       },
       campaigns: { dir: options.manifestDir, maxInFlight: 10 },
     };
@@ -42,9 +49,11 @@ export class CampaignRig {
       connection: options.connection,
       ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     });
-    const rig = new CampaignRig(options, workers);
-    Object.assign(rig, { taskQueue, providerTaskQueue: `${taskQueue}-provider` });
-    return rig;
+    return new CampaignRig(options, workers, placement);
+  }
+
+  get taskQueue(): string {
+    return this.placement.taskQueue;
   }
 
   start(
@@ -52,8 +61,7 @@ export class CampaignRig {
     options: Partial<Omit<StartCampaignOptions, 'taskQueue' | 'manifestDir'>> = {},
   ): Promise<CampaignHandle> {
     return startCampaign(this.options.client, subjects, {
-      taskQueue: this.taskQueue,
-      providerTaskQueue: this.providerTaskQueue,
+      ...this.placement,
       manifestDir: this.options.manifestDir,
       campaignId: uniqueName('test-campaign'),
       ...options,

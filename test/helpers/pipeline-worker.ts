@@ -3,6 +3,7 @@ import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
 import type { AppConfig } from '../../src/config/load-config';
+import { placementFrom } from '../../src/config/run-placement';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 
 export interface TestWorkerOptions {
@@ -15,6 +16,8 @@ export interface TestWorkerOptions {
   interceptors?: WorkerInterceptors;
   /** Signing secret and allowed private hosts for completion callbacks. */
   callbacks?: AppConfig['callbacks'];
+  /** ARCHIVE_AVATARS for the runs started with this configuration; off when absent. */
+  archiveAvatars?: boolean;
 }
 
 export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'interceptors'>): AppConfig {
@@ -30,7 +33,7 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
       maxFileBytes: 10 * 1024 * 1024,
     },
     callbacks: options.callbacks ?? { privateHosts: [] },
-    providerQueue: { taskQueue: `${options.taskQueue}-provider` },
+    placement: placementFrom({ taskQueue: options.taskQueue, archiveAvatars: options.archiveAvatars }),
     campaigns: { dir: path.resolve('.data/campaigns'), maxInFlight: 50 },
     worker: {
       maxConcurrentActivities: 50,

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expandSelfies } from '../../src/campaign/manifest/selfie-files';
 import { resolveImagePaths } from '../../src/cli/image-paths';
-import { declaredDimensions, MAX_IMAGE_PIXELS } from '../../src/images/image-dimensions';
+import {
+  declaredDimensions,
+  declaredImage,
+  MAX_DECODED_BYTES,
+  MAX_IMAGE_PIXELS,
+} from '../../src/images/image-dimensions';
 import { imageFileProblem } from '../../src/images/image-file-problem';
 import { imageProblem } from '../../src/images/image-structure';
 import { readImage } from '../../src/images/read-image';
@@ -43,6 +48,17 @@ describe('image bombs', () => {
       /declares 65535 × 65535 pixels, more than the limit/,
     ],
     ['an 8,000 × 8,000 JPEG', jpegDeclaring(8_000, 8_000), /more than the limit of 50,000,000 pixels/],
+    // Issue 23, finding 8: under the pixel limit, but 392 MB once decoded.
+    [
+      'a 7,000 × 7,000 PNG of 16-bit RGBA samples',
+      pngDeclaring(7_000, 7_000, { bitDepth: 16, colorType: 6 }),
+      /declares 7000 × 7000 pixels of 4 × 16-bit samples \(392,000,000 bytes decoded\), more than the limit of 200,000,000 bytes decoded/,
+    ],
+    [
+      'a 7,000 × 7,000 PNG of 16-bit RGB samples',
+      pngDeclaring(7_000, 7_000, { bitDepth: 16, colorType: 2 }),
+      /294,000,000 bytes decoded/,
+    ],
   ])('imageProblem refuses %s', (_name, bytes, reason) => {
     expect(imageProblem(bytes)).toMatch(reason);
   });
@@ -50,6 +66,13 @@ describe('image bombs', () => {
   it('accepts an image at the pixel limit', () => {
     const side = Math.floor(Math.sqrt(MAX_IMAGE_PIXELS));
     expect(imageProblem(pngDeclaring(side, side))).toBeUndefined();
+  });
+
+  it('accepts deep samples while the decoded bytes stay within the limit', () => {
+    const side = Math.floor(Math.sqrt(MAX_DECODED_BYTES / 8));
+    expect(imageProblem(pngDeclaring(side, side, { bitDepth: 16, colorType: 6 }))).toBeUndefined();
+    expect(imageProblem(pngDeclaring(7_000, 7_000, { bitDepth: 16, colorType: 0 }))).toBeUndefined();
+    expect(declaredImage(tinyJpeg(12, 9))).toEqual({ width: 12, height: 9, channels: 3, bitsPerSample: 8 });
   });
 
   describe('on every surface that reads a file', () => {
@@ -92,6 +115,7 @@ describe('image bombs', () => {
 
   it('the simulator does not decode it (it draws its pattern instead) and keeps running', () => {
     expect(decodeSelfie(bomb, 'png')).toBeNull();
+    expect(decodeSelfie(pngDeclaring(7_000, 7_000, { bitDepth: 16, colorType: 6 }), 'png')).toBeNull();
     expect(decodeSelfie(jpegDeclaring(65_535, 65_535), 'jpeg')).toBeNull();
     expect(decodeSelfie(tinyPng(4, 4), 'png')).toMatchObject({ width: 4, height: 4 });
   });

@@ -49,7 +49,6 @@ describe('campaign routes of the starter API', () => {
     const config = {
       ...base_,
       api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(selfies.dir, 'blobs') },
-      providerQueue: { taskQueue: rig.providerTaskQueue },
       campaigns: { dir: manifestDir, maxInFlight: 4 },
     };
     app = await createApiServer({
@@ -257,7 +256,7 @@ describe('campaign routes of the starter API', () => {
     const training = await startTraining(
       env.client,
       { images: [a], styles: [3], gender: 2, subjectId: 'owner', polling: FAST_POLLING },
-      { taskQueue: rig.taskQueue, providerTaskQueue: rig.providerTaskQueue },
+      rig.placement,
     );
     const { modelId } = (await env.client.workflow.getHandle(training.workflowId).result()) as {
       modelId: number;

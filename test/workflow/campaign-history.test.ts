@@ -1,3 +1,4 @@
+import { placementFrom } from '../../src/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createCampaignActivities } from '../../activities/campaign-activities';
@@ -41,8 +42,7 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
     watch?: (campaign: CampaignHandle) => Promise<void>,
   ) {
     const campaign = await startCampaign(env.client, subjects(count, '/selfies/one.png', [3, 5]), {
-      taskQueue,
-      providerTaskQueue: `${taskQueue}-provider`,
+      ...placementFrom({ taskQueue }),
       manifestDir,
       campaignId: uniqueName('history'),
       pipelineWorkflowType,

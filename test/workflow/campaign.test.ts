@@ -213,7 +213,7 @@ describe('campaigns on the dev server', () => {
           gender: 2,
           polling: FAST_POLLING,
         },
-        { taskQueue: r.taskQueue, providerTaskQueue: r.providerTaskQueue },
+        r.placement,
       );
       const result = await interactive.result();
       const ended = Date.now();

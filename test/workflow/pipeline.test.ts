@@ -9,7 +9,7 @@ import { startSimulator, type RunningSimulator, type StartSimulatorOptions } fro
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
-import { defaultProviderTaskQueue } from '../../src/config/starter-settings';
+import { placementFrom } from '../../src/config/run-placement';
 
 const MINUTE = 60_000;
 
@@ -62,7 +62,7 @@ describe('avatar pipeline on the time-skipping server', () => {
       const pipeline = await startPipeline(
         env.client,
         { images: selfies.files, styles: [3, 5, 7], gender: 1, ...request },
-        { taskQueue, providerTaskQueue: defaultProviderTaskQueue(taskQueue) },
+        placementFrom({ taskQueue }),
       );
       return body(pipeline, worker);
     });

@@ -1,3 +1,4 @@
+import { placementFrom } from '../../src/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -46,7 +47,7 @@ describe('worker deployment versions on the dev server', () => {
     const selfies = await writeSelfies(1, 'versions-selfies-');
     const manifestDir = await makeScratchDir('versions-campaigns');
     const taskQueue = uniqueName('versions');
-    const providerTaskQueue = `${taskQueue}-provider`;
+    const placement = placementFrom({ taskQueue });
     const deploymentName = uniqueName('avatar-pipeline');
     const base = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
 
@@ -54,7 +55,7 @@ describe('worker deployment versions on the dev server', () => {
     const startVersion = async (buildId: string) => {
       const config: AppConfig = {
         ...base,
-        providerQueue: { taskQueue: providerTaskQueue },
+        placement,
         campaigns: { dir: manifestDir, maxInFlight: 1 },
         worker: { ...base.worker, deployment: { name: deploymentName, buildId } },
       };
@@ -85,11 +86,10 @@ describe('worker deployment versions on the dev server', () => {
     const pipelineOnA = await startPipeline(
       env.client,
       { images: selfies.files, styles: [3], gender: 1, polling: POLLING },
-      { taskQueue, providerTaskQueue },
+      placement,
     );
     const campaign = await startCampaign(env.client, subjects(2, selfies.files[0]!, [3]), {
-      taskQueue,
-      providerTaskQueue,
+      ...placement,
       manifestDir,
       campaignId: uniqueName('versions-campaign'),
       options: { maxInFlight: 1, polling: POLLING },
@@ -102,7 +102,7 @@ describe('worker deployment versions on the dev server', () => {
     const pipelineOnB = await startPipeline(
       env.client,
       { images: selfies.files, styles: [3], gender: 2, polling: POLLING },
-      { taskQueue, providerTaskQueue },
+      placement,
     );
 
     const [resultA, resultB, summary] = await Promise.all([

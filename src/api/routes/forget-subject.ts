@@ -32,7 +32,7 @@ export function registerForgetSubjectRoute(app: FastifyInstance, ctx: ApiContext
     schema: {
       summary: 'Erase a subject: stored selfies, archived avatars, runs and campaign entries',
       description:
-        'Cancels the subject\u2019s open pipelines, deletes every object stored for them, deletes their runs from Temporal (so their results and the provider\u2019s avatar URLs are no longer answered), erases them from stored campaign manifests (campaign summaries and results leave them out) and reports the model and order ids the provider still holds (it has no delete endpoint). A repeat finds no runs left and answers an empty report.',
+        'Cancels the subject\u2019s open pipelines, deletes every object stored for them, deletes their runs from Temporal (so their results and the provider\u2019s avatar URLs are no longer answered), erases them from stored campaign manifests and tells the running campaigns that hold them (no campaign starts them afterwards; campaign progress, event streams, summaries and results leave them out) and reports the model and order ids the provider still holds (it has no delete endpoint). A repeat finds no runs left and answers an empty report.',
       tags: ['subjects'],
       security: [{ [BEARER_SCHEME]: [] }],
       params: z.object({

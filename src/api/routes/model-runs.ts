@@ -51,9 +51,7 @@ const failures = {
 export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const options = (requestId: string | undefined, request: unknown) => ({
-    taskQueue: ctx.config.temporal.taskQueue,
-    providerTaskQueue: ctx.config.providerQueue.taskQueue,
-    ...(ctx.config.storage?.archiveAvatars ? { archiveAvatars: true } : {}),
+    ...ctx.config.placement,
     requestFingerprint: fingerprintOf(request),
     ...(requestId ? { requestId } : {}),
   });

@@ -53,12 +53,8 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
       const prepared = await prepare(request, ctx, workflowId);
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
-        const archiveAvatars = ctx.config.storage?.archiveAvatars;
         const run = await startPipelineRun(ctx.client, prepared.input, {
-          ...(archiveAvatars !== undefined ? { archiveAvatars } : {}),
-          taskQueue: ctx.config.temporal.taskQueue,
-          // Interactive runs use the rate-limited provider queue too, where they go ahead of campaign work.
-          providerTaskQueue: ctx.config.providerQueue.taskQueue,
+          ...ctx.config.placement,
           requestFingerprint: fingerprint,
           workflowId,
         });

@@ -117,9 +117,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   const client = await connectClient(settings.temporal);
   try {
     const campaign = await startCampaign(client, validation.subjects, {
-      taskQueue: settings.temporal.taskQueue,
-      providerTaskQueue: settings.providerTaskQueue,
-      archiveAvatars: settings.archiveAvatars,
+      ...settings.placement,
       manifestDir: settings.campaigns.dir,
       defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,

@@ -24,7 +24,7 @@ export function registerCodecServerCommand(program: Command): void {
       'after',
       [
         '',
-        'Needs ENCRYPTION_KEYS (and ENCRYPTION_KEY_ID with several keys) and CODEC_SERVER_TOKENS.',
+        'Needs ENCRYPTION_KEYS (and ENCRYPTION_KEY_ID with several keys) and CODEC_SERVER_TOKENS (each at least 16 characters).',
         'CODEC_CORS_ORIGINS lists the browser origins allowed to call it (the Temporal UI, e.g. http://localhost:8080).',
         'Callers send `Authorization: Bearer <token>`; a browser can instead sign in once at /login.',
         'Temporal UI: TEMPORAL_CODEC_ENDPOINT=<this URL>, TEMPORAL_CODEC_INCLUDE_CREDENTIALS=true.',

@@ -165,9 +165,7 @@ async function withClient(use: (pipelines: PipelineClient) => Promise<number>): 
 
 function runOptions(pipelines: PipelineClient, requestId: string | undefined): StartModelRunOptions {
   return {
-    taskQueue: pipelines.config.taskQueue,
-    providerTaskQueue: pipelines.config.providerTaskQueue,
-    archiveAvatars: pipelines.config.archiveAvatars,
+    ...pipelines.placement,
     ...(requestId ? { requestId } : {}),
   };
 }

@@ -2,6 +2,8 @@ import { InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SIMULATOR_PORT, SIMULATOR_API_KEY } from '../../config/env-schema';
 import { endpointNameSchema } from '../../provider/endpoints';
 import {
+  MAX_AVATARS_PER_ORDER,
+  MAX_PAGE_SIZE,
   simulatorOptionsSchema,
   type ResolvedSimulatorOptions,
   type SimulatorOptions,
@@ -141,9 +143,9 @@ export function simulatorFlagOptions(): Option[] {
     new Option('--first-page <n>', 'index of the first avatar page: 0 or 1 (default 1)').argParser(
       wholeNumber(0, 1),
     ),
-    new Option('--page-size <n>', 'avatars per page (default 4)').argParser(wholeNumber(1)),
+    new Option('--page-size <n>', 'avatars per page (default 4)').argParser(wholeNumber(1, MAX_PAGE_SIZE)),
     new Option('--avatars-per-order <n>', 'avatars a generation order produces (default 8)').argParser(
-      wholeNumber(0),
+      wholeNumber(0, MAX_AVATARS_PER_ORDER),
     ),
     new Option(
       '--page-before-first <answer>',

@@ -71,7 +71,8 @@ export function registerSimulatorCommand(program: Command, untilStopped: StopTri
         '',
         'Endpoints are served under --base-path; test controls under <base-path>/__sim:',
         '  GET /__sim/stats, GET|POST /__sim/options (JSON patch of knobs), POST /__sim/reset: with',
-        '  SIMULATOR_ADMIN_TOKEN set they need Authorization: Bearer <token>, without it loopback clients only.',
+        '  SIMULATOR_ADMIN_TOKEN set they need Authorization: Bearer <token>, without it loopback clients only',
+        '  (Host localhost, 127.0.0.1 or [::1]).',
         'Example: avatar-pipeline simulator --port 4010 --dialect variant --base-path /rest/api --fault-5xx 0.1',
       ].join('\n'),
     );

@@ -1,3 +1,4 @@
+import { placementFrom } from '../../../src/config/run-placement';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -125,8 +126,7 @@ export class ChaosStage {
 
   startCampaign(): Promise<CampaignHandle> {
     return startCampaign(this.temporal.client, this.subjects(), {
-      taskQueue: this.taskQueue,
-      providerTaskQueue: `${this.taskQueue}-provider`,
+      ...placementFrom({ taskQueue: this.taskQueue }),
       manifestDir: this.manifestDir,
       campaignId: uniqueName(`chaos-${this.options.name}`),
       options: { maxInFlight: this.size.maxInFlight, polling: CHAOS_POLLING },

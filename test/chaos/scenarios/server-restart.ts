@@ -1,3 +1,4 @@
+import { placementFrom } from '../../../src/config/run-placement';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { ChaosStage } from '../harness/chaos-stage';
@@ -97,10 +98,11 @@ async function pollsBothQueues(
     }
   };
   const { TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY } = temporal.api.enums.v1.TaskQueueType;
+  const { providerTaskQueue } = placementFrom({ taskQueue });
   const checks = await Promise.all([
     polled(taskQueue, TASK_QUEUE_TYPE_WORKFLOW),
     polled(taskQueue, TASK_QUEUE_TYPE_ACTIVITY),
-    polled(`${taskQueue}-provider`, TASK_QUEUE_TYPE_ACTIVITY),
+    polled(providerTaskQueue, TASK_QUEUE_TYPE_ACTIVITY),
   ]);
   return checks.every(Boolean);
 }

@@ -1,3 +1,4 @@
+import { placementFrom } from '../../../src/config/run-placement';
 import { temporal } from '@temporalio/proto';
 import { startCampaign } from '../../../src/client/campaigns';
 import { startPipeline } from '../../../src/client/pipelines';
@@ -31,7 +32,8 @@ export async function dispatchOrder(
 ): Promise<Label[]> {
   const { note } = options;
   const taskQueue = `cluster-dispatch-${Date.now()}`;
-  const providerTaskQueue = `${taskQueue}-provider`;
+  const placement = placementFrom({ taskQueue });
+  const { providerTaskQueue } = placement;
   // Each half of `avatar-pipeline worker` is pointed at a queue nothing is sent to.
   const idleQueue = `${taskQueue}-idle`;
   const providerUrl = await cluster.startSimulator('dispatch-simulator', []);
@@ -58,8 +60,7 @@ export async function dispatchOrder(
         row: i + 2,
       })),
       {
-        taskQueue,
-        providerTaskQueue,
+        ...placement,
         manifestDir: cluster.manifestDir,
         campaignId: `${taskQueue}-${label}`,
         options: { maxInFlight: SUBJECTS_PER_CAMPAIGN, polling: options.polling },
@@ -73,7 +74,7 @@ export async function dispatchOrder(
   await startPipeline(
     cluster.client,
     { images: cluster.selfies.files, styles: [STYLE_OF.I], gender: 2, polling: options.polling },
-    { taskQueue, providerTaskQueue },
+    placement,
   );
   await backlogReaches(2 * SUBJECTS_PER_CAMPAIGN + 1);
   note(

@@ -1,3 +1,4 @@
+import { placementFrom } from '../../../src/config/run-placement';
 import { temporal } from '@temporalio/proto';
 import { startCampaign } from '../../../src/client/campaigns';
 import { startPipeline, type PipelineHandle } from '../../../src/client/pipelines';
@@ -30,7 +31,7 @@ export async function checkWorkerVersions(
     '2',
   ]);
   const taskQueue = `cluster-versions-${Date.now()}`;
-  const providerTaskQueue = `${taskQueue}-provider`;
+  const placement = placementFrom({ taskQueue });
   // The README's default deployment name (TEMPORAL_DEPLOYMENT_NAME unset).
   const deployment = new WorkerDeployment(cluster, 'avatar-pipeline');
   const startBuild = (buildId: string) =>
@@ -43,7 +44,7 @@ export async function checkWorkerVersions(
     startPipeline(
       cluster.client,
       { images: cluster.selfies.files, styles: [3], gender, polling: options.polling },
-      { taskQueue, providerTaskQueue },
+      placement,
     );
   /** Until the pipeline trains: the switch made now happens before its next workflow task. */
   const training = async (pipeline: PipelineHandle) =>
@@ -70,8 +71,7 @@ export async function checkWorkerVersions(
       row: i + 1,
     })),
     {
-      taskQueue,
-      providerTaskQueue,
+      ...placement,
       manifestDir: cluster.manifestDir,
       campaignId: `${taskQueue}-campaign`,
       options: { maxInFlight: 1, polling: options.polling },

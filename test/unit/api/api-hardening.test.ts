@@ -1,5 +1,6 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -148,7 +149,50 @@ describe('API limits: timeouts, connection cap, per-token rate limit', () => {
     expect(app.server.timeout).toBeGreaterThan(0);
     expect(app.server.keepAliveTimeout).toBeGreaterThan(0);
     expect(app.server.maxConnections).toBe(DEFAULT_API_LIMITS.maxConnections);
+    expect(app.server.headersTimeout).toBeLessThanOrEqual(10_000);
   });
+
+  // Issue 23, finding 6: one address filled the whole connection cap with half-sent requests.
+  test('with 1,000 half-open sockets from one address, another address still gets answers', async () => {
+    const { base } = await serve({ maxConnections: 1_000 });
+    const { hostname, port } = new URL(base);
+    const halfOpen: Socket[] = [];
+    let closedByServer = 0;
+    const open = () =>
+      new Promise<void>((resolve) => {
+        const socket = connect({ port: Number(port), host: hostname, localAddress: '127.0.0.1' }, () => {
+          socket.write('GET /v1/styles HTTP/1.1\r\nHost: x\r\n');
+          resolve();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          closedByServer++;
+          resolve();
+        });
+        halfOpen.push(socket);
+      });
+    try {
+      for (let batch = 0; batch < 10; batch++) await Promise.all(Array.from({ length: 100 }, open));
+      await new Promise((r) => setTimeout(r, 300));
+      // Beyond the per-client cap, sockets are closed at once; the rest stay open, half-sent.
+      expect(closedByServer).toBe(1_000 - DEFAULT_API_LIMITS.maxConnectionsPerClient);
+      const answer = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          `${base}/v1/styles`,
+          { localAddress: '127.0.0.2', agent: false, headers: { authorization: `Bearer ${TOKEN}` } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer).toBe(200);
+    } finally {
+      for (const socket of halfOpen) socket.destroy();
+    }
+  }, 30_000);
 
   test("each token has its own budget; requests without a valid token share their address's", async () => {
     const second = 'second-token-0123456789';

@@ -17,6 +17,7 @@ describe('API and callback configuration', () => {
       limits: {
         requestTimeoutMs: 120_000,
         maxConnections: 1024,
+        maxConnectionsPerClient: 64,
         rateLimitPerMinute: 600,
         eventStreamsPerRun: 50,
         eventStreamsPerToken: 20,
@@ -37,6 +38,7 @@ describe('API and callback configuration', () => {
         SELFIE_RETENTION: '12h',
         API_REQUEST_TIMEOUT_MS: '30000',
         API_MAX_CONNECTIONS: '64',
+        API_MAX_CONNECTIONS_PER_CLIENT: '8',
         API_RATE_LIMIT_PER_MINUTE: '100',
         API_EVENT_STREAMS_PER_RUN: '5',
         API_EVENT_STREAMS_PER_TOKEN: '3',
@@ -58,6 +60,7 @@ describe('API and callback configuration', () => {
       limits: {
         requestTimeoutMs: 30_000,
         maxConnections: 64,
+        maxConnectionsPerClient: 8,
         rateLimitPerMinute: 100,
         eventStreamsPerRun: 5,
         eventStreamsPerToken: 3,
@@ -80,6 +83,8 @@ describe('API and callback configuration', () => {
     ['API_RATE_LIMIT_PER_MINUTE', '0', /greater than 0/],
     ['API_EVENT_STREAMS_PER_RUN', '0', /greater than 0/],
     ['API_EVENT_STREAMS_PER_TOKEN', 'many', /./],
+    ['API_MAX_CONNECTIONS_PER_CLIENT', '0', /greater than 0/],
+    ['API_MAX_CONNECTIONS_PER_CLIENT', '2.5', /whole number/],
     ['API_REQUEST_TIMEOUT_MS', 'soon', /./],
     ['TEMPORAL_UI_URL', 'localhost:8233', /http\(s\) URL/],
     ['CALLBACK_SIGNING_SECRET', 'short', /at least 16 characters/],

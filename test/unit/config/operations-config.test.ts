@@ -26,24 +26,8 @@ describe('Temporal access settings', () => {
   });
 
   it('turns TLS on for an API key (Temporal Cloud), unless TEMPORAL_TLS=false', () => {
-    expect(loadConfig({ TEMPORAL_API_KEY: 'k' }, cwd).temporal).toMatchObject({ apiKey: 'k', tls: {} });
+    expect(loadConfig({ TEMPORAL_API_KEY: 'k' }, cwd).temporal).toMatchObject({ apiKey: 'k', tls: true });
     expect(loadConfig({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }, cwd).temporal.tls).toBeUndefined();
-  });
-
-  it('resolves certificate paths against the working directory', () => {
-    const { temporal } = loadConfig(
-      {
-        TEMPORAL_TLS_CLIENT_CERT_PATH: 'certs/client.pem',
-        TEMPORAL_TLS_CLIENT_KEY_PATH: '/etc/client.key',
-        TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
-      },
-      cwd,
-    );
-    expect(temporal.tls).toEqual({
-      clientCertPath: '/srv/app/certs/client.pem',
-      clientKeyPath: '/etc/client.key',
-      serverName: 'temporal.internal',
-    });
   });
 
   it('refuses a certificate without its key, and a bad TEMPORAL_TLS', () => {

@@ -8,25 +8,34 @@ const cwd = path.resolve('/srv/app');
 describe('starter settings: worked out once, the same for starters and workers', () => {
   it('defaults the provider task queue, campaign directory and window', () => {
     const settings = loadStarterSettings({}, cwd);
-    expect(settings.providerTaskQueue).toBe('avatar-pipeline-provider');
+    expect(settings.placement).toEqual({
+      taskQueue: 'avatar-pipeline',
+      providerTaskQueue: 'avatar-pipeline-provider',
+      archiveAvatars: true,
+    });
     expect(settings.campaigns).toEqual({ dir: path.join(cwd, '.data/campaigns'), maxInFlight: 'auto' });
     expect(settings.imageAccess).toEqual({ roots: [cwd], urlHosts: [] });
   });
 
   it('derives the provider queue from the task queue, unless PROVIDER_TASK_QUEUE names one', () => {
-    expect(loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'tq' }, cwd).providerTaskQueue).toBe('tq-provider');
+    expect(loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'tq' }, cwd).placement.providerTaskQueue).toBe(
+      'tq-provider',
+    );
     expect(
-      loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'tq', PROVIDER_TASK_QUEUE: 'quota' }, cwd).providerTaskQueue,
+      loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'tq', PROVIDER_TASK_QUEUE: 'quota' }, cwd).placement
+        .providerTaskQueue,
     ).toBe('quota');
   });
 
   it('lets code override the task queue (the provider queue follows) or the provider queue', () => {
     const e = parseEnv({});
-    expect(starterSettingsOf(e, cwd, { temporal: { taskQueue: 'mine' } }).providerTaskQueue).toBe(
-      'mine-provider',
+    expect(starterSettingsOf({}, e, cwd, { temporal: { taskQueue: 'mine' } }).placement).toEqual(
+      expect.objectContaining({ taskQueue: 'mine', providerTaskQueue: 'mine-provider' }),
     );
-    expect(starterSettingsOf(e, cwd, { providerTaskQueue: 'limited' }).providerTaskQueue).toBe('limited');
-    expect(starterSettingsOf(e, cwd, { temporal: { address: undefined } }).temporal.address).toBe(
+    expect(starterSettingsOf({}, e, cwd, { providerTaskQueue: 'limited' }).placement.providerTaskQueue).toBe(
+      'limited',
+    );
+    expect(starterSettingsOf({}, e, cwd, { temporal: { address: undefined } }).temporal.address).toBe(
       'localhost:7233',
     );
   });
@@ -35,7 +44,7 @@ describe('starter settings: worked out once, the same for starters and workers',
     const env = { TEMPORAL_TASK_QUEUE: 'tq', CAMPAIGN_DIR: 'manifests', CAMPAIGN_MAX_IN_FLIGHT: '7' };
     const settings = loadStarterSettings(env, cwd);
     const config = loadConfig(env, cwd);
-    expect(config.providerQueue.taskQueue).toBe(settings.providerTaskQueue);
+    expect(config.placement).toEqual(settings.placement);
     expect(config.campaigns).toEqual(settings.campaigns);
     expect(config.campaigns).toEqual({ dir: path.join(cwd, 'manifests'), maxInFlight: 7 });
     expect(config.temporal).toEqual(settings.temporal);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simulatorStatsSchema, startSimulator, type RunningSimulator } from '../../../src/simulator';
@@ -81,6 +82,49 @@ describe('simulator controls under /__sim', () => {
     expect(current).toEqual(expect.objectContaining({ pageSize: 2, dialect: 'variant' }));
 
     await admin('POST', '/options', { dialect: 'contract', pageSize: 4 });
+  });
+
+  // Issue 23, finding 8: 10^8 avatars per order or per page were accepted.
+  it.each([
+    [{ pageSize: 100_000_000 }, /pageSize: must be at most 100/],
+    [{ avatarsPerOrder: 100_000_000 }, /avatarsPerOrder: must be at most 100/],
+  ])('refuses %j with 400 naming the option', async (patch, reason) => {
+    const refused = await admin('POST', '/options', patch);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toMatch(reason);
+    const current = (await (await admin('GET', '/options')).json()) as Record<string, number>;
+    expect(current).toEqual(expect.objectContaining({ pageSize: 4, avatarsPerOrder: 8 }));
+  });
+
+  /** A control request with its own Host header (fetch does not let one set it). */
+  const withHost = (host: string, method: 'GET' | 'POST', path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        `${sim.url}/__sim${path}`,
+        {
+          method,
+          agent: false,
+          headers: { host, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(method === 'POST' ? '{}' : undefined);
+    });
+
+  // Issue 23, finding 8: a page on a rebinding host name could reset the simulator from a browser.
+  it('without an admin token, refuses controls addressed to a foreign Host (DNS rebinding)', async () => {
+    await createModelWithSelfie(sim);
+    expect(await withHost('attacker.example:4010', 'POST', '/reset')).toBe(403);
+    expect(await withHost('attacker.example', 'GET', '/stats')).toBe(403);
+    expect(sim.stats().totals.modelsCreated).toBe(1);
+    for (const host of ['localhost:4010', '127.0.0.1', '[::1]:8080', 'LOCALHOST'])
+      expect(await withHost(host, 'GET', '/stats')).toBe(200);
+    // Health is public whatever the Host.
+    expect(await withHost('attacker.example', 'GET', '/health')).toBe(200);
   });
 
   it('forgets everything with POST /__sim/reset and starts ids afresh', async () => {

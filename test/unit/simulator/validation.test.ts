@@ -1,6 +1,7 @@
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { call, callOk } from './support/provider-http';
 import { createModelWithSelfie, trainedModel } from './support/scenario';
+import { pngDeclaring } from '../../fixtures/images';
 import { asDataUri, jpegSelfie, pngSelfie } from './support/selfies';
 
 describe('simulator validation', () => {
@@ -75,6 +76,22 @@ describe('simulator validation', () => {
       });
       expect(answer.status).toBe(422);
       expect(answer.json).toEqual({ status: 'error', message: 'image: is not a JPEG or PNG image' });
+    });
+
+    // Issue 23, finding 8: under the pixel limit, but 392 MB of 16-bit samples once decoded.
+    it('refuses a 7000 × 7000 16-bit PNG with 422 naming the decoded size, and keeps nothing', async () => {
+      const answer = await upload(modelId, {
+        gender: '1',
+        image: pngDeclaring(7_000, 7_000, { bitDepth: 16, colorType: 6 }).toString('base64'),
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.json).toEqual({
+        status: 'error',
+        message: expect.stringMatching(
+          /^image: declares 7000 × 7000 pixels of 4 × 16-bit samples \(392,000,000 bytes decoded\), more than the limit of 200,000,000 bytes decoded$/,
+        ),
+      });
+      expect(sim.stats().orders[0]?.uploads).toBe(0);
     });
 
     it('refuses text that is not Base64 with 422', async () => {

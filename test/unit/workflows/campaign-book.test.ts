@@ -28,6 +28,17 @@ describe('CampaignBook', () => {
     expect(book.hasWork()).toBe(true);
   });
 
+  it('drops erased subjects from the recent failures, also after continue-as-new, keeping their outcome', () => {
+    const first = new CampaignBook(3, T0);
+    first.finished(first.takeNext(), 'u1', { status: 'FAILED', error: 'no face' }, T0);
+    first.finished(first.takeNext(), 'u2', { status: 'FAILED', error: 'blurred' }, T0);
+    const book = new CampaignBook(3, T0, first.carry());
+    expect(book.forgetFailures(new Set([0]))).toEqual(['u1']);
+    expect(book.failures()).toEqual([{ subjectId: 'u2', error: 'blurred' }]);
+    expect(book.carry().recentFailures.map((f) => f.subjectId)).toEqual(['u2']);
+    expect(book.statusOf(0)).toBe('FAILED');
+  });
+
   it('runs queued retries before new subjects and only accepts failed or cancelled ones', () => {
     const book = new CampaignBook(3, T0);
     book.finished(book.takeNext(), 'u1', { status: 'FAILED', error: 'boom' }, T0);

@@ -1,0 +1,42 @@
+/**
+ * Where a run goes and what it carries from the configuration: every start (API, CLI, client
+ * package, campaigns, demo) takes one, and workers poll the same queues, so starters and workers
+ * cannot disagree on a queue name.
+ */
+export interface RunPlacement {
+  /** TEMPORAL_TASK_QUEUE: the workflows and their light activities. */
+  taskQueue: string;
+  /**
+   * PROVIDER_TASK_QUEUE, default `<taskQueue>-provider`: provider activities, whose workers hold
+   * the whole deployment under PROVIDER_MAX_RPS. Interactive runs use it too, ahead of campaign work.
+   */
+  providerTaskQueue: string;
+  /** ARCHIVE_AVATARS: runs copy their avatars into the blob store. */
+  archiveAvatars: boolean;
+}
+
+/** What the configuration says about placement; the provider task queue and archiving are optional. */
+export interface PlacementSettings {
+  taskQueue: string;
+  providerTaskQueue?: string | undefined;
+  /** Absent: no archiving (the environment's ARCHIVE_AVATARS is on unless set otherwise). */
+  archiveAvatars?: boolean | undefined;
+}
+
+/** The one place a placement is worked out; tests and benchmarks build theirs here too. */
+export function placementFrom(settings: PlacementSettings): RunPlacement {
+  return {
+    taskQueue: settings.taskQueue,
+    providerTaskQueue: settings.providerTaskQueue ?? providerQueueOf(settings.taskQueue),
+    archiveAvatars: settings.archiveAvatars ?? false,
+  };
+}
+
+/**
+ * The provider task queue when PROVIDER_TASK_QUEUE is not set: workers, the API, the CLI and the
+ * client package all come through placementFrom, or provider activities would wait on a queue
+ * nobody polls.
+ */
+function providerQueueOf(taskQueue: string): string {
+  return `${taskQueue}-provider`;
+}
