@@ -11,7 +11,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  *
  * - 401 on a route behind bearer tokens;
  * - 429 under /v1, where the per-token rate limit applies;
- * - 422 on a route whose parameters, query, headers or body are validated by their schema, and
+ * - 422 on a route whose parameters, query, headers or body are validated by their schema (unless
+ *   the route answers validation errors itself: attachValidation), and
  *   400 on a route with path parameters (a path that is not valid percent-encoded UTF-8);
  * - 400, 413 and 415 on a method that may carry a body (malformed, too large, not JSON or multipart).
  */
@@ -27,7 +28,8 @@ export function declareCommonResponses(app: FastifyInstance): void {
     if (route.url.startsWith('/v1/'))
       declare(429, 'Too many requests with this token (API_RATE_LIMIT_PER_MINUTE); retry later');
     if (schema.params) declare(400, 'The path is not valid percent-encoded UTF-8');
-    if (schema.params || schema.querystring || schema.headers || schema.body)
+    // A route that attaches validation errors to the request answers them itself.
+    if ((schema.params || schema.querystring || schema.headers || schema.body) && !route.attachValidation)
       declare(422, 'A parameter, header or field breaks its schema, with its path');
     if ([route.method].flat().some((method) => BODY_METHODS.has(method.toUpperCase()))) {
       declare(400, 'Malformed request: the body is not what its Content-Type says');

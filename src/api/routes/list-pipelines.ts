@@ -118,9 +118,10 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
       } catch (err) {
         if (!(err instanceof PipelineInputError)) throw err;
         // The cursor has the right form (the schema checked it), so it names a page this listing never had.
+        const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
         if (err.issues.every((i) => i.path === 'cursor'))
-          throw new ApiError(404, `No such page: the cursor ${err.issues[0]?.message ?? 'is not valid'}`, []);
-        throw ApiError.invalid(err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` })));
+          throw new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
+        throw ApiError.invalid(issues);
       }
     },
   });

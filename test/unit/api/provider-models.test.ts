@@ -143,12 +143,15 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
 
   it('documents every route with its errors in the OpenAPI document', async () => {
     const doc = (await get('/openapi.json', null)).json();
-    expect(Object.keys(doc.paths['/v1/models'].get.responses).sort()).toEqual(['200', '401', '502']);
+    // 429: the per-token rate limit; 400: a path that is not valid percent-encoded UTF-8.
+    expect(Object.keys(doc.paths['/v1/models'].get.responses).sort()).toEqual(['200', '401', '429', '502']);
     expect(Object.keys(doc.paths['/v1/models/{modelId}'].get.responses).sort()).toEqual([
       '200',
+      '400',
       '401',
       '404',
       '422',
+      '429',
       '502',
     ]);
     expect(Object.keys(doc.paths['/v1/orders'].get.responses).sort()).toEqual([
@@ -156,6 +159,7 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
       '401',
       '404',
       '422',
+      '429',
       '502',
     ]);
   });
