@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PipelineInputError } from '../client/input-error';
+import type { InputError } from '../errors';
 
 export interface ApiIssue {
   /** Dotted field path, e.g. `styles.0`, `selfies.2`, `headers.idempotency-key`; '' for the whole request. */
@@ -33,7 +33,7 @@ export class ApiError extends Error {
   }
 
   /** 422 for a request that parsed but breaks the schema; `rename` maps a path's first segment. */
-  static fromInputError(err: PipelineInputError, rename: Record<string, string> = {}): ApiError {
+  static fromInputError(err: InputError, rename: Record<string, string> = {}): ApiError {
     return ApiError.invalid(
       err.issues.map((issue) => {
         const [head = '', ...rest] = issue.path.split('.');

@@ -14,8 +14,8 @@ import {
   WORKFLOW_TYPES,
   type AvatarPipelineWorkflow,
 } from '../contracts/workflow-definitions';
-import { PipelineInputError } from './input-error';
 import { startRunOnce, type StartedRun } from './start-run';
+import { InputError } from '../errors';
 
 export interface StartPipelineOptions {
   taskQueue: string;
@@ -53,7 +53,7 @@ export interface PipelineHandle {
 
 export function validatePipelineRequest(request: unknown): PipelineInput {
   const parsed = pipelineInputSchema.safeParse(request);
-  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  if (!parsed.success) throw InputError.fromZod(parsed.error);
   return parsed.data;
 }
 

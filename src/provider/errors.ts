@@ -69,15 +69,3 @@ export class ProviderTimeoutError extends ProviderUnavailableError {}
 export class ProviderInvalidResponseError extends ProviderError {
   readonly kind = 'invalid-response' as const;
 }
-
-/** Input refused by the client before any request was sent; names the field and the reason. */
-export class InvalidInputError extends Error {
-  readonly field: string;
-  readonly reason: string;
-  constructor(field: string, reason: string) {
-    super(`Invalid ${field}: ${reason}`);
-    this.name = 'InvalidInputError';
-    this.field = field;
-    this.reason = reason;
-  }
-}
