@@ -5,8 +5,7 @@ import { activityFailureInterceptor, toActivityFailure } from '../../../activiti
 import { NON_RETRYABLE_FAILURE_TYPES } from '../../../src/contracts/activity-failures';
 import { InputError } from '../../../src/errors';
 import { ProviderClient } from '../../../src/provider/client';
-import type {
-  ProviderError} from '../../../src/provider/errors';
+import type { ProviderError } from '../../../src/provider/errors';
 import {
   ProviderAuthError,
   ProviderBadRequestError,
