@@ -5,7 +5,7 @@ import {
   NON_RETRYABLE_PROVIDER_KINDS,
   providerFailureType,
 } from '../src/contracts/activity-failures';
-import { InputError } from '../src/errors';
+import { AvatarPipelineError, InputError } from '../src/errors';
 import { ProviderError, ProviderRateLimitedError, ProviderTimeoutError } from '../src/provider/errors';
 
 /**
@@ -83,7 +83,7 @@ export function withActivityFailures(interceptors: WorkerInterceptors = {}): Wor
  * run. The activity failure asks Temporal to retry no sooner than `settleMs` (PROVIDER_WRITE_SETTLE_MS),
  * by when the late write has landed and the retry's reconciliation finds it.
  */
-export class UnsettledWriteError extends Error {
+export class UnsettledWriteError extends AvatarPipelineError {
   constructor(
     readonly timeout: ProviderTimeoutError,
     readonly settleMs: number,
@@ -92,7 +92,6 @@ export class UnsettledWriteError extends Error {
       `${timeout.message}; the provider may still perform it, so the retry waits ${settleMs} ms before looking for it`,
       { cause: timeout },
     );
-    this.name = 'UnsettledWriteError';
   }
 }
 

@@ -53,7 +53,6 @@ export class ModelNotFoundError extends InputError {
     field = 'modelId',
   ) {
     super([{ path: field, message: reason }]);
-    this.name = 'ModelNotFoundError';
   }
 }
 

@@ -24,7 +24,6 @@ export class RetryRefusedError extends InputError {
     readonly notFound = false,
   ) {
     super([{ path: 'workflowId', message: reason }]);
-    this.name = 'RetryRefusedError';
   }
 }
 

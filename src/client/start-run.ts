@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { encryptionCodecOf } from '../codec/data-converter';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
+import { AvatarPipelineError } from '../errors';
 
 /** One run to start: a pipeline, a training or a generation (campaigns start their children themselves). */
 export interface RunStart {
@@ -81,13 +82,12 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
 }
 
 /** The namespace lacks the pipeline's search attributes: `avatar-pipeline setup` fixes it (the API answers 503). */
-export class NamespaceNotSetUpError extends Error {
+export class NamespaceNotSetUpError extends AvatarPipelineError {
   constructor(namespace: string, details: string | undefined, options: { cause: unknown }) {
     super(
       `Temporal namespace "${namespace}" lacks the pipeline's search attributes (${details}): run \`avatar-pipeline setup\` once against it`,
       options,
     );
-    this.name = 'NamespaceNotSetUpError';
   }
 }
 

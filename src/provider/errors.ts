@@ -1,3 +1,5 @@
+import { AvatarPipelineError } from '../errors';
+
 /**
  * The one error taxonomy of the provider client (docs/provider-api.md, "Errors"). Activities map `kind` to
  * Temporal retry behaviour in a single place (activities/provider-failure.ts).
@@ -13,7 +15,7 @@ export interface ProviderErrorDetails {
   cause?: unknown;
 }
 
-export abstract class ProviderError extends Error {
+export abstract class ProviderError extends AvatarPipelineError {
   abstract readonly kind: ProviderErrorKind;
   readonly endpoint: string;
   readonly method: string;
@@ -25,7 +27,6 @@ export abstract class ProviderError extends Error {
     const status = details.httpStatus === undefined ? '' : ` (HTTP ${details.httpStatus})`;
     const said = details.providerMessage ? `: ${details.providerMessage}` : '';
     super(`${summary}${status} on ${where}${said}`, { cause: details.cause });
-    this.name = new.target.name;
     this.endpoint = details.endpoint;
     this.method = details.method;
     this.httpStatus = details.httpStatus;

@@ -1,4 +1,4 @@
-import { tooLarge, unprocessable } from './provider-error';
+import { tooLarge, unprocessable } from './simulator-refusal';
 import type { ImageFormat } from './state-schema';
 
 const DATA_URI_HEADER = /^data:([^,;]*)((?:;[^,;]*)*),/i;
