@@ -1,8 +1,10 @@
+import { AvatarPipelineError } from '../errors';
+
 /**
  * Temporal could not be reached at the configured address. The message names TEMPORAL_ADDRESS and
  * the address; the command exits 1, not 2: the setting may well be right and the server down.
  */
-export class TemporalUnreachableError extends Error {
+export class TemporalUnreachableError extends AvatarPipelineError {
   constructor(
     readonly address: string,
     cause: unknown,
@@ -12,6 +14,5 @@ export class TemporalUnreachableError extends Error {
       `Cannot reach Temporal at ${address} (TEMPORAL_ADDRESS): ${reason}. Is the server running there? (\`avatar-pipeline dev-server\` starts one locally)`,
       { cause },
     );
-    this.name = 'TemporalUnreachableError';
   }
 }

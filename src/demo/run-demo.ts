@@ -15,6 +15,7 @@ import { startDemoStack, type DemoStack, type DemoStackOptions } from './demo-st
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
 import { FsBlobStore } from '../storage/fs-blob-store';
+import { AvatarPipelineError } from '../errors';
 
 /** The stack's own options (dev server, simulator timings), and what the demo does with it. */
 export interface DemoOptions extends Pick<
@@ -135,10 +136,9 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
   return { report, stopped, kept };
 }
 
-export class DemoInterrupted extends Error {
+export class DemoInterrupted extends AvatarPipelineError {
   constructor() {
     super('interrupted');
-    this.name = 'DemoInterrupted';
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { storageUrlSchema, type StorageTarget } from './storage-url';
 import type { S3Connection } from './s3-blob-store';
+import { AvatarPipelineError } from '../errors';
 
 export interface StorageSettings {
   target: StorageTarget;
@@ -32,10 +33,9 @@ export interface StorageSettingsIssue {
   reason: string;
 }
 
-export class StorageSettingsError extends Error {
+export class StorageSettingsError extends AvatarPipelineError {
   constructor(readonly issues: StorageSettingsIssue[]) {
     super(`invalid storage settings:\n${issues.map((i) => `  ${i.variable}: ${i.reason}`).join('\n')}`);
-    this.name = 'StorageSettingsError';
   }
 }
 

@@ -11,6 +11,7 @@ import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
+import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
 import { avatarAddressRules, openBlobStore, type BlobStore } from '../storage';
 import { bundleInThread } from './bundle-in-thread';
@@ -152,10 +153,14 @@ function deploymentVersion(
   };
 }
 
-/** The caller's interceptors, plus tracing's interceptors and workflow span sink when tracing is on. */
+/**
+ * The activity failure mapping (outermost), the caller's interceptors, plus tracing's interceptors
+ * and workflow span sink when tracing is on.
+ */
 function observability(options: PipelineWorkerOptions): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
-  const { tracing, interceptors } = options;
-  if (!tracing) return interceptors ? { interceptors } : {};
+  const { tracing } = options;
+  const interceptors = withActivityFailures(options.interceptors);
+  if (!tracing) return { interceptors };
   const traced = tracing.workerInterceptors();
   return {
     interceptors: {

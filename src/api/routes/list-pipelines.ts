@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PipelineInputError } from '../../client/input-error';
 import {
   listPipelinePage,
   MAX_LIST_LIMIT,
@@ -16,6 +15,7 @@ import type { ApiContext } from '../api-context';
 import { BEARER_SCHEME } from '../openapi';
 import { stateOfStatus } from '../pipeline-view';
 import { linksSchema, PIPELINE_STATES } from '../response-schemas';
+import { InputError } from '../../errors';
 
 const listQuerySchema = z.object({
   subjectId: z.string().optional().describe('Only runs for this subject'),
@@ -95,7 +95,7 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
           ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
         };
       } catch (err) {
-        if (!(err instanceof PipelineInputError)) throw err;
+        if (!(err instanceof InputError)) throw err;
         throw ApiError.invalid(err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` })));
       }
     },

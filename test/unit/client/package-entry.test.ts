@@ -27,7 +27,7 @@ describe('the package entry point', () => {
       'getPipeline',
       'listPipelines',
       'validatePipelineRequest',
-      'PipelineInputError',
+      'InputError',
       'ProviderClient',
       'startSimulator',
       'createPipelineWorker',
@@ -86,7 +86,7 @@ describe('listPipelines', () => {
     [{ cursor: 'AAAAAAAAAAAA.AAAA' }, 'cursor'],
   ])('refuses %j, naming %s', async (options, field) => {
     const attempt = entry.listPipelines(unusable, options as entry.ListPipelinesOptions);
-    await expect(attempt).rejects.toBeInstanceOf(entry.PipelineInputError);
+    await expect(attempt).rejects.toBeInstanceOf(entry.InputError);
     await expect(attempt).rejects.toMatchObject({ issues: [expect.objectContaining({ path: field })] });
   });
 });
