@@ -102,7 +102,8 @@ export { loadConfig, ConfigError } from './config';
 export type { AppConfig } from './config';
 
 // Running the work.
-export { createPipelineWorker, createProviderWorker, pipelineWorkflowBundle } from './worker/create-worker';
+export { createPipelineWorker, createProviderWorker } from './worker/create-worker';
+export { pipelineWorkflowBundle } from './worker/workflow-bundle';
 export { PipelineWorkers } from './worker/pipeline-workers';
 export type { PipelineWorkerOptions } from './worker/create-worker';
 

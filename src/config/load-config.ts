@@ -74,8 +74,6 @@ export interface AppConfig {
     maxConcurrentWorkflowTasks: number;
     maxCachedWorkflows: number;
     shutdownGraceMs: number;
-    /** How often `avatar-pipeline worker` trims free malloc arena pages (WORKER_MALLOC_TRIM_MS; 0: never). */
-    mallocTrimMs?: number;
     /** Worker Deployment Version (TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_WORKER_BUILD_ID); unversioned when absent. */
     deployment?: { name: string; buildId: string };
   };
@@ -131,7 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
-      mallocTrimMs: e.WORKER_MALLOC_TRIM_MS,
       ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
         ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }
         : {}),

@@ -6,7 +6,7 @@ import type { StarterSettings } from '../config/starter-settings';
 import { pipelineDataConverter } from '../codec/data-converter';
 import { SIMULATOR_API_KEY } from '../config/env-schema';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { pipelineWorkflowBundle } from '../worker/create-worker';
+import { pipelineWorkflowBundle } from '../worker/workflow-bundle';
 import { PipelineWorkers } from '../worker/pipeline-workers';
 import { answersHttp, guessUiUrl } from './temporal-ui';
 
