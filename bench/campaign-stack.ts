@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from '../src/devserver';
+import { startDevServer, type DevServer } from '../dev/devserver';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
 
 export interface Stack {

@@ -119,5 +119,3 @@ export {
   type StartSimulatorOptions,
   type SimulatorStats,
 } from './simulator';
-export { ensureDevServer, startDevServer, findTemporalCli } from './devserver';
-export type { DevServer, DevServerOptions, EnsureDevServerOptions, EnsuredDevServer } from './devserver';
