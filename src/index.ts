@@ -108,7 +108,8 @@ export { loadConfig, ConfigError } from './config';
 export type { AppConfig } from './config';
 
 // Running the work.
-export { createPipelineWorker, createProviderWorker, pipelineWorkflowBundle } from './worker/create-worker';
+export { createPipelineWorker, createProviderWorker } from './worker/create-worker';
+export { pipelineWorkflowBundle } from './worker/workflow-bundle';
 export { PipelineWorkers } from './worker/pipeline-workers';
 export type { PipelineWorkerOptions } from './worker/create-worker';
 
@@ -124,5 +125,3 @@ export {
   type StartSimulatorOptions,
   type SimulatorStats,
 } from './simulator';
-export { ensureDevServer, startDevServer, findTemporalCli } from './devserver';
-export type { DevServer, DevServerOptions, EnsureDevServerOptions, EnsuredDevServer } from './devserver';

@@ -205,11 +205,6 @@ export const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
   WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, DEFAULT_MAX_CACHED_WORKFLOWS),
   WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000),
-  /** How often the worker hands free malloc arena pages back to the system; 0 turns it off. */
-  WORKER_MALLOC_TRIM_MS: withDefault(
-    z.coerce.number().int('must be a whole number').min(0, 'must be 0 (off) or more'),
-    1_000,
-  ),
   /** Worker Deployment the workers belong to (the name Temporal's worker controller sets too). */
   TEMPORAL_DEPLOYMENT_NAME: withDefault(
     z

@@ -31,10 +31,15 @@ describe('the package entry point', () => {
       'ProviderClient',
       'startSimulator',
       'createPipelineWorker',
-      'ensureDevServer',
       'loadConfig',
     ] as const) {
       expect(typeof entry[name]).toBe('function');
+    }
+  });
+
+  it('leaves the developer tooling (dev server, Temporal installers) to dev/', () => {
+    for (const name of ['ensureDevServer', 'startDevServer', 'findTemporalCli']) {
+      expect(Object.keys(entry)).not.toContain(name);
     }
   });
 });
