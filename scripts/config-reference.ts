@@ -78,7 +78,7 @@ export function renderConfigReference(): string {
     '',
     '## Read elsewhere',
     '',
-    '- `SIMULATOR_ADMIN_TOKEN`: bearer token of the simulator\'s `/__sim/*` controls; unset, they answer loopback clients only (`avatar-pipeline simulator --help`).',
+    "- `SIMULATOR_ADMIN_TOKEN`: bearer token of the simulator's `/__sim/*` controls; unset, they answer loopback clients only (`avatar-pipeline simulator --help`).",
     '- `TEMPORAL_CLI`: path of the `temporal` executable the dev server and the tests use, instead of the one on `PATH` or in `.tools/`.',
     '- `.env.example` also sets what only docker-compose reads: image versions, host ports, PostgreSQL credentials, `TEMPORAL_RETENTION` (the `setup` service), `TEMPORAL_UI_PUBLIC_URL` and `CODEC_SERVER_PUBLIC_URL`.',
     '',
