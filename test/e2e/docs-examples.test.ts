@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startApiStack, type ApiStack } from '../helpers/api-stack';
@@ -74,6 +74,10 @@ describe('docs as tests', () => {
     let dir: string;
     let restoreNamespace: () => void;
     beforeAll(async () => {
+      // The examples use what a reader's shell has: curl, jq, openssl (installed when missing, as the compose check does).
+      execFileSync(path.join(ROOT, 'scripts', 'ensure-debian-packages.sh'), ['curl=curl', 'jq=jq'], {
+        stdio: 'inherit',
+      });
       restoreNamespace = await useOwnNamespace(uniqueName('docs'));
       dir = await makeScratchDir('docs-examples');
       await cp(path.join(ROOT, 'samples'), path.join(dir, 'samples'), { recursive: true });

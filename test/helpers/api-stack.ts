@@ -1,9 +1,10 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { uniqueBasePath } from './e2e-pipeline';
 import { CLI_BIN } from './run-cli';
 import { devServerUnderTest, uniqueName } from './temporal-env';
+import { TEST_ENV } from './test-env-vars';
 import { spawnCli, startWorkerProcess, waitFor, type CliProcess } from './worker-process';
 
 /** `avatar-pipeline api` in `cwd`, resolved with its URL once it listens on a free loopback port. */
@@ -33,7 +34,7 @@ export interface ApiStack {
   apiUrl: string;
   token: string;
   sim: RunningSimulator;
-  /** A directory whose `avatar-pipeline` runs this checkout's compiled command. */
+  /** A directory whose `avatar-pipeline` runs this checkout's compiled command, and whose `temporal` is the run's Temporal CLI. */
   binDir: string;
   /** Stops the simulator; the caller stops the processes (killAllSpawned). */
   stop(): Promise<void>;
@@ -55,6 +56,9 @@ export async function startApiStack(dir: string, name: string, token: string): P
   const shim = path.join(binDir, 'avatar-pipeline');
   await writeFile(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`);
   await chmod(shim, 0o755);
+  // The examples' `temporal` is the CLI the test run found or installed (the global setup names it).
+  const temporalCli = process.env[TEST_ENV.temporalCli];
+  if (temporalCli) await symlink(temporalCli, path.join(binDir, 'temporal'));
   const shared: Record<string, string> = {
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: namespace,

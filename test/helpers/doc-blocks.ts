@@ -25,6 +25,7 @@ export const DOCUMENTED_FILES = [
   'docs/contracts.md',
   'docs/provider-api.md',
   'docs/configuration.md',
+  'docs/testing.md',
 ];
 
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell', 'console']);
