@@ -65,7 +65,7 @@ beforeAll(() => requireCompiledCli());
 describe('docs as tests', () => {
   test('every shell block of the README and docs/ is marked run or skip (with a reason)', () => {
     // documentedBlocks() throws on an unmarked block; what it found must include runnable ones.
-    expect(runnable.length).toBeGreaterThan(10);
+    if (!process.env.DOCTEST_FILES) expect(runnable.length).toBeGreaterThan(10);
     for (const block of blocks.filter((b) => b.kind === 'skip')) expect(block.reason).not.toBe('');
   });
 
