@@ -20,7 +20,7 @@ export const DEFAULT_API_PORT = 8080;
 /** Enough for MAX_SELFIES phone photos of a few MB each. */
 export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 /**
- * Sticky cache of a worker (README, "Worker memory"): what the worker holds without replaying, and
+ * Sticky cache of a worker (docs/operations.md, "Worker memory"): what the worker holds without replaying, and
  * so the campaigns' bound on subjects in flight per worker (a subject keeps one workflow open, its pipeline).
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;

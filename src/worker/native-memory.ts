@@ -1,5 +1,5 @@
 /**
- * The native memory the worker gives back (README, "Worker memory"). glibc's malloc gives each
+ * The native memory the worker gives back (docs/operations.md, "Worker memory"). glibc's malloc gives each
  * thread that allocates an arena of its own and keeps what is freed inside an arena resident; the
  * SDK core's threads free most of what they allocate while many runs start and replay, so a busy
  * worker's RSS is largely free arena space. The worker therefore

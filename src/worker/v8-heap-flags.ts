@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * V8 heap settings the worker applies to itself (README, "Worker memory"), so that
+ * V8 heap settings the worker applies to itself (docs/operations.md, "Worker memory"), so that
  * `avatar-pipeline worker` keeps its heaps near their live data without NODE_OPTIONS. V8's own
  * limits follow the machine's memory, not the worker's: left alone, each of the worker's two heaps
  * (the main thread's and the workflow thread's) grows its young generation to 2 × 16 MB and its old
@@ -17,7 +17,7 @@ import { setFlagsFromString } from 'node:v8';
  * - `--optimize-for-size`: V8 treats every heap as short of memory, so each full collection started
  *   by allocation is a memory-reducing one (more compaction of fragmented pages, free pages given
  *   back at once); read at every collection. It also trims some of V8's speed-for-memory caches,
- *   so it costs CPU (README: with 1,000 pipelines open, some 50 MB less peak RSS, some 15% more
+ *   so it costs CPU (bench/RESULTS.md: with 1,000 pipelines open, some 50 MB less peak RSS, some 15% more
  *   worker CPU).
  *
  * A flag the operator gave Node (NODE_OPTIONS or the command line) is left as they set it; a
