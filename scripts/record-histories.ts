@@ -1,7 +1,7 @@
 /**
  * Records the workflow histories that test/replay/pipeline-replay.test.ts replays, so that a change
  * to workflow code that would break runs of the current version fails CI. A change that alters
- * the workflows' commands ships as a new worker version (README, "Deploying a change"): delete the
+ * the workflows' commands ships as a new worker version (docs/operations.md, "Deploying a change"): delete the
  * old files and record the new version's histories:
  *
  *   npm run record:histories [-- <label>]   (builds, then runs dist/scripts/record-histories.js)

@@ -42,7 +42,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (installed) await Runtime.instance().shutdown();
 }
 
-/** OpenTelemetry is loaded only when tracing is on: its modules are heap a worker without it would carry (README, "Worker memory"). */
+/** OpenTelemetry is loaded only when tracing is on: its modules are heap a worker without it would carry (docs/operations.md, "Worker memory"). */
 function startTracing(tracing: OperationsConfig['tracing']): PipelineTracingClass | undefined {
   if (!tracing.endpoint) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
