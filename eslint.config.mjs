@@ -66,6 +66,29 @@ export default tseslint.config(
               message:
                 'Only src/worker loads workflow and activity code; import shared definitions from src/contracts.',
             },
+            {
+              group: ['**/dev', '**/dev/*'],
+              message:
+                'dev/ holds developer tooling (dev server, installers, demo); the product never loads it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // src/worker is exempt from the rule above (it loads workflows and activities), not from this one.
+    files: ['src/worker/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/dev', '**/dev/*'],
+              message:
+                'dev/ holds developer tooling (dev server, installers, demo); the product never loads it.',
+            },
           ],
         },
       ],

@@ -11,7 +11,7 @@ import { hasStarted, type OrderStatus } from '../src/provider/status';
 import { toUploadImage } from '../src/provider/upload-image';
 import { DEFAULT_PROVIDER_WRITE_SETTLE_MS } from '../src/config/env-schema';
 import { claimWorkflowId } from '../src/contracts/workflow-ids';
-import { mapProviderErrors, sendWrite } from './provider-failure';
+import { sendWrite } from './provider-failure';
 
 export interface ActivityDependencies {
   provider: ProviderClient;
@@ -81,25 +81,23 @@ export function createProviderActivities({
       gender: Gender;
       reconcileFirst?: boolean;
     }): Promise<{ created?: ModelOffer; candidates: ModelOffer[] }> {
-      return mapProviderErrors(async () => {
-        if (input.reconcileFirst || mustLookFirst()) {
-          const candidates = await findUnrunModels(provider, input.styles, input.gender, call());
-          if (candidates.length > 0) {
-            return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
-          }
+      if (input.reconcileFirst || mustLookFirst()) {
+        const candidates = await findUnrunModels(provider, input.styles, input.gender, call());
+        if (candidates.length > 0) {
+          return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
         }
-        const model = await write(() =>
-          provider.createModel({ styles: input.styles, gender: input.gender }, call()),
-        );
-        return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
-      });
+      }
+      const model = await write(() =>
+        provider.createModel({ styles: input.styles, gender: input.gender }, call()),
+      );
+      return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
     },
 
     /** How many training images a model holds: whether a claimed candidate is still unused. */
     async countTrainingImages(input: { modelId: number }): Promise<{ count: number }> {
-      return mapProviderErrors(async () => ({
+      return {
         count: (await provider.listTrainingImages(input.modelId, call())).length,
-      }));
+      };
     },
 
     /**
@@ -114,60 +112,54 @@ export function createProviderActivities({
       index: number;
       knownImageIds: number[];
     }): Promise<{ imageId: number; reconciled: boolean }> {
-      return mapProviderErrors(() =>
-        withHeartbeats(async () => {
-          if (mustLookFirst()) {
-            const known = new Set(input.knownImageIds);
-            const unknown = (await provider.listTrainingImages(input.modelId, call()))
-              .map((image) => image.id)
-              .filter((id) => !known.has(id))
-              .sort((a, b) => a - b);
-            if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
-          }
-          const field = `images[${input.index}]`;
-          const bytes = await readImage(input.image, imageAccess, {
-            field,
-            signal: Context.current().cancellationSignal,
-          });
-          const uploaded = await write(() =>
-            provider.uploadTrainingImage(
-              input.modelId,
-              { gender: input.gender, image: toUploadImage(bytes, { field }) },
-              call(),
-            ),
-          );
-          return { imageId: uploaded.id, reconciled: false };
-        }),
-      );
+      return withHeartbeats(async () => {
+        if (mustLookFirst()) {
+          const known = new Set(input.knownImageIds);
+          const unknown = (await provider.listTrainingImages(input.modelId, call()))
+            .map((image) => image.id)
+            .filter((id) => !known.has(id))
+            .sort((a, b) => a - b);
+          if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
+        }
+        const field = `images[${input.index}]`;
+        const bytes = await readImage(input.image, imageAccess, {
+          field,
+          signal: Context.current().cancellationSignal,
+        });
+        const uploaded = await write(() =>
+          provider.uploadTrainingImage(
+            input.modelId,
+            { gender: input.gender, image: toUploadImage(bytes, { field }) },
+            call(),
+          ),
+        );
+        return { imageId: uploaded.id, reconciled: false };
+      });
     },
 
     /** Selecting the same image twice is harmless, so no reconciliation is needed. */
     async selectMainImage(input: { modelId: number; imageId: number }): Promise<void> {
-      return mapProviderErrors(async () => {
-        await provider.selectTrainingImage(input.modelId, input.imageId, call());
-      });
+      await provider.selectTrainingImage(input.modelId, input.imageId, call());
     },
 
     async runOrder(input: { orderId: number }): Promise<StatusReport> {
-      return mapProviderErrors(async () => {
-        if (mustLookFirst()) {
-          const current = await provider.getOrderStatus(input.orderId, call());
-          if (hasStarted(current.status)) return report(current);
-        }
-        try {
-          return report(await write(() => provider.runOrder(input.orderId, call())));
-        } catch (err) {
-          // A refused run of an order that is already running is the answer we lost, not a failure.
-          if (!(err instanceof ProviderBadRequestError)) throw err;
-          const current = await provider.getOrderStatus(input.orderId, call());
-          if (hasStarted(current.status)) return report(current);
-          throw err;
-        }
-      });
+      if (mustLookFirst()) {
+        const current = await provider.getOrderStatus(input.orderId, call());
+        if (hasStarted(current.status)) return report(current);
+      }
+      try {
+        return report(await write(() => provider.runOrder(input.orderId, call())));
+      } catch (err) {
+        // A refused run of an order that is already running is the answer we lost, not a failure.
+        if (!(err instanceof ProviderBadRequestError)) throw err;
+        const current = await provider.getOrderStatus(input.orderId, call());
+        if (hasStarted(current.status)) return report(current);
+        throw err;
+      }
     },
 
     async getOrderStatus(input: { orderId: number }): Promise<StatusReport> {
-      return mapProviderErrors(async () => report(await provider.getOrderStatus(input.orderId, call())));
+      return report(await provider.getOrderStatus(input.orderId, call()));
     },
 
     /**
@@ -177,12 +169,12 @@ export function createProviderActivities({
     async listModelOrderStatuses(input: {
       modelId: number;
     }): Promise<{ orders: { orderId: number; status: OrderStatus }[] }> {
-      return mapProviderErrors(async () => ({
+      return {
         orders: (await provider.listModelOrders(input.modelId, call())).map((order) => ({
           orderId: order.id,
           status: order.status,
         })),
-      }));
+      };
     },
 
     /** A generation order is found again by its parent (a model only this pipeline owns) and its style. */
@@ -191,29 +183,25 @@ export function createProviderActivities({
       styleId: number;
       gender: Gender;
     }): Promise<{ orderId: number; reconciled: boolean }> {
-      return mapProviderErrors(async () => {
-        if (mustLookFirst()) {
-          const existing = (await provider.listModelOrders(input.modelId, call())).find((order) =>
-            isOrderForStyle(order, input.modelId, input.styleId),
-          );
-          if (existing) return { orderId: existing.id, reconciled: true };
-        }
-        const order = await write(() =>
-          provider.createOrder(
-            { styles: [input.styleId], gender: input.gender, parent: input.modelId },
-            call(),
-          ),
+      if (mustLookFirst()) {
+        const existing = (await provider.listModelOrders(input.modelId, call())).find((order) =>
+          isOrderForStyle(order, input.modelId, input.styleId),
         );
-        return { orderId: order.id, reconciled: false };
-      });
+        if (existing) return { orderId: existing.id, reconciled: true };
+      }
+      const order = await write(() =>
+        provider.createOrder(
+          { styles: [input.styleId], gender: input.gender, parent: input.modelId },
+          call(),
+        ),
+      );
+      return { orderId: order.id, reconciled: false };
     },
 
     /** One page of an order's avatars: a single provider request, so a rate limit on activities is one on requests. */
     async listAvatarPage(input: { orderId: number; page: number }): Promise<{ avatars: AvatarRef[] }> {
-      return mapProviderErrors(async () => {
-        const avatars = await readAvatarPage(provider, input.orderId, input.page, call());
-        return { avatars: avatars.map(toAvatarRef) };
-      });
+      const avatars = await readAvatarPage(provider, input.orderId, input.page, call());
+      return { avatars: avatars.map(toAvatarRef) };
     },
   };
 }

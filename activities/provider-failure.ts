@@ -1,32 +1,32 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityInterceptorsFactory, WorkerInterceptors } from '@temporalio/worker';
 import {
-  InvalidInputError,
-  ProviderError,
-  ProviderRateLimitedError,
-  ProviderTimeoutError,
-} from '../src/provider/errors';
-
-/** Failure types workflows can recognise without importing Node code. */
-export const NON_RETRYABLE_PROVIDER_KINDS = ['auth', 'bad-request'] as const;
+  INVALID_INPUT_FAILURE,
+  NON_RETRYABLE_PROVIDER_KINDS,
+  providerFailureType,
+} from '../src/contracts/activity-failures';
+import { AvatarPipelineError, InputError } from '../src/errors';
+import { ProviderError, ProviderRateLimitedError, ProviderTimeoutError } from '../src/provider/errors';
 
 /**
  * The single mapping from the provider client's error taxonomy to Temporal retry behaviour:
  * auth and bad-request failures (and bad input) are final; unavailable, invalid-response and
  * rate-limited are retried, a 429 no sooner than its Retry-After says, a write that timed out no
- * sooner than the provider may still perform it (see UnsettledWriteError).
+ * sooner than the provider may still perform it (see UnsettledWriteError). Any other error passes
+ * through unchanged.
  */
 export function toActivityFailure(err: unknown): unknown {
-  if (err instanceof InvalidInputError) {
+  if (err instanceof InputError) {
     return ApplicationFailure.create({
-      type: 'InvalidInput',
+      type: INVALID_INPUT_FAILURE,
       message: err.message,
       nonRetryable: true,
-      details: [{ field: err.field, reason: err.reason }],
+      details: [{ issues: err.issues }],
     });
   }
   if (err instanceof UnsettledWriteError) {
     return ApplicationFailure.create({
-      type: `Provider:${err.timeout.kind}`,
+      type: providerFailureType(err.timeout.kind),
       message: err.message,
       nextRetryDelay: err.settleMs,
       details: [detailsOf(err.timeout)],
@@ -34,9 +34,9 @@ export function toActivityFailure(err: unknown): unknown {
   }
   if (!(err instanceof ProviderError)) return err;
   return ApplicationFailure.create({
-    type: `Provider:${err.kind}`,
+    type: providerFailureType(err.kind),
     message: err.message,
-    nonRetryable: (NON_RETRYABLE_PROVIDER_KINDS as readonly string[]).includes(err.kind),
+    nonRetryable: NON_RETRYABLE_PROVIDER_KINDS.includes(err.kind),
     nextRetryDelay:
       err instanceof ProviderRateLimitedError && err.retryAfterMs !== undefined
         ? err.retryAfterMs
@@ -54,13 +54,26 @@ function detailsOf(err: ProviderError) {
   };
 }
 
-/** Runs an activity body, translating provider errors on the way out. */
-export async function mapProviderErrors<T>(body: () => Promise<T>): Promise<T> {
-  try {
-    return await body();
-  } catch (err) {
-    throw toActivityFailure(err);
-  }
+/**
+ * Applies toActivityFailure to whatever any activity throws: registered once per worker
+ * (src/worker/create-worker.ts), so no activity maps its own errors. First in the worker's list,
+ * it is the outermost interceptor: the others see the activity's own errors, the server the mapped one.
+ */
+export const activityFailureInterceptor: ActivityInterceptorsFactory = () => ({
+  inbound: {
+    async execute(input, next) {
+      try {
+        return await next(input);
+      } catch (err) {
+        throw toActivityFailure(err);
+      }
+    },
+  },
+});
+
+/** A worker's interceptors with activityFailureInterceptor first. */
+export function withActivityFailures(interceptors: WorkerInterceptors = {}): WorkerInterceptors {
+  return { ...interceptors, activity: [activityFailureInterceptor, ...(interceptors.activity ?? [])] };
 }
 
 /**
@@ -70,7 +83,7 @@ export async function mapProviderErrors<T>(body: () => Promise<T>): Promise<T> {
  * run. The activity failure asks Temporal to retry no sooner than `settleMs` (PROVIDER_WRITE_SETTLE_MS),
  * by when the late write has landed and the retry's reconciliation finds it.
  */
-export class UnsettledWriteError extends Error {
+export class UnsettledWriteError extends AvatarPipelineError {
   constructor(
     readonly timeout: ProviderTimeoutError,
     readonly settleMs: number,
@@ -79,7 +92,6 @@ export class UnsettledWriteError extends Error {
       `${timeout.message}; the provider may still perform it, so the retry waits ${settleMs} ms before looking for it`,
       { cause: timeout },
     );
-    this.name = 'UnsettledWriteError';
   }
 }
 

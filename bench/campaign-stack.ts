@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from '../src/devserver';
+import { startDevServer, type DevServer } from '../dev/devserver';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
 
 export interface Stack {
@@ -50,6 +50,15 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * The memory settings the package's image (Dockerfile) gives every process, so the benchmarks
+ * measure the worker as deployed; a benchmark's own `env` comes on top.
+ */
+export const IMAGE_MEMORY_SETTINGS = {
+  nodeArgs: ['--optimize-for-size'],
+  env: { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=2' },
+} as const;
+
 /** `avatar-pipeline worker` with the given environment; resolves once both its task queues have pollers. */
 export async function startWorkerProcess(
   stack: Stack,
@@ -58,8 +67,8 @@ export async function startWorkerProcess(
 ): Promise<WorkerProcess> {
   const bin = path.resolve(__dirname, '../../bin/avatar-pipeline.js');
   const log = openSync(path.join(stack.dir, 'worker.log'), 'a');
-  const child: ChildProcess = spawn(process.execPath, [bin, 'worker'], {
-    env: { ...process.env, ...env },
+  const child: ChildProcess = spawn(process.execPath, [...IMAGE_MEMORY_SETTINGS.nodeArgs, bin, 'worker'], {
+    env: { ...process.env, ...IMAGE_MEMORY_SETTINGS.env, ...env },
     stdio: ['ignore', log, log],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

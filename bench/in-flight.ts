@@ -1,7 +1,7 @@
 /**
  * Peak RSS of the product's worker process while 1,000 pipelines are in flight at once: every
  * model trains for a minute, so all of them are open together; beside it, the same worker idle
- * (started, workflow code bundled, nothing to do), and the CPU time the worker spent (what a small
+ * (started, workflow bundle loaded, nothing to do), and the CPU time the worker spent (what a small
  * sticky cache costs in replays of evicted workflows).
  */
 import { readFileSync } from 'node:fs';
@@ -45,7 +45,7 @@ export async function measureInFlight(
     const started = Date.now();
     const results: Promise<unknown>[] = [];
     let next = 0;
-    // Sampled, not VmHWM: the high-water mark would include bundling the workflow code at startup.
+    // Sampled while the load runs (VmHWM would also count whatever the worker's start peaked at).
     let peakRss = idleRss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(worker.pid, 'VmRSS'))), 500);
     const progress = setInterval(

@@ -17,7 +17,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pollingOptionsSchema } from '../src/contracts/pipeline-input';
-import { findTemporalCli } from '../src/devserver';
+import { findTemporalCli } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { measureActivityThroughput } from './activity-throughput';
 import { numberArg } from './campaign';

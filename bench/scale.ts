@@ -3,9 +3,8 @@
  * - history events of a 1-selfie × 3-style pipeline with its claim workflow, beside
  *   the target and the count before style progress stopped being signalled on every poll;
  * - peak worker RSS with N pipelines open at once (1,000 by default) under the product's defaults
- *   (`avatar-pipeline worker` with no memory settings in its environment: sticky cache
- *   DEFAULT_MAX_CACHED_WORKFLOWS, the V8 heap flags, malloc arena limit and trimming the worker
- *   sets itself), beside the same load
+ *   (`avatar-pipeline worker` with the image's memory settings, IMAGE_MEMORY_SETTINGS in
+ *   bench/campaign-stack.ts, and sticky cache DEFAULT_MAX_CACHED_WORKFLOWS), beside the same load
  *   with the cache of the earlier run (every open workflow cached: 2 × N + 100), with the worker's
  *   CPU time for each (what evictions cost in replays).
  *
@@ -21,7 +20,7 @@ import path from 'node:path';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../src/config/env-schema';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { numberArg } from './campaign';
-import { startStack, type Stack } from './campaign-stack';
+import { IMAGE_MEMORY_SETTINGS, startStack, type Stack } from './campaign-stack';
 import { measureInFlight, type InFlight } from './in-flight';
 import { measurePipelineHistory } from './pipeline-history';
 import { markdownTable, type Row } from './report-table';
@@ -76,7 +75,7 @@ export async function memoryRows(
   return [
     {
       figure: `peak worker RSS, ${ours.maxOpenAtOnce} pipelines open at once (${ours.done}/${ours.pipelines} done in ${ours.wallS.toFixed(0)} s; idle worker ${ours.idleRssMb.toFixed(0)} MB)`,
-      product: `${ours.peakRssMb.toFixed(0)} MB, worker CPU ${ours.workerCpuS.toFixed(0)} s (defaults, no memory settings in the environment: sticky cache ${DEFAULT_MAX_CACHED_WORKFLOWS}, the worker's own V8 heap flags, malloc arena limit and trimming)`,
+      product: `${ours.peakRssMb.toFixed(0)} MB, worker CPU ${ours.workerCpuS.toFixed(0)} s (defaults: sticky cache ${DEFAULT_MAX_CACHED_WORKFLOWS}; the image's memory settings: ${imageMemorySettings()})`,
       baseline: earlier
         ? `earlier cache, sticky cache ${earlierCache}: ${earlier.peakRssMb.toFixed(0)} MB, worker CPU ${earlier.workerCpuS.toFixed(0)} s (${earlier.done}/${earlier.pipelines} done in ${earlier.wallS.toFixed(0)} s)`
         : 'not measured (--skip-baseline)',
@@ -84,6 +83,11 @@ export async function memoryRows(
       met: all(ours) && (earlier === undefined || all(earlier)) && ours.peakRssMb <= RSS_TARGET_MB,
     },
   ];
+}
+
+function imageMemorySettings(): string {
+  const env = Object.entries(IMAGE_MEMORY_SETTINGS.env).map(([name, value]) => `${name}=${value}`);
+  return [...env, `node ${IMAGE_MEMORY_SETTINGS.nodeArgs.join(' ')}`].join(', ');
 }
 
 export function step(what: string): void {

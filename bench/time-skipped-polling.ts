@@ -6,7 +6,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
 import { startPipeline } from '../src/client/pipelines';
 import type { AppConfig } from '../src/config/load-config';
-import { findTestServer } from '../src/devserver';
+import { findTestServer } from '../dev/devserver';
 import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../src/setup/search-attribute-definitions';
 import { addSearchAttributes } from '../src/setup/prepare-namespace';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';

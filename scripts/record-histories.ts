@@ -1,7 +1,7 @@
 /**
  * Records the workflow histories that test/replay/pipeline-replay.test.ts replays, so that a change
  * to workflow code that would break runs of the current version fails CI. A change that alters
- * the workflows' commands ships as a new worker version (README, "Deploying a change"): delete the
+ * the workflows' commands ships as a new worker version (docs/operations.md, "Deploying a change"): delete the
  * old files and record the new version's histories:
  *
  *   npm run record:histories [-- <label>]   (builds, then runs dist/scripts/record-histories.js)
@@ -26,8 +26,8 @@ import { ProviderClient } from '../src/provider/client';
 import type { AppConfig } from '../src/config/load-config';
 import type { PipelineRequest } from '../src/contracts/pipeline-input';
 import type { PipelineProgress } from '../src/contracts/pipeline-state';
-import { findPackageRoot } from '../src/devserver/project-root';
-import { startDevServer } from '../src/devserver';
+import { findPackageRoot } from '../src/config/package-root';
+import { startDevServer } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
 import { PipelineWorkers } from '../src/worker/pipeline-workers';

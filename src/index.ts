@@ -6,6 +6,11 @@
  * and ensureDevServer().
  */
 
+// The errors callers tell apart: every one of the package's own extends AvatarPipelineError;
+// InputError (and ConfigError) is bad input, naming each field.
+export { AvatarPipelineError, InputError } from './errors';
+export type { InputIssue } from './errors';
+
 // Starting, watching and listing pipelines.
 export { createPipelineClient, loadTemporalConfig } from './client/pipeline-client';
 export type { PipelineClient, PipelineClientSettings, TemporalConfig } from './client/pipeline-client';
@@ -26,7 +31,6 @@ export type {
   PipelineStatusFilter,
   PipelineSummary,
 } from './client/list-pipelines';
-export { PipelineInputError } from './client/input-error';
 
 // Training once, generating later, retrying what did not end DONE; following progress live.
 export {
@@ -104,7 +108,8 @@ export { loadConfig, ConfigError } from './config';
 export type { AppConfig } from './config';
 
 // Running the work.
-export { createPipelineWorker, createProviderWorker, pipelineWorkflowBundle } from './worker/create-worker';
+export { createPipelineWorker, createProviderWorker } from './worker/create-worker';
+export { pipelineWorkflowBundle } from './worker/workflow-bundle';
 export { PipelineWorkers } from './worker/pipeline-workers';
 export type { PipelineWorkerOptions } from './worker/create-worker';
 
@@ -120,5 +125,3 @@ export {
   type StartSimulatorOptions,
   type SimulatorStats,
 } from './simulator';
-export { ensureDevServer, startDevServer, findTemporalCli } from './devserver';
-export type { DevServer, DevServerOptions, EnsureDevServerOptions, EnsuredDevServer } from './devserver';

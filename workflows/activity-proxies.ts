@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ProviderActivities } from '../activities/provider-activities';
+import { NON_RETRYABLE_FAILURE_TYPES } from '../src/contracts/activity-failures';
 
 /**
  * Activity options that send a provider call to the provider task queue, where the provider
@@ -9,9 +10,6 @@ export interface ProviderRoute {
   taskQueue: string;
 }
 
-/** Failure types that retrying cannot fix; they are also marked non-retryable at the source. */
-const FINAL = ['InvalidInput', 'Provider:auth', 'Provider:bad-request'];
-
 /** Writes reconcile before repeating, so retrying them is safe; keep trying through outages. */
 export const writes = proxyActivities<ProviderActivities>({
   startToCloseTimeout: '1 minute',
@@ -20,7 +18,7 @@ export const writes = proxyActivities<ProviderActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: FINAL,
+    nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
   },
 });
 
@@ -36,7 +34,7 @@ export const uploads = proxyActivities<ProviderActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: FINAL,
+    nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
   },
 });
 
@@ -48,6 +46,6 @@ export const reads = proxyActivities<ProviderActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: FINAL,
+    nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
   },
 });

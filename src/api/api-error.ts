@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PipelineInputError } from '../client/input-error';
+import { AvatarPipelineError, type InputError } from '../errors';
 
 export interface ApiIssue {
   /** Dotted field path, e.g. `styles.0`, `selfies.2`, `headers.idempotency-key`; '' for the whole request. */
@@ -22,18 +22,17 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 export const MAX_LISTED_ISSUES = 100;
 
 /** An error with its HTTP status, thrown by handlers and answered by the error handler. */
-export class ApiError extends Error {
+export class ApiError extends AvatarPipelineError {
   constructor(
     readonly statusCode: number,
     message: string,
     readonly issues: ApiIssue[] = [],
   ) {
     super(message);
-    this.name = 'ApiError';
   }
 
   /** 422 for a request that parsed but breaks the schema; `rename` maps a path's first segment. */
-  static fromInputError(err: PipelineInputError, rename: Record<string, string> = {}): ApiError {
+  static fromInputError(err: InputError, rename: Record<string, string> = {}): ApiError {
     return ApiError.invalid(
       err.issues.map((issue) => {
         const [head = '', ...rest] = issue.path.split('.');

@@ -15,7 +15,6 @@ import {
   type ManifestValidation,
 } from '../campaign/manifest';
 import { manifestModelCheck } from '../client/generation-check';
-import { PipelineInputError } from '../client/input-error';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
 import {
   campaignIdSchema,
@@ -43,6 +42,7 @@ import {
 } from './event-stream';
 import { BEARER_SCHEME } from './openapi';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { InputError } from '../errors';
 
 const MANIFEST_FIELD = 'manifest';
 
@@ -144,7 +144,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
             links: links(campaign.campaignId),
           });
       } catch (err) {
-        if (err instanceof PipelineInputError) throw ApiError.fromInputError(err);
+        if (err instanceof InputError) throw ApiError.fromInputError(err);
         if (err instanceof Error && err.name === 'CampaignManifestError')
           throw new ApiError(409, err.message, []);
         throw err;
@@ -276,7 +276,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         const report = await campaign.retry(request.body?.subjectIds);
         return await reply.code(202).send({ queued: report.queued.length, progress: report.progress });
       } catch (err) {
-        if (err instanceof PipelineInputError) throw ApiError.fromInputError(err);
+        if (err instanceof InputError) throw ApiError.fromInputError(err);
         if (err instanceof Error && /only a running or completed campaign/.test(err.message))
           throw new ApiError(409, err.message, []);
         throw err;

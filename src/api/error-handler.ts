@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { PipelineInputError } from '../client/input-error';
 import { NamespaceNotSetUpError } from '../client/start-run';
 import { ApiError, type ApiIssue } from './api-error';
+import { InputError } from '../errors';
 
 /** Friendlier words for the errors of Fastify and its multipart parser, by code. */
 const KNOWN_ERRORS: Record<string, { status: number; message: string; path?: string }> = {
@@ -34,7 +34,7 @@ const MALFORMED_MULTIPART = /^(Unexpected end of multipart data|Multipart: Bound
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
-    if (err instanceof PipelineInputError) return reply.code(422).send(ApiError.fromInputError(err).body());
+    if (err instanceof InputError) return reply.code(422).send(ApiError.fromInputError(err).body());
     if (err instanceof NamespaceNotSetUpError)
       return reply.code(503).send({ error: err.message, issues: [] });
     if (hasZodFastifySchemaValidationErrors(err)) {

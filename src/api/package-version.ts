@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findPackageRoot } from '../devserver/project-root';
+import { findPackageRoot } from '../config/package-root';
 
 /** This package's version, for the OpenAPI document. */
 export function packageVersion(): string {

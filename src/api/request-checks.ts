@@ -3,8 +3,8 @@ import type { AppConfig } from '../config/load-config';
 import type { PipelineInput } from '../contracts/pipeline-input';
 import { resolveImageReference, type ImageAccessPolicy } from '../images/image-access';
 import { imageFileProblem } from '../images/image-file-problem';
-import { InvalidInputError } from '../provider/errors';
 import { ApiError, type ApiIssue } from './api-error';
+import { InputError } from '../errors';
 
 /**
  * Checks the schema cannot make, done before anything starts so a caller hears about them as a
@@ -60,8 +60,8 @@ export async function checkRequest(
           const problem = resolved.kind === 'file' ? await imageFileProblem(resolved.path) : undefined;
           if (problem) issues.push({ path: `images.${index}`, message: problem });
         } catch (err) {
-          if (!(err instanceof InvalidInputError)) throw err;
-          issues.push({ path: `images.${index}`, message: err.reason });
+          if (!(err instanceof InputError)) throw err;
+          for (const issue of err.issues) issues.push({ path: `images.${index}`, message: issue.message });
         }
       }),
     );

@@ -10,6 +10,7 @@ import {
   uploadClaimKey,
   type BlobStore,
 } from '../storage';
+import { AvatarPipelineError } from '../errors';
 
 /** One selfie as the request sent it, read whole (it is at most API_MAX_FILE_BYTES). */
 export interface ReceivedFile {
@@ -29,10 +30,9 @@ export interface StoredSelfie {
 }
 
 /** A request's files together passed its allowance (API_MAX_REQUEST_BYTES). */
-export class BatchTooLargeError extends Error {
+export class BatchTooLargeError extends AvatarPipelineError {
   constructor() {
     super("the request's files are larger than its allowance");
-    this.name = 'BatchTooLargeError';
   }
 }
 

@@ -4,6 +4,7 @@ import {
   type AddressLookup,
   type CheckedUrl,
 } from '../outbound/checked-fetch';
+import { AvatarPipelineError } from '../errors';
 
 export type { AddressLookup } from '../outbound/checked-fetch';
 
@@ -13,13 +14,12 @@ export interface CallbackTargetPolicy {
 }
 
 /** A callback URL that may not be called; `temporary` when asking again later may succeed (DNS). */
-export class CallbackTargetError extends Error {
+export class CallbackTargetError extends AvatarPipelineError {
   constructor(
     readonly reason: string,
     readonly temporary = false,
   ) {
     super(`callbackUrl ${reason}`);
-    this.name = 'CallbackTargetError';
   }
 }
 

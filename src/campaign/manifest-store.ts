@@ -9,16 +9,16 @@ import {
   type ManifestEntry,
   type ManifestRef,
 } from '../contracts/campaign';
+import { AvatarPipelineError } from '../errors';
 
 /** The stored manifest is not where it should be, or not what the campaign started with. */
-export class CampaignManifestError extends Error {
+export class CampaignManifestError extends AvatarPipelineError {
   constructor(
     message: string,
     /** True when waiting cannot help (the file changed or lies outside the campaign folder). */
     readonly permanent: boolean,
   ) {
     super(message);
-    this.name = 'CampaignManifestError';
   }
 }
 

@@ -1,12 +1,11 @@
 import { ConfigError } from '../config/config-error';
-import { PipelineInputError } from '../client/input-error';
-import { InvalidInputError } from '../provider/errors';
 import { EXIT } from './exit-codes';
 import { writeLines } from './printable';
+import { InputError } from '../errors';
 
 /** Maps an error to the message a user sees and the exit code of docs/contracts.md. */
 export function exitCodeFor(err: unknown): number {
-  return err instanceof ConfigError || err instanceof PipelineInputError || err instanceof InvalidInputError
+  return err instanceof ConfigError || err instanceof InputError || err instanceof InputError
     ? EXIT.badInput
     : EXIT.failed;
 }

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config-error';
 import { envSchema } from '../config/env-schema';
 import { resolveImageReference } from '../images/image-access';
 import { imageFileProblem } from '../images/image-file-problem';
-import { InvalidInputError } from '../provider/errors';
+import { InputError } from '../errors';
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
 
@@ -25,24 +25,24 @@ export async function resolveImagePaths(
   for (const arg of args.flatMap((a) => a.split(',')).filter((a) => a.length > 0)) {
     const path = resolve(cwd, arg);
     const info = await stat(path).catch(() => undefined);
-    if (!info) throw new InvalidInputError(FLAG, `${arg} does not exist`);
+    if (!info) throw InputError.field(FLAG, `${arg} does not exist`);
     if (info.isDirectory()) {
       const entries = (await readdir(path))
         .filter((name) => IMAGE_EXTENSIONS.has(extname(name).toLowerCase()))
         .sort();
       if (entries.length === 0)
-        throw new InvalidInputError(FLAG, `directory ${arg} holds no .jpg, .jpeg or .png files`);
+        throw InputError.field(FLAG, `directory ${arg} holds no .jpg, .jpeg or .png files`);
       files.push(...entries.map((name) => join(path, name)));
     } else {
       files.push(path);
     }
   }
-  if (files.length === 0) throw new InvalidInputError(FLAG, 'must name at least one selfie');
+  if (files.length === 0) throw InputError.field(FLAG, 'must name at least one selfie');
   for (const [index, file] of files.entries()) {
     const field = `${FLAG}[${index}] (${file})`;
     if (options.roots) await resolveImageReference(file, { roots: options.roots, urlHosts: [] }, field);
     const problem = await imageFileProblem(file);
-    if (problem) throw new InvalidInputError(field, problem);
+    if (problem) throw InputError.field(field, problem);
   }
   return files;
 }

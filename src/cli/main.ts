@@ -2,9 +2,6 @@ import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api';
 import { registerCampaignCommand } from './commands/campaign';
 import { registerCampaignsCommand } from './commands/campaigns';
-import { registerDemoCommand } from './commands/demo';
-import { registerDevServerCommand } from './commands/dev-server';
-import { registerInstallTemporalCommand } from './commands/install-temporal';
 import { registerListCommand } from './commands/list';
 import { registerModelRunCommands } from './commands/model-runs';
 import { registerProviderRecordCommands } from './commands/provider-records';
@@ -36,13 +33,10 @@ function buildProgram(): Command {
   registerProviderRecordCommands(program);
   registerSimulatorCommand(program);
   registerApiCommand(program);
-  registerDemoCommand(program);
   registerSetupCommand(program);
   registerCodecServerCommand(program);
   registerSubjectQueryCommand(program);
   registerForgetCommand(program);
-  registerDevServerCommand(program);
-  registerInstallTemporalCommand(program);
   return program;
 }
 

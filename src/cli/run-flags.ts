@@ -1,11 +1,10 @@
-import { PipelineInputError } from '../client/input-error';
 import type { PipelineResult } from '../contracts/pipeline-state';
-import { InvalidInputError } from '../provider/errors';
 import { imageRootsFromEnv, resolveImagePaths } from './image-paths';
+import { InputError } from '../errors';
 
 /**
  * The flags `run`, `train` and `generate` share, read into request fields, and the way their
- * results are printed. A bad value throws an InvalidInputError naming the flag (exit code 2).
+ * results are printed. A bad value throws an InputError naming the flag (exit code 2).
  */
 
 /** Which flag a request field came from, so a bad value names what the user typed. */
@@ -19,8 +18,8 @@ const FLAG_OF_FIELD: Record<string, string> = {
 };
 
 /** The same refusal with each field renamed to the flag it came from. */
-export function withFlagNames(err: PipelineInputError): PipelineInputError {
-  return new PipelineInputError(
+export function withFlagNames(err: InputError): InputError {
+  return new InputError(
     err.issues.map((issue) => {
       const [field = '', ...rest] = issue.path.split('.');
       const flag = FLAG_OF_FIELD[field];
@@ -40,7 +39,7 @@ export function stylesFlag(value: string): number[] {
   return value.split(',').map((item) => {
     const trimmed = item.trim();
     if (!/^\d+$/.test(trimmed)) {
-      throw new InvalidInputError('--styles', `"${trimmed}" is not a style id (a whole number)`);
+      throw InputError.field('--styles', `"${trimmed}" is not a style id (a whole number)`);
     }
     return Number(trimmed);
   });
@@ -49,7 +48,7 @@ export function stylesFlag(value: string): number[] {
 /** --gender: 1 or 2, as the provider counts. */
 export function genderFlag(value: string): 1 | 2 {
   if (!/^[12]$/.test(value.trim())) {
-    throw new InvalidInputError('--gender', `"${value}" must be 1 (woman) or 2 (man)`);
+    throw InputError.field('--gender', `"${value}" must be 1 (woman) or 2 (man)`);
   }
   return Number(value) as 1 | 2;
 }
@@ -58,7 +57,7 @@ export function genderFlag(value: string): 1 | 2 {
 export function mainImageIndexFlag(value: string): number {
   const trimmed = value.trim();
   if (!/^\d+$/.test(trimmed) || Number(trimmed) < 1) {
-    throw new InvalidInputError('--main-image', `"${value}" must be a position from 1`);
+    throw InputError.field('--main-image', `"${value}" must be a position from 1`);
   }
   return Number(trimmed) - 1;
 }

@@ -14,8 +14,9 @@ export function stopSignal(): Promise<NodeJS.Signals> {
 }
 
 /**
- * The end of every long-running command (api, simulator, codec-server, dev-server): serve until a
- * stop signal (or `untilStopped`, which tests substitute), say so on stderr, stop, and exit 0.
+ * The end of every long-running command (api, simulator, codec-server; dev/cli.ts's dev-server):
+ * serve until a stop signal (or `untilStopped`, which tests substitute), say so on stderr, stop,
+ * and exit 0.
  */
 export async function serveUntilSignal(
   name: string,

@@ -44,7 +44,7 @@ import {
   retryCampaignUpdate,
 } from '../contracts/workflow-definitions';
 
-import { PipelineInputError } from './input-error';
+import { InputError } from '../errors';
 import type { RunPlacement } from '../config/run-placement';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
@@ -100,12 +100,12 @@ export async function startCampaign(
   options: StartCampaignOptions,
 ): Promise<CampaignHandle> {
   if (subjects.length === 0)
-    throw new PipelineInputError([{ path: 'manifest', message: 'has no valid subject to start' }]);
+    throw new InputError([{ path: 'manifest', message: 'has no valid subject to start' }]);
   const parsed = campaignOptionsSchema.safeParse(options.options ?? {});
-  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error, ['options']);
+  if (!parsed.success) throw InputError.fromZod(parsed.error, ['options']);
   const settings = parsed.data;
   const named = options.campaignId === undefined ? undefined : campaignIdSchema.safeParse(options.campaignId);
-  if (named && !named.success) throw PipelineInputError.fromZod(named.error, ['campaignId']);
+  if (named && !named.success) throw InputError.fromZod(named.error, ['campaignId']);
   const campaignId = named?.data ?? newCampaignId();
   // Search attributes are plaintext on the server: with payload encryption, only a keyed hash of the id.
   const codec = encryptionCodecOf(client.options.loadedDataConverter);
@@ -236,7 +236,7 @@ export function getCampaign(
               .catch((err: unknown) => {
                 // The workflow's validator refused: the reason names the subjects.
                 if (err instanceof WorkflowUpdateFailedError && err.cause)
-                  throw new PipelineInputError([{ path: 'subjectIds', message: err.cause.message }]);
+                  throw new InputError([{ path: 'subjectIds', message: err.cause.message }]);
                 throw err;
               })
           : await restart(client, raw, indexes);
@@ -269,7 +269,7 @@ async function restart(
   const wanted = indexes ?? retryable;
   const refused = wanted.filter((index) => !retryable.includes(index));
   if (refused.length > 0) {
-    throw new PipelineInputError(
+    throw new InputError(
       refused.map((index) => ({
         path: `subjects.${index}`,
         message: `is ${statusOfCode(carried.outcomes.statuses[index] ?? '.')}; only failed or cancelled subjects can be retried`,
@@ -277,7 +277,7 @@ async function restart(
     );
   }
   if (wanted.length === 0)
-    throw new PipelineInputError([{ path: 'subjects', message: 'none failed or was cancelled' }]);
+    throw new InputError([{ path: 'subjects', message: 'none failed or was cancelled' }]);
   const handle = await client.workflow.start<AvatarCampaignWorkflow>(WORKFLOW_TYPES.campaign, {
     workflowId: raw.workflowId,
     taskQueue: description.taskQueue,
@@ -422,7 +422,7 @@ function indexesOf(subjectIds: string[], subjects: ManifestEntry[]): number[] {
   const byId = new Map(subjects.flatMap((s, index) => (isErased(s) ? [] : [[s.subjectId, index] as const])));
   const unknown = subjectIds.filter((id) => !byId.has(id));
   if (unknown.length > 0) {
-    throw new PipelineInputError(
+    throw new InputError(
       unknown.map((id) => ({ path: 'subjectIds', message: `"${id}" is not a subject of this campaign` })),
     );
   }

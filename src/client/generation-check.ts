@@ -1,7 +1,7 @@
 import type { ProviderClient } from '../provider/client';
-import { PipelineInputError } from './input-error';
 import type { ModelCheck } from '../campaign/manifest';
 import { ProviderCatalog, type ModelSummary, type ProviderOrderLookup } from './provider-catalog';
+import { InputError } from '../errors';
 
 /** What a generation asks of an existing model. */
 export interface GenerationTarget {
@@ -29,7 +29,7 @@ const GENDER_NAMES = { 1: '1 (woman)', 2: '2 (man)' } as const;
 /**
  * Asks the provider whether avatars can be generated under `modelId`: it must be a model (parent
  * 0, not a generation order), DONE, trained for the requested gender, and every style must be one
- * the provider offers. Every problem is reported at once (PipelineInputError, each issue naming
+ * the provider offers. Every problem is reported at once (InputError, each issue naming
  * its field), before anything is started. Provider failures propagate: without an answer nothing
  * is started either.
  */
@@ -52,7 +52,7 @@ export async function checkGenerationTarget(
       });
     }
   });
-  if (issues.length > 0 || found.kind !== 'model') throw new PipelineInputError(issues);
+  if (issues.length > 0 || found.kind !== 'model') throw new InputError(issues);
   return found.model;
 }
 

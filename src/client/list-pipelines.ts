@@ -12,7 +12,7 @@ import {
   SubjectIdAttribute,
 } from '../contracts/search-attributes';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
-import { PipelineInputError } from './input-error';
+import { InputError } from '../errors';
 
 /** Run states a listing can be narrowed to, as Temporal's visibility queries spell them. */
 const STATUS_QUERY_VALUES = {
@@ -109,7 +109,7 @@ export async function listPipelinePage(
   options: ListPipelinesOptions = {},
 ): Promise<PipelinePage> {
   const parsed = listOptionsSchema.safeParse(options);
-  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  if (!parsed.success) throw InputError.fromZod(parsed.error);
   const { limit, cursor } = parsed.data;
   const query = visibilityQuery(client, parsed.data);
   const pageToken = cursor === undefined ? Buffer.alloc(0) : decodeCursor(cursor, query);
@@ -177,7 +177,7 @@ function decodeCursor(cursor: string, query: string): Buffer {
   const [tag, token, ...rest] = cursor.split('.');
   if (rest.length > 0 || !token || !/^[A-Za-z0-9_-]+$/.test(token)) throw badCursor();
   if (tag !== queryTag(query)) {
-    throw new PipelineInputError([
+    throw new InputError([
       { path: 'cursor', message: 'belongs to a listing with other filters: repeat the same filters' },
     ]);
   }
@@ -188,8 +188,8 @@ function queryTag(query: string): string {
   return createHash('sha256').update(query).digest('base64url').slice(0, 12);
 }
 
-function badCursor(): PipelineInputError {
-  return new PipelineInputError([{ path: 'cursor', message: 'is not a cursor of this listing' }]);
+function badCursor(): InputError {
+  return new InputError([{ path: 'cursor', message: 'is not a cursor of this listing' }]);
 }
 
 function isInvalidArgument(err: unknown): boolean {

@@ -16,10 +16,10 @@ import type { PipelineProgress } from '../contracts/pipeline-state';
 import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../contracts/workflow-definitions';
 import type { ProviderClient } from '../provider/client';
 import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames } from './generation-check';
-import { PipelineInputError } from './input-error';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { ProviderCatalog } from './provider-catalog';
 import { planRetry, RetryRefusedError, type RetryPlan } from './retry-plan';
+import { InputError } from '../errors';
 
 /** Where runs go and how a repeated request is recognised (as for pipelines). */
 export type StartModelRunOptions = StartOptions;
@@ -45,13 +45,13 @@ export function retryWorkflowId(retriedId: string, requestId?: string): string {
 
 export function validateTrainingRequest(request: unknown): TrainingInput {
   const parsed = trainingInputSchema.safeParse(request);
-  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  if (!parsed.success) throw InputError.fromZod(parsed.error);
   return parsed.data;
 }
 
 export function validateGenerationRequest(request: unknown): GenerationInput {
   const parsed = generationInputSchema.safeParse(request);
-  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  if (!parsed.success) throw InputError.fromZod(parsed.error);
   return parsed.data;
 }
 
@@ -77,7 +77,7 @@ export async function startTraining(
 
 /**
  * Starts a generation run under an existing model, after asking the provider that the model is a
- * DONE model of the requested gender and that every style is offered (a PipelineInputError names
+ * DONE model of the requested gender and that every style is offered (an InputError names
  * each field otherwise, and nothing is started). `fields` names the fields as the caller's surface
  * spells them.
  */
@@ -89,7 +89,7 @@ export async function startGeneration(
 ): Promise<StartedRun> {
   const validated = validateGenerationRequest(request);
   if (validated.retry) {
-    throw new PipelineInputError([{ path: 'retry', message: 'is set by retries only: use retry' }]);
+    throw new InputError([{ path: 'retry', message: 'is set by retries only: use retry' }]);
   }
   await checkGenerationTarget(provider, validated, options.fields ?? REQUEST_FIELD_NAMES);
   return startGenerationRun(client, validated, generationWorkflowId(options.requestId), options);

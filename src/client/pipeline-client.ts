@@ -59,7 +59,7 @@ export interface PipelineClient {
   /** The Temporal client underneath, for anything beyond pipelines. */
   readonly temporal: Client;
   /**
-   * Validates the request (a PipelineInputError names each bad field) and starts a pipeline. With a
+   * Validates the request (an InputError names each bad field) and starts a pipeline. With a
    * `requestId`, repeating the call returns the run that id started instead of a second one.
    */
   start(request: PipelineRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
@@ -73,7 +73,7 @@ export interface PipelineClient {
   train(request: TrainingRequest, options?: { requestId?: string }): Promise<TrainingHandle>;
   /**
    * Generates styles under a model that is already DONE. The provider is asked first: a
-   * PipelineInputError names `modelId`, `gender` or `styles.N` when it is not a DONE model of that
+   * InputError names `modelId`, `gender` or `styles.N` when it is not a DONE model of that
    * gender or a style is not offered, and nothing is started.
    */
   generate(request: GenerationRequest, options?: { requestId?: string }): Promise<PipelineHandle>;

@@ -14,8 +14,8 @@ import {
   WORKFLOW_TYPES,
   type AvatarPipelineWorkflow,
 } from '../contracts/workflow-definitions';
-import { PipelineInputError } from './input-error';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
+import { InputError } from '../errors';
 
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
@@ -38,7 +38,7 @@ export interface PipelineHandle {
 
 export function validatePipelineRequest(request: unknown): PipelineInput {
   const parsed = pipelineInputSchema.safeParse(request);
-  if (!parsed.success) throw PipelineInputError.fromZod(parsed.error);
+  if (!parsed.success) throw InputError.fromZod(parsed.error);
   return parsed.data;
 }
 

@@ -5,7 +5,7 @@ import { ProviderBadRequestError } from '../provider/errors';
 import { orderIdSchema } from '../provider/request-schemas';
 import type { Order } from '../provider/schemas';
 import type { OrderStatus } from '../provider/status';
-import { PipelineInputError } from './input-error';
+import { InputError } from '../errors';
 
 /**
  * What the provider holds for this account, read straight from it: its models (orders with
@@ -46,14 +46,13 @@ export type ProviderOrderLookup =
   | { kind: 'unknown' };
 
 /** A model id that names no model at the provider; `issues` name the field as the caller spelled it. */
-export class ModelNotFoundError extends PipelineInputError {
+export class ModelNotFoundError extends InputError {
   constructor(
     readonly modelId: number,
     readonly reason: string,
     field = 'modelId',
   ) {
     super([{ path: field, message: reason }]);
-    this.name = 'ModelNotFoundError';
   }
 }
 
@@ -120,7 +119,7 @@ export class ProviderCatalog {
     orders: () => Promise<Order[]>,
   ): Promise<ProviderOrderLookup> {
     if (!orderIdSchema.safeParse(id).success) {
-      throw new PipelineInputError([{ path: field, message: 'must be a positive integer' }]);
+      throw new InputError([{ path: field, message: 'must be a positive integer' }]);
     }
     const model = (await models()).find((m) => m.id === id);
     if (model) return { kind: 'model', model: modelOf(model) };

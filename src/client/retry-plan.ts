@@ -2,7 +2,7 @@ import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@tempor
 import { ApplicationFailure } from '@temporalio/common';
 import type { GenerationResult, PipelineResult } from '../contracts/pipeline-state';
 import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
-import { PipelineInputError } from './input-error';
+import { InputError } from '../errors';
 
 /** What a retry generates again, and what it keeps, under the model the first run trained. */
 export interface RetryPlan {
@@ -16,7 +16,7 @@ export interface RetryPlan {
 }
 
 /** The run cannot be retried as it stands (still running, nothing failed, failed in training, …). */
-export class RetryRefusedError extends PipelineInputError {
+export class RetryRefusedError extends InputError {
   constructor(
     readonly workflowId: string,
     readonly reason: string,
@@ -24,7 +24,6 @@ export class RetryRefusedError extends PipelineInputError {
     readonly notFound = false,
   ) {
     super([{ path: 'workflowId', message: reason }]);
-    this.name = 'RetryRefusedError';
   }
 }
 

@@ -8,6 +8,7 @@ import {
 import { encryptionCodecOf } from '../codec/data-converter';
 import type { RunPlacement } from '../config/run-placement';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
+import { AvatarPipelineError } from '../errors';
 
 /** What every start of a pipeline, training or generation takes: its placement, and how a repeated request is recognised. */
 export interface StartOptions extends RunPlacement {
@@ -93,13 +94,12 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
 }
 
 /** The namespace lacks the pipeline's search attributes: `avatar-pipeline setup` fixes it (the API answers 503). */
-export class NamespaceNotSetUpError extends Error {
+export class NamespaceNotSetUpError extends AvatarPipelineError {
   constructor(namespace: string, details: string | undefined, options: { cause: unknown }) {
     super(
       `Temporal namespace "${namespace}" lacks the pipeline's search attributes (${details}): run \`avatar-pipeline setup\` once against it`,
       options,
     );
-    this.name = 'NamespaceNotSetUpError';
   }
 }
 

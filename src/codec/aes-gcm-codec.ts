@@ -3,6 +3,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { bytesToPayload, payloadToBytes } from './payload-bytes';
 import type { EncryptionConfig } from './encryption-keys';
 import { subjectSearchToken, subjectSearchTokens } from './subject-token';
+import { AvatarPipelineError } from '../errors';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -15,9 +16,7 @@ const text = (bytes: Uint8Array | null | undefined): string | undefined =>
   bytes == null ? undefined : Buffer.from(bytes).toString('utf8');
 
 /** Thrown when a payload cannot be decrypted: unknown key id, or data that fails authentication. */
-export class PayloadDecryptionError extends Error {
-  override readonly name = 'PayloadDecryptionError';
-}
+export class PayloadDecryptionError extends AvatarPipelineError {}
 
 /**
  * AES-256-GCM over the whole payload (metadata and data). The key id travels in the payload's

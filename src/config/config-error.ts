@@ -1,7 +1,9 @@
+import { InputError, listMessage } from '../errors';
+
 /** A bad environment value: names each variable and why it was refused. The CLI exits 2 on it. */
-export class ConfigError extends Error {
+export class ConfigError extends InputError {
   constructor(readonly problems: { variable: string; reason: string }[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.reason}`).join('\n')}`);
-    this.name = 'ConfigError';
+    const issues = problems.map((p) => ({ path: p.variable, message: p.reason }));
+    super(issues, listMessage('Invalid configuration', issues));
   }
 }

@@ -20,7 +20,7 @@ export const DEFAULT_API_PORT = 8080;
 /** Enough for MAX_SELFIES phone photos of a few MB each. */
 export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 /**
- * Sticky cache of a worker (README, "Worker memory"): what the worker holds without replaying, and
+ * Sticky cache of a worker (docs/operations.md, "Worker memory"): what the worker holds without replaying, and
  * so the campaigns' bound on subjects in flight per worker (a subject keeps one workflow open, its pipeline).
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
@@ -30,8 +30,9 @@ const blankAsUndefined = (value: unknown) =>
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUndefined, schema.optional());
 // prefault, not default: zod 4 returns a default as is, skipping the schema's transforms, so a
 // list variable's default '' would come out as a string instead of [].
+// The default is also kept as metadata, for the generated configuration reference.
 const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
-  z.preprocess(blankAsUndefined, schema.prefault(fallback as never));
+  z.preprocess(blankAsUndefined, schema.prefault(fallback as never)).meta({ default: fallback });
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 const httpUrl = z
@@ -79,35 +80,65 @@ const encryptionKeys = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * Every variable states its meaning with `.describe()` and, through withDefault, its default:
+ * docs/configuration.md is generated from them (`npm run docs:config`), so they are the reference.
+ */
 export const envSchema = z.object({
-  PROVIDER_BASE_URL: withDefault(httpUrl, DEFAULT_PROVIDER_BASE_URL),
-  PROVIDER_API_KEY: optional(z.string()),
-  PROVIDER_TIMEOUT_MS: withDefault(positiveInt, 30_000),
-  /**
-   * A write (create, upload, run) whose answer timed out may still be performed by the provider
-   * afterwards: its retry waits this long before looking for it, so it finds it instead of writing twice.
-   */
-  PROVIDER_WRITE_SETTLE_MS: withDefault(positiveInt, DEFAULT_PROVIDER_WRITE_SETTLE_MS),
-  /** The provider's request quota: the task-queue-wide rate of provider activities (one request each). Unset: no limit. */
-  PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')),
-  /** Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS; default `<TEMPORAL_TASK_QUEUE>-provider`. */
-  PROVIDER_TASK_QUEUE: optional(z.string().min(1)),
-  /**
-   * Of the connection variables @temporalio/envconfig reads (src/config/temporal-connection.ts),
-   * those whose bad value it would take silently, checked with the rest.
-   */
+  PROVIDER_BASE_URL: withDefault(httpUrl, DEFAULT_PROVIDER_BASE_URL).describe(
+    'Provider base URL (the default is the local simulator); a path prefix such as `/rest/api` is kept.',
+  ),
+  PROVIDER_API_KEY: optional(z.string()).describe(
+    'Sent to the provider as `Authorization: Bearer …`; never enters workflow history or logs. Required unless PROVIDER_BASE_URL is the simulator (whose key is `sim-key`).',
+  ),
+  PROVIDER_TIMEOUT_MS: withDefault(positiveInt, 30_000).describe('Timeout of one provider call, in ms.'),
+  // A write whose answer timed out may still be performed by the provider afterwards.
+  PROVIDER_WRITE_SETTLE_MS: withDefault(positiveInt, DEFAULT_PROVIDER_WRITE_SETTLE_MS).describe(
+    'How long the retry of a create, upload or run whose answer timed out waits before looking for it, so it finds the write instead of making a second one. Set it above the longest time your provider may still act on an abandoned request.',
+  ),
+  PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')).describe(
+    "The provider's request quota: provider requests per second across all workers, enforced by Temporal on the provider task queue. Unset: no limit.",
+  ),
+  PROVIDER_TASK_QUEUE: optional(z.string().min(1)).describe(
+    'Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS. Unset: `<TEMPORAL_TASK_QUEUE>-provider`.',
+  ),
+  // The connection variables are read by @temporalio/envconfig (src/config/temporal-connection.ts).
+  // They stand here for the reference; TEMPORAL_ADDRESS and TEMPORAL_TLS are also checked here,
+  // since envconfig would take a bad value of either silently.
   TEMPORAL_ADDRESS: optional(
     z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233'),
+  ).describe('The Temporal frontend, host:port. Unset: `localhost:7233`.'),
+  TEMPORAL_NAMESPACE: optional(z.string().min(1)).describe('The Temporal namespace. Unset: `default`.'),
+  TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline').describe(
+    'Task queue of pipelines, campaigns and their light activities.',
   ),
-  TEMPORAL_TASK_QUEUE: withDefault(z.string().min(1), 'avatar-pipeline'),
-  /** envconfig reads anything but true/1 as false: a typo would turn TLS off. */
-  TEMPORAL_TLS: optional(booleanFlag),
-  /** Payload encryption keys, `id:base64key,…` (32-byte keys); setting them turns encryption on. */
-  ENCRYPTION_KEYS: optional(encryptionKeys),
-  /** Which of ENCRYPTION_KEYS encrypts new payloads (the others only decrypt); optional with one key. */
-  ENCRYPTION_KEY_ID: optional(z.string()),
-  /** Where the worker serves Prometheus metrics (e.g. 0.0.0.0:9464); unset: no metrics endpoint. */
-  METRICS_BIND_ADDRESS: optional(hostPort),
+  TEMPORAL_API_KEY: optional(z.string()).describe(
+    'API key for Temporal Cloud (or any cluster that takes one); turns TLS on unless TEMPORAL_TLS=false.',
+  ),
+  TEMPORAL_TLS: optional(booleanFlag).describe(
+    'TLS to the Temporal frontend (true or false); unset: on when an API key or any TLS variable is given.',
+  ),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optional(z.string()).describe(
+    'mTLS client certificate (PEM file), e.g. for Temporal Cloud with certificates; `TEMPORAL_TLS_CLIENT_CERT_DATA` takes the PEM text itself.',
+  ),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optional(z.string()).describe(
+    'mTLS client key (PEM file); `TEMPORAL_TLS_CLIENT_KEY_DATA` takes the PEM text itself.',
+  ),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optional(z.string()).describe(
+    'CA bundle (PEM file) for a server certificate the system roots do not cover; `TEMPORAL_TLS_SERVER_CA_CERT_DATA` takes the PEM text itself.',
+  ),
+  TEMPORAL_TLS_SERVER_NAME: optional(z.string()).describe(
+    'Server name to check the server certificate against, when it differs from the address.',
+  ),
+  ENCRYPTION_KEYS: optional(encryptionKeys).describe(
+    'Payload encryption keys, `id:base64key,…` (32-byte keys, e.g. `openssl rand -base64 32`); setting them turns AES-256-GCM encryption of payloads on. Keep every key old runs used.',
+  ),
+  ENCRYPTION_KEY_ID: optional(z.string()).describe(
+    'Which of ENCRYPTION_KEYS encrypts new payloads (the others only decrypt); optional with one key.',
+  ),
+  METRICS_BIND_ADDRESS: optional(hostPort).describe(
+    'Where the worker serves Prometheus metrics, host:port (e.g. 0.0.0.0:9464). Unset: no metrics endpoint.',
+  ),
   LOG_LEVEL: withDefault(
     z
       .string()
@@ -118,22 +149,35 @@ export const envSchema = z.object({
         }),
       ),
     'INFO',
+  ).describe('Lowest level logged by the worker and the API: trace, debug, info, warn or error.'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(httpUrl).describe(
+    'OTLP/HTTP collector base URL (spans go to `<url>/v1/traces`); setting it turns tracing of the worker and the API on. `OTEL_EXPORTER_OTLP_HEADERS` carries its credentials.',
   ),
-  /** OTLP/HTTP collector base URL (spans go to <url>/v1/traces); setting it turns tracing on. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: optional(httpUrl),
-  /** The service.name on this process's spans. */
-  OTEL_SERVICE_NAME: withDefault(z.string().min(1), 'avatar-pipeline'),
-  /** json: one JSON object per line (for log collectors); text: for people. */
-  LOG_FORMAT: withDefault(z.enum(['json', 'text'], { error: 'must be json or text' }), 'json'),
-  /** Bearer tokens the codec server accepts (comma separated); without any it refuses to start. */
-  CODEC_SERVER_TOKENS: withDefault(list(','), ''),
-  /** Origins (e.g. the Temporal UI's, http://localhost:8080) allowed to call the codec server from a browser. */
-  CODEC_CORS_ORIGINS: withDefault(list(','), ''),
-  CODEC_SERVER_HOST: withDefault(z.string().min(1), '127.0.0.1'),
-  CODEC_SERVER_PORT: withDefault(port, 8888),
-  IMAGE_ROOTS: optional(list(delimiter)),
-  IMAGE_URL_HOSTS: withDefault(list(','), ''),
-  API_TOKENS: withDefault(list(','), ''),
+  OTEL_SERVICE_NAME: withDefault(z.string().min(1), 'avatar-pipeline').describe(
+    "The `service.name` on this process's spans.",
+  ),
+  LOG_FORMAT: withDefault(z.enum(['json', 'text'], { error: 'must be json or text' }), 'json').describe(
+    '`json`: one JSON object per line on stderr, for log collectors; `text`: for people.',
+  ),
+  CODEC_SERVER_TOKENS: withDefault(list(','), '').describe(
+    'Bearer tokens the codec server accepts (comma separated); without any it refuses to start.',
+  ),
+  CODEC_CORS_ORIGINS: withDefault(list(','), '').describe(
+    "Browser origins (e.g. the Temporal UI's, http://localhost:8080) allowed to call the codec server, comma separated.",
+  ),
+  CODEC_SERVER_HOST: withDefault(z.string().min(1), '127.0.0.1').describe(
+    'Where `avatar-pipeline codec-server` listens.',
+  ),
+  CODEC_SERVER_PORT: withDefault(port, 8888).describe("The codec server's port."),
+  IMAGE_ROOTS: optional(list(delimiter)).describe(
+    'Directories (separated like PATH) under which selfies may be given by path; anything outside gets one answer whether or not it exists. Unset: the working directory.',
+  ),
+  IMAGE_URL_HOSTS: withDefault(list(','), '').describe(
+    'Hosts allowed for http(s) selfie references, comma separated; a host with private or loopback addresses must be listed itself.',
+  ),
+  API_TOKENS: withDefault(list(','), '').describe(
+    'Bearer tokens of the starter API, comma separated, each at least 16 characters; `avatar-pipeline api` refuses to start without one.',
+  ),
   API_PORT: withDefault(
     z.coerce
       .number()
@@ -141,76 +185,81 @@ export const envSchema = z.object({
       .min(0, 'must be a port 0-65535')
       .max(65535, 'must be a port 0-65535'),
     DEFAULT_API_PORT,
+  ).describe('Where the API listens (`--port` overrides).'),
+  API_HOST: withDefault(z.string().min(1), '127.0.0.1').describe(
+    'The address the API binds (`--host` overrides).',
   ),
-  API_HOST: withDefault(z.string().min(1), '127.0.0.1'),
-  /**
-   * The API's address as clients reach it (e.g. https://avatars.example.com, a path prefix allowed),
-   * the base of the links it hands out (archived avatars of a filesystem store). Unset: each answer
-   * takes the origin from the request's Host header, which a client can set to anything; set it
-   * wherever the API is reached through a proxy or by other names.
-   */
   API_PUBLIC_URL: optional(
     httpUrl.refine(
       (url) => !/[?#]/.test(url),
       'must not have a query or fragment (a base URL, e.g. https://api.example.com)',
     ),
+  ).describe(
+    "The API's address as clients reach it (e.g. https://avatars.example.com, a path prefix allowed): the base of the links it hands out to archived avatars of a filesystem store. Unset: each answer takes the origin from the request's Host header, which a client can set to anything; set it in production.",
   ),
-  /**
-   * The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers
-   * read uploads through the store, not through IMAGE_ROOTS; a worker on another machine needs this
-   * directory shared, or an S3 STORAGE_URL.
-   */
-  BLOB_DIR: withDefault(z.string().min(1), '.blobs'),
-  API_MAX_FILE_BYTES: withDefault(positiveInt, 10 * 1024 * 1024),
-  /** All of one request's selfies together. */
-  API_MAX_REQUEST_BYTES: withDefault(positiveInt, DEFAULT_MAX_REQUEST_BYTES),
-  SELFIE_RETENTION: withDefault(selfieRetentionSchema, 'after-training'),
-  /** Whole request (headers and body) must arrive within this; slow uploads past it are cut off. */
-  API_REQUEST_TIMEOUT_MS: withDefault(positiveInt, 120_000),
-  /** Open connections the API accepts at once; more are refused. */
-  API_MAX_CONNECTIONS: withDefault(positiveInt, 1024),
-  /**
-   * Open connections one client address (an IPv6 client: its /64) may hold, so no one client takes
-   * all of API_MAX_CONNECTIONS. Behind a reverse proxy every connection comes from the proxy: raise
-   * it to API_MAX_CONNECTIONS there.
-   */
-  API_MAX_CONNECTIONS_PER_CLIENT: withDefault(positiveInt, 64),
-  /** Requests per minute per bearer token (per client address without a valid token). */
-  API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600),
-  /** Progress event streams (GET …/events) open at once on one run, from all clients (429 beyond). */
-  API_EVENT_STREAMS_PER_RUN: withDefault(positiveInt, 50),
-  /** Progress event streams open at once with one bearer token, over all runs (429 beyond). */
-  API_EVENT_STREAMS_PER_TOKEN: withDefault(positiveInt, 20),
-  /**
-   * Where selfies and archived avatars are stored: s3://bucket/prefix (endpoint, region and keys from
-   * the AWS variables), or a directory; unset: BLOB_DIR on the filesystem. Checked by src/storage.
-   */
-  STORAGE_URL: optional(z.string()),
-  /** Copy every avatar into the store as its style finishes, so it outlives the provider's URLs. */
-  ARCHIVE_AVATARS: withDefault(booleanFlag, 'true'),
-  /** Signs the API's links to archived avatars of a filesystem store; unset: a random key per API process. */
-  STORAGE_LINK_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
-  /** Base URL of the Temporal Web UI, for links to runs (e.g. http://localhost:8233). */
-  TEMPORAL_UI_URL: optional(httpUrl),
-  /** Key for the HMAC-SHA256 signature of completion callbacks; without it callbacks are refused. */
-  CALLBACK_SIGNING_SECRET: optional(z.string().min(16, 'must be at least 16 characters')),
-  /** Hosts whose private or loopback addresses callbacks may reach (public hosts need no listing). */
-  CALLBACK_PRIVATE_HOSTS: withDefault(list(','), ''),
-  /**
-   * Hosts whose private or loopback addresses avatar downloads (ARCHIVE_AVATARS) may reach, besides
-   * PROVIDER_BASE_URL's host, which is always trusted; any other host must resolve to public addresses.
-   */
-  AVATAR_PRIVATE_HOSTS: withDefault(hostList, ''),
-  WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50),
-  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20),
-  WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, DEFAULT_MAX_CACHED_WORKFLOWS),
-  WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000),
-  /** How often the worker hands free malloc arena pages back to the system; 0 turns it off. */
-  WORKER_MALLOC_TRIM_MS: withDefault(
-    z.coerce.number().int('must be a whole number').min(0, 'must be 0 (off) or more'),
-    1_000,
+  BLOB_DIR: withDefault(z.string().min(1), '.blobs').describe(
+    'The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers read uploads through the store, not through IMAGE_ROOTS; workers on other machines need it shared, or an S3 STORAGE_URL.',
   ),
-  /** Worker Deployment the workers belong to (the name Temporal's worker controller sets too). */
+  API_MAX_FILE_BYTES: withDefault(positiveInt, 10 * 1024 * 1024).describe(
+    'Largest selfie the API accepts, in bytes (413 above).',
+  ),
+  API_MAX_REQUEST_BYTES: withDefault(positiveInt, DEFAULT_MAX_REQUEST_BYTES).describe(
+    'All selfies of one request together, in bytes (413 above).',
+  ),
+  SELFIE_RETENTION: withDefault(selfieRetentionSchema, 'after-training').describe(
+    'When uploaded selfies are deleted: `after-training`, `after-end`, or a duration after the end (`30m`, `12h`, `7d`).',
+  ),
+  API_REQUEST_TIMEOUT_MS: withDefault(positiveInt, 120_000).describe(
+    'A whole request (headers and body) must arrive within this many ms; slower ones get 408.',
+  ),
+  API_MAX_CONNECTIONS: withDefault(positiveInt, 1024).describe(
+    'Open connections the API accepts at once; more are refused.',
+  ),
+  API_MAX_CONNECTIONS_PER_CLIENT: withDefault(positiveInt, 64).describe(
+    'Open connections one client address (an IPv6 client: its /64) may hold, so no one client takes all of API_MAX_CONNECTIONS. Behind a reverse proxy every connection comes from the proxy: raise it to API_MAX_CONNECTIONS there.',
+  ),
+  API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600).describe(
+    'Requests a minute per bearer token, or per client address without a valid token (429 with Retry-After beyond).',
+  ),
+  API_EVENT_STREAMS_PER_RUN: withDefault(positiveInt, 50).describe(
+    'Progress event streams (`GET …/events`) open at once on one run, from all clients (429 beyond).',
+  ),
+  API_EVENT_STREAMS_PER_TOKEN: withDefault(positiveInt, 20).describe(
+    'Progress event streams open at once with one bearer token, over all runs (429 beyond).',
+  ),
+  STORAGE_URL: optional(z.string()).describe(
+    'Where uploaded selfies and archived avatars are stored: `s3://bucket/prefix` (endpoint, region and keys from the AWS variables below), or a directory. Unset: BLOB_DIR.',
+  ),
+  ARCHIVE_AVATARS: withDefault(booleanFlag, 'true').describe(
+    "Copy every avatar into the blob store as its style finishes, so it outlives the provider's URLs.",
+  ),
+  STORAGE_LINK_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
+    "Signs the API's expiring links to archived avatars of a filesystem store (16+ characters). Unset: a random key per API process, so links do not survive a restart or cross replicas.",
+  ),
+  TEMPORAL_UI_URL: optional(httpUrl).describe(
+    'Base URL of the Temporal Web UI (e.g. http://localhost:8233); API answers then link to the run there.',
+  ),
+  CALLBACK_SIGNING_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
+    'HMAC-SHA256 key of completion callbacks (API and workers, 16+ characters); without it `callbackUrl` is refused.',
+  ),
+  CALLBACK_PRIVATE_HOSTS: withDefault(list(','), '').describe(
+    'Hosts whose private or loopback addresses callbacks may reach, comma separated (public hosts need no listing).',
+  ),
+  AVATAR_PRIVATE_HOSTS: withDefault(hostList, '').describe(
+    "Hosts whose private or loopback addresses avatar downloads may reach, besides PROVIDER_BASE_URL's host, which is always trusted; any other host must resolve to public addresses only.",
+  ),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50).describe(
+    "Activity slots of each of a process's two workers (pipeline queue, provider queue).",
+  ),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20).describe(
+    'Workflow task slots per worker.',
+  ),
+  WORKER_MAX_CACHED_WORKFLOWS: withDefault(positiveInt, DEFAULT_MAX_CACHED_WORKFLOWS).describe(
+    'Sticky cache size: runs a worker holds without replaying them, and so a campaign\'s bound on subjects in flight per worker (see docs/operations.md, "Worker memory").',
+  ),
+  WORKER_SHUTDOWN_GRACE_MS: withDefault(positiveInt, 30_000).describe(
+    'How long a stopping worker lets running activities finish, in ms.',
+  ),
   TEMPORAL_DEPLOYMENT_NAME: withDefault(
     z
       .string()
@@ -218,18 +267,18 @@ export const envSchema = z.object({
       .max(255)
       .regex(/^[^.]+$/, 'must not contain "."'),
     'avatar-pipeline',
+  ).describe("Worker Deployment the workers belong to (the name Temporal's worker controller sets too)."),
+  TEMPORAL_WORKER_BUILD_ID: optional(z.string().min(1).max(255)).describe(
+    "This build's version within the deployment (e.g. the image tag). Unset: the workers are unversioned (local default).",
   ),
-  /** This build's version within the deployment; unset, the workers are unversioned (local default). */
-  TEMPORAL_WORKER_BUILD_ID: optional(z.string().min(1).max(255)),
-  /** Where validated campaign manifests are kept; starters write there and workers read, so both must see it. */
-  CAMPAIGN_DIR: withDefault(z.string().min(1), DEFAULT_CAMPAIGN_DIR),
-  /**
-   * Child pipelines a campaign keeps running at once, unless the campaign says otherwise: `auto`
-   * sizes the window from the provider's signals; a number caps that window.
-   */
+  CAMPAIGN_DIR: withDefault(z.string().min(1), DEFAULT_CAMPAIGN_DIR).describe(
+    'Where validated campaign manifests are kept; starters write there and workers read, so both must see it.',
+  ),
   CAMPAIGN_MAX_IN_FLIGHT: withDefault(
     z.union([z.literal('auto'), positiveInt]),
     DEFAULT_CAMPAIGN_MAX_IN_FLIGHT,
+  ).describe(
+    "Child pipelines a campaign keeps running at once unless it says otherwise: `auto` sizes the window from the provider's signals; a number caps that window.",
   ),
 });
 export type Env = z.output<typeof envSchema>;

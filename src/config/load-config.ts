@@ -73,8 +73,6 @@ export interface AppConfig {
     maxConcurrentWorkflowTasks: number;
     maxCachedWorkflows: number;
     shutdownGraceMs: number;
-    /** How often `avatar-pipeline worker` trims free malloc arena pages (WORKER_MALLOC_TRIM_MS; 0: never). */
-    mallocTrimMs?: number;
     /**
      * PROVIDER_MAX_RPS: provider workers hold the whole provider task queue, across all workers, under
      * the provider's quota (one request per activity); unlimited when absent.
@@ -136,7 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
-      mallocTrimMs: e.WORKER_MALLOC_TRIM_MS,
       ...(e.PROVIDER_MAX_RPS !== undefined ? { providerMaxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
       ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
         ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }

@@ -1,6 +1,5 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { InvalidInputError } from '../provider/errors';
 import type { BlobStore } from '../storage/blob-store';
 import {
   checkOutboundUrl,
@@ -8,6 +7,7 @@ import {
   type AddressLookup,
   type CheckedUrl,
 } from '../outbound/checked-fetch';
+import { InputError } from '../errors';
 
 export interface ImageAccessPolicy {
   /** Directories selfie files may be read from (IMAGE_ROOTS). */
@@ -35,15 +35,15 @@ export async function resolveImageReference(
 ): Promise<ResolvedReference> {
   if (/^https?:\/\//i.test(reference)) return { kind: 'url', ...(await checkUrl(reference, policy, field)) };
   if (!isAbsolute(reference))
-    throw new InvalidInputError(field, 'must be an absolute file path or an http(s) URL');
+    throw InputError.field(field, 'must be an absolute file path or an http(s) URL');
   return { kind: 'file', path: await checkFile(reference, policy, field) };
 }
 
 async function checkFile(reference: string, policy: ImageAccessPolicy, field: string): Promise<string> {
   const found = await locateWithinRoots(reference, policy.roots);
   if (found === 'outside')
-    throw new InvalidInputError(field, 'is outside the allowed image directories (IMAGE_ROOTS)');
-  if (found === 'missing') throw new InvalidInputError(field, `file does not exist (${reference})`);
+    throw InputError.field(field, 'is outside the allowed image directories (IMAGE_ROOTS)');
+  if (found === 'missing') throw InputError.field(field, `file does not exist (${reference})`);
   return found.real;
 }
 
@@ -85,11 +85,11 @@ async function checkUrl(reference: string, policy: ImageAccessPolicy, field: str
   try {
     host = new URL(reference).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   } catch {
-    throw new InvalidInputError(field, 'is not a valid URL');
+    throw InputError.field(field, 'is not a valid URL');
   }
   const allowed = policy.urlHosts.map((h) => h.toLowerCase());
   if (!allowed.includes(host)) {
-    throw new InvalidInputError(field, `host "${host}" is not in the allowed image hosts (IMAGE_URL_HOSTS)`);
+    throw InputError.field(field, `host "${host}" is not in the allowed image hosts (IMAGE_URL_HOSTS)`);
   }
   // Listed hosts are allowed, but not trusted: a listed name that resolves privately is still
   // refused (unless that address is listed too), so a DNS change cannot turn an allowed public
@@ -100,7 +100,7 @@ async function checkUrl(reference: string, policy: ImageAccessPolicy, field: str
       ...(policy.lookup ? { lookup: policy.lookup } : {}),
     });
   } catch (err) {
-    if (err instanceof OutboundUrlError) throw new InvalidInputError(field, err.reason);
+    if (err instanceof OutboundUrlError) throw InputError.field(field, err.reason);
     throw err;
   }
 }

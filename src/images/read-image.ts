@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
-import { InvalidInputError } from '../provider/errors';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
 import { resolveImageReference, type ImageAccessPolicy } from './image-access';
 import { dimensionProblem } from './image-dimensions';
 import { fetchChecked, isRedirect, type CheckedUrl } from '../outbound/checked-fetch';
 import { isStoredReference, readStoredImage } from './stored-image';
+import { InputError } from '../errors';
 
 export interface ReadImageOptions {
   maxBytes?: number;
@@ -29,9 +29,9 @@ export async function readImage(
   const resolved = await resolveImageReference(reference, policy, field);
   if (resolved.kind === 'file') {
     const info = await stat(resolved.path);
-    if (!info.isFile()) throw new InvalidInputError(field, 'is not a regular file');
+    if (!info.isFile()) throw InputError.field(field, 'is not a regular file');
     if (info.size > maxBytes) {
-      throw new InvalidInputError(field, `is ${info.size} bytes, more than the limit of ${maxBytes} bytes`);
+      throw InputError.field(field, `is ${info.size} bytes, more than the limit of ${maxBytes} bytes`);
     }
     return withinDimensions(await readFile(resolved.path), field);
   }
@@ -40,7 +40,7 @@ export async function readImage(
 
 function withinDimensions(bytes: Buffer, field: string): Buffer {
   const problem = dimensionProblem(bytes);
-  if (problem) throw new InvalidInputError(field, problem);
+  if (problem) throw InputError.field(field, problem);
   return bytes;
 }
 
@@ -56,19 +56,19 @@ async function download(
   // goes to the addresses that were checked, not to a fresh DNS answer.
   return fetchChecked(target, { signal }, async (response) => {
     if (isRedirect(response)) {
-      throw new InvalidInputError(field, `redirects elsewhere (HTTP ${response.status}); give the final URL`);
+      throw InputError.field(field, `redirects elsewhere (HTTP ${response.status}); give the final URL`);
     }
     if (response.status === 404 || response.status === 410)
-      throw new InvalidInputError(field, `was not found (HTTP ${response.status})`);
+      throw InputError.field(field, `was not found (HTTP ${response.status})`);
     if (!response.ok) throw new Error(`Fetching ${target.url.host} answered HTTP ${response.status}`);
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > maxBytes)
-      throw new InvalidInputError(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
+      throw InputError.field(field, `is ${declared} bytes, more than the limit of ${maxBytes} bytes`);
     const chunks: Buffer[] = [];
     let total = 0;
     for await (const chunk of response.body ?? []) {
       total += (chunk as Uint8Array).length;
-      if (total > maxBytes) throw new InvalidInputError(field, `is more than the limit of ${maxBytes} bytes`);
+      if (total > maxBytes) throw InputError.field(field, `is more than the limit of ${maxBytes} bytes`);
       chunks.push(Buffer.from(chunk as Uint8Array));
     }
     return Buffer.concat(chunks);

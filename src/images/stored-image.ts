@@ -1,4 +1,3 @@
-import { InvalidInputError } from '../provider/errors';
 import {
   BlobTooLargeError,
   isBlobReference,
@@ -7,6 +6,7 @@ import {
   UPLOADS_ROOT,
   type BlobStore,
 } from '../storage';
+import { InputError } from '../errors';
 
 /**
  * Whether a reference names an object in the blob store rather than a file or an http(s) URL:
@@ -25,14 +25,14 @@ export function storedImageKey(reference: string, store: BlobStore | undefined, 
   if (isBlobReference(reference)) {
     const key = keyOfBlobReference(reference);
     if (key === undefined || !key.startsWith(UPLOADS_ROOT)) {
-      throw new InvalidInputError(field, 'does not name an uploaded selfie in the storage');
+      throw InputError.field(field, 'does not name an uploaded selfie in the storage');
     }
-    if (store === undefined) throw new InvalidInputError(field, 'cannot be read: no storage is configured');
+    if (store === undefined) throw InputError.field(field, 'cannot be read: no storage is configured');
     return key;
   }
   const key = store?.keyOf(reference);
   if (store === undefined || key === undefined) {
-    throw new InvalidInputError(field, 'is not under the configured storage (STORAGE_URL)');
+    throw InputError.field(field, 'is not under the configured storage (STORAGE_URL)');
   }
   return key;
 }
@@ -47,12 +47,12 @@ export async function readStoredImage(
   const key = storedImageKey(reference, store, field);
   try {
     const bytes = await readBlob(store!, key, maxBytes);
-    if (bytes === undefined) throw new InvalidInputError(field, 'was not found in the storage');
+    if (bytes === undefined) throw InputError.field(field, 'was not found in the storage');
     return bytes;
   } catch (err) {
     if (err instanceof BlobTooLargeError) {
       const size = err.bytes === undefined ? 'is more' : `is ${err.bytes} bytes, more`;
-      throw new InvalidInputError(field, `${size} than the limit of ${maxBytes} bytes`);
+      throw InputError.field(field, `${size} than the limit of ${maxBytes} bytes`);
     }
     throw err;
   }

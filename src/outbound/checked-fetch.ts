@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, fetch, type RequestInit, type Response } from 'undici';
 import { isPrivateAddress } from './private-address';
+import { AvatarPipelineError } from '../errors';
 
 /*
  * The one way the worker and the API reach a URL someone else chose (callbacks, selfie URLs,
@@ -42,14 +43,13 @@ export interface CheckedUrl {
  * at…"); `temporary` when asking again later may succeed (DNS); `privateAddress` when a listing
  * could allow it, so callers can name the variable that does.
  */
-export class OutboundUrlError extends Error {
+export class OutboundUrlError extends AvatarPipelineError {
   constructor(
     readonly reason: string,
     readonly temporary = false,
     readonly privateAddress = false,
   ) {
     super(reason);
-    this.name = 'OutboundUrlError';
   }
 }
 

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { InvalidInputError } from './errors';
 import { HttpTransport, type CallOptions, type TransportOptions } from './http-transport';
 import {
   createModelRequestSchema,
@@ -12,6 +11,7 @@ import {
   type Gender,
 } from './request-schemas';
 import type { Avatar, Order, OrderStatusResponse, SelectResult, Style, TrainingImage } from './schemas';
+import { InputError } from '../errors';
 
 export type ProviderClientOptions = TransportOptions;
 
@@ -55,7 +55,7 @@ export class ProviderClient {
     const id = validate(orderIdSchema, orderId, 'orderId');
     const gender = validate(genderSchema, upload.gender, 'gender');
     if (typeof upload.image !== 'string' || upload.image.length === 0) {
-      throw new InvalidInputError('image', 'must be a non-empty Base64 string');
+      throw InputError.field('image', 'must be a non-empty Base64 string');
     }
     // The upload body carries gender as a string, unlike order bodies.
     const body = { gender: `${gender}` as const, image: upload.image };
@@ -105,5 +105,5 @@ function validate<T extends z.ZodType>(schema: T, value: unknown, field: string)
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const path = [field, ...(issue?.path ?? []).map(String)].join('.');
-  throw new InvalidInputError(path, issue?.message ?? 'is invalid');
+  throw InputError.field(path, issue?.message ?? 'is invalid');
 }

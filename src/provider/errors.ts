@@ -1,3 +1,5 @@
+import { AvatarPipelineError } from '../errors';
+
 /**
  * The one error taxonomy of the provider client (docs/provider-api.md, "Errors"). Activities map `kind` to
  * Temporal retry behaviour in a single place (activities/provider-failure.ts).
@@ -13,7 +15,7 @@ export interface ProviderErrorDetails {
   cause?: unknown;
 }
 
-export abstract class ProviderError extends Error {
+export abstract class ProviderError extends AvatarPipelineError {
   abstract readonly kind: ProviderErrorKind;
   readonly endpoint: string;
   readonly method: string;
@@ -25,7 +27,6 @@ export abstract class ProviderError extends Error {
     const status = details.httpStatus === undefined ? '' : ` (HTTP ${details.httpStatus})`;
     const said = details.providerMessage ? `: ${details.providerMessage}` : '';
     super(`${summary}${status} on ${where}${said}`, { cause: details.cause });
-    this.name = new.target.name;
     this.endpoint = details.endpoint;
     this.method = details.method;
     this.httpStatus = details.httpStatus;
@@ -68,16 +69,4 @@ export class ProviderTimeoutError extends ProviderUnavailableError {}
 /** A 2xx answer whose body is not JSON or not any shape the provider is known to send. */
 export class ProviderInvalidResponseError extends ProviderError {
   readonly kind = 'invalid-response' as const;
-}
-
-/** Input refused by the client before any request was sent; names the field and the reason. */
-export class InvalidInputError extends Error {
-  readonly field: string;
-  readonly reason: string;
-  constructor(field: string, reason: string) {
-    super(`Invalid ${field}: ${reason}`);
-    this.name = 'InvalidInputError';
-    this.field = field;
-    this.reason = reason;
-  }
 }

@@ -7,7 +7,6 @@ import {
   type ProviderEndpoint,
 } from './endpoints';
 import {
-  InvalidInputError,
   ProviderAuthError,
   ProviderBadRequestError,
   ProviderInvalidResponseError,
@@ -19,6 +18,7 @@ import {
 } from './errors';
 import { extractErrorMessage } from './error-body';
 import { parseRetryAfter } from './retry-after';
+import { InputError } from '../errors';
 
 export interface TransportOptions {
   /** May carry a path prefix (https://host/rest/api): endpoint paths are appended to it. */
@@ -195,7 +195,7 @@ function resolve<N extends EndpointName>(request: Request<N>): Resolved {
     const parsed = definition.request.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new InvalidInputError(
+      throw InputError.field(
         ['body', ...(issue?.path ?? []).map(String)].join('.'),
         issue?.message ?? 'is invalid',
       );

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidInputError } from './errors';
 import { detectImageFormat, MIME_TYPES, type ImageFormat } from './image-format';
+import { InputError } from '../errors';
 
 /** The provider does not publish a size limit; 10 MiB keeps a request well inside typical gateway limits. */
 export const DEFAULT_MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -20,12 +20,12 @@ export interface CheckedImage {
 export function checkImageBytes(bytes: Uint8Array, options: ImageCheckOptions = {}): CheckedImage {
   const field = options.field ?? 'image';
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_IMAGE_BYTES;
-  if (bytes.length === 0) throw new InvalidInputError(field, 'is empty');
+  if (bytes.length === 0) throw InputError.field(field, 'is empty');
   if (bytes.length > maxBytes) {
-    throw new InvalidInputError(field, `is ${bytes.length} bytes, more than the limit of ${maxBytes} bytes`);
+    throw InputError.field(field, `is ${bytes.length} bytes, more than the limit of ${maxBytes} bytes`);
   }
   const format = detectImageFormat(bytes);
-  if (format === undefined) throw new InvalidInputError(field, 'is not a JPEG or PNG image');
+  if (format === undefined) throw InputError.field(field, 'is not a JPEG or PNG image');
   return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), format };
 }
 
@@ -42,9 +42,8 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export function uploadImageFromBase64(encoded: string, options: ImageCheckOptions = {}): string {
   const field = options.field ?? 'image';
   const payload = encoded.replace(DATA_URI, '').replace(/\s+/g, '');
-  if (payload.length === 0) throw new InvalidInputError(field, 'is empty');
-  if (payload.length % 4 !== 0 || !BASE64.test(payload))
-    throw new InvalidInputError(field, 'is not valid Base64');
+  if (payload.length === 0) throw InputError.field(field, 'is empty');
+  if (payload.length % 4 !== 0 || !BASE64.test(payload)) throw InputError.field(field, 'is not valid Base64');
   return toUploadImage(Buffer.from(payload, 'base64'), options);
 }
 
@@ -62,7 +61,7 @@ export async function uploadImageFromFile(path: string, options: ImageCheckOptio
         : code === 'EISDIR'
           ? 'is a directory'
           : `cannot be read (${code ?? String(err)})`;
-    throw new InvalidInputError(field, reason);
+    throw InputError.field(field, reason);
   }
   return toUploadImage(bytes, { ...options, field });
 }

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { findPackageRoot } from '../devserver/project-root';
+import { findPackageRoot } from '../config/package-root';
 import { syntheticSelfiePng } from './synthetic-selfie';
 
 /**
  * The selfies shipped in `samples/selfies/`: cartoon faces drawn by syntheticSelfiePng, not
- * photos of anyone. `avatar-pipeline demo` uses them; a unit test checks the files still match.
+ * photos of anyone. `npm run demo` (dev/demo) uses them; a unit test checks the files still match.
  */
 export const SAMPLE_SELFIES: readonly { file: string; seed: number }[] = [
   { file: 'selfie-1.png', seed: 11 },

@@ -1,10 +1,6 @@
 import { json, type AdminRoute } from './admin-context';
-import {
-  FIXED_AT_START,
-  InvalidSimulatorOptionsError,
-  type ResolvedSimulatorOptions,
-  type SimulatorOptions,
-} from './options';
+import { FIXED_AT_START, type ResolvedSimulatorOptions, type SimulatorOptions } from './options';
+import { InputError } from '../errors';
 
 /** The options as GET /options shows them: credentials left out. */
 function shownOptions(options: ResolvedSimulatorOptions) {
@@ -44,14 +40,14 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
         return json(
           {
             error: `${fixed.join(', ')}: fixed when the simulator starts; not changeable here`,
-            issues: fixed.map((name) => ({ path: [name], message: 'is fixed when the simulator starts' })),
+            issues: fixed.map((name) => ({ path: name, message: 'is fixed when the simulator starts' })),
           },
           400,
         );
       try {
         return json(shownOptions(runtime.setOptions(patch)));
       } catch (err) {
-        if (!(err instanceof InvalidSimulatorOptionsError)) throw err;
+        if (!(err instanceof InputError)) throw err;
         return json({ error: err.message, issues: err.issues }, 400);
       }
     },

@@ -1,5 +1,5 @@
 import type { ResolvedSimulatorOptions } from './options';
-import { notFound } from './provider-error';
+import { notFound } from './simulator-refusal';
 
 type PagingOptions = Pick<ResolvedSimulatorOptions, 'firstPage' | 'pageSize' | 'pageBeforeFirst'>;
 

@@ -11,7 +11,6 @@ export {
   rateLimitSchema,
   parseSimulatorOptions,
   describeOptionIssues,
-  InvalidSimulatorOptionsError,
   type SimulatorOptions,
   type ResolvedSimulatorOptions,
   type Progression,

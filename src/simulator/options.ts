@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SIMULATOR_API_KEY } from '../config/env-schema';
 import { endpointNameSchema } from '../provider/endpoints';
 import { DEFAULT_STYLES, styleSchema } from './style-catalog';
+import { InputError } from '../errors';
 
 const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const count = z.number().int('must be a whole number').min(0, 'must not be negative');
@@ -144,15 +145,14 @@ export function describeOptionIssues(error: z.ZodError): string {
     .join('\n');
 }
 
-export class InvalidSimulatorOptionsError extends Error {
-  constructor(readonly issues: z.ZodError['issues']) {
-    super(`invalid simulator options:\n${describeOptionIssues(new z.ZodError(issues))}`);
-    this.name = 'InvalidSimulatorOptionsError';
-  }
-}
-
 export function parseSimulatorOptions(input: SimulatorOptions): ResolvedSimulatorOptions {
   const result = simulatorOptionsSchema.safeParse(input);
-  if (!result.success) throw new InvalidSimulatorOptionsError(result.error.issues);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => ({
+      path: issue.path.length > 0 ? issue.path.join('.') : 'options',
+      message: issue.message,
+    }));
+    throw new InputError(issues, `invalid simulator options:\n${describeOptionIssues(result.error)}`);
+  }
   return result.data;
 }

@@ -13,7 +13,7 @@ import {
 } from './http-responses';
 import type { ResolvedSimulatorOptions } from './options';
 import { presenterForDialect } from './presenters/presenter-for-dialect';
-import { ProviderError } from './provider-error';
+import { SimulatorRefusal } from './simulator-refusal';
 import { SIMULATOR_ROUTES } from './provider-routes';
 import { parseJson, receiveBody } from './request-body';
 import { createResourceLinks } from './resource-links';
@@ -140,7 +140,7 @@ export async function serveProviderRequest(
       body: json.value,
     });
   } catch (err) {
-    if (!(err instanceof ProviderError)) throw err;
+    if (!(err instanceof SimulatorRefusal)) throw err;
     persistIfChanged(runtime, mutationsBefore, 'soon');
     refuse(err.status, err.message, err.headers);
     return;

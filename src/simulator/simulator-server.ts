@@ -23,7 +23,7 @@ export interface RunningSimulator {
   readonly origin: string;
   readonly port: number;
   stats(): SimulatorStats;
-  /** Changes knobs live; throws InvalidSimulatorOptionsError (naming the option) and changes nothing when invalid. */
+  /** Changes knobs live; throws an InputError (naming each option) and changes nothing when invalid. */
   setOptions(patch: SimulatorOptions): void;
   /** Forgets all orders, images and counters. */
   reset(): void;

@@ -1,5 +1,5 @@
 import { dimensionProblem } from '../images/image-dimensions';
-import { tooLarge, unprocessable } from './provider-error';
+import { tooLarge, unprocessable } from './simulator-refusal';
 import type { ImageFormat } from './state-schema';
 
 const DATA_URI_HEADER = /^data:([^,;]*)((?:;[^,;]*)*),/i;

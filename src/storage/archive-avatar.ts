@@ -11,6 +11,7 @@ import type { Response } from 'undici';
 import { avatarKey, type AvatarIds } from './blob-keys';
 import type { BlobStore } from './blob-store';
 import { extensionOf } from './content-types';
+import { AvatarPipelineError } from '../errors';
 
 export interface AvatarArchiveLimits {
   /** Larger images are refused, not stored. */
@@ -35,18 +36,16 @@ export interface ArchivedAvatar {
 }
 
 /** The provider no longer serves the image (404/410): asking again will not bring it back. */
-export class AvatarSourceGoneError extends Error {
+export class AvatarSourceGoneError extends AvatarPipelineError {
   constructor(readonly status: number) {
     super(`the provider no longer serves this avatar (HTTP ${status})`);
-    this.name = 'AvatarSourceGoneError';
   }
 }
 
 /** What the provider served is not an avatar we keep: too large, or not a PNG or JPEG. */
-export class AvatarRejectedError extends Error {
+export class AvatarRejectedError extends AvatarPipelineError {
   constructor(reason: string) {
     super(reason);
-    this.name = 'AvatarRejectedError';
   }
 }
 

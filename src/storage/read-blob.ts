@@ -1,6 +1,7 @@
 import type { BlobStore } from './blob-store';
+import { AvatarPipelineError } from '../errors';
 
-export class BlobTooLargeError extends Error {
+export class BlobTooLargeError extends AvatarPipelineError {
   constructor(
     readonly bytes: number | undefined,
     readonly maxBytes: number,
@@ -10,7 +11,6 @@ export class BlobTooLargeError extends Error {
         ? `the object is more than the limit of ${maxBytes} bytes`
         : `the object is ${bytes} bytes, more than the limit of ${maxBytes} bytes`,
     );
-    this.name = 'BlobTooLargeError';
   }
 }
 

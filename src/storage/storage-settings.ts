@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { storageUrlSchema, type StorageTarget } from './storage-url';
 import type { S3Connection } from './s3-blob-store';
+import { AvatarPipelineError } from '../errors';
 
 export interface StorageSettings {
   target: StorageTarget;
@@ -12,15 +13,22 @@ const blank = (value: unknown) => (typeof value === 'string' && value.trim() ===
 const optionalText = z.preprocess(blank, z.string().optional());
 const optionalUrl = z.preprocess(blank, z.url({ error: 'must be a URL' }).optional());
 
-/** The variables the AWS tools read, so a deployment configures the store as it configures them. */
-const awsEnvSchema = z
+/**
+ * The variables the AWS tools read, so a deployment configures the store as it configures them;
+ * described for the generated configuration reference (docs/configuration.md).
+ */
+export const awsEnvSchema = z
   .object({
-    AWS_ENDPOINT_URL_S3: optionalUrl,
-    AWS_ENDPOINT_URL: optionalUrl,
-    AWS_REGION: optionalText,
-    AWS_DEFAULT_REGION: optionalText,
-    AWS_ACCESS_KEY_ID: optionalText,
-    AWS_SECRET_ACCESS_KEY: optionalText,
+    AWS_ENDPOINT_URL_S3: optionalUrl.describe(
+      'S3 endpoint of an S3-compatible server (any but AWS itself), for an `s3://` STORAGE_URL.',
+    ),
+    AWS_ENDPOINT_URL: optionalUrl.describe('Endpoint of every AWS service; AWS_ENDPOINT_URL_S3 wins for S3.'),
+    AWS_REGION: optionalText.describe('Region of the bucket. Unset: AWS_DEFAULT_REGION, else `us-east-1`.'),
+    AWS_DEFAULT_REGION: optionalText.describe('Region when AWS_REGION is unset.'),
+    AWS_ACCESS_KEY_ID: optionalText.describe(
+      "Access key of the bucket, with AWS_SECRET_ACCESS_KEY. Unset (both): the AWS SDK's own credential chain.",
+    ),
+    AWS_SECRET_ACCESS_KEY: optionalText.describe('Secret of AWS_ACCESS_KEY_ID; set both or neither.'),
   })
   .refine((env) => (env.AWS_ACCESS_KEY_ID === undefined) === (env.AWS_SECRET_ACCESS_KEY === undefined), {
     path: ['AWS_SECRET_ACCESS_KEY'],
@@ -32,10 +40,9 @@ export interface StorageSettingsIssue {
   reason: string;
 }
 
-export class StorageSettingsError extends Error {
+export class StorageSettingsError extends AvatarPipelineError {
   constructor(readonly issues: StorageSettingsIssue[]) {
     super(`invalid storage settings:\n${issues.map((i) => `  ${i.variable}: ${i.reason}`).join('\n')}`);
-    this.name = 'StorageSettingsError';
   }
 }
 

@@ -4,19 +4,18 @@ import {
   Worker,
   type WorkerInterceptors,
   type WorkerOptions,
-  type WorkflowBundle,
 } from '@temporalio/worker';
 import path from 'node:path';
 import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
+import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
 import { avatarAddressRules, openBlobStore, type BlobStore } from '../storage';
-import { bundleInThread } from './bundle-in-thread';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
-import { ENCODED_FAILURE_CONVERTER_PATH, pipelineDataConverter } from '../codec/data-converter';
+import { pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
@@ -24,32 +23,7 @@ import { providerAnswerTally } from '../campaign/provider-queue-signals';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
 import { providerScope } from './provider-scope';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
-import { TRACING_WORKFLOW_INTERCEPTORS } from '../tracing/workflow-interceptors';
-
-const WORKFLOWS_PATH = require.resolve('../../workflows');
-
-const bundles = new Map<string, Promise<WorkflowBundle>>();
-/**
- * Bundling takes seconds; do it once per process however many workers are created, in a thread
- * whose memory goes when it ends (src/worker/bundle-in-thread.ts). With payload
- * encryption the sandbox gets the failure converter that encodes failure messages too; with
- * tracing, the OpenTelemetry workflow interceptors (a prebuilt bundle is the only place for them).
- */
-export function pipelineWorkflowBundle(
-  options: { encodedFailures?: boolean; tracing?: boolean } = {},
-): Promise<WorkflowBundle> {
-  const key = `${options.encodedFailures ? 'encoded-failures' : 'default'}${options.tracing ? '+tracing' : ''}`;
-  let bundle = bundles.get(key);
-  if (!bundle) {
-    bundle = bundleInThread({
-      workflowsPath: WORKFLOWS_PATH,
-      ...(options.encodedFailures ? { failureConverterPath: ENCODED_FAILURE_CONVERTER_PATH } : {}),
-      ...(options.tracing ? { workflowInterceptorModules: [TRACING_WORKFLOW_INTERCEPTORS] } : {}),
-    });
-    bundles.set(key, bundle);
-  }
-  return bundle;
-}
+import { pipelineWorkflowBundle } from './workflow-bundle';
 
 export interface PipelineWorkerOptions {
   config: Pick<
@@ -152,10 +126,14 @@ function deploymentVersion(
   };
 }
 
-/** The caller's interceptors, plus tracing's interceptors and workflow span sink when tracing is on. */
+/**
+ * The activity failure mapping (outermost), the caller's interceptors, plus tracing's interceptors
+ * and workflow span sink when tracing is on.
+ */
 function observability(options: PipelineWorkerOptions): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
-  const { tracing, interceptors } = options;
-  if (!tracing) return interceptors ? { interceptors } : {};
+  const { tracing } = options;
+  const interceptors = withActivityFailures(options.interceptors);
+  if (!tracing) return { interceptors };
   const traced = tracing.workerInterceptors();
   return {
     interceptors: {

@@ -3,9 +3,7 @@ import { loadConfig } from '../config/load-config';
 import { loadOperationsConfig, type OperationsConfig } from '../config/operations-config';
 import type { PipelineTracing as PipelineTracingClass } from '../tracing/pipeline-tracing';
 import { installWorkerRuntime } from './install-runtime';
-import { tuneNativeMemory } from './native-memory';
 import { PipelineWorkers } from './pipeline-workers';
-import { applyWorkerV8Flags } from './v8-heap-flags';
 
 /**
  * The pipeline worker: configuration from the environment, one worker on the pipeline task
@@ -15,19 +13,13 @@ import { applyWorkerV8Flags } from './v8-heap-flags';
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
   const operations = loadOperationsConfig(env);
-  // Before the SDK starts its threads, so that they share the capped arenas.
-  const nativeMemory = tuneNativeMemory(config.worker.mallocTrimMs ?? 0, env);
   // Before any connection: the runtime (logger, metrics exporter) is fixed once created.
   const installed = installWorkerRuntime(operations);
   const log = Runtime.instance().logger;
   if (!installed)
     log.warn('an SDK runtime already exists in this process: worker logs and metrics settings not applied');
-  // Before the workers, whose workflow thread's heap is sized when the SDK starts it, and again
-  // after, as starting that thread resets one of them (src/worker/v8-heap-flags.ts).
-  applyWorkerV8Flags();
   const tracing = startTracing(operations.tracing);
   const workers = await PipelineWorkers.create({ config, ...(tracing ? { tracing } : {}) });
-  const v8Flags = applyWorkerV8Flags();
   log.info('avatar-pipeline worker started', {
     taskQueue: workers.taskQueues.pipeline,
     providerTaskQueue: workers.taskQueues.provider,
@@ -41,11 +33,8 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       : 'off',
     metrics: operations.metrics.bindAddress ? `http://${operations.metrics.bindAddress}/metrics` : 'off',
     tracing: operations.tracing.endpoint ?? 'off',
-    v8Flags: v8Flags.join(' ') || 'as given to Node',
-    nativeMemory: nativeMemory.applied,
   });
   await workers.run();
-  nativeMemory.stop();
   await tracing?.shutdown();
   log.info('avatar-pipeline worker drained and stopped');
   // Forwarding core logs keeps the runtime (and so the process) alive after the workers stop;
@@ -53,7 +42,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (installed) await Runtime.instance().shutdown();
 }
 
-/** OpenTelemetry is loaded only when tracing is on: its modules are heap a worker without it would carry (README, "Worker memory"). */
+/** OpenTelemetry is loaded only when tracing is on: its modules are heap a worker without it would carry (docs/operations.md, "Worker memory"). */
 function startTracing(tracing: OperationsConfig['tracing']): PipelineTracingClass | undefined {
   if (!tracing.endpoint) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -192,8 +192,12 @@ describe('the avatar-pipeline command', () => {
   it('has help for every command', async () => {
     const help = await runCli(['--help'], {});
     expect(help.code).toBe(0);
-    for (const command of ['run', 'status', 'list', 'styles', 'demo', 'worker', 'simulator']) {
+    for (const command of ['run', 'campaign', 'status', 'list', 'styles', 'worker', 'simulator', 'api']) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    // Developer tooling is dev/cli.ts's (npm run demo, temporal:dev, temporal:install), not the product's.
+    for (const command of ['demo', 'dev-server', 'install-temporal']) {
+      expect(help.stdout).not.toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     const runHelp = await runCli(['run', '--help'], {});
     expect(runHelp.stdout).toContain('Exit codes: 0 done');

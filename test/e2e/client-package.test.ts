@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NativeConnection } from '@temporalio/worker';
 import {
   createPipelineClient,
-  PipelineInputError,
+  InputError,
   PipelineWorkers,
   startSimulator,
   type PipelineClient,
@@ -178,8 +178,8 @@ describe('the client package, used as a library user would (src/index.ts)', () =
     const { pipelines } = await stack(500);
     try {
       const attempt = pipelines.start({ images: ['relative.png'], styles: [], gender: 3 as never });
-      await expect(attempt).rejects.toBeInstanceOf(PipelineInputError);
-      const error = (await attempt.catch((e: unknown) => e)) as PipelineInputError;
+      await expect(attempt).rejects.toBeInstanceOf(InputError);
+      const error = (await attempt.catch((e: unknown) => e)) as InputError;
       expect(error.issues.map((i) => i.path)).toEqual(
         expect.arrayContaining(['images.0', 'styles', 'gender']),
       );

@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import type { DemoReport } from '../../src/demo/run-demo';
-import { findFreePorts, isPortFree } from '../../src/devserver';
-import { CLI_BIN, cliEnv, runCli } from '../helpers/run-cli';
+import type { DemoReport } from '../../dev/demo/run-demo';
+import { findFreePorts, isPortFree } from '../../dev/devserver';
+import { DEV_CLI, cliEnv, runCli } from '../helpers/run-cli';
 import { devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -90,7 +90,7 @@ describe('npm run demo', () => {
         String(simulatorPort),
       ],
       { TEMPORAL_ADDRESS: `127.0.0.1:${port}`, TEMPORAL_CLI: process.env.TEMPORAL_CLI ?? '' },
-      { timeoutMs: DEMO_BUDGET_MS + 30_000 },
+      { timeoutMs: DEMO_BUDGET_MS + 30_000, script: DEV_CLI },
     );
     const elapsed = Date.now() - started;
     if (demo.code !== 0) throw new Error(`demo exited ${demo.code}:\n${demo.stderr}`);
@@ -137,7 +137,7 @@ describe('npm run demo', () => {
     const child = spawn(
       process.execPath,
       [
-        CLI_BIN,
+        DEV_CLI,
         'demo',
         '--keep',
         '--json',

@@ -6,7 +6,7 @@ import {
   isPortFree,
   startDevServer,
   type DevServer,
-} from '../../src/devserver';
+} from '../../dev/devserver';
 import { devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
 const quiet = (): void => {};

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { startDevServer, type DevServer } from '../../src/devserver';
+import { startDevServer, type DevServer } from '../../dev/devserver';
 import { makeScratchDir } from '../helpers/temporal-env';
 
 const quiet = (): void => {};

@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { startCampaign } from '../../src/client/campaigns';
-import { PipelineInputError } from '../../src/client/input-error';
 import { startPipeline } from '../../src/client/pipelines';
 import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
 import { claimWorkflowId } from '../../src/contracts/workflow-ids';
@@ -15,6 +14,7 @@ import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { startTestApi } from '../helpers/test-api';
+import { InputError } from '../../src/errors';
 
 const TOKEN = 'internal-ids-token-0123456789';
 /** The simulator's first order id: a fresh one hands out 1001, 1002, … */
@@ -120,7 +120,7 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
           campaignId: `Provider-Claim:${new URL(sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
         },
       ),
-    ).rejects.toBeInstanceOf(PipelineInputError);
+    ).rejects.toBeInstanceOf(InputError);
 
     // What such campaigns did before: every claim id of the next models held by another workflow.
     for (let id = FIRST_MODEL_ID; id < FIRST_MODEL_ID + 8; id++)

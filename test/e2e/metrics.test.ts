@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startPipeline } from '../../src/client/pipelines';
-import { findFreePort } from '../../src/devserver';
+import { findFreePort } from '../../dev/devserver';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineTracing } from '../../src/tracing/pipeline-tracing';
 import { OtlpReceiver } from '../helpers/otlp-receiver';

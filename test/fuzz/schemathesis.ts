@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { installAtomically } from '../../src/devserver/atomic-install';
-import { defaultToolsDir } from '../../src/devserver/project-root';
-import { describeOutcome, runCommand } from '../../src/devserver/run-command';
+import { installAtomically } from '../../dev/devserver/atomic-install';
+import { describeOutcome, runCommand } from '../../dev/devserver/run-command';
+import { findPackageRoot } from '../../src/config/package-root';
 
 const REQUIREMENTS = path.join(__dirname, 'schemathesis-requirements.txt');
 const PYTHON_COMMANDS = ['python3', 'python'];
@@ -22,7 +22,9 @@ export interface Schemathesis {
  * installed there on first use: every package pinned in schemathesis-requirements.txt, wheels only,
  * without resolving anything further, so each machine runs the same fuzzer.
  */
-export async function findSchemathesis(toolsDir = defaultToolsDir()): Promise<Schemathesis> {
+export async function findSchemathesis(
+  toolsDir = path.join(findPackageRoot(), '.tools'),
+): Promise<Schemathesis> {
   const requirements = await readFile(REQUIREMENTS, 'utf8');
   const version = /^schemathesis==(\S+)$/m.exec(requirements)?.[1];
   if (!version) throw new Error(`${REQUIREMENTS} pins no schemathesis version`);

@@ -8,6 +8,8 @@ export interface CliOutcome {
 }
 
 export const CLI_BIN = path.join(__dirname, '..', '..', 'bin', 'avatar-pipeline.js');
+/** The developer commands (demo, dev-server, install-temporal), compiled from dev/cli.ts. */
+export const DEV_CLI = path.join(__dirname, '..', '..', 'dist', 'dev', 'cli.js');
 
 /**
  * The environment a CLI child gets: PATH and HOME from this process, nothing else of it (a
@@ -19,15 +21,16 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /**
  * Runs the installed command (`bin/avatar-pipeline.js`, the compiled code in dist/: `npm test`
- * builds it first) as a child process, and collects its exit code and both streams.
+ * builds it first), or another compiled script (`options.script`, e.g. DEV_CLI), as a child
+ * process, and collects its exit code and both streams.
  */
 export function runCli(
   args: string[],
   env: Record<string, string>,
-  options: { timeoutMs?: number; cwd?: string } = {},
+  options: { timeoutMs?: number; cwd?: string; script?: string } = {},
 ): Promise<CliOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    const child = spawn(process.execPath, [options.script ?? CLI_BIN, ...args], {
       env: cliEnv(env),
       cwd: options.cwd ?? path.join(__dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],

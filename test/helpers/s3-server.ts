@@ -4,9 +4,9 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { findS3TestServer } from '../../src/devserver/tools';
-import { findFreePort } from '../../src/devserver/free-port';
-import { readLogTail } from '../../src/devserver/log-tail';
+import { findS3TestServer } from '../../dev/devserver/tools';
+import { findFreePort } from '../../dev/devserver/free-port';
+import { readLogTail } from '../../dev/devserver/log-tail';
 import type { S3Connection } from '../../src/storage';
 
 /** versitygw on loopback with a POSIX backend in `dataDir`: a real S3 server, run as its own process group. */

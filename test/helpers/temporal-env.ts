@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { findTestServer } from '../../src/devserver';
+import { findTestServer } from '../../dev/devserver';
 import { Connection } from '@temporalio/client';
 import { addSearchAttributes, prepareNamespace } from '../../src/setup/prepare-namespace';
 import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/setup/search-attribute-definitions';

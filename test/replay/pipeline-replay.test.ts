@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { historyFromJson, type History } from '../../src/histories/history-json';
-import { pipelineWorkflowBundle } from '../../src/worker/create-worker';
+import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { pipelineDataConverter } from '../../src/codec/data-converter';
 import { REPLAY_ENCRYPTION } from '../../scripts/replay-encryption';
 import type { DataConverter } from '@temporalio/common';

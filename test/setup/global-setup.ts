@@ -6,7 +6,7 @@ import {
   findTestServer,
   startDevServer,
   waitForFrontend,
-} from '../../src/devserver';
+} from '../../dev/devserver';
 import { prepareNamespace } from '../../src/setup/prepare-namespace';
 import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/setup/search-attribute-definitions';
 import { TEST_ENV } from '../helpers/test-env-vars';
@@ -28,7 +28,7 @@ export default async function globalSetup(): Promise<void> {
 
   const givenAddress = process.env[TEST_ENV.address];
   if (givenAddress) {
-    // A server the developer keeps running (e.g. `avatar-pipeline dev-server`) saves a start per run.
+    // A server the developer keeps running (e.g. `npm run temporal:dev`) saves a start per run.
     process.stderr.write(`[temporal] tests use the server at ${givenAddress} (${TEST_ENV.address})\n`);
     const namespace = process.env[TEST_ENV.namespace] || 'default';
     process.env[TEST_ENV.namespace] = namespace;

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { findPackageRoot } from '../../src/devserver/project-root';
+import { findPackageRoot } from '../../src/config/package-root';
 
 const RUN_DIR_PREFIX = 'run-';
 

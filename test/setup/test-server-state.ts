@@ -1,4 +1,4 @@
-import type { DevServer } from '../../src/devserver';
+import type { DevServer } from '../../dev/devserver';
 
 /** What global setup leaves for global teardown (both run in jest's parent process). */
 export interface TestServerState {

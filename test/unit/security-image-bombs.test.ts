@@ -12,9 +12,9 @@ import {
 import { imageFileProblem } from '../../src/images/image-file-problem';
 import { imageProblem } from '../../src/images/image-structure';
 import { readImage } from '../../src/images/read-image';
-import { InvalidInputError } from '../../src/provider/errors';
 import { decodeSelfie } from '../../src/simulator/images/selfie-decoder';
 import { jpegDeclaring, pngDeclaring, tinyJpeg, tinyPng } from '../fixtures/images';
+import { InputError } from '../../src/errors';
 
 /** Issue 14, finding 5: declared dimensions are checked before anything decodes. */
 const MAX = 2 ** 31 - 1;
@@ -90,8 +90,8 @@ describe('image bombs', () => {
 
     it('the CLI refuses it naming the flag', async () => {
       const err: unknown = await resolveImagePaths([file]).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(InvalidInputError);
-      expect((err as InvalidInputError).message).toMatch(/--images\[0\].*declares 2147483647 × 2147483647/);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).message).toMatch(/--images\[0\].*declares 2147483647 × 2147483647/);
     });
 
     it('manifest checks refuse it', async () => {
@@ -108,8 +108,8 @@ describe('image bombs', () => {
         { roots: [dir], urlHosts: [] },
         { field: 'images[0]' },
       ).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(InvalidInputError);
-      expect((err as InvalidInputError).reason).toMatch(/declares 2147483647 × 2147483647/);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).issues[0]?.message).toMatch(/declares 2147483647 × 2147483647/);
     });
   });
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expandSelfies } from '../../src/campaign/manifest/selfie-files';
 import { resolveImageReference, type ImageAccessPolicy } from '../../src/images/image-access';
-import { InvalidInputError } from '../../src/provider/errors';
 import { tinyPng } from '../fixtures/images';
+import { InputError } from '../../src/errors';
 
 /*
  * Issue 14, finding 7: outside IMAGE_ROOTS every reference gets the same answer, whether it exists,
@@ -70,7 +70,9 @@ describe('manifest selfie checks', () => {
 describe('pipeline requests (image references)', () => {
   it.each(OUTSIDE_PATHS().map((p) => [p]))('%s: outside, whatever is there', async (path) => {
     const err: unknown = await resolveImageReference(path, policy, 'images.0').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(InvalidInputError);
-    expect((err as InvalidInputError).reason).toBe('is outside the allowed image directories (IMAGE_ROOTS)');
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).issues[0]?.message).toBe(
+      'is outside the allowed image directories (IMAGE_ROOTS)',
+    );
   });
 });

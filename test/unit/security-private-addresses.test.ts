@@ -6,7 +6,7 @@ import { CallbackTargetError, checkCallbackTarget } from '../../src/callbacks/ca
 import type { CallbackDelivery } from '../../src/contracts/pipeline-event';
 import { resolveImageReference } from '../../src/images/image-access';
 import { isPrivateAddress } from '../../src/outbound/private-address';
-import { InvalidInputError } from '../../src/provider/errors';
+import { InputError } from '../../src/errors';
 
 /** IPv6 spellings of loopback, private and metadata IPv4 addresses (issue 14, finding 1). */
 const HIDDEN_IPV4 = [
@@ -111,8 +111,8 @@ describe('callback and image URLs written with IPv6 forms of private IPv4 are re
       { roots: [], urlHosts: ['images.example.com'], lookup: async () => [{ address, family: 6 }] },
       'images.0',
     ).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(InvalidInputError);
-    expect((err as InvalidInputError).reason).toMatch(/resolves to a private address/);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).issues[0]?.message).toMatch(/resolves to a private address/);
   });
 });
 

@@ -173,6 +173,33 @@ describe('avatar pipeline on the time-skipping server', () => {
     expect(model.statusCalls).toBeLessThanOrEqual(20);
   });
 
+  test("the product's workers make a refused API key final: one request, no retries", async () => {
+    const provider = await simulator({ apiKey: 'the-right-key' });
+    const taskQueue = uniqueName('pipeline');
+    const worker = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: provider.url,
+      imageRoots: [selfies.dir],
+      apiKey: 'a-wrong-key',
+      interceptors: clock.interceptors,
+    });
+    const failure = await worker.runUntil(async () => {
+      const pipeline = await startPipeline(
+        env.client,
+        { images: selfies.files, styles: [3], gender: 1 },
+        placementFrom({ taskQueue }),
+      );
+      return pipeline.result().catch((err: unknown) => err);
+    });
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const causes: unknown[] = [];
+    for (let cause: unknown = failure; cause instanceof Error; cause = cause.cause) causes.push(cause);
+    expect(causes).toContainEqual(expect.objectContaining({ type: 'Provider:auth', nonRetryable: true }));
+    const requests = Object.values(provider.stats().requests.byEndpoint).reduce((a, b) => a + b, 0);
+    expect(requests).toBe(1);
+  });
+
   test('training that ends in ERROR fails the pipeline with the provider message', async () => {
     const provider = await simulator({ trainingOutcome: 'ERROR' });
     await withPipeline(provider, {}, async (p) => {

@@ -1,6 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createProviderActivities } from '../../activities/provider-activities';
+import { withActivityFailures } from '../../activities/provider-failure';
 import { ProviderClient } from '../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { modelWithSelfie } from '../helpers/model-with-selfie';
@@ -38,6 +39,8 @@ describe('a run refused with a 429, retried by Temporal', () => {
       namespace: env.namespace,
       taskQueue,
       workflowsPath: require.resolve('../workflows/refused-write-workflows'),
+      // As the product's workers do: a 429 becomes a failure retried after its Retry-After.
+      interceptors: withActivityFailures(),
       activities: createProviderActivities({
         provider: new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 }),
         imageAccess: { roots: [], urlHosts: [] },

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PipelineInputError } from '../../client/input-error';
 import {
   listPipelinePage,
   MAX_LIST_LIMIT,
@@ -17,6 +16,7 @@ import type { ApiContext } from '../api-context';
 import { BEARER_SCHEME } from '../openapi';
 import { stateOfStatus } from '../pipeline-view';
 import { linksSchema, PIPELINE_STATES } from '../response-schemas';
+import { InputError } from '../../errors';
 
 /**
  * A filter goes into a visibility query between quotes (SEARCHABLE_TEXT); an empty value
@@ -116,7 +116,7 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
           ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
         };
       } catch (err) {
-        if (!(err instanceof PipelineInputError)) throw err;
+        if (!(err instanceof InputError)) throw err;
         // The cursor has the right form (the schema checked it), so it names a page this listing never had.
         const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
         if (err.issues.every((i) => i.path === 'cursor'))

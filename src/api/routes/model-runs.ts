@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PipelineInputError } from '../../client/input-error';
 import { startGeneration, startRetry, startTraining, validateTrainingRequest } from '../../client/model-runs';
 import type { StartedRun } from '../../client/start-run';
 import { ProviderCatalog } from '../../client/provider-catalog';
@@ -16,6 +15,7 @@ import { BEARER_SCHEME } from '../openapi';
 import { answerStart, refuseReusedKey } from '../start-answer';
 import { checkRequest } from '../request-checks';
 import { linksSchema, pipelineIdParamsSchema } from '../response-schemas';
+import { InputError } from '../../errors';
 
 const runStartedSchema = z
   .object({
@@ -186,7 +186,7 @@ function asApiInput<T>(validate: () => T): T {
   try {
     return validate();
   } catch (err) {
-    if (err instanceof PipelineInputError) throw ApiError.fromInputError(err);
+    if (err instanceof InputError) throw ApiError.fromInputError(err);
     throw err;
   }
 }
@@ -196,8 +196,7 @@ async function asApiStart<T>(start: () => Promise<T>): Promise<T> {
   try {
     return await start();
   } catch (err) {
-    if (err instanceof PipelineInputError && !(err instanceof RetryRefusedError))
-      throw ApiError.fromInputError(err);
+    if (err instanceof InputError && !(err instanceof RetryRefusedError)) throw ApiError.fromInputError(err);
     if (err instanceof ProviderError)
       throw new ApiError(502, `The provider could not be asked: ${err.message}`, []);
     throw err;

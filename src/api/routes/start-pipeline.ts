@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PipelineInputError } from '../../client/input-error';
 import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '../../client/pipelines';
 import { callerFieldProblems, type PipelineInput } from '../../contracts/pipeline-input';
 import { ApiError, errorBodySchema } from '../api-error';
@@ -14,6 +13,7 @@ import { checkRequest } from '../request-checks';
 import { startedSchema } from '../response-schemas';
 import type { UploadBatch } from '../stored-uploads';
 import { answerStart, refuseReusedKey } from '../start-answer';
+import { InputError } from '../../errors';
 
 /** A validated request, with the uploads it stored (if any) and what identifies its images. */
 interface PreparedRequest {
@@ -129,7 +129,7 @@ function validate(body: unknown, rename: Record<string, string> = {}): PipelineI
   try {
     input = validatePipelineRequest(body);
   } catch (err) {
-    if (!(err instanceof PipelineInputError)) throw err;
+    if (!(err instanceof InputError)) throw err;
     const invalid = ApiError.fromInputError(err, rename);
     throw ApiError.invalid([...reserved, ...invalid.issues]);
   }

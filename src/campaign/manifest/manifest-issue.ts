@@ -1,3 +1,5 @@
+import { AvatarPipelineError } from '../../errors';
+
 /** One problem with a manifest: where (line of the file, field as a zod-style path) and why. */
 export interface ManifestIssue {
   /** 1-based line of the file on which the row starts (the CSV header is line 1). */
@@ -15,7 +17,7 @@ export function describeIssue(issue: ManifestIssue): string {
 }
 
 /** The manifest was refused before anything started; every issue is listed. */
-export class ManifestError extends Error {
+export class ManifestError extends AvatarPipelineError {
   constructor(
     readonly issues: ManifestIssue[],
     readonly rows: number,
@@ -27,6 +29,5 @@ export class ManifestError extends Error {
     super(
       `Invalid manifest: ${issues.length} problem${issues.length === 1 ? '' : 's'} in ${badRows} of ${rows} row${rows === 1 ? '' : 's'}; nothing was started\n${lines.join('\n')}`,
     );
-    this.name = 'ManifestError';
   }
 }

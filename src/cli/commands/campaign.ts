@@ -11,12 +11,12 @@ import type { CampaignOptions, CampaignSummary } from '../../contracts/campaign'
 import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '../../config/starter-settings';
 import { ProviderClient } from '../../provider/client';
-import { InvalidInputError } from '../../provider/errors';
 import { campaignViewFor, type CampaignView } from '../campaign-view';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
 import { printableJson, printableLines, writeLines } from '../printable';
+import { InputError } from '../../errors';
 
 export interface CampaignCommandOptions {
   manifest: string;
@@ -97,9 +97,9 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     checkModel: lazyModelCheck(),
   }).catch((err: unknown) => {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new InvalidInputError('--manifest', `${options.manifest} does not exist`);
-    if (code === 'EISDIR') throw new InvalidInputError('--manifest', `${options.manifest} is a directory`);
-    if (code === 'EACCES') throw new InvalidInputError('--manifest', `${options.manifest} cannot be read`);
+    if (code === 'ENOENT') throw InputError.field('--manifest', `${options.manifest} does not exist`);
+    if (code === 'EISDIR') throw InputError.field('--manifest', `${options.manifest} is a directory`);
+    if (code === 'EACCES') throw InputError.field('--manifest', `${options.manifest} cannot be read`);
     throw err;
   });
   if (validation.issues.length > 0) {
@@ -164,7 +164,7 @@ export function optionsFromFlags(options: CampaignCommandOptions): CampaignOptio
     if (value === undefined) return undefined;
     const n = Number(value.trim());
     if (!/^\d+$/.test(value.trim()) || n < min || n > max)
-      throw new InvalidInputError(flag, `"${value}" must be a whole number from ${min} to ${max}`);
+      throw InputError.field(flag, `"${value}" must be a whole number from ${min} to ${max}`);
     return n;
   };
   const maxInFlight =
@@ -174,12 +174,12 @@ export function optionsFromFlags(options: CampaignCommandOptions): CampaignOptio
   const fairnessWeight =
     options.fairnessWeight === undefined ? undefined : Number(options.fairnessWeight.trim());
   if (fairnessWeight !== undefined && !(fairnessWeight >= 0.01 && fairnessWeight <= 1000))
-    throw new InvalidInputError(
+    throw InputError.field(
       '--fairness-weight',
       `"${options.fairnessWeight}" must be a number from 0.01 to 1000`,
     );
   if (options.results && !/\.(csv|jsonl)$/i.test(options.results))
-    throw new InvalidInputError('--results', `"${options.results}" must end in .csv or .jsonl`);
+    throw InputError.field('--results', `"${options.results}" must end in .csv or .jsonl`);
   return {
     ...(maxInFlight !== undefined ? { maxInFlight } : {}),
     ...(options.fixedWindow ? { fixedWindow: true } : {}),

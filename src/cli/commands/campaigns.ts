@@ -4,11 +4,11 @@ import type { Command } from 'commander';
 import { loadStarterSettings } from '../../config/starter-settings';
 import { getCampaign, type CampaignHandle } from '../../client/campaigns';
 import { connectClient } from '../../client/connect';
-import { InvalidInputError } from '../../provider/errors';
 import { describeCampaignProgress, formatEta } from '../campaign-view';
 import { EXIT } from '../exit-codes';
 import { reportCampaignError, summarize } from './campaign';
 import { printableJson, printableLines, writeLines } from '../printable';
+import { InputError } from '../../errors';
 
 /** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */
 export function registerCampaignsCommand(program: Command): void {
@@ -84,7 +84,7 @@ export function registerCampaignsCommand(program: Command): void {
     .action((campaignId: string, options: { format: string; out?: string }) =>
       withCampaign(campaignId, async (campaign) => {
         if (options.format !== 'csv' && options.format !== 'jsonl')
-          throw new InvalidInputError('--format', `"${options.format}" must be csv or jsonl`);
+          throw InputError.field('--format', `"${options.format}" must be csv or jsonl`);
         const out = options.out ? createWriteStream(options.out) : process.stdout;
         for await (const chunk of campaign.exportResults(options.format)) {
           if (!out.write(chunk)) await once(out, 'drain');

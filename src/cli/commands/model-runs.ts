@@ -1,6 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { GenerationFieldNames } from '../../client/generation-check';
-import { PipelineInputError } from '../../client/input-error';
 import {
   getTraining,
   startGeneration,
@@ -16,7 +15,6 @@ import { loadConfig } from '../../config/load-config';
 import type { TrainingInput, TrainingResult } from '../../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../../contracts/pipeline-state';
 import { ProviderClient } from '../../provider/client';
-import { InvalidInputError } from '../../provider/errors';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { progressViewFor } from '../progress-view';
@@ -31,6 +29,7 @@ import {
 import { rootMessage } from '../root-message';
 import { watchProgress } from '../watch-progress';
 import { printableJson, printableLines, writeLines } from '../printable';
+import { InputError } from '../../errors';
 
 /** How a generation's fields are named on the command line. */
 const CLI_FIELDS: GenerationFieldNames = { modelId: '--model', gender: '--gender', style: () => '--styles' };
@@ -150,7 +149,7 @@ async function exitWith(run: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await run();
   } catch (err) {
-    reportError(err instanceof PipelineInputError ? withFlagNames(err) : err);
+    reportError(err instanceof InputError ? withFlagNames(err) : err);
   }
 }
 
@@ -210,10 +209,7 @@ async function recordedGender(provider: ProviderClient, modelId: number): Promis
   if (found.kind === 'model' && found.model.gender !== undefined) return found.model.gender;
   // Not a model: any gender lets the check name --model for what it is.
   if (found.kind !== 'model') return 1;
-  throw new InvalidInputError(
-    '--gender',
-    `the provider records no gender for model ${modelId}: give --gender`,
-  );
+  throw InputError.field('--gender', `the provider records no gender for model ${modelId}: give --gender`);
 }
 
 function parseId(value: string): number {

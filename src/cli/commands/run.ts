@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { PipelineInputError } from '../../client/input-error';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { createPipelineClient } from '../../client/pipeline-client';
 import { validatePipelineRequest } from '../../client/pipelines';
 import type { PipelineInput } from '../../contracts/pipeline-input';
-import { InvalidInputError } from '../../provider/errors';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
@@ -19,6 +17,7 @@ import {
 } from '../run-flags';
 import { watchProgress } from '../watch-progress';
 import { printableJson, printableLines, writeLines } from '../printable';
+import { InputError } from '../../errors';
 
 interface RunOptions {
   images: string[];
@@ -61,7 +60,7 @@ export function registerRunCommand(program: Command): void {
       try {
         process.exitCode = await runPipeline(options);
       } catch (err) {
-        reportError(err instanceof PipelineInputError ? withFlagNames(err) : err);
+        reportError(err instanceof InputError ? withFlagNames(err) : err);
       }
     });
 }
@@ -118,7 +117,7 @@ async function inputFromFlags(options: RunOptions): Promise<PipelineInput> {
 function refuseUnofferedStyles(styles: number[], offered: number[] | undefined): void {
   const unknown = offered ? styles.filter((id) => !offered.includes(id)) : [];
   if (offered && unknown.length > 0) {
-    throw new InvalidInputError(
+    throw InputError.field(
       '--styles',
       `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not offered by the provider (offered: ${[...offered].sort((a, b) => a - b).join(', ')}; see \`avatar-pipeline styles\`)`,
     );

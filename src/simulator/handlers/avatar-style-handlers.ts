@@ -1,7 +1,7 @@
 import { pageOf } from '../avatar-pages';
 import { settleOrder } from '../order-lifecycle';
 import type { AvatarView } from '../presenters/presenter';
-import { conflict } from '../provider-error';
+import { conflict } from '../simulator-refusal';
 import type { OrderRecord } from '../state-schema';
 import type { HandlerContext, ProviderHandler } from './handler-context';
 import { ok } from './handler-context';

@@ -1,5 +1,5 @@
 import { settleAll, settleOrder } from '../order-lifecycle';
-import { conflict, notFound, unprocessable } from '../provider-error';
+import { conflict, notFound, unprocessable } from '../simulator-refusal';
 import type { HandlerContext, ProviderHandler } from './handler-context';
 import { ok } from './handler-context';
 import { modelFromPath } from './order-lookup';

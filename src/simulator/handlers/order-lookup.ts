@@ -1,5 +1,5 @@
 import { settleOrder } from '../order-lifecycle';
-import { notFound } from '../provider-error';
+import { notFound } from '../simulator-refusal';
 import type { OrderRecord } from '../state-schema';
 import type { HandlerContext } from './handler-context';
 import { integerParam } from './path-params';

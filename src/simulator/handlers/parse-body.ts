@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { PROVIDER_ENDPOINTS } from '../../provider/endpoints';
-import { badRequest } from '../provider-error';
+import { badRequest } from '../simulator-refusal';
 
 const BODIES = {
   createModel: PROVIDER_ENDPOINTS.createModel.request,

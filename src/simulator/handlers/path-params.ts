@@ -1,4 +1,4 @@
-import { badRequest } from '../provider-error';
+import { badRequest } from '../simulator-refusal';
 
 /** Path ids are integers (the spec); anything else is the caller's mistake, not a missing order. */
 export function integerParam(params: Readonly<Record<string, string>>, name: string): number {

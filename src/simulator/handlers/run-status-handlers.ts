@@ -1,6 +1,6 @@
 import { settleOrder } from '../order-lifecycle';
 import { advanceOnStatusCall, planRun, progressPercent, statusMessage } from '../progression';
-import { conflict } from '../provider-error';
+import { conflict } from '../simulator-refusal';
 import type { ProviderHandler } from './handler-context';
 import { ok } from './handler-context';
 import { orderFromPath } from './order-lookup';

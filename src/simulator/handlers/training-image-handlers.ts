@@ -1,4 +1,4 @@
-import { conflict, notFound, unprocessable } from '../provider-error';
+import { conflict, notFound, unprocessable } from '../simulator-refusal';
 import { decodeUploadedImage } from '../uploaded-image';
 import type { ProviderHandler } from './handler-context';
 import { ok } from './handler-context';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { findFreePort, startDevServer, type DevServer } from '../../../src/devserver';
+import { findFreePort, startDevServer, type DevServer } from '../../../dev/devserver';
 import { devServerUnderTest, makeScratchDir } from '../../helpers/temporal-env';
 import { TEST_ENV } from '../../helpers/test-env-vars';
 

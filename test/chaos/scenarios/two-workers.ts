@@ -1,4 +1,4 @@
-import { findFreePorts } from '../../../src/devserver';
+import { findFreePorts } from '../../../dev/devserver';
 import { PROVIDER_METRICS } from '../../../src/worker/provider-call-observer';
 import { ChaosStage } from '../harness/chaos-stage';
 import type { ChaosSize } from '../harness/chaos-size';

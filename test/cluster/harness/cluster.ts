@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { findFreePort, findFreePorts, findTemporalCli } from '../../../src/devserver';
+import { findFreePort, findFreePorts, findTemporalCli } from '../../../dev/devserver';
 import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 import type { SimulatorStats } from '../../../src/simulator';
 import { Postgres } from './postgres';

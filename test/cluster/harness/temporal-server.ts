@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { isPortFree } from '../../../src/devserver';
+import { isPortFree } from '../../../dev/devserver';
 import { ProcessGroup } from './process-group';
 import type { Postgres } from './postgres';
 

@@ -6,6 +6,7 @@ import {
   type StatusReport,
   type WriteRefused,
 } from '../../../activities/provider-activities';
+import { activityFailureInterceptor } from '../../../activities/provider-failure';
 import { ProviderClient } from '../../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { modelWithSelfie } from '../../helpers/model-with-selfie';
@@ -34,7 +35,10 @@ describe('provider writes refused with a 429', () => {
 
   /** An attempt, with the heartbeat details the server hands it and the ones it records. */
   function attempt(n: number, heartbeatDetails?: unknown) {
-    const env = new MockActivityEnvironment({ attempt: n, heartbeatDetails }, { logger: quietLogger });
+    const env = new MockActivityEnvironment(
+      { attempt: n, heartbeatDetails },
+      { logger: quietLogger, interceptors: [activityFailureInterceptor] },
+    );
     const heartbeats: unknown[] = [];
     env.on('heartbeat', (details: unknown) => heartbeats.push(details));
     return { env, heartbeats };

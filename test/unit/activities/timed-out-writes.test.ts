@@ -6,6 +6,7 @@ import {
   type ProviderActivities,
   type StatusReport,
 } from '../../../activities/provider-activities';
+import { activityFailureInterceptor } from '../../../activities/provider-failure';
 import { ProviderClient } from '../../../src/provider/client';
 import { ProviderTimeoutError, ProviderUnavailableError } from '../../../src/provider/errors';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
@@ -40,7 +41,11 @@ describe('provider writes that time out', () => {
   });
   afterEach(() => sim.stop());
 
-  const attempt = (n: number) => new MockActivityEnvironment({ attempt: n }, { logger: quietLogger });
+  const attempt = (n: number) =>
+    new MockActivityEnvironment(
+      { attempt: n },
+      { logger: quietLogger, interceptors: [activityFailureInterceptor] },
+    );
   const failureOf = (run: Promise<unknown>) =>
     run.then(
       () => {

@@ -1,5 +1,5 @@
 import { optionsFromFlags } from '../../../src/cli/commands/campaign';
-import { InvalidInputError } from '../../../src/provider/errors';
+import { InputError } from '../../../src/errors';
 
 describe('campaign command flags', () => {
   const base = { manifest: 'people.csv' };
@@ -31,7 +31,7 @@ describe('campaign command flags', () => {
     } catch (err) {
       caught = err;
     }
-    expect(caught).toBeInstanceOf(InvalidInputError);
+    expect(caught).toBeInstanceOf(InputError);
     expect((caught as Error).message).toContain(flag);
   });
 });

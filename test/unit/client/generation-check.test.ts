@@ -1,9 +1,9 @@
 import { checkGenerationTarget } from '../../../src/client/generation-check';
-import { PipelineInputError } from '../../../src/client/input-error';
 import { ProviderClient } from '../../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { callOk } from '../simulator/support/provider-http';
 import { createModelWithSelfie, finishedGeneration, trainedModel } from '../simulator/support/scenario';
+import { InputError } from '../../../src/errors';
 
 describe('checkGenerationTarget: may avatars be generated under this model?', () => {
   let sim: RunningSimulator;
@@ -23,8 +23,8 @@ describe('checkGenerationTarget: may avatars be generated under this model?', ()
 
   async function refusal(target: Parameters<typeof checkGenerationTarget>[1]) {
     const err = await checkGenerationTarget(provider, target).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(PipelineInputError);
-    return (err as PipelineInputError).issues;
+    expect(err).toBeInstanceOf(InputError);
+    return (err as InputError).issues;
   }
 
   it('accepts a DONE model of the gender with offered styles, and answers the model', async () => {

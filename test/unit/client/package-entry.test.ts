@@ -27,14 +27,19 @@ describe('the package entry point', () => {
       'getPipeline',
       'listPipelines',
       'validatePipelineRequest',
-      'PipelineInputError',
+      'InputError',
       'ProviderClient',
       'startSimulator',
       'createPipelineWorker',
-      'ensureDevServer',
       'loadConfig',
     ] as const) {
       expect(typeof entry[name]).toBe('function');
+    }
+  });
+
+  it('leaves the developer tooling (dev server, Temporal installers) to dev/', () => {
+    for (const name of ['ensureDevServer', 'startDevServer', 'findTemporalCli']) {
+      expect(Object.keys(entry)).not.toContain(name);
     }
   });
 });
@@ -86,7 +91,7 @@ describe('listPipelines', () => {
     [{ cursor: 'AAAAAAAAAAAA.AAAA' }, 'cursor'],
   ])('refuses %j, naming %s', async (options, field) => {
     const attempt = entry.listPipelines(unusable, options as entry.ListPipelinesOptions);
-    await expect(attempt).rejects.toBeInstanceOf(entry.PipelineInputError);
+    await expect(attempt).rejects.toBeInstanceOf(entry.InputError);
     await expect(attempt).rejects.toMatchObject({ issues: [expect.objectContaining({ path: field })] });
   });
 });

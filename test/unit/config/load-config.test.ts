@@ -48,7 +48,6 @@ describe('loadConfig defaults', () => {
       maxConcurrentWorkflowTasks: 20,
       maxCachedWorkflows: 500,
       shutdownGraceMs: 30_000,
-      mallocTrimMs: 1_000,
     });
   });
 
@@ -125,7 +124,6 @@ describe('loadConfig refusals', () => {
     ['TEMPORAL_ADDRESS', 'http://localhost:7233', /host:port/],
     ['WORKER_MAX_CONCURRENT_ACTIVITIES', '-3', /greater than 0/],
     ['WORKER_SHUTDOWN_GRACE_MS', 'forever', /./],
-    ['WORKER_MALLOC_TRIM_MS', '-1', /0 \(off\) or more/],
     [
       'AVATAR_PRIVATE_HOSTS',
       'http://cdn.internal/',

@@ -1,4 +1,4 @@
-import { escapeHtml, renderGalleryHtml } from '../../../src/demo/gallery-html';
+import { escapeHtml, renderGalleryHtml } from '../../../dev/demo/gallery-html';
 
 describe('renderGalleryHtml', () => {
   const html = renderGalleryHtml({

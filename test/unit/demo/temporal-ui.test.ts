@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answersHttp, guessUiUrl, workflowUiUrl } from '../../../src/demo/temporal-ui';
-import { findFreePort } from '../../../src/devserver';
+import { answersHttp, guessUiUrl, workflowUiUrl } from '../../../dev/demo/temporal-ui';
+import { findFreePort } from '../../../dev/devserver';
 
 describe('Temporal UI links', () => {
   it('point at the run of a workflow, encoding the id', () => {

@@ -3,7 +3,7 @@ import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PipelineResult } from '../../../src/contracts/pipeline-state';
-import { writeGallery } from '../../../src/demo/write-gallery';
+import { writeGallery } from '../../../dev/demo/write-gallery';
 import { FsBlobStore } from '../../../src/storage';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
 import { startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';

@@ -1,4 +1,4 @@
-import { parseAddress } from '../../../src/devserver/address';
+import { parseAddress } from '../../../dev/devserver/address';
 
 describe('parseAddress', () => {
   it('splits host and port', () => {

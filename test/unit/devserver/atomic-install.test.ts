@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { installAtomically } from '../../../src/devserver/atomic-install';
+import { installAtomically } from '../../../dev/devserver/atomic-install';
 import { makeTempDir } from './fake-executables';
 
 describe('installAtomically', () => {

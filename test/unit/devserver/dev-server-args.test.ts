@@ -5,7 +5,7 @@ import {
   buildDevServerArgs,
   TASK_QUEUE_DYNAMIC_CONFIG,
   type DevServerArgsInput,
-} from '../../../src/devserver/dev-server-args';
+} from '../../../dev/devserver/dev-server-args';
 
 const base: DevServerArgsInput = {
   dbFile: '/data/t.db',

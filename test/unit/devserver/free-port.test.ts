@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { findFreePort, findFreePorts, isPortFree } from '../../../src/devserver/free-port';
+import { findFreePort, findFreePorts, isPortFree } from '../../../dev/devserver/free-port';
 
 function listen(port: number): Promise<Server> {
   return new Promise((resolve, reject) => {

@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { TEMPORAL_CLI } from '../../../src/devserver/tools';
-import { TEMPORAL_TEST_SERVER } from '../../../src/devserver/tools';
-import { findInstalledTool, locateTool, type ToolSpec } from '../../../src/devserver/locate-tool';
-import type { ToolInstaller } from '../../../src/devserver/locate-tool';
+import { TEMPORAL_CLI } from '../../../dev/devserver/tools';
+import { TEMPORAL_TEST_SERVER } from '../../../dev/devserver/tools';
+import { findInstalledTool, locateTool, type ToolSpec } from '../../../dev/devserver/locate-tool';
+import type { ToolInstaller } from '../../../dev/devserver/locate-tool';
 import { makeTempDir, writeFakeExecutable } from './fake-executables';
 
 describe('locating the Temporal binaries', () => {

@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readLogTail } from '../../../src/devserver/log-tail';
+import { readLogTail } from '../../../dev/devserver/log-tail';
 import { makeTempDir } from './fake-executables';
 
 describe('readLogTail', () => {

@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { startDevServer } from '../../../src/devserver/start-dev-server';
+import { startDevServer } from '../../../dev/devserver/start-dev-server';
 import { makeTempDir, writeFakeExecutable } from './fake-executables';
 
 /** A stand-in for `temporal` that runs the given shell code instead of a server. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config/load-config';
 import { resolveImageReference, type ImageAccessPolicy } from '../../../src/images/image-access';
-import { InvalidInputError } from '../../../src/provider/errors';
 import { tinyPng } from '../../fixtures/images';
+import { InputError } from '../../../src/errors';
 
 let base: string;
 let root: string;
@@ -26,13 +26,13 @@ beforeAll(async () => {
 });
 afterAll(() => rm(base, { recursive: true, force: true }));
 
-async function refusal(reference: string, p: ImageAccessPolicy = policy): Promise<InvalidInputError> {
+async function refusal(reference: string, p: ImageAccessPolicy = policy): Promise<InputError> {
   const err: unknown = await resolveImageReference(reference, p, 'images[0]').then(
     (resolved) => new Error(`expected a refusal, got ${JSON.stringify(resolved)}`),
     (e: unknown) => e,
   );
-  if (!(err instanceof InvalidInputError)) throw err;
-  expect(err.field).toBe('images[0]');
+  if (!(err instanceof InputError)) throw err;
+  expect(err.issues[0]?.path).toBe('images[0]');
   return err;
 }
 
@@ -59,22 +59,22 @@ describe('file references', () => {
 
   it('refuses path traversal out of the root', async () => {
     const err = await refusal(`${root}/../selfies-private/secret.png`);
-    expect(err.reason).toMatch(/outside the allowed image directories/);
+    expect(err.issues[0]?.message).toMatch(/outside the allowed image directories/);
   });
 
   it('refuses /root/../etc/passwd', async () => {
     const err = await refusal(`${root}/../../../../../../etc/passwd`);
-    expect(err.reason).toMatch(/outside the allowed image directories/);
+    expect(err.issues[0]?.message).toMatch(/outside the allowed image directories/);
   });
 
   it('refuses a sibling directory whose name starts like the root', async () => {
     const err = await refusal(join(outside, 'secret.png'));
-    expect(err.reason).toMatch(/outside/);
+    expect(err.issues[0]?.message).toMatch(/outside/);
   });
 
   it('refuses a symlinked file that escapes the root', async () => {
     const err = await refusal(join(root, 'escape.png'));
-    expect(err.reason).toMatch(/outside/);
+    expect(err.issues[0]?.message).toMatch(/outside/);
   });
 
   it('refuses a file inside a symlinked directory that escapes the root', async () => {
@@ -87,12 +87,12 @@ describe('file references', () => {
 
   it('refuses a relative path', async () => {
     const err = await refusal('alice/one.png');
-    expect(err.reason).toBe('must be an absolute file path or an http(s) URL');
+    expect(err.issues[0]?.message).toBe('must be an absolute file path or an http(s) URL');
   });
 
   it('refuses a file that does not exist, without saying more about the disk', async () => {
     const err = await refusal(join(root, 'nobody.png'));
-    expect(err.reason).toMatch(/does not exist/);
+    expect(err.issues[0]?.message).toMatch(/does not exist/);
   });
 });
 
@@ -115,7 +115,9 @@ describe('URL references', () => {
 
   it('refuses a host that is not allowed, naming it and the variable', async () => {
     const err = await refusal('https://evil.example/a.jpg', hosts('cdn.example.com'));
-    expect(err.reason).toBe('host "evil.example" is not in the allowed image hosts (IMAGE_URL_HOSTS)');
+    expect(err.issues[0]?.message).toBe(
+      'host "evil.example" is not in the allowed image hosts (IMAGE_URL_HOSTS)',
+    );
   });
 
   it('refuses every URL when no host is allowed', async () => {
@@ -124,7 +126,7 @@ describe('URL references', () => {
 
   it('refuses a URL cleanly under the default configuration (no IMAGE_URL_HOSTS)', async () => {
     const err = await refusal('https://cdn.example.com/a.jpg', loadConfig({}, root).imageAccess);
-    expect(err.reason).toMatch(/not in the allowed image hosts/);
+    expect(err.issues[0]?.message).toMatch(/not in the allowed image hosts/);
   });
 
   it.each(['127.0.0.1', '10.1.2.3', '192.168.0.5', '169.254.169.254', '172.16.0.1'])(
@@ -146,24 +148,24 @@ describe('URL references', () => {
 
   it('refuses a listed name that resolves to a loopback address not listed itself', async () => {
     const err = await refusal('http://localhost/a.jpg', hosts('localhost'));
-    expect(err.reason).toMatch(/resolves to a private address/);
+    expect(err.issues[0]?.message).toMatch(/resolves to a private address/);
   });
 
   it('refuses credentials in the URL', async () => {
     const err = await refusal('https://user:pass@203.0.113.10/a.jpg', hosts('203.0.113.10'));
-    expect(err.reason).toBe('must not carry credentials in the URL');
+    expect(err.issues[0]?.message).toBe('must not carry credentials in the URL');
   });
 
   it.each(['ftp://203.0.113.10/a.jpg', 'file:///etc/passwd', 'data:image/png;base64,AAAA', 'gopher://x/'])(
     'refuses the non-http reference %s',
     async (reference) => {
       const err = await refusal(reference, hosts('203.0.113.10', 'x'));
-      expect(err.reason).toBe('must be an absolute file path or an http(s) URL');
+      expect(err.issues[0]?.message).toBe('must be an absolute file path or an http(s) URL');
     },
   );
 
   it('refuses a malformed http URL', async () => {
     const err = await refusal('http://exa mple.com/a.jpg', hosts('exa mple.com'));
-    expect(err.reason).toBe('is not a valid URL');
+    expect(err.issues[0]?.message).toBe('is not a valid URL');
   });
 });

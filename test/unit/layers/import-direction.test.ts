@@ -38,6 +38,9 @@ function restrictedImports(request: LintRequest): { texts: string[][]; dirs: str
   return JSON.parse(out) as { texts: string[][]; dirs: string[] };
 }
 
+const DEV_IMPORT =
+  "import { startDevServer } from '../../dev/devserver';\nexport const s = startDevServer;\n";
+
 describe('imports point one way: only src/worker loads workflows and activities', () => {
   let result: { texts: string[][]; dirs: string[] };
   beforeAll(() => {
@@ -55,6 +58,8 @@ describe('imports point one way: only src/worker loads workflows and activities'
           text: "import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';\nexport const t = WORKFLOW_TYPES;\n",
           file: 'src/client/fake-import.ts',
         },
+        { text: DEV_IMPORT, file: 'src/cli/fake-import.ts' },
+        { text: DEV_IMPORT, file: 'src/worker/fake-import.ts' },
       ],
       dirs: ['src'],
     });
@@ -71,6 +76,12 @@ describe('imports point one way: only src/worker loads workflows and activities'
     const [, fromWorker, fromContracts] = result.texts;
     expect(fromWorker).toEqual([]);
     expect(fromContracts).toEqual([]);
+  });
+
+  test('nothing in src/, src/worker included, loads the developer tooling in dev/', () => {
+    const [, , , fromCli, fromWorker] = result.texts;
+    expect(fromCli).toEqual([expect.stringContaining("'../../dev/devserver' import is restricted")]);
+    expect(fromWorker).toEqual([expect.stringContaining("'../../dev/devserver' import is restricted")]);
   });
 
   test('the tree has none', () => {

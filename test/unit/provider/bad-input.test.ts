@@ -2,7 +2,6 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProviderClient } from '../../../src/provider/client';
-import { InvalidInputError } from '../../../src/provider/errors';
 import type { CreateModelRequest, Gender } from '../../../src/provider/request-schemas';
 import {
   toUploadImage,
@@ -11,6 +10,7 @@ import {
 } from '../../../src/provider/upload-image';
 import { forbiddenFetch, type ForbiddenFetch } from '../../fixtures/fetch-stub';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
+import { InputError } from '../../../src/errors';
 
 let fetchStub: ForbiddenFetch;
 let client: ProviderClient;
@@ -36,8 +36,8 @@ afterEach(() => {
   expect(fetchStub.calls).toEqual([]);
 });
 
-/** Runs a client call and returns the InvalidInputError it was refused with; a synchronous throw is a defect. */
-async function refusal(call: () => Promise<unknown>): Promise<InvalidInputError> {
+/** Runs a client call and returns the InputError it was refused with; a synchronous throw is a defect. */
+async function refusal(call: () => Promise<unknown>): Promise<InputError> {
   let promise: Promise<unknown>;
   try {
     promise = call();
@@ -48,7 +48,7 @@ async function refusal(call: () => Promise<unknown>): Promise<InvalidInputError>
     () => new Error('the call was expected to be refused, but succeeded'),
     (e: unknown) => e,
   );
-  if (!(err instanceof InvalidInputError)) throw err;
+  if (!(err instanceof InputError)) throw err;
   return err;
 }
 
@@ -75,14 +75,14 @@ describe('order bodies are checked before any request', () => {
     ['a repeated style', { styles: [3, 5, 3] }, 'request.styles', /repeat/],
   ])('createModel refuses %s, naming %s', async (_name, overrides, field, reason) => {
     const err = await refusal(() => client.createModel(model(overrides)));
-    expect(err.field).toBe(field);
-    expect(err.reason).toMatch(reason);
+    expect(err.issues[0]?.path).toBe(field);
+    expect(err.issues[0]?.message).toMatch(reason);
     expect(err.message).toContain(field);
   });
 
   it('createModel refuses a field the provider does not know', async () => {
     const err = await refusal(() => client.createModel(model({ parent: 0 })));
-    expect(err.field).toBe('request');
+    expect(err.issues[0]?.path).toBe('request');
     expect(err.message).toMatch(/parent/);
   });
 
@@ -93,7 +93,7 @@ describe('order bodies are checked before any request', () => {
     ['a repeated style', { styles: [1, 1], gender: 2, parent: 8 }, 'request.styles'],
   ])('createOrder refuses %s', async (_name, request, field) => {
     const err = await refusal(() => client.createOrder(request as never));
-    expect(err.field).toBe(field);
+    expect(err.issues[0]?.path).toBe(field);
   });
 });
 
@@ -110,7 +110,7 @@ describe('ids and page indexes are checked before any request', () => {
     ['a fractional page', () => client.listAvatarPage(12, 0.5), 'page'],
   ])('refuses %s', async (_name, call, field) => {
     const err = await refusal(call);
-    expect(err.field).toBe(field);
+    expect(err.issues[0]?.path).toBe(field);
   });
 });
 
@@ -126,37 +126,37 @@ describe('uploads are checked before any request', () => {
     const err = await refusal(() =>
       client.uploadTrainingImage(12, upload as { gender: Gender; image: string }),
     );
-    expect(err.field).toBe(field);
+    expect(err.issues[0]?.path).toBe(field);
   });
 
   it('refuses a file that does not exist, naming the file', async () => {
     const path = join(dir, 'missing.jpg');
     const err = await refusal(() => uploadFile(path));
-    expect(err.field).toBe(path);
-    expect(err.reason).toBe('file does not exist');
+    expect(err.issues[0]?.path).toBe(path);
+    expect(err.issues[0]?.message).toBe('file does not exist');
   });
 
   it('refuses a text file named .jpg by its content', async () => {
     const path = join(dir, 'notes.jpg');
     await writeFile(path, 'these are not the pixels you are looking for\n');
     const err = await refusal(() => uploadFile(path));
-    expect(err.field).toBe(path);
-    expect(err.reason).toBe('is not a JPEG or PNG image');
+    expect(err.issues[0]?.path).toBe(path);
+    expect(err.issues[0]?.message).toBe('is not a JPEG or PNG image');
   });
 
   it('refuses an empty file', async () => {
     const path = join(dir, 'empty.png');
     await writeFile(path, Buffer.alloc(0));
     const err = await refusal(() => uploadFile(path));
-    expect(err.reason).toBe('is empty');
+    expect(err.issues[0]?.message).toBe('is empty');
   });
 
   it('refuses a directory given as a file', async () => {
     const path = join(dir, 'a-folder.jpg');
     await mkdir(path);
     const err = await refusal(() => uploadFile(path));
-    expect(err.field).toBe(path);
-    expect(err.reason).toBe('is a directory');
+    expect(err.issues[0]?.path).toBe(path);
+    expect(err.issues[0]?.message).toBe('is a directory');
   });
 
   it('refuses an image larger than the limit, saying both sizes', async () => {
@@ -164,7 +164,7 @@ describe('uploads are checked before any request', () => {
     const png = tinyPng(64, 64);
     await writeFile(path, png);
     const err = await refusal(() => uploadFile(path, 100));
-    expect(err.reason).toBe(`is ${png.length} bytes, more than the limit of 100 bytes`);
+    expect(err.issues[0]?.message).toBe(`is ${png.length} bytes, more than the limit of 100 bytes`);
   });
 
   it('accepts a real JPEG and PNG file (the checks are not refusing everything)', async () => {
@@ -189,23 +189,23 @@ describe('Base64 given by a caller is checked before any request', () => {
     ['padding in the middle', 'iVBO=w0KGgoAAAAA'],
   ])('refuses corrupt Base64: %s', async (_name, encoded) => {
     const err = await refusal(() => uploadBase64(encoded));
-    expect(err.field).toBe('images[0]');
-    expect(err.reason).toBe('is not valid Base64');
+    expect(err.issues[0]?.path).toBe('images[0]');
+    expect(err.issues[0]?.message).toBe('is not valid Base64');
   });
 
   it('refuses an empty data URI', async () => {
     const err = await refusal(() => uploadBase64('data:image/png;base64,'));
-    expect(err.reason).toBe('is empty');
+    expect(err.issues[0]?.message).toBe('is empty');
   });
 
   it('refuses valid Base64 of something that is not an image', async () => {
     const err = await refusal(() => uploadBase64(Buffer.from('GIF89a not supported').toString('base64')));
-    expect(err.reason).toBe('is not a JPEG or PNG image');
+    expect(err.issues[0]?.message).toBe('is not a JPEG or PNG image');
   });
 
   it('refuses an oversize decoded image', async () => {
     const err = await refusal(() => uploadBase64(tinyPng(32, 32).toString('base64'), 64));
-    expect(err.reason).toMatch(/more than the limit of 64 bytes/);
+    expect(err.issues[0]?.message).toMatch(/more than the limit of 64 bytes/);
   });
 
   it('accepts a data URI, re-labelling it with the detected format', () => {

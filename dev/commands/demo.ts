@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_SIMULATOR_PORT } from '../../config/env-schema';
-import { quietTemporalRuntime } from '../../demo/quiet-runtime';
-import { DemoInterrupted, runDemo, type DemoReport } from '../../demo/run-demo';
-import { EXIT } from '../exit-codes';
-import { reportError } from '../fail';
-import { stopSignal } from '../serve-until-signal';
-import { printableJson, writeLines } from '../printable';
+import { DEFAULT_SIMULATOR_PORT } from '../../src/config/env-schema';
+import { quietTemporalRuntime } from '../demo/quiet-runtime';
+import { DemoInterrupted, runDemo, type DemoReport } from '../demo/run-demo';
+import { EXIT } from '../../src/cli/exit-codes';
+import { reportError } from '../../src/cli/fail';
+import { stopSignal } from '../../src/cli/serve-until-signal';
+import { printableJson, writeLines } from '../../src/cli/printable';
 
 /** The styles the demo generates unless told otherwise: four that look clearly different. */
 const DEMO_STYLES = [3, 5, 7, 12];

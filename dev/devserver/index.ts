@@ -12,7 +12,7 @@ export { buildDevServerArgs } from './dev-server-args';
 export type {
   SearchAttributeDefinitions,
   SearchAttributeTypeName,
-} from '../setup/search-attribute-definitions';
+} from '../../src/setup/search-attribute-definitions';
 export { findFreePort, findFreePorts, isPortFree } from './free-port';
 export { checkFrontend, waitForFrontend } from './frontend-readiness';
 export type { Logger } from './log';

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AvatarRef, PipelineResult } from '../contracts/pipeline-state';
-import { detectImageFormat } from '../provider/image-format';
-import { readBlob, type BlobStore } from '../storage';
+import type { AvatarRef, PipelineResult } from '../../src/contracts/pipeline-state';
+import { detectImageFormat } from '../../src/provider/image-format';
+import { readBlob, type BlobStore } from '../../src/storage';
 import { renderGalleryHtml, type GalleryImage, type GallerySection } from './gallery-html';
 
 export interface WriteGalleryOptions {

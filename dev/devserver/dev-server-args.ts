@@ -1,7 +1,7 @@
 import {
   SEARCH_ATTRIBUTE_TYPES,
   type SearchAttributeDefinitions,
-} from '../setup/search-attribute-definitions';
+} from '../../src/setup/search-attribute-definitions';
 
 export interface DevServerArgsInput {
   dbFile: string;

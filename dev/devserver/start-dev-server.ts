@@ -3,14 +3,14 @@ import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { buildDevServerArgs } from './dev-server-args';
-import type { SearchAttributeDefinitions } from '../setup/search-attribute-definitions';
+import type { SearchAttributeDefinitions } from '../../src/setup/search-attribute-definitions';
 import { findTemporalCli } from './tools';
 import { findFreePorts, isPortFree } from './free-port';
 import { waitForFrontend } from './frontend-readiness';
 import { logToStderr, type Logger } from './log';
 import { readLogTail } from './log-tail';
-import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../setup/search-attribute-definitions';
-import { prepareNamespace } from '../setup/prepare-namespace';
+import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/setup/search-attribute-definitions';
+import { prepareNamespace } from '../../src/setup/prepare-namespace';
 import { hasExited, stopProcess } from './stop-process';
 
 export interface DevServerOptions {

@@ -1,13 +1,13 @@
 import { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, isPortFree, type EnsuredDevServer } from '../devserver';
 import type { Logger } from '../devserver/log';
-import { temporalConnectionOptions } from '../client/connection-options';
-import type { StarterSettings } from '../config/starter-settings';
-import { pipelineDataConverter } from '../codec/data-converter';
-import { SIMULATOR_API_KEY } from '../config/env-schema';
-import { startSimulator, type RunningSimulator } from '../simulator';
-import { pipelineWorkflowBundle } from '../worker/create-worker';
-import { PipelineWorkers } from '../worker/pipeline-workers';
+import { temporalConnectionOptions } from '../../src/client/connection-options';
+import type { StarterSettings } from '../../src/config/starter-settings';
+import { pipelineDataConverter } from '../../src/codec/data-converter';
+import { SIMULATOR_API_KEY } from '../../src/config/env-schema';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { answersHttp, guessUiUrl } from './temporal-ui';
 
 export interface DemoStackOptions extends Pick<StarterSettings, 'temporal' | 'placement' | 'campaigns'> {

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { isPortFree, startDevServer } from '../../devserver';
-import { EXIT } from '../exit-codes';
-import { reportError } from '../fail';
-import { serveUntilSignal } from '../serve-until-signal';
+import { isPortFree, startDevServer } from '../devserver';
+import { EXIT } from '../../src/cli/exit-codes';
+import { reportError } from '../../src/cli/fail';
+import { serveUntilSignal } from '../../src/cli/serve-until-signal';
 
 /** The ports `temporal server start-dev` uses by default, so TEMPORAL_ADDRESS's default finds it. */
 const DEFAULT_PORT = 7233;
@@ -32,9 +32,7 @@ async function runDevServer(flags: DevServerFlags): Promise<void> {
     ['--ui-port', uiPort],
   ] as const) {
     if (!(await isPortFree(port, flags.ip))) {
-      console.error(
-        `avatar-pipeline dev-server: ${flag} ${port}: already in use (is a Temporal server running?)`,
-      );
+      console.error(`dev-server: ${flag} ${port}: already in use (is a Temporal server running?)`);
       process.exitCode = EXIT.badInput;
       return;
     }

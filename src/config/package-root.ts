@@ -14,8 +14,3 @@ export function findPackageRoot(startDir: string = __dirname): string {
     dir = parent;
   }
 }
-
-/** Project-local directory for downloaded tools; ignored by git. */
-export function defaultToolsDir(): string {
-  return path.join(findPackageRoot(), '.tools');
-}

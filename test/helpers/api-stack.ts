@@ -1,0 +1,88 @@
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { uniqueBasePath } from './e2e-pipeline';
+import { CLI_BIN } from './run-cli';
+import { devServerUnderTest, uniqueName } from './temporal-env';
+import { TEST_ENV } from './test-env-vars';
+import { spawnCli, startWorkerProcess, waitFor, type CliProcess } from './worker-process';
+
+/** `avatar-pipeline api` in `cwd`, resolved with its URL once it listens on a free loopback port. */
+export async function startApiProcess(
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<{ api: CliProcess; url: string }> {
+  const api = spawnCli(['api', '--port', '0', '--host', '127.0.0.1'], env, cwd);
+  let exited: number | string | undefined;
+  void api.exited.then((code) => (exited = code));
+  let url = '';
+  await waitFor(
+    'the API to listen',
+    () => {
+      if (exited !== undefined) throw new Error(`the API exited (${exited}):\n${api.output()}`);
+      url = /^(http:\/\/127\.0\.0\.1:\d+)$/m.exec(api.output())?.[1] ?? '';
+      return url !== '';
+    },
+    60_000,
+  );
+  return { api, url };
+}
+
+export interface ApiStack {
+  /** The environment the stack's processes share, plus API_URL and API_TOKEN, for commands run against it. */
+  env: Record<string, string>;
+  apiUrl: string;
+  token: string;
+  sim: RunningSimulator;
+  /** A directory whose `avatar-pipeline` runs this checkout's compiled command, and whose `temporal` is the run's Temporal CLI. */
+  binDir: string;
+  /** Stops the simulator; the caller stops the processes (killAllSpawned). */
+  stop(): Promise<void>;
+}
+
+/**
+ * What a reader of the docs runs, on the run's dev server: the simulator with short timings, an
+ * `avatar-pipeline worker` and `avatar-pipeline api` process (bearer `token`, links to the Temporal
+ * UI), each in `dir`, with its own task queue. Selfies given by path must lie under `dir`.
+ */
+export async function startApiStack(dir: string, name: string, token: string): Promise<ApiStack> {
+  const { address, namespace, uiUrl } = devServerUnderTest();
+  const sim = await startSimulator({
+    basePath: uniqueBasePath(name),
+    progression: { mode: 'wall', trainingMs: 1_500, generationMs: 300 },
+  });
+  const binDir = path.join(dir, '.bin');
+  await mkdir(binDir, { recursive: true });
+  const shim = path.join(binDir, 'avatar-pipeline');
+  await writeFile(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`);
+  await chmod(shim, 0o755);
+  // The examples' `temporal` is the CLI the test run found or installed (the global setup names it).
+  const temporalCli = process.env[TEST_ENV.temporalCli];
+  if (temporalCli) await symlink(temporalCli, path.join(binDir, 'temporal'));
+  const shared: Record<string, string> = {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: namespace,
+    TEMPORAL_TASK_QUEUE: uniqueName(name),
+    PROVIDER_BASE_URL: sim.url,
+    PROVIDER_API_KEY: 'sim-key',
+    IMAGE_ROOTS: dir,
+    CAMPAIGN_DIR: path.join(dir, 'campaigns'),
+    BLOB_DIR: path.join(dir, 'blobs'),
+    ...(uiUrl ? { TEMPORAL_UI_URL: uiUrl } : {}),
+  };
+  try {
+    await startWorkerProcess(shared, dir);
+    const { url } = await startApiProcess({ ...shared, API_TOKENS: token }, dir);
+    return {
+      env: { ...shared, API_URL: url, API_TOKEN: token },
+      apiUrl: url,
+      token,
+      sim,
+      binDir,
+      stop: () => sim.stop(),
+    };
+  } catch (err) {
+    await sim.stop();
+    throw err;
+  }
+}
