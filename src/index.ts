@@ -3,7 +3,7 @@
  *
  * Start and watch pipelines with createPipelineClient(); run the work with PipelineWorkers.create();
  * talk to the provider directly with ProviderClient; try everything locally with startSimulator()
- * and ensureDevServer().
+ * (and a Temporal dev server from the repository's dev tooling: `npm run temporal:dev`).
  */
 
 // The errors callers tell apart: every one of the package's own extends AvatarPipelineError;
