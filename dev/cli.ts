@@ -7,9 +7,8 @@
  *   npm run temporal:dev -- [flags]    (node dist/dev/cli.js dev-server)
  *   npm run temporal:install           (node dist/dev/cli.js install-temporal)
  */
-import { Command, CommanderError } from 'commander';
-import { EXIT } from '../src/cli/exit-codes';
-import { writeLines } from '../src/cli/printable';
+import { Command } from 'commander';
+import { runProgram } from '../src/cli/run-program';
 import { registerDemoCommand } from './commands/demo';
 import { registerDevServerCommand } from './commands/dev-server';
 import { registerInstallTemporalCommand } from './commands/install-temporal';
@@ -25,17 +24,4 @@ function buildProgram(): Command {
   return program;
 }
 
-async function main(argv: string[]): Promise<void> {
-  try {
-    await buildProgram().parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
-      return;
-    }
-    writeLines(process.stderr, err instanceof Error ? err.message : String(err));
-    process.exitCode = EXIT.failed;
-  }
-}
-
-void main(process.argv);
+void runProgram(buildProgram(), process.argv);

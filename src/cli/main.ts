@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { registerApiCommand } from './commands/api';
 import { registerCampaignCommand } from './commands/campaign';
 import { registerCampaignsCommand } from './commands/campaigns';
@@ -14,8 +14,7 @@ import { registerSetupCommand } from './commands/setup';
 import { registerCodecServerCommand } from './commands/codec-server';
 import { registerSubjectQueryCommand } from './commands/subject-query';
 import { registerForgetCommand } from './commands/forget';
-import { EXIT } from './exit-codes';
-import { writeLines } from './printable';
+import { runProgram } from './run-program';
 
 function buildProgram(): Command {
   const program = new Command('avatar-pipeline')
@@ -40,18 +39,4 @@ function buildProgram(): Command {
   return program;
 }
 
-async function main(argv: string[]): Promise<void> {
-  try {
-    await buildProgram().parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // Help and version exit 0; every usage error is bad input.
-      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
-      return;
-    }
-    writeLines(process.stderr, err instanceof Error ? err.message : String(err));
-    process.exitCode = EXIT.failed;
-  }
-}
-
-void main(process.argv);
+void runProgram(buildProgram(), process.argv);
