@@ -13,7 +13,7 @@ import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { startTestApi } from '../helpers/test-api';
+import { apiCaller, startTestApi } from '../helpers/test-api';
 import { InputError } from '../../src/errors';
 
 const TOKEN = 'internal-ids-token-0123456789';
@@ -75,17 +75,7 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
     await env?.teardown();
   });
 
-  async function call(method: string, url: string, body?: unknown) {
-    const response = await fetch(`${base}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (await response.json()) as unknown };
-  }
+  const call = apiCaller(() => base, TOKEN);
 
   /** Starts a workflow of `type` at `workflowId` that stays open (no worker polls its queue). */
   async function squat(workflowId: string, type: string): Promise<void> {

@@ -9,7 +9,7 @@ import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { startTestApi } from '../helpers/test-api';
+import { apiCaller, startTestApi } from '../helpers/test-api';
 
 const TOKEN = 'erasure-token-0123456789';
 
@@ -76,18 +76,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     await env?.teardown();
   });
 
-  async function call(method: string, url: string, body?: unknown) {
-    const response = await fetch(`${base}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    return { status: response.status, text };
-  }
+  const call = apiCaller(() => base, TOKEN);
 
   test('once erased, dave appears in no summary, result, manifest copy, run or archive; erin is intact', async () => {
     const [daveSelfie, erinSelfie] = selfies.files as [string, string];

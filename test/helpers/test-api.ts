@@ -22,3 +22,42 @@ export async function startTestApi(options: ApiServerOptions): Promise<TestApi> 
 export function withApi(config: AppConfig, api: Partial<AppConfig['api']>): AppConfig {
   return { ...config, api: { ...config.api, ...api } };
 }
+
+export interface ApiAnswer {
+  status: number;
+  text: string;
+  /** The answer parsed as JSON; undefined when it is empty or not JSON. */
+  body: unknown;
+}
+
+/**
+ * A bearer-authenticated caller of a test API: JSON bodies are sent as JSON, FormData as multipart.
+ * `base` is read at each call, so it may be set in a beforeAll after the caller is made.
+ */
+export function apiCaller(
+  base: () => string,
+  token: string,
+): (method: string, url: string, body?: unknown) => Promise<ApiAnswer> {
+  return async (method, url, body) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    let payload: string | FormData | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] = 'application/json';
+    }
+    const response = await fetch(`${base()}${url}`, {
+      method,
+      headers,
+      ...(payload !== undefined ? { body: payload } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, text, body: parsed };
+  };
+}
