@@ -10,12 +10,11 @@ import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { startS3TestServer, type S3TestServer } from '../helpers/s3-server';
 import { writeSelfies } from '../helpers/selfie-files';
 import { devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { startApiProcess } from '../helpers/api-stack';
 import {
   killAllSpawned,
   requireCompiledCli,
-  spawnCli,
   startWorkerProcess,
-  waitFor,
   type CliProcess,
 } from '../helpers/worker-process';
 
@@ -63,22 +62,9 @@ async function setting(name: string): Promise<{ sim: RunningSimulator; env: Reco
   };
 }
 
-/** `avatar-pipeline api` in `cwd`, resolved with its URL once it listens. */
-async function startApi(env: Record<string, string>, cwd: string): Promise<{ api: CliProcess; url: string }> {
-  const api = spawnCli(['api', '--port', '0', '--host', '127.0.0.1'], { API_TOKENS: TOKEN, ...env }, cwd);
-  let exited: number | string | undefined;
-  void api.exited.then((code) => (exited = code));
-  let url = '';
-  await waitFor(
-    'the API to listen',
-    () => {
-      if (exited !== undefined) throw new Error(`the API exited (${exited}):\n${api.output()}`);
-      url = /^(http:\/\/127\.0\.0\.1:\d+)$/m.exec(api.output())?.[1] ?? '';
-      return url !== '';
-    },
-    60_000,
-  );
-  return { api, url };
+/** `avatar-pipeline api` in `cwd` with the test's token. */
+function startApi(env: Record<string, string>, cwd: string): Promise<{ api: CliProcess; url: string }> {
+  return startApiProcess({ API_TOKENS: TOKEN, ...env }, cwd);
 }
 
 /** An Idempotency-Key as long as the API takes: the workflow id becomes the longest unhashed key segment. */
