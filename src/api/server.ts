@@ -11,6 +11,7 @@ import { ProviderClient } from '../provider/client';
 import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
+import { DEFAULT_CALLER } from './caller';
 import { apiAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
 import { declareCommonResponses } from './common-responses';
@@ -134,6 +135,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       });
       // Both hook each route as it is added: the token check goes after the rate limit on each route.
       await v1.register(bearerAuth, apiAuth(config.api.tokens));
+      // Every valid token is the default tenant's with every scope until tenants are configured.
+      v1.decorateRequest('caller', { getter: () => DEFAULT_CALLER });
       registerStartPipelineRoute(v1, ctx);
       registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
