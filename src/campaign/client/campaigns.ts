@@ -26,15 +26,15 @@ import {
   type RetryReport,
   type SubjectSummary,
 } from '../contracts/campaign';
-import type { PipelineResult } from '../contracts/pipeline-state';
-import { CampaignIdAttribute } from '../contracts/search-attributes';
+import type { PipelineResult } from '../../contracts/pipeline-state';
+import { CampaignIdAttribute } from '../../contracts/search-attributes';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { encryptionCodecOf } from '../codec/data-converter';
-import { missingSearchAttributesError } from './start-run';
-import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
-import { csvLine } from '../campaign/manifest/csv';
+import { encryptionCodecOf } from '../../codec/data-converter';
+import { missingSearchAttributesError } from '../../client/start-run';
+import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../manifest-store';
+import { csvLine } from '../manifest/csv';
+import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
 import {
-  WORKFLOW_TYPES,
   type AvatarCampaignWorkflow,
   campaignLedgerQuery,
   campaignProgressQuery,
@@ -42,10 +42,10 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
-} from '../contracts/workflow-definitions';
+} from '../contracts/definitions';
 
-import { InputError } from '../errors';
-import type { RunPlacement } from '../config/run-placement';
+import { InputError } from '../../errors';
+import type { RunPlacement } from '../../config/run-placement';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
 export interface StartCampaignOptions extends RunPlacement {
@@ -163,7 +163,7 @@ export const DEFAULT_FIXED_WINDOW = 50;
 /** How often the auto window samples the provider's signals. */
 export const DEFAULT_WINDOW_SAMPLE_MS = 10_000;
 
-/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/contracts/in-flight-window.ts. */
+/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/campaign/workflows/window-controller.ts. */
 function campaignWindow(
   settings: ReturnType<typeof campaignOptionsSchema.parse>,
   fallback: number | 'auto' | undefined,

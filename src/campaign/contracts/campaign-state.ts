@@ -2,10 +2,10 @@
  * Campaign types and pure helpers shared by the campaign workflow and everything that starts or
  * watches campaigns (client package, CLI, API). Workflow-safe: no runtime imports.
  */
-import type { WindowState, WindowTuning } from './in-flight-window';
-import type { PollingOptions } from './pipeline-input';
-import type { PipelineResult } from './pipeline-state';
-import type { ProgressFeedCarry } from './progress-feed';
+import type { WindowState, WindowTuning } from './window-state';
+import type { PollingOptions } from '../../contracts/pipeline-input';
+import type { PipelineResult } from '../../contracts/pipeline-state';
+import type { ProgressFeedCarry } from '../../contracts/progress-feed';
 import type { CampaignSubject } from './campaign';
 
 /**

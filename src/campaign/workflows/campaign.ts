@@ -13,18 +13,23 @@ import {
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import type { CampaignSubject } from '../src/contracts/campaign';
+import type { CampaignSubject } from '../contracts/campaign';
 import type {
   CampaignInput,
   CampaignOutcome,
   CampaignProgress,
   CampaignSettings,
   CampaignState,
-} from '../src/contracts/campaign-state';
-import { isErased, subjectWorkflowId } from '../src/contracts/campaign-state';
-import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
-import { PROGRESS_FEED_CAPACITY } from '../src/contracts/progress-feed';
-import { pipelineStartAttributes } from '../src/contracts/search-attributes';
+} from '../contracts/campaign-state';
+import { isErased, subjectWorkflowId } from '../contracts/campaign-state';
+import type { GenerationWorkflowInput } from '../../contracts/model-runs';
+import { PROGRESS_FEED_CAPACITY } from '../../contracts/progress-feed';
+import { pipelineStartAttributes } from '../../contracts/search-attributes';
+import {
+  WORKFLOW_TYPES,
+  type AvatarGenerationWorkflow,
+  type AvatarPipelineWorkflow,
+} from '../../contracts/workflow-definitions';
 import {
   campaignLedgerQuery,
   campaignProgressQuery,
@@ -34,17 +39,14 @@ import {
   retryCampaignUpdate,
   subjectEndedSignal,
   subjectsErasedSignal,
-  WORKFLOW_TYPES,
-  type AvatarGenerationWorkflow,
-  type AvatarPipelineWorkflow,
-} from '../src/contracts/workflow-definitions';
-import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
-import { CampaignBook } from './campaign-book';
-import { failureOutcome } from './campaign-report';
-import { SubjectPages } from './campaign-subjects';
-import { watchUnheardChildren, type RunningChild } from './campaign-unheard';
-import { CampaignWindow } from './campaign-window';
-import { ProgressLog } from './progress-log';
+} from '../contracts/definitions';
+import type { PipelineWorkflowInput } from '../../contracts/pipeline-input';
+import { CampaignBook } from './ledger';
+import { failureOutcome } from './report';
+import { SubjectPages } from './subjects';
+import { watchUnheardChildren, type RunningChild } from './unheard';
+import { CampaignWindow } from './window';
+import { ProgressLog } from '../../../workflows/progress-log';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
@@ -61,14 +63,14 @@ const FEED_CARRIED = 20;
 /**
  * A batch campaign: one child avatar pipeline per subject of the manifest, at most the window's
  * size at once (a sliding window: each end starts the next). The window is sized from the
- * provider's signals (auto, capped at maxInFlight) or fixed (campaign-window.ts).
+ * provider's signals (auto, capped at maxInFlight) or fixed (window.ts).
  *
  * Children outlive the run that started them: each pipeline reports its end by a signal to the
  * campaign's id, so to whichever run is current. A run starts at most `subjectsPerRun` subjects
  * (or stops early when history grows long or a new worker version is current), then continues
  * as new at once with the compact ledger and the list of subjects still running; the window
  * never drains at a run boundary. A child that closes without reporting (terminated, timed out)
- * is found by campaign-unheard.ts. A subject's failure is recorded with its message and touches no
+ * is found by unheard.ts. A subject's failure is recorded with its message and touches no
  * other subject. Pause, resume, cancel and retry are updates; progress is a query, and every change
  * of it is numbered in the progress feed (workflows/progress-log.ts) that the API's event stream
  * queries, counted on across runs.
@@ -388,7 +390,7 @@ function settingsOf(input: CampaignInput): CampaignSettings {
 
 /**
  * Starts one subject's pipeline as a child that outlives this run (it reports its end by signal,
- * see campaign-report.ts); resolves once it has started. A subject with a modelId starts a
+ * see report.ts); resolves once it has started. A subject with a modelId starts a
  * generation run under that model instead (its model was checked by the starter); it reports the
  * same way and answers the pipeline's result shape.
  */

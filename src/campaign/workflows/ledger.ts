@@ -4,8 +4,8 @@ import type {
   CompactOutcomes,
   SubjectCounts,
   SubjectStatus,
-} from '../src/contracts/campaign-state';
-import { STATUS_CODES, statusOfCode } from '../src/contracts/campaign-state';
+} from '../contracts/campaign-state';
+import { STATUS_CODES, statusOfCode } from '../contracts/campaign-state';
 
 export type { SubjectOutcome };
 

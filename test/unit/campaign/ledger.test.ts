@@ -1,4 +1,4 @@
-import { CampaignBook, MAX_ERROR_LENGTH } from '../../../workflows/campaign-book';
+import { CampaignBook, MAX_ERROR_LENGTH } from '../../../src/campaign/workflows/ledger';
 
 const T0 = 1_700_000_000_000;
 
