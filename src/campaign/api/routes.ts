@@ -19,7 +19,7 @@ import { getCampaign, startCampaign, type CampaignHandle } from '../client/campa
 import {
   campaignIdSchema,
   type campaignOptionsSchema,
-  type CampaignOutcome,
+  type FinalLedger,
   type CampaignProgress,
 } from '../contracts/campaign';
 import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from '../../api/api-error';
@@ -208,7 +208,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       const campaign = handle(id);
       await known(id, campaign);
       if (after === END_EVENT_ID) return reply.code(204).send(null);
-      await streamProgressEvents<CampaignProgress, CampaignOutcome>(request, reply, ctx.progressHub, id, {
+      await streamProgressEvents<CampaignProgress, FinalLedger>(request, reply, ctx.progressHub, id, {
         afterVersion: after,
         // The campaign's result is compact; the stream ends with its summary, as GET …/summary answers it.
         presentResult: () => campaign.summary(),

@@ -9,14 +9,14 @@ import {
 import {
   campaignIdSchema,
   campaignOptionsSchema,
-  carryFromOutcome,
+  carriedLedgerFrom,
   isErased,
   statusOfCode,
   subjectWorkflowId,
   type CampaignInput,
-  type CampaignLedger,
+  type LedgerView,
   type CampaignOptions,
-  type CampaignOutcome,
+  type FinalLedger,
   type CampaignProgress,
   type CampaignResultRow,
   type CampaignSubject,
@@ -187,12 +187,12 @@ export function getCampaign(
   options: { manifestDir: string },
 ): CampaignHandle {
   const raw = client.workflow.getHandle<AvatarCampaignWorkflow>(campaignId);
-  const subjectsOf = memoize((ledger: Pick<CampaignLedger, 'manifest'>) =>
+  const subjectsOf = memoize((ledger: Pick<LedgerView, 'manifest'>) =>
     readCampaignSubjects(ledger.manifest, options.manifestDir, 0, ledger.manifest.total),
   );
   const status = () => raw.describe().then((d) => d.status.name);
 
-  const ledger = async (): Promise<CampaignLedger & { finishedAt?: string }> => {
+  const ledger = async (): Promise<LedgerView & { finishedAt?: string }> => {
     if ((await status()) === 'COMPLETED') {
       const outcome = await raw.result();
       return { ...outcome, state: outcome.state, finishedAt: outcome.finishedAt };
@@ -211,7 +211,7 @@ export function getCampaign(
     return withoutErased(progress, present);
   };
 
-  const summarize = async (l: CampaignLedger & { finishedAt?: string }): Promise<CampaignSummary> => {
+  const summarize = async (l: LedgerView & { finishedAt?: string }): Promise<CampaignSummary> => {
     const subjects = await subjectsOf(l);
     return buildSummary(campaignId, l, subjects);
   };
@@ -262,7 +262,7 @@ async function restart(
     );
   }
   const outcome = await raw.result();
-  const carried = carryFromOutcome(outcome);
+  const carried = carriedLedgerFrom(outcome);
   const retryable = [...carried.outcomes.statuses]
     .map((code, index) => (code === 'F' || code === 'C' ? index : -1))
     .filter((index) => index >= 0);
@@ -318,7 +318,7 @@ function withoutErased(progress: CampaignProgress, present: ReadonlySet<string>)
  */
 function buildSummary(
   campaignId: string,
-  ledger: CampaignLedger & { finishedAt?: string },
+  ledger: LedgerView & { finishedAt?: string },
   subjects: ManifestEntry[],
 ): CampaignSummary {
   const { outcomes } = ledger;
@@ -361,8 +361,8 @@ const EXPORT_CONCURRENCY = 16;
 async function* resultRows(
   client: Client,
   campaignId: string,
-  ledger: () => Promise<CampaignLedger>,
-  subjectsOf: (l: CampaignLedger) => Promise<ManifestEntry[]>,
+  ledger: () => Promise<LedgerView>,
+  subjectsOf: (l: LedgerView) => Promise<ManifestEntry[]>,
 ): AsyncGenerator<CampaignResultRow> {
   const current = await ledger();
   const subjects = await subjectsOf(current);
@@ -450,4 +450,4 @@ export function newCampaignId(now = new Date()): string {
 }
 
 export { subjectWorkflowId };
-export type { CampaignOutcome };
+export type { FinalLedger };

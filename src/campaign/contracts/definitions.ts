@@ -5,8 +5,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   CampaignInput,
-  CampaignLedger,
-  CampaignOutcome,
+  LedgerView,
+  FinalLedger,
   CampaignProgress,
   RetryReport,
   RetryRequest,
@@ -15,7 +15,7 @@ import type {
 } from './campaign-state';
 
 /** The campaign workflow's signature, for typed handles. */
-export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<CampaignOutcome>;
+export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<FinalLedger>;
 
 /**
  * Sent by a campaign's pipeline to the campaign when it ends. Addressed by workflow id, so it
@@ -34,7 +34,7 @@ export const subjectsErasedSignal = defineSignal<[SubjectsErased]>('campaignSubj
 export const campaignProgressQuery = defineQuery<CampaignProgress>('campaignProgress');
 
 /** Every subject's status, model, avatar count and error so far (compact; joined with the manifest by clients). */
-export const campaignLedgerQuery = defineQuery<CampaignLedger>('campaignLedger');
+export const campaignLedgerQuery = defineQuery<LedgerView>('campaignLedger');
 
 /** Stop starting subjects; those running go on. Answers the progress after the change. */
 export const pauseCampaignUpdate = defineUpdate<CampaignProgress>('pauseCampaign');

@@ -16,7 +16,7 @@ import {
 import type { CampaignSubject } from '../contracts/campaign';
 import type {
   CampaignInput,
-  CampaignOutcome,
+  FinalLedger,
   CampaignProgress,
   CampaignSettings,
   CampaignState,
@@ -41,7 +41,7 @@ import {
   subjectsErasedSignal,
 } from '../contracts/definitions';
 import type { PipelineWorkflowInput } from '../../contracts/pipeline-input';
-import { CampaignBook } from './ledger';
+import { CampaignLedger } from './ledger';
 import { failureOutcome } from './report';
 import { SubjectPages } from './subjects';
 import { watchUnheardChildren, type RunningChild } from './unheard';
@@ -75,9 +75,9 @@ const FEED_CARRIED = 20;
  * of it is numbered in the progress feed (workflows/progress-log.ts) that the API's event stream
  * queries, counted on across runs.
  */
-export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutcome> {
+export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger> {
   const { workflowId: campaignId } = workflowInfo();
-  const book = new CampaignBook(input.manifest.total, Date.now(), input.carried);
+  const book = new CampaignLedger(input.manifest.total, Date.now(), input.carried);
   const pages = new SubjectPages(input.manifest, input.pageSize);
   const window = new CampaignWindow(input.window, input.carried?.window);
   /** Subjects running, by manifest index: their child workflow id and subject id. */
@@ -105,7 +105,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   };
   for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
     track(index, workflowId, subjectId);
-  const ended = (index: number, outcome: Parameters<CampaignBook['finished']>[2]) => {
+  const ended = (index: number, outcome: Parameters<CampaignLedger['finished']>[2]) => {
     const entry = running.get(index);
     if (!entry) return;
     running.delete(index);

@@ -1,10 +1,10 @@
-import { CampaignBook, MAX_ERROR_LENGTH } from '../../../src/campaign/workflows/ledger';
+import { CampaignLedger, MAX_ERROR_LENGTH } from '../../../src/campaign/workflows/ledger';
 
 const T0 = 1_700_000_000_000;
 
-describe('CampaignBook', () => {
+describe('CampaignLedger', () => {
   it('starts subjects in manifest order, counts them by state and records their outcomes', () => {
-    const book = new CampaignBook(4, T0);
+    const book = new CampaignLedger(4, T0);
     expect([book.takeNext(), book.takeNext()]).toEqual([0, 1]);
     expect(book.counts()).toEqual({ pending: 2, running: 2, done: 0, partial: 0, failed: 0, cancelled: 0 });
     book.finished(0, 'u1', { status: 'DONE', modelId: 11, avatarCount: 8 }, T0 + 1_000);
@@ -29,10 +29,10 @@ describe('CampaignBook', () => {
   });
 
   it('drops erased subjects from the recent failures, also after continue-as-new, keeping their outcome', () => {
-    const first = new CampaignBook(3, T0);
+    const first = new CampaignLedger(3, T0);
     first.finished(first.takeNext(), 'u1', { status: 'FAILED', error: 'no face' }, T0);
     first.finished(first.takeNext(), 'u2', { status: 'FAILED', error: 'blurred' }, T0);
-    const book = new CampaignBook(3, T0, first.carry());
+    const book = new CampaignLedger(3, T0, first.carry());
     expect(book.forgetFailures(new Set([0]))).toEqual(['u1']);
     expect(book.failures()).toEqual([{ subjectId: 'u2', error: 'blurred' }]);
     expect(book.carry().recentFailures.map((f) => f.subjectId)).toEqual(['u2']);
@@ -40,7 +40,7 @@ describe('CampaignBook', () => {
   });
 
   it('runs queued retries before new subjects and only accepts failed or cancelled ones', () => {
-    const book = new CampaignBook(3, T0);
+    const book = new CampaignLedger(3, T0);
     book.finished(book.takeNext(), 'u1', { status: 'FAILED', error: 'boom' }, T0);
     book.finished(book.takeNext(), 'u2', { status: 'DONE', modelId: 2, avatarCount: 1 }, T0);
     expect(book.retryable([1, 0, 7])).toEqual({
@@ -60,7 +60,7 @@ describe('CampaignBook', () => {
   });
 
   it('cancelling cancels every subject not started and starts nothing more; a retry revives them', () => {
-    const book = new CampaignBook(5, T0);
+    const book = new CampaignLedger(5, T0);
     const running = book.takeNext();
     book.cancelRemaining();
     expect(book.hasWork()).toBe(false);
@@ -73,7 +73,7 @@ describe('CampaignBook', () => {
   });
 
   it('carries everything through continue-as-new, compactly', () => {
-    const book = new CampaignBook(3, T0);
+    const book = new CampaignLedger(3, T0);
     book.paused = true;
     book.finished(
       book.takeNext(),
@@ -81,7 +81,7 @@ describe('CampaignBook', () => {
       { status: 'PARTIAL', modelId: 9, avatarCount: 4, error: 'style 19: x' },
       T0 + 10,
     );
-    const next = new CampaignBook(3, T0 + 99, book.carry());
+    const next = new CampaignLedger(3, T0 + 99, book.carry());
     expect(next.run).toBe(2);
     expect(next.startedAtMs).toBe(T0);
     expect(next.paused).toBe(true);
@@ -94,7 +94,7 @@ describe('CampaignBook', () => {
   });
 
   it('derives throughput and an estimated finish from recent completions', () => {
-    const book = new CampaignBook(10, T0);
+    const book = new CampaignLedger(10, T0);
     expect(book.etaMs(T0)).toBeUndefined();
     for (let i = 0; i < 4; i++)
       book.finished(
@@ -108,7 +108,7 @@ describe('CampaignBook', () => {
   });
 
   it('cuts long provider messages', () => {
-    const book = new CampaignBook(1, T0);
+    const book = new CampaignLedger(1, T0);
     book.finished(book.takeNext(), 'u1', { status: 'FAILED', error: 'x'.repeat(5_000) }, T0);
     expect(book.outcomes().errors['0']).toHaveLength(MAX_ERROR_LENGTH);
   });
