@@ -1,11 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowUpdateFailedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-} from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import {
   campaignIdSchema,
   campaignOptionsSchema,
@@ -30,7 +25,7 @@ import type { PipelineResult } from '../../contracts/pipeline-state';
 import { CampaignIdAttribute } from '../../contracts/search-attributes';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { encryptionCodecOf } from '../../codec/data-converter';
-import { missingSearchAttributesError } from '../../client/start-run';
+import { startRunOnce } from '../../client/start-run';
 import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../manifest-store';
 import { csvLine } from '../manifest/csv';
 import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
@@ -132,27 +127,22 @@ export async function startCampaign(
       ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
     },
   };
-  try {
-    await client.workflow.start<AvatarCampaignWorkflow>(WORKFLOW_TYPES.campaign, {
-      workflowId: campaignId,
-      taskQueue: options.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      priority: { priorityKey: settings.priorityKey },
-      typedSearchAttributes: campaignAttributes(campaignId),
-      memo: { kind: 'campaign', total: subjects.length },
-      staticSummary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
-        input.window.mode === 'fixed'
-          ? `${input.maxInFlight} at a time`
-          : `in-flight window sized from the provider's signals, up to ${input.maxInFlight}`
-      }`,
-    });
-  } catch (err) {
-    // The same id (and, as the store checked, the same subjects) was started before: attach.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
-      throw missingSearchAttributesError(client, err) ?? err;
-  }
+  // Not created: the same id (and, as the store checked, the same subjects) was started before,
+  // open or closed. The handle attaches to that campaign.
+  await startRunOnce(client, {
+    workflowType: WORKFLOW_TYPES.campaign,
+    workflowId: campaignId,
+    taskQueue: options.taskQueue,
+    input,
+    priority: { priorityKey: settings.priorityKey },
+    searchAttributes: campaignAttributes(campaignId),
+    memo: { kind: 'campaign', total: subjects.length },
+    summary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
+      input.window.mode === 'fixed'
+        ? `${input.maxInFlight} at a time`
+        : `in-flight window sized from the provider's signals, up to ${input.maxInFlight}`
+    }`,
+  });
   return getCampaign(client, campaignId, { manifestDir: options.manifestDir });
 }
 
@@ -249,7 +239,10 @@ export function getCampaign(
   return handle;
 }
 
-/** A campaign that has ended starts again under its id, carrying its ledger, to run the named subjects. */
+/**
+ * A campaign that has ended starts again under its id, carrying its ledger, to run the named
+ * subjects. The one start that reuses a closed run's id, on purpose, so not through startRunOnce.
+ */
 async function restart(
   client: Client,
   raw: WorkflowHandle<AvatarCampaignWorkflow>,
