@@ -59,10 +59,11 @@ export interface StartedRun {
 /**
  * The one way this package starts a run. A workflow id is never reused, open (conflict) or closed
  * (reuse), so a repeated request id finds the run it started instead of starting another, and says
- * so, which the API answers differently (202 vs 200). Every run carries the same memo (subject and
- * campaign as given, for listings) and search attributes: SubjectId is the subject id as is or,
- * when the client encrypts payloads, a keyed hash of it, since search attributes are not payloads
- * and stay plaintext on the server.
+ * so, which the API answers differently (202 vs 200); a campaign started again under its id attaches
+ * to the one that answered. Every run carries the same memo (subject and campaign as given, for
+ * listings) and, unless it gives its own, a pipeline's search attributes: SubjectId is the subject
+ * id as is or, when the client encrypts payloads, a keyed hash of it, since search attributes are
+ * not payloads and stay plaintext on the server.
  */
 export async function startRunOnce(client: Client, start: RunStart): Promise<StartedRun> {
   const { subjectId, campaignId } = start.input;
