@@ -77,7 +77,7 @@ const FEED_CARRIED = 20;
  */
 export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger> {
   const { workflowId: campaignId } = workflowInfo();
-  const book = new CampaignLedger(input.manifest.total, Date.now(), input.carried);
+  const ledger = new CampaignLedger(input.manifest.total, Date.now(), input.carried);
   const pages = new SubjectPages(input.manifest, input.pageSize);
   const window = new CampaignWindow(input.window, input.carried?.window);
   /** Subjects running, by manifest index: their child workflow id and subject id. */
@@ -111,8 +111,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     running.delete(index);
     indexOfChild.delete(entry.workflowId);
     // An erased subject counts as cancelled, however their pipeline ended, and is named nowhere.
-    if (erased.has(index)) book.finished(index, '', { status: 'CANCELLED' }, Date.now());
-    else book.finished(index, entry.subjectId, outcome, Date.now());
+    if (erased.has(index)) ledger.finished(index, '', { status: 'CANCELLED' }, Date.now());
+    else ledger.finished(index, entry.subjectId, outcome, Date.now());
     window.ended();
     changed();
   };
@@ -120,33 +120,33 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   let startedThisRun = 0;
   let closing = false;
   // A restarted campaign (a retry after it had ended) queues its subjects before anything else.
-  if (input.retry) book.queueRetry(book.retryable(input.retry.indexes).accepted);
+  if (input.retry) ledger.queueRetry(ledger.retryable(input.retry.indexes).accepted);
 
   const state = (): CampaignState => {
-    if (book.cancelled) return running.size > 0 ? 'cancelling' : 'cancelled';
-    if (!book.hasWork() && running.size === 0) return 'completed';
-    return book.paused ? 'paused' : 'running';
+    if (ledger.cancelled) return running.size > 0 ? 'cancelling' : 'cancelled';
+    if (!ledger.hasWork() && running.size === 0) return 'completed';
+    return ledger.paused ? 'paused' : 'running';
   };
   const progress = (): CampaignProgress => {
     const now = Date.now();
-    const eta = book.etaMs(now);
+    const eta = ledger.etaMs(now);
     return {
       campaignId,
       state: state(),
-      total: book.total,
-      counts: book.counts(),
+      total: ledger.total,
+      counts: ledger.counts(),
       maxInFlight: input.maxInFlight,
       window: window.view(),
       inFlight: [...running.entries()]
         .filter(([index]) => !erased.has(index))
         .slice(0, IN_FLIGHT_SHOWN)
         .map(([, r]) => r.subjectId),
-      run: book.run,
-      startedAt: new Date(book.startedAtMs).toISOString(),
-      elapsedMs: now - book.startedAtMs,
-      throughputPerMinute: Math.round(book.throughputPerMinute(now) * 10) / 10,
+      run: ledger.run,
+      startedAt: new Date(ledger.startedAtMs).toISOString(),
+      elapsedMs: now - ledger.startedAtMs,
+      throughputPerMinute: Math.round(ledger.throughputPerMinute(now) * 10) / 10,
       ...(eta !== undefined ? { etaMs: eta } : {}),
-      recentFailures: book.failures(),
+      recentFailures: ledger.failures(),
     };
   };
   // The child reports CANCELLED when it has stopped; one that already ended reports that instead.
@@ -155,7 +155,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
       .cancel()
       .catch(() => undefined);
   const cancelAll = () => {
-    book.cancelRemaining();
+    ledger.cancelRemaining();
     for (const { workflowId } of running.values()) cancelChild(workflowId);
   };
 
@@ -166,7 +166,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   setHandler(subjectsErasedSignal, ({ indexes }) => {
     const names = new Set<string>();
     const now = new Set(
-      indexes.filter((index) => Number.isInteger(index) && index >= 0 && index < book.total),
+      indexes.filter((index) => Number.isInteger(index) && index >= 0 && index < ledger.total),
     );
     for (const index of now) {
       erased.add(index);
@@ -181,7 +181,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
         if (!startsPending.has(index)) cancelChild(child.workflowId);
       }
     }
-    for (const name of book.forgetFailures(now)) names.add(name);
+    for (const name of ledger.forgetFailures(now)) names.add(name);
     // Snapshots kept for watchers drop the person too (those carried from an earlier run included).
     feed.rewrite((snapshot) => ({
       ...snapshot,
@@ -194,17 +194,17 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   setHandler(campaignLedgerQuery, () => ({
     manifest: input.manifest,
     state: state(),
-    counts: book.counts(),
-    outcomes: book.outcomes(),
-    startedAt: new Date(book.startedAtMs).toISOString(),
+    counts: ledger.counts(),
+    outcomes: ledger.outcomes(),
+    startedAt: new Date(ledger.startedAtMs).toISOString(),
   }));
   setHandler(pauseCampaignUpdate, () => {
-    book.paused = true;
+    ledger.paused = true;
     changed();
     return progress();
   });
   setHandler(resumeCampaignUpdate, () => {
-    book.paused = false;
+    ledger.paused = false;
     changed();
     return progress();
   });
@@ -216,8 +216,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   setHandler(
     retryCampaignUpdate,
     (request) => {
-      const { accepted } = book.retryable(request.indexes);
-      book.queueRetry(accepted);
+      const { accepted } = ledger.retryable(request.indexes);
+      ledger.queueRetry(accepted);
       changed();
       return { queued: accepted, progress: progress() };
     },
@@ -225,7 +225,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
       validator: (request) => {
         if (closing)
           throw new Error('the campaign is ending; retry it again once it has ended (it then restarts)');
-        const { refused } = book.retryable(request.indexes);
+        const { refused } = ledger.retryable(request.indexes);
         if (refused.length > 0) throw new Error(refused.join('; '));
       },
     },
@@ -245,14 +245,14 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
       info.historySize > HISTORY_BYTES_SOFT_LIMIT
     );
   };
-  const starting = () => !book.cancelled && !book.paused && book.hasWork();
+  const starting = () => !ledger.cancelled && !ledger.paused && ledger.hasWork();
   const wantsNewRun = () =>
-    !book.cancelled &&
-    ((book.hasWork() && startedThisRun >= input.subjectsPerRun) ||
-      ((book.hasWork() || running.size > 0) &&
+    !ledger.cancelled &&
+    ((ledger.hasWork() && startedThisRun >= input.subjectsPerRun) ||
+      ((ledger.hasWork() || running.size > 0) &&
         (historyIsLong() || workflowInfo().targetWorkerDeploymentVersionChanged)));
   const canStart = () => starting() && running.size < window.size && !wantsNewRun();
-  const finished = () => running.size === 0 && (book.cancelled || !book.hasWork());
+  const finished = () => running.size === 0 && (ledger.cancelled || !ledger.hasWork());
 
   // The auto window samples the provider's signals while it is what limits the campaign: work is
   // waiting and the window is (nearly) full. Otherwise nothing is sampled, and history stays quiet.
@@ -266,7 +266,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
         await sleep(window.sampleEveryMs);
         if (sampling && windowLimits()) {
           await window.sample(
-            { inFlight: running.size, waiting: book.waiting() },
+            { inFlight: running.size, waiting: ledger.waiting() },
             {
               providerTaskQueue: input.pipeline.providerTaskQueue,
               workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
@@ -329,7 +329,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
         return await continueOnCurrentVersion({
           ...settingsOf(input),
           carried: {
-            ...book.carry(),
+            ...ledger.carry(),
             running: [...running.entries()].map(([index, r]) => [index, r.workflowId, r.subjectId]),
             ...(erasedRunning().length > 0 ? { erased: erasedRunning() } : {}),
             ...(window.carry() ? { window: window.carry()! } : {}),
@@ -337,17 +337,17 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
           },
         });
       }
-      const index = book.takeNext();
+      const index = ledger.takeNext();
       const subject = await pages.get(index);
-      if (book.cancelled) {
-        book.putBack(index);
-        book.cancelRemaining();
+      if (ledger.cancelled) {
+        ledger.putBack(index);
+        ledger.cancelRemaining();
         continue;
       }
       if (isErased(subject) || erased.has(index)) {
         // The person was erased before their turn (or while their page was read): they are never
         // started, and count as cancelled.
-        book.finished(index, '', { status: 'CANCELLED' }, Date.now());
+        ledger.finished(index, '', { status: 'CANCELLED' }, Date.now());
         changed();
         continue;
       }
@@ -367,19 +367,19 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   closing = true;
   recordProgress();
   await condition(allHandlersFinished);
-  const outcomes = book.carry().outcomes;
-  upsertMemo({ state: book.cancelled ? 'cancelled' : 'completed' });
+  const outcomes = ledger.carry().outcomes;
+  upsertMemo({ state: ledger.cancelled ? 'cancelled' : 'completed' });
   return {
     campaignId,
-    state: book.cancelled ? 'cancelled' : 'completed',
+    state: ledger.cancelled ? 'cancelled' : 'completed',
     manifest: input.manifest,
     settings: settingsOf(input),
-    total: book.total,
-    counts: book.counts(),
+    total: ledger.total,
+    counts: ledger.counts(),
     outcomes,
-    startedAt: new Date(book.startedAtMs).toISOString(),
+    startedAt: new Date(ledger.startedAtMs).toISOString(),
     finishedAt: new Date(Date.now()).toISOString(),
-    runs: book.run,
+    runs: ledger.run,
   };
 }
 
