@@ -2,6 +2,13 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+const NODE_BUILT_INS = {
+  group: ['node:*', 'fs', 'path', 'http', 'https', 'crypto', 'os', 'child_process'],
+  message: 'Workflow code must stay deterministic: no Node built-ins.',
+};
+const PURE_PROVIDER_HELPERS =
+  'Only the pure helpers of the provider module (order status, avatar page walk and origin) are allowed in workflows.';
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', '.tools/', '.data/', 'demo-output/'] },
   js.configs.recommended,
@@ -22,14 +29,19 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            NODE_BUILT_INS,
             {
-              group: ['node:*', 'fs', 'path', 'http', 'https', 'crypto', 'os', 'child_process'],
-              message: 'Workflow code must stay deterministic: no Node built-ins.',
-            },
-            {
-              group: ['../src/*', '!../src/contracts', '!../src/provider'],
+              group: [
+                '../src/*',
+                '!../src/contracts',
+                '!../src/provider',
+                '!../src/campaign',
+                '../src/campaign/*',
+                '!../src/campaign/contracts',
+                '!../src/campaign/workflows',
+              ],
               message:
-                'Workflows import only the shared contracts (and pure provider status helpers) from src/.',
+                "Workflows import only the shared contracts (and pure provider status helpers) from src/, and the campaign slice's contracts and workflows.",
             },
             {
               group: [
@@ -38,8 +50,7 @@ export default tseslint.config(
                 '!../src/provider/avatar-page-walk',
                 '!../src/provider/avatar-page-origin',
               ],
-              message:
-                'Only the pure helpers of the provider module (order status, avatar page walk and origin) are allowed in workflows.',
+              message: PURE_PROVIDER_HELPERS,
             },
             {
               group: ['../activities', '../activities/*'],
@@ -55,7 +66,7 @@ export default tseslint.config(
     // Layers point one way: surfaces (CLI, API) -> client -> contracts. Only the worker loads
     // workflow and activity code; everything else talks to workflows through src/contracts.
     files: ['src/**/*.ts'],
-    ignores: ['src/worker/**'],
+    ignores: ['src/worker/**', 'src/campaign/workflows/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -64,12 +75,45 @@ export default tseslint.config(
             {
               group: ['**/workflows', '**/workflows/*', '**/activities', '**/activities/*'],
               message:
-                'Only src/worker loads workflow and activity code; import shared definitions from src/contracts.',
+                "Only src/worker loads workflow and activity code; import shared definitions from src/contracts (a campaign's from src/campaign/contracts).",
             },
             {
               group: ['**/dev', '**/dev/*'],
               message:
                 'dev/ holds developer tooling (dev server, installers, demo); the product never loads it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The campaign slice's workflows run in the same sandbox as workflows/**: the same rules, from
+    // one folder deeper. They may use the shared workflow helpers of workflows/.
+    files: ['src/campaign/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            NODE_BUILT_INS,
+            {
+              regex: String.raw`^\.\./(?!contracts/|activities$|\.\./)`,
+              message: 'Campaign workflows import only the campaign contracts from the campaign slice.',
+            },
+            {
+              regex: String.raw`^\.\./activities$`,
+              message: 'Import activities as types only.',
+              allowTypeImports: true,
+            },
+            {
+              regex: String.raw`^\.\./\.\./(?!contracts/|provider/(status|avatar-page-walk|avatar-page-origin)$|\.\./)`,
+              message: `Workflows import only the shared contracts from src/. ${PURE_PROVIDER_HELPERS}`,
+            },
+            {
+              regex: String.raw`^\.\./\.\./\.\./(?!workflows/(?!index$))`,
+              message:
+                'Campaign workflows import only contracts and the shared workflow helpers of workflows/ (not its bundle entry).',
             },
           ],
         },

@@ -8,9 +8,9 @@
 import { placementFrom } from '../src/config/run-placement';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createCampaignActivities } from '../activities/campaign-activities';
-import { startCampaign } from '../src/client/campaigns';
-import type { CampaignSubject } from '../src/contracts/campaign';
+import { createCampaignActivities } from '../src/campaign/activities';
+import { startCampaign } from '../src/campaign/client/campaigns';
+import type { CampaignSubject } from '../src/campaign/contracts/campaign';
 import { startStack } from './campaign-stack';
 
 const WARN_EVENTS = 10_240;

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { startCampaign } from '../src/client/campaigns';
+import { startCampaign } from '../src/campaign/client/campaigns';
 import { pipelineDataConverter } from '../src/codec/data-converter';
 import type { EncryptionConfig } from '../src/codec/encryption-keys';
 import { getTraining, startGeneration, startRetry, startTraining } from '../src/client/model-runs';

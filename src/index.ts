@@ -66,8 +66,8 @@ export { createProviderCatalog, ModelNotFoundError, ProviderCatalog } from './cl
 export type { ModelDetail, ModelSummary, OrderSummary, ProviderOrderLookup } from './client/provider-catalog';
 
 // Batch campaigns: manifests, starting, steering and exporting.
-export { startCampaign, getCampaign, newCampaignId } from './client/campaigns';
-export type { CampaignHandle, StartCampaignOptions } from './client/campaigns';
+export { startCampaign, getCampaign, newCampaignId } from './campaign/client/campaigns';
+export type { CampaignHandle, StartCampaignOptions } from './campaign/client/campaigns';
 export { loadStarterSettings } from './config/starter-settings';
 export type { StarterSettings } from './config/starter-settings';
 export { placementFrom } from './config/run-placement';
@@ -87,7 +87,7 @@ export type {
   CampaignSubject,
   CampaignSummary,
   SubjectSummary,
-} from './contracts/campaign';
+} from './campaign/contracts/campaign';
 
 // The shapes that go in and come out.
 export { pipelineInputSchema, imageReferenceSchema } from './contracts/pipeline-input';

@@ -3,7 +3,7 @@ import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
 import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';
-import { failureOutcome, outcomeOfResult, reportToCampaign } from './campaign-report';
+import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';
 import { PipelineTracker } from './pipeline-tracker';
 import { collectStyle, type CollectSettings } from './style-avatars';

@@ -4,4 +4,4 @@ export { modelTraining } from './model-training';
 export { avatarGeneration } from './avatar-generation';
 export { providerOrderClaim } from './obtain-model';
 export { pipelineCallback } from './pipeline-callback';
-export { avatarCampaign } from './campaign';
+export { avatarCampaign } from '../src/campaign/workflows/campaign';

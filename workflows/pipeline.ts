@@ -3,7 +3,7 @@ import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
 import type { PipelineResult } from '../src/contracts/pipeline-state';
 import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
-import { failureOutcome, outcomeOfResult, reportToCampaign } from './campaign-report';
+import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
 import { PipelineTracker } from './pipeline-tracker';
 

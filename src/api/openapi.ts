@@ -2,7 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { campaignRequestBodyDocs } from './campaign-request-docs';
+import { campaignRequestBodyDocs } from '../campaign/api/request-docs';
 import { pipelineRequestBodyDocs, trainingRequestBodyDocs } from './pipeline-request-docs';
 
 export const BEARER_SCHEME = 'bearerAuth';

@@ -13,7 +13,7 @@ import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
 import { DEFAULT_CALLER } from './caller';
 import { apiAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
-import { registerCampaignRoutes } from './campaign-routes';
+import { registerCampaignRoutes } from '../campaign/api/routes';
 import { declareCommonResponses } from './common-responses';
 import { answerRouterRefusal, installErrorHandling } from './error-handler';
 import { ProgressHub, queryFollower } from './progress-hub';

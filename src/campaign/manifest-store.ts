@@ -8,7 +8,7 @@ import {
   type CampaignSubject,
   type ManifestEntry,
   type ManifestRef,
-} from '../contracts/campaign';
+} from './contracts/campaign';
 import { AvatarPipelineError } from '../errors';
 
 /** The stored manifest is not where it should be, or not what the campaign started with. */

@@ -1,5 +1,5 @@
 /**
- * The signals the auto in-flight window (in-flight-window.ts) is sized from, read outside the
+ * The signals the auto in-flight window (workflows/window-controller.ts) is sized from, read outside the
  * workflow by a light campaign activity that the campaign calls on a timer:
  * - the provider task queue's backlog (approximate count, age of its head) from Temporal's
  *   DescribeTaskQueue with stats: the server rate-limits that queue at PROVIDER_MAX_RPS, so demand
@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { CallRecord } from '../provider/http-transport';
-import type { ProviderQueueReading } from '../contracts/in-flight-window';
+import type { ProviderQueueReading } from './contracts/window-state';
 
 export type { ProviderQueueReading };
 

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { registerApiCommand } from './commands/api';
-import { registerCampaignCommand } from './commands/campaign';
-import { registerCampaignsCommand } from './commands/campaigns';
+import { registerCampaignCommand } from '../campaign/cli/campaign';
+import { registerCampaignsCommand } from '../campaign/cli/campaigns';
 import { registerListCommand } from './commands/list';
 import { registerModelRunCommands } from './commands/model-runs';
 import { registerProviderRecordCommands } from './commands/provider-records';

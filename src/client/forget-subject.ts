@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import type { PipelineResult } from '../contracts/pipeline-state';
 import { deletePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
-import { eraseFromCampaigns } from './erase-from-campaigns';
+import { eraseFromCampaigns } from '../campaign/client/erase-from-campaigns';
 import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
 import { getPipeline } from './pipelines';
 
@@ -36,7 +36,7 @@ export interface ForgetSubjectOptions {
 
 /**
  * Erases a person: first from the campaigns (their stored manifest lines, and every open campaign
- * holding them is told, so none starts them afterwards; src/client/erase-from-campaigns.ts); then
+ * holding them is told, so none starts them afterwards; src/campaign/client/erase-from-campaigns.ts); then
  * cancels their open runs (and waits for them to close, so no archive copy lands
  * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
  * selfies, deletes the runs themselves from Temporal (with their children: claims, callback

@@ -11,7 +11,7 @@ import {
   type TrainingResult,
   type TrainingWorkflowInput,
 } from '../contracts/model-runs';
-import { GENERATION_WORKFLOW_ID_PREFIX, TRAINING_WORKFLOW_ID_PREFIX } from '../contracts/campaign';
+import { GENERATION_WORKFLOW_ID_PREFIX, TRAINING_WORKFLOW_ID_PREFIX } from '../contracts/workflow-ids';
 import type { PipelineProgress } from '../contracts/pipeline-state';
 import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../contracts/workflow-definitions';
 import type { ProviderClient } from '../provider/client';

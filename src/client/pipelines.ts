@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
-import { PIPELINE_WORKFLOW_ID_PREFIX } from '../contracts/campaign';
+import { PIPELINE_WORKFLOW_ID_PREFIX } from '../contracts/workflow-ids';
 import {
   pipelineInputSchema,
   type PipelineInput,

@@ -5,6 +5,7 @@ import {
   WorkflowIdReusePolicy,
   type Client,
 } from '@temporalio/client';
+import type { Priority, TypedSearchAttributes } from '@temporalio/common';
 import { encryptionCodecOf } from '../codec/data-converter';
 import type { RunPlacement } from '../config/run-placement';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
@@ -21,13 +22,16 @@ export interface StartOptions extends RunPlacement {
   requestFingerprint?: string;
 }
 
-/** One run to start: a pipeline, a training or a generation (campaigns start their children themselves). */
+/**
+ * One run to start: a pipeline, a training, a generation or a campaign (a campaign starts its
+ * children itself, from its workflow).
+ */
 export interface RunStart {
   workflowType: string;
   workflowId: string;
   taskQueue: string;
   /** The workflow's one argument; its subjectId and campaignId also go to the memo and search attributes. */
-  input: { subjectId?: string | undefined; campaignId?: string | undefined };
+  input: object & { subjectId?: string | undefined; campaignId?: string | undefined };
   /** A digest of the request, kept in the memo, so a reused request id with another request can be refused. */
   requestFingerprint?: string | undefined;
   /** What the Temporal UI shows for the run from its start (payloads: encrypted with the rest). */
@@ -35,6 +39,13 @@ export interface RunStart {
   details?: string;
   /** More for listings to show, beside subject and campaign. */
   memo?: Record<string, unknown>;
+  /**
+   * The run's search attributes. By default a pipeline's: its stage, and the subject and campaign
+   * of the input; a campaign gives its own (it is found by its CampaignId, and has no stage).
+   */
+  searchAttributes?: TypedSearchAttributes;
+  /** How the server orders the run's tasks among others (a campaign's priority key); none by default. */
+  priority?: Priority;
 }
 
 export interface StartedRun {
@@ -48,10 +59,11 @@ export interface StartedRun {
 /**
  * The one way this package starts a run. A workflow id is never reused, open (conflict) or closed
  * (reuse), so a repeated request id finds the run it started instead of starting another, and says
- * so, which the API answers differently (202 vs 200). Every run carries the same memo (subject and
- * campaign as given, for listings) and search attributes: SubjectId is the subject id as is or,
- * when the client encrypts payloads, a keyed hash of it, since search attributes are not payloads
- * and stay plaintext on the server.
+ * so, which the API answers differently (202 vs 200); a campaign started again under its id attaches
+ * to the one that answered. Every run carries the same memo (subject and campaign as given, for
+ * listings) and, unless it gives its own, a pipeline's search attributes: SubjectId is the subject
+ * id as is or, when the client encrypts payloads, a keyed hash of it, since search attributes are
+ * not payloads and stay plaintext on the server.
  */
 export async function startRunOnce(client: Client, start: RunStart): Promise<StartedRun> {
   const { subjectId, campaignId } = start.input;
@@ -71,10 +83,13 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       ...(Object.keys(memo).length > 0 ? { memo } : {}),
-      typedSearchAttributes: pipelineStartAttributes({
-        ...(subjectKey ? { subjectKey } : {}),
-        ...(campaignId ? { campaignId } : {}),
-      }),
+      typedSearchAttributes:
+        start.searchAttributes ??
+        pipelineStartAttributes({
+          ...(subjectKey ? { subjectKey } : {}),
+          ...(campaignId ? { campaignId } : {}),
+        }),
+      ...(start.priority ? { priority: start.priority } : {}),
       staticSummary: start.summary,
       ...(start.details ? { staticDetails: start.details } : {}),
     });

@@ -13,7 +13,7 @@ export const SIMULATOR_API_KEY = 'sim-key';
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** CAMPAIGN_DIR and CAMPAIGN_MAX_IN_FLIGHT when unset. */
 export const DEFAULT_CAMPAIGN_DIR = '.data/campaigns';
-/** `auto`: the campaign sizes its in-flight window from the provider's signals (src/contracts/in-flight-window.ts). */
+/** `auto`: the campaign sizes its in-flight window from the provider's signals (src/campaign/workflows/window-controller.ts). */
 export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT: number | 'auto' = 'auto';
 /** Where `avatar-pipeline api` listens by default. */
 export const DEFAULT_API_PORT = 8080;

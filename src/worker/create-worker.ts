@@ -7,7 +7,7 @@ import {
 } from '@temporalio/worker';
 import path from 'node:path';
 import { createCallbackActivities } from '../../activities/callback-activities';
-import { createCampaignActivities } from '../../activities/campaign-activities';
+import { createCampaignActivities } from '../campaign/activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
@@ -110,7 +110,7 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
  * so a version's provider activities run the code its workflows were written for. Workflows are
  * pinned: a run finishes on the version it started on, and a new version takes only new runs
  * once it is made current. Campaigns, which run for days, move at their continue-as-new (see
- * workflows/campaign.ts). Without a build id the workers are unversioned.
+ * src/campaign/workflows/campaign.ts). Without a build id the workers are unversioned.
  */
 function deploymentVersion(
   config: PipelineWorkerOptions['config'],

@@ -1,8 +1,8 @@
 import { placementFrom } from '../../src/config/run-placement';
 import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
-import { startCampaign, type CampaignHandle } from '../../src/client/campaigns';
-import type { CampaignSubject, CampaignSummary } from '../../src/contracts/campaign';
+import { startCampaign, type CampaignHandle } from '../../src/campaign/client/campaigns';
+import type { CampaignSubject, CampaignSummary } from '../../src/campaign/contracts/campaign';
 import { CHAOS_POLLING, FAST_SIZE, type ChaosSize } from '../chaos/harness/chaos-size';
 import { describeProviderLoad, expectExactCounts } from '../chaos/harness/exact-counts';
 import { API_TOKEN, Cluster, NAMESPACE, SELFIES_PER_SUBJECT, TASK_QUEUE, timing } from './harness/cluster';

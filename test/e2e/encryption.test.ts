@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { connectClient } from '../../src/client/connect';
-import { startCampaign } from '../../src/client/campaigns';
+import { startCampaign } from '../../src/campaign/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import type { EncryptionConfig } from '../../src/codec/encryption-keys';
 import type { payloadsToJson } from '../../src/codec/payload-json';

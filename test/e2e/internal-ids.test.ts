@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
-import { startCampaign } from '../../src/client/campaigns';
+import { startCampaign } from '../../src/campaign/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
 import { claimWorkflowId } from '../../src/contracts/workflow-ids';

@@ -1,7 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
-import { startCampaign, type CampaignHandle, type StartCampaignOptions } from '../../src/client/campaigns';
-import type { CampaignSubject } from '../../src/contracts/campaign';
+import {
+  startCampaign,
+  type CampaignHandle,
+  type StartCampaignOptions,
+} from '../../src/campaign/client/campaigns';
+import type { CampaignSubject } from '../../src/campaign/contracts/campaign';
 import { placementFrom, type RunPlacement } from '../../src/config/run-placement';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { testConfig } from './pipeline-worker';

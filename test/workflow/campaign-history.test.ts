@@ -1,9 +1,9 @@
 import { placementFrom } from '../../src/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { createCampaignActivities } from '../../activities/campaign-activities';
-import { startCampaign, type CampaignHandle } from '../../src/client/campaigns';
-import type { CampaignOptions } from '../../src/contracts/campaign';
+import { createCampaignActivities } from '../../src/campaign/activities';
+import { startCampaign, type CampaignHandle } from '../../src/campaign/client/campaigns';
+import type { CampaignOptions } from '../../src/campaign/contracts/campaign';
 import { subjects } from '../helpers/campaign-rig';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 

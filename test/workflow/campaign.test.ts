@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CampaignHandle } from '../../src/client/campaigns';
+import type { CampaignHandle } from '../../src/campaign/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';

@@ -2,7 +2,7 @@ import { placementFrom } from '../../src/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startCampaign } from '../../src/client/campaigns';
+import { startCampaign } from '../../src/campaign/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import type { AppConfig } from '../../src/config/load-config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';

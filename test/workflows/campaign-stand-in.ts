@@ -1,14 +1,14 @@
 /**
  * The campaign workflow with stand-ins for the avatar pipeline, for tests about the campaign
  * itself (continue-as-new, history size, the window across runs) at thousands of subjects. Like
- * the real pipeline, each stand-in reports its end to the campaign (workflows/campaign-report.ts).
+ * the real pipeline, each stand-in reports its end to the campaign (src/campaign/workflows/report.ts).
  */
 import { sleep, workflowInfo } from '@temporalio/workflow';
 import type { PipelineInput } from '../../src/contracts/pipeline-input';
 import type { PipelineResult } from '../../src/contracts/pipeline-state';
-import { outcomeOfResult, reportToCampaign } from '../../workflows/campaign-report';
+import { outcomeOfResult, reportToCampaign } from '../../src/campaign/workflows/report';
 
-export { avatarCampaign } from '../../workflows/campaign';
+export { avatarCampaign } from '../../src/campaign/workflows/campaign';
 
 function resultOf(input: PipelineInput): PipelineResult {
   const modelId = 1000 + Number(/\d+$/.exec(input.subjectId ?? '')?.[0] ?? 0);

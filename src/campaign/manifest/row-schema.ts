@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { genderSchema, orderIdSchema, stylesSchema } from '../../provider/request-schemas';
-import { subjectIdSchema } from '../../contracts/campaign';
+import { subjectIdSchema } from '../contracts/campaign';
 import { MAX_SELFIES, MAX_STYLES } from '../../contracts/limits';
 
 /** The manifest's columns (CSV header names or JSONL keys), matched without regard to case, _ or -. */

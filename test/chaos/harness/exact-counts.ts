@@ -1,4 +1,4 @@
-import type { CampaignSummary } from '../../../src/contracts/campaign';
+import type { CampaignSummary } from '../../../src/campaign/contracts/campaign';
 import type { SimulatorStats } from '../../../src/simulator';
 import { AVATARS_PER_ORDER, type ChaosSize } from './chaos-size';
 

@@ -1,6 +1,6 @@
 import { placementFrom } from '../../../src/config/run-placement';
 import { temporal } from '@temporalio/proto';
-import { startCampaign } from '../../../src/client/campaigns';
+import { startCampaign } from '../../../src/campaign/client/campaigns';
 import { startPipeline } from '../../../src/client/pipelines';
 import type { PollingOptions } from '../../../src/contracts/pipeline-input';
 import { simulatorStatsSchema } from '../../../src/simulator/stats-schema';

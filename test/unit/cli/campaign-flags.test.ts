@@ -1,4 +1,4 @@
-import { optionsFromFlags } from '../../../src/cli/commands/campaign';
+import { optionsFromFlags } from '../../../src/campaign/cli/campaign';
 import { InputError } from '../../../src/errors';
 
 describe('campaign command flags', () => {

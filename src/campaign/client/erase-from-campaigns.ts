@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { eraseFromCampaignManifests } from '../campaign/manifest-store';
+import { eraseFromCampaignManifests } from '../manifest-store';
 import { subjectWorkflowId } from '../contracts/campaign-state';
-import { subjectsErasedSignal } from '../contracts/workflow-definitions';
+import { subjectsErasedSignal } from '../contracts/definitions';
 
 /** What erasing a person from the campaigns did. */
 export interface CampaignErasure {

@@ -8,10 +8,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { SubjectOutcome } from '../src/contracts/campaign-state';
-import { subjectEndedSignal } from '../src/contracts/workflow-definitions';
+import type { SubjectOutcome } from '../contracts/campaign-state';
+import { subjectEndedSignal } from '../contracts/definitions';
 
-export { outcomeOfResult } from '../src/contracts/campaign-state';
+export { outcomeOfResult } from '../contracts/campaign-state';
 
 /**
  * A campaign's pipeline tells the campaign how it ended, by a signal to the campaign's workflow

@@ -1,15 +1,8 @@
 import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities/campaign-activities';
-import {
-  answersBetween,
-  DEFAULT_WINDOW_TUNING,
-  initialWindow,
-  nextWindow,
-  type ProviderQueueReading,
-  type WindowState,
-  type WindowTuning,
-} from '../src/contracts/in-flight-window';
-import type { CampaignWindowSettings, CampaignWindowView } from '../src/contracts/campaign-state';
+import type { CampaignActivities } from '../activities';
+import { answersBetween, DEFAULT_WINDOW_TUNING, initialWindow, nextWindow } from './window-controller';
+import type { ProviderQueueReading, WindowState, WindowTuning } from '../contracts/window-state';
+import type { CampaignWindowSettings, CampaignWindowView } from '../contracts/campaign-state';
 
 const { observeProviderQueue } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '10 seconds',
@@ -19,7 +12,7 @@ const { observeProviderQueue } = proxyActivities<CampaignActivities>({
 
 /**
  * The campaign's in-flight window: fixed, or sized from the provider's signals by the pure
- * controller (src/contracts/in-flight-window.ts) each time the campaign samples them. The size and
+ * controller (window-controller.ts) each time the campaign samples them. The size and
  * its reason travel through continue-as-new, are shown in the campaign's progress and as the
  * workflow's current details in the Temporal UI.
  */

@@ -1,6 +1,6 @@
 import type { CampaignProgress } from '../contracts/campaign';
-import { progressBar } from './live-view-frame';
-import { printable, writeLines } from './printable';
+import { progressBar } from '../../cli/live-view-frame';
+import { printable, writeLines } from '../../cli/printable';
 
 const ESC = '\u001b[';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManifestIssue } from '../campaign/manifest';
+import type { ManifestIssue } from '../manifest';
 import {
   CAMPAIGN_STATES,
   campaignIdSchema,
@@ -9,9 +9,9 @@ import {
   type SubjectCounts,
   type SubjectSummary,
 } from '../contracts/campaign';
-import { answering } from './contract-schema';
-import { MAX_LISTED_ISSUES } from './api-error';
-import { MAX_MANIFEST_ROWS } from '../campaign/manifest';
+import { answering } from '../../api/contract-schema';
+import { MAX_LISTED_ISSUES } from '../../api/api-error';
+import { MAX_MANIFEST_ROWS } from '../manifest';
 
 /** The campaign API's answers, each tied to the contract type it answers (see answering). */
 

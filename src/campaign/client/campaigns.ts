@@ -1,22 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowUpdateFailedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-} from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import {
   campaignIdSchema,
   campaignOptionsSchema,
-  carryFromOutcome,
+  carriedLedgerFrom,
   isErased,
   statusOfCode,
   subjectWorkflowId,
   type CampaignInput,
-  type CampaignLedger,
+  type LedgerView,
   type CampaignOptions,
-  type CampaignOutcome,
+  type FinalLedger,
   type CampaignProgress,
   type CampaignResultRow,
   type CampaignSubject,
@@ -26,15 +21,15 @@ import {
   type RetryReport,
   type SubjectSummary,
 } from '../contracts/campaign';
-import type { PipelineResult } from '../contracts/pipeline-state';
-import { CampaignIdAttribute } from '../contracts/search-attributes';
+import type { PipelineResult } from '../../contracts/pipeline-state';
+import { CampaignIdAttribute } from '../../contracts/search-attributes';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { encryptionCodecOf } from '../codec/data-converter';
-import { missingSearchAttributesError } from './start-run';
-import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../campaign/manifest-store';
-import { csvLine } from '../campaign/manifest/csv';
+import { encryptionCodecOf } from '../../codec/data-converter';
+import { startRunOnce } from '../../client/start-run';
+import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../manifest-store';
+import { csvLine } from '../manifest/csv';
+import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
 import {
-  WORKFLOW_TYPES,
   type AvatarCampaignWorkflow,
   campaignLedgerQuery,
   campaignProgressQuery,
@@ -42,10 +37,10 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
-} from '../contracts/workflow-definitions';
+} from '../contracts/definitions';
 
-import { InputError } from '../errors';
-import type { RunPlacement } from '../config/run-placement';
+import { InputError } from '../../errors';
+import type { RunPlacement } from '../../config/run-placement';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
 export interface StartCampaignOptions extends RunPlacement {
@@ -132,27 +127,22 @@ export async function startCampaign(
       ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
     },
   };
-  try {
-    await client.workflow.start<AvatarCampaignWorkflow>(WORKFLOW_TYPES.campaign, {
-      workflowId: campaignId,
-      taskQueue: options.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      priority: { priorityKey: settings.priorityKey },
-      typedSearchAttributes: campaignAttributes(campaignId),
-      memo: { kind: 'campaign', total: subjects.length },
-      staticSummary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
-        input.window.mode === 'fixed'
-          ? `${input.maxInFlight} at a time`
-          : `in-flight window sized from the provider's signals, up to ${input.maxInFlight}`
-      }`,
-    });
-  } catch (err) {
-    // The same id (and, as the store checked, the same subjects) was started before: attach.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError))
-      throw missingSearchAttributesError(client, err) ?? err;
-  }
+  // Not created: the same id (and, as the store checked, the same subjects) was started before,
+  // open or closed. The handle attaches to that campaign.
+  await startRunOnce(client, {
+    workflowType: WORKFLOW_TYPES.campaign,
+    workflowId: campaignId,
+    taskQueue: options.taskQueue,
+    input,
+    priority: { priorityKey: settings.priorityKey },
+    searchAttributes: campaignAttributes(campaignId),
+    memo: { kind: 'campaign', total: subjects.length },
+    summary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
+      input.window.mode === 'fixed'
+        ? `${input.maxInFlight} at a time`
+        : `in-flight window sized from the provider's signals, up to ${input.maxInFlight}`
+    }`,
+  });
   return getCampaign(client, campaignId, { manifestDir: options.manifestDir });
 }
 
@@ -163,7 +153,7 @@ export const DEFAULT_FIXED_WINDOW = 50;
 /** How often the auto window samples the provider's signals. */
 export const DEFAULT_WINDOW_SAMPLE_MS = 10_000;
 
-/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/contracts/in-flight-window.ts. */
+/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/campaign/workflows/window-controller.ts. */
 function campaignWindow(
   settings: ReturnType<typeof campaignOptionsSchema.parse>,
   fallback: number | 'auto' | undefined,
@@ -187,12 +177,12 @@ export function getCampaign(
   options: { manifestDir: string },
 ): CampaignHandle {
   const raw = client.workflow.getHandle<AvatarCampaignWorkflow>(campaignId);
-  const subjectsOf = memoize((ledger: Pick<CampaignLedger, 'manifest'>) =>
+  const subjectsOf = memoize((ledger: Pick<LedgerView, 'manifest'>) =>
     readCampaignSubjects(ledger.manifest, options.manifestDir, 0, ledger.manifest.total),
   );
   const status = () => raw.describe().then((d) => d.status.name);
 
-  const ledger = async (): Promise<CampaignLedger & { finishedAt?: string }> => {
+  const ledger = async (): Promise<LedgerView & { finishedAt?: string }> => {
     if ((await status()) === 'COMPLETED') {
       const outcome = await raw.result();
       return { ...outcome, state: outcome.state, finishedAt: outcome.finishedAt };
@@ -211,7 +201,7 @@ export function getCampaign(
     return withoutErased(progress, present);
   };
 
-  const summarize = async (l: CampaignLedger & { finishedAt?: string }): Promise<CampaignSummary> => {
+  const summarize = async (l: LedgerView & { finishedAt?: string }): Promise<CampaignSummary> => {
     const subjects = await subjectsOf(l);
     return buildSummary(campaignId, l, subjects);
   };
@@ -249,7 +239,10 @@ export function getCampaign(
   return handle;
 }
 
-/** A campaign that has ended starts again under its id, carrying its ledger, to run the named subjects. */
+/**
+ * A campaign that has ended starts again under its id, carrying its ledger, to run the named
+ * subjects. The one start that reuses a closed run's id, on purpose, so not through startRunOnce.
+ */
 async function restart(
   client: Client,
   raw: WorkflowHandle<AvatarCampaignWorkflow>,
@@ -262,7 +255,7 @@ async function restart(
     );
   }
   const outcome = await raw.result();
-  const carried = carryFromOutcome(outcome);
+  const carried = carriedLedgerFrom(outcome);
   const retryable = [...carried.outcomes.statuses]
     .map((code, index) => (code === 'F' || code === 'C' ? index : -1))
     .filter((index) => index >= 0);
@@ -318,7 +311,7 @@ function withoutErased(progress: CampaignProgress, present: ReadonlySet<string>)
  */
 function buildSummary(
   campaignId: string,
-  ledger: CampaignLedger & { finishedAt?: string },
+  ledger: LedgerView & { finishedAt?: string },
   subjects: ManifestEntry[],
 ): CampaignSummary {
   const { outcomes } = ledger;
@@ -361,8 +354,8 @@ const EXPORT_CONCURRENCY = 16;
 async function* resultRows(
   client: Client,
   campaignId: string,
-  ledger: () => Promise<CampaignLedger>,
-  subjectsOf: (l: CampaignLedger) => Promise<ManifestEntry[]>,
+  ledger: () => Promise<LedgerView>,
+  subjectsOf: (l: LedgerView) => Promise<ManifestEntry[]>,
 ): AsyncGenerator<CampaignResultRow> {
   const current = await ledger();
   const subjects = await subjectsOf(current);
@@ -450,4 +443,4 @@ export function newCampaignId(now = new Date()): string {
 }
 
 export { subjectWorkflowId };
-export type { CampaignOutcome };
+export type { FinalLedger };

@@ -2,20 +2,20 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { describeIssue, loadManifestFile, ManifestError, type ModelCheck } from '../../campaign/manifest';
-import { startCampaign, type CampaignHandle } from '../../client/campaigns';
+import { describeIssue, loadManifestFile, ManifestError, type ModelCheck } from '../manifest';
+import { startCampaign, type CampaignHandle } from '../client/campaigns';
 import { manifestModelCheck } from '../../client/generation-check';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { connectClient } from '../../client/connect';
-import type { CampaignOptions, CampaignSummary } from '../../contracts/campaign';
+import type { CampaignOptions, CampaignSummary } from '../contracts/campaign';
 import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '../../config/starter-settings';
 import { ProviderClient } from '../../provider/client';
-import { campaignViewFor, type CampaignView } from '../campaign-view';
-import { EXIT } from '../exit-codes';
-import { reportError } from '../fail';
-import { rootMessage } from '../root-message';
-import { printableJson, printableLines, writeLines } from '../printable';
+import { campaignViewFor, type CampaignView } from './view';
+import { EXIT } from '../../cli/exit-codes';
+import { reportError } from '../../cli/fail';
+import { rootMessage } from '../../cli/root-message';
+import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '../../errors';
 
 export interface CampaignCommandOptions {

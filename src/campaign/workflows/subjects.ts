@@ -1,11 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities/campaign-activities';
-import {
-  ERASED_SUBJECT,
-  isErased,
-  type ManifestEntry,
-  type ManifestRef,
-} from '../src/contracts/campaign-state';
+import type { CampaignActivities } from '../activities';
+import { ERASED_SUBJECT, isErased, type ManifestEntry, type ManifestRef } from '../contracts/campaign-state';
 
 const { readCampaignSubjects } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '1 minute',

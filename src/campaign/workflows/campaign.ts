@@ -13,18 +13,23 @@ import {
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import type { CampaignSubject } from '../src/contracts/campaign';
+import type { CampaignSubject } from '../contracts/campaign';
 import type {
   CampaignInput,
-  CampaignOutcome,
+  FinalLedger,
   CampaignProgress,
   CampaignSettings,
   CampaignState,
-} from '../src/contracts/campaign-state';
-import { isErased, subjectWorkflowId } from '../src/contracts/campaign-state';
-import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
-import { PROGRESS_FEED_CAPACITY } from '../src/contracts/progress-feed';
-import { pipelineStartAttributes } from '../src/contracts/search-attributes';
+} from '../contracts/campaign-state';
+import { isErased, subjectWorkflowId } from '../contracts/campaign-state';
+import type { GenerationWorkflowInput } from '../../contracts/model-runs';
+import { PROGRESS_FEED_CAPACITY } from '../../contracts/progress-feed';
+import { pipelineStartAttributes } from '../../contracts/search-attributes';
+import {
+  WORKFLOW_TYPES,
+  type AvatarGenerationWorkflow,
+  type AvatarPipelineWorkflow,
+} from '../../contracts/workflow-definitions';
 import {
   campaignLedgerQuery,
   campaignProgressQuery,
@@ -34,17 +39,14 @@ import {
   retryCampaignUpdate,
   subjectEndedSignal,
   subjectsErasedSignal,
-  WORKFLOW_TYPES,
-  type AvatarGenerationWorkflow,
-  type AvatarPipelineWorkflow,
-} from '../src/contracts/workflow-definitions';
-import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
-import { CampaignBook } from './campaign-book';
-import { failureOutcome } from './campaign-report';
-import { SubjectPages } from './campaign-subjects';
-import { watchUnheardChildren, type RunningChild } from './campaign-unheard';
-import { CampaignWindow } from './campaign-window';
-import { ProgressLog } from './progress-log';
+} from '../contracts/definitions';
+import type { PipelineWorkflowInput } from '../../contracts/pipeline-input';
+import { CampaignLedger } from './ledger';
+import { failureOutcome } from './report';
+import { SubjectPages } from './subjects';
+import { watchUnheardChildren, type RunningChild } from './unheard';
+import { CampaignWindow } from './window';
+import { ProgressLog } from '../../../workflows/progress-log';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
@@ -61,21 +63,21 @@ const FEED_CARRIED = 20;
 /**
  * A batch campaign: one child avatar pipeline per subject of the manifest, at most the window's
  * size at once (a sliding window: each end starts the next). The window is sized from the
- * provider's signals (auto, capped at maxInFlight) or fixed (campaign-window.ts).
+ * provider's signals (auto, capped at maxInFlight) or fixed (window.ts).
  *
  * Children outlive the run that started them: each pipeline reports its end by a signal to the
  * campaign's id, so to whichever run is current. A run starts at most `subjectsPerRun` subjects
  * (or stops early when history grows long or a new worker version is current), then continues
  * as new at once with the compact ledger and the list of subjects still running; the window
  * never drains at a run boundary. A child that closes without reporting (terminated, timed out)
- * is found by campaign-unheard.ts. A subject's failure is recorded with its message and touches no
+ * is found by unheard.ts. A subject's failure is recorded with its message and touches no
  * other subject. Pause, resume, cancel and retry are updates; progress is a query, and every change
  * of it is numbered in the progress feed (workflows/progress-log.ts) that the API's event stream
  * queries, counted on across runs.
  */
-export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutcome> {
+export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger> {
   const { workflowId: campaignId } = workflowInfo();
-  const book = new CampaignBook(input.manifest.total, Date.now(), input.carried);
+  const ledger = new CampaignLedger(input.manifest.total, Date.now(), input.carried);
   const pages = new SubjectPages(input.manifest, input.pageSize);
   const window = new CampaignWindow(input.window, input.carried?.window);
   /** Subjects running, by manifest index: their child workflow id and subject id. */
@@ -103,14 +105,14 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   };
   for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
     track(index, workflowId, subjectId);
-  const ended = (index: number, outcome: Parameters<CampaignBook['finished']>[2]) => {
+  const ended = (index: number, outcome: Parameters<CampaignLedger['finished']>[2]) => {
     const entry = running.get(index);
     if (!entry) return;
     running.delete(index);
     indexOfChild.delete(entry.workflowId);
     // An erased subject counts as cancelled, however their pipeline ended, and is named nowhere.
-    if (erased.has(index)) book.finished(index, '', { status: 'CANCELLED' }, Date.now());
-    else book.finished(index, entry.subjectId, outcome, Date.now());
+    if (erased.has(index)) ledger.finished(index, '', { status: 'CANCELLED' }, Date.now());
+    else ledger.finished(index, entry.subjectId, outcome, Date.now());
     window.ended();
     changed();
   };
@@ -118,33 +120,33 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   let startedThisRun = 0;
   let closing = false;
   // A restarted campaign (a retry after it had ended) queues its subjects before anything else.
-  if (input.retry) book.queueRetry(book.retryable(input.retry.indexes).accepted);
+  if (input.retry) ledger.queueRetry(ledger.retryable(input.retry.indexes).accepted);
 
   const state = (): CampaignState => {
-    if (book.cancelled) return running.size > 0 ? 'cancelling' : 'cancelled';
-    if (!book.hasWork() && running.size === 0) return 'completed';
-    return book.paused ? 'paused' : 'running';
+    if (ledger.cancelled) return running.size > 0 ? 'cancelling' : 'cancelled';
+    if (!ledger.hasWork() && running.size === 0) return 'completed';
+    return ledger.paused ? 'paused' : 'running';
   };
   const progress = (): CampaignProgress => {
     const now = Date.now();
-    const eta = book.etaMs(now);
+    const eta = ledger.etaMs(now);
     return {
       campaignId,
       state: state(),
-      total: book.total,
-      counts: book.counts(),
+      total: ledger.total,
+      counts: ledger.counts(),
       maxInFlight: input.maxInFlight,
       window: window.view(),
       inFlight: [...running.entries()]
         .filter(([index]) => !erased.has(index))
         .slice(0, IN_FLIGHT_SHOWN)
         .map(([, r]) => r.subjectId),
-      run: book.run,
-      startedAt: new Date(book.startedAtMs).toISOString(),
-      elapsedMs: now - book.startedAtMs,
-      throughputPerMinute: Math.round(book.throughputPerMinute(now) * 10) / 10,
+      run: ledger.run,
+      startedAt: new Date(ledger.startedAtMs).toISOString(),
+      elapsedMs: now - ledger.startedAtMs,
+      throughputPerMinute: Math.round(ledger.throughputPerMinute(now) * 10) / 10,
       ...(eta !== undefined ? { etaMs: eta } : {}),
-      recentFailures: book.failures(),
+      recentFailures: ledger.failures(),
     };
   };
   // The child reports CANCELLED when it has stopped; one that already ended reports that instead.
@@ -153,7 +155,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       .cancel()
       .catch(() => undefined);
   const cancelAll = () => {
-    book.cancelRemaining();
+    ledger.cancelRemaining();
     for (const { workflowId } of running.values()) cancelChild(workflowId);
   };
 
@@ -164,7 +166,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   setHandler(subjectsErasedSignal, ({ indexes }) => {
     const names = new Set<string>();
     const now = new Set(
-      indexes.filter((index) => Number.isInteger(index) && index >= 0 && index < book.total),
+      indexes.filter((index) => Number.isInteger(index) && index >= 0 && index < ledger.total),
     );
     for (const index of now) {
       erased.add(index);
@@ -179,7 +181,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         if (!startsPending.has(index)) cancelChild(child.workflowId);
       }
     }
-    for (const name of book.forgetFailures(now)) names.add(name);
+    for (const name of ledger.forgetFailures(now)) names.add(name);
     // Snapshots kept for watchers drop the person too (those carried from an earlier run included).
     feed.rewrite((snapshot) => ({
       ...snapshot,
@@ -192,17 +194,17 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   setHandler(campaignLedgerQuery, () => ({
     manifest: input.manifest,
     state: state(),
-    counts: book.counts(),
-    outcomes: book.outcomes(),
-    startedAt: new Date(book.startedAtMs).toISOString(),
+    counts: ledger.counts(),
+    outcomes: ledger.outcomes(),
+    startedAt: new Date(ledger.startedAtMs).toISOString(),
   }));
   setHandler(pauseCampaignUpdate, () => {
-    book.paused = true;
+    ledger.paused = true;
     changed();
     return progress();
   });
   setHandler(resumeCampaignUpdate, () => {
-    book.paused = false;
+    ledger.paused = false;
     changed();
     return progress();
   });
@@ -214,8 +216,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   setHandler(
     retryCampaignUpdate,
     (request) => {
-      const { accepted } = book.retryable(request.indexes);
-      book.queueRetry(accepted);
+      const { accepted } = ledger.retryable(request.indexes);
+      ledger.queueRetry(accepted);
       changed();
       return { queued: accepted, progress: progress() };
     },
@@ -223,7 +225,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       validator: (request) => {
         if (closing)
           throw new Error('the campaign is ending; retry it again once it has ended (it then restarts)');
-        const { refused } = book.retryable(request.indexes);
+        const { refused } = ledger.retryable(request.indexes);
         if (refused.length > 0) throw new Error(refused.join('; '));
       },
     },
@@ -243,14 +245,14 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
       info.historySize > HISTORY_BYTES_SOFT_LIMIT
     );
   };
-  const starting = () => !book.cancelled && !book.paused && book.hasWork();
+  const starting = () => !ledger.cancelled && !ledger.paused && ledger.hasWork();
   const wantsNewRun = () =>
-    !book.cancelled &&
-    ((book.hasWork() && startedThisRun >= input.subjectsPerRun) ||
-      ((book.hasWork() || running.size > 0) &&
+    !ledger.cancelled &&
+    ((ledger.hasWork() && startedThisRun >= input.subjectsPerRun) ||
+      ((ledger.hasWork() || running.size > 0) &&
         (historyIsLong() || workflowInfo().targetWorkerDeploymentVersionChanged)));
   const canStart = () => starting() && running.size < window.size && !wantsNewRun();
-  const finished = () => running.size === 0 && (book.cancelled || !book.hasWork());
+  const finished = () => running.size === 0 && (ledger.cancelled || !ledger.hasWork());
 
   // The auto window samples the provider's signals while it is what limits the campaign: work is
   // waiting and the window is (nearly) full. Otherwise nothing is sampled, and history stays quiet.
@@ -264,7 +266,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         await sleep(window.sampleEveryMs);
         if (sampling && windowLimits()) {
           await window.sample(
-            { inFlight: running.size, waiting: book.waiting() },
+            { inFlight: running.size, waiting: ledger.waiting() },
             {
               providerTaskQueue: input.pipeline.providerTaskQueue,
               workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
@@ -327,7 +329,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         return await continueOnCurrentVersion({
           ...settingsOf(input),
           carried: {
-            ...book.carry(),
+            ...ledger.carry(),
             running: [...running.entries()].map(([index, r]) => [index, r.workflowId, r.subjectId]),
             ...(erasedRunning().length > 0 ? { erased: erasedRunning() } : {}),
             ...(window.carry() ? { window: window.carry()! } : {}),
@@ -335,17 +337,17 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
           },
         });
       }
-      const index = book.takeNext();
+      const index = ledger.takeNext();
       const subject = await pages.get(index);
-      if (book.cancelled) {
-        book.putBack(index);
-        book.cancelRemaining();
+      if (ledger.cancelled) {
+        ledger.putBack(index);
+        ledger.cancelRemaining();
         continue;
       }
       if (isErased(subject) || erased.has(index)) {
         // The person was erased before their turn (or while their page was read): they are never
         // started, and count as cancelled.
-        book.finished(index, '', { status: 'CANCELLED' }, Date.now());
+        ledger.finished(index, '', { status: 'CANCELLED' }, Date.now());
         changed();
         continue;
       }
@@ -365,19 +367,19 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   closing = true;
   recordProgress();
   await condition(allHandlersFinished);
-  const outcomes = book.carry().outcomes;
-  upsertMemo({ state: book.cancelled ? 'cancelled' : 'completed' });
+  const outcomes = ledger.carry().outcomes;
+  upsertMemo({ state: ledger.cancelled ? 'cancelled' : 'completed' });
   return {
     campaignId,
-    state: book.cancelled ? 'cancelled' : 'completed',
+    state: ledger.cancelled ? 'cancelled' : 'completed',
     manifest: input.manifest,
     settings: settingsOf(input),
-    total: book.total,
-    counts: book.counts(),
+    total: ledger.total,
+    counts: ledger.counts(),
     outcomes,
-    startedAt: new Date(book.startedAtMs).toISOString(),
+    startedAt: new Date(ledger.startedAtMs).toISOString(),
     finishedAt: new Date(Date.now()).toISOString(),
-    runs: book.run,
+    runs: ledger.run,
   };
 }
 
@@ -388,7 +390,7 @@ function settingsOf(input: CampaignInput): CampaignSettings {
 
 /**
  * Starts one subject's pipeline as a child that outlives this run (it reports its end by signal,
- * see campaign-report.ts); resolves once it has started. A subject with a modelId starts a
+ * see report.ts); resolves once it has started. A subject with a modelId starts a
  * generation run under that model instead (its model was checked by the starter); it reports the
  * same way and answers the pipeline's result shape.
  */

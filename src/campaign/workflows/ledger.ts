@@ -1,11 +1,11 @@
 import type {
   SubjectOutcome,
-  CampaignCarry,
-  CompactOutcomes,
+  CarriedLedger,
+  LedgerOutcomes,
   SubjectCounts,
   SubjectStatus,
-} from '../src/contracts/campaign-state';
-import { STATUS_CODES, statusOfCode } from '../src/contracts/campaign-state';
+} from '../contracts/campaign-state';
+import { STATUS_CODES, statusOfCode } from '../contracts/campaign-state';
 
 export type { SubjectOutcome };
 
@@ -20,7 +20,7 @@ export const MAX_ERROR_LENGTH = 500;
  * next (retries first, then the manifest in order); the figures for progress. Pure and
  * deterministic, so it lives in the workflow and travels compactly through continue-as-new.
  */
-export class CampaignBook {
+export class CampaignLedger {
   private readonly statuses: string[];
   private readonly modelIds: number[];
   private readonly avatarCounts: number[];
@@ -38,7 +38,7 @@ export class CampaignBook {
   constructor(
     readonly total: number,
     nowMs: number,
-    carried?: CampaignCarry,
+    carried?: CarriedLedger,
   ) {
     const outcomes = carried?.outcomes;
     this.statuses = outcomes ? [...outcomes.statuses.replaceAll(RUNNING, '.')] : Array(total).fill('.');
@@ -193,7 +193,7 @@ export class CampaignBook {
     return dropped.map((f) => f.subjectId);
   }
 
-  outcomes(): CompactOutcomes {
+  outcomes(): LedgerOutcomes {
     return {
       statuses: this.statuses.join('').replaceAll(RUNNING, '.'),
       modelIds: [...this.modelIds],
@@ -203,7 +203,7 @@ export class CampaignBook {
     };
   }
 
-  carry(): CampaignCarry {
+  carry(): CarriedLedger {
     return {
       run: this.run,
       cursor: this.cursor,

@@ -1,6 +1,6 @@
 import { condition, log, proxyActivities, sleep } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities/campaign-activities';
-import type { ManifestRef, SubjectOutcome } from '../src/contracts/campaign-state';
+import type { CampaignActivities } from '../activities';
+import type { ManifestRef, SubjectOutcome } from '../contracts/campaign-state';
 
 const { findClosedChildren } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '5 minutes',
@@ -30,7 +30,7 @@ export interface UnheardWatch {
 }
 
 /**
- * Children report their end by a signal (campaign-report.ts); one that is terminated, times out,
+ * Children report their end by a signal (report.ts); one that is terminated, times out,
  * or whose report is otherwise lost never does, and the campaign would wait for it forever. So
  * whenever some child has gone unheard for `everyMs`, one activity asks Temporal which of those
  * have closed, and each closed one is recorded with the outcome its close implies (terminated →

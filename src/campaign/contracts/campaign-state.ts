@@ -2,10 +2,10 @@
  * Campaign types and pure helpers shared by the campaign workflow and everything that starts or
  * watches campaigns (client package, CLI, API). Workflow-safe: no runtime imports.
  */
-import type { WindowState, WindowTuning } from './in-flight-window';
-import type { PollingOptions } from './pipeline-input';
-import type { PipelineResult } from './pipeline-state';
-import type { ProgressFeedCarry } from './progress-feed';
+import type { WindowState, WindowTuning } from './window-state';
+import type { PollingOptions } from '../../contracts/pipeline-input';
+import type { PipelineResult } from '../../contracts/pipeline-state';
+import type { ProgressFeedCarry } from '../../contracts/progress-feed';
 import type { CampaignSubject } from './campaign';
 
 /**
@@ -53,10 +53,10 @@ export interface SubjectEnded {
 export type SubjectStatus = 'PENDING' | 'RUNNING' | 'DONE' | 'PARTIAL' | 'FAILED' | 'CANCELLED';
 
 /**
- * Every subject's outcome, compact enough to carry through continue-as-new at any campaign size
+ * The ledger's entries: every subject's outcome, compact enough to carry through continue-as-new at any campaign size
  * (a few bytes per subject): indexes follow the manifest file; subject ids come from it.
  */
-export interface CompactOutcomes {
+export interface LedgerOutcomes {
   /** One character per subject: . pending, D done, P partial, F failed, C cancelled. */
   statuses: string;
   /** Model id per subject (0 = none yet). */
@@ -69,14 +69,14 @@ export interface CompactOutcomes {
   attempts: Record<string, number>;
 }
 
-/** State a campaign hands to its next run when it continues as new. */
-export interface CampaignCarry {
+/** The ledger as a campaign hands it to its next run when it continues as new, with the rest of the run's state. */
+export interface CarriedLedger {
   run: number;
   /** Next manifest index never started. */
   cursor: number;
   /** Indexes queued by a retry, started before new subjects. */
   retryQueue: number[];
-  outcomes: CompactOutcomes;
+  outcomes: LedgerOutcomes;
   paused: boolean;
   cancelled: boolean;
   startedAtMs: number;
@@ -98,11 +98,11 @@ export interface CampaignCarry {
 export type CampaignSettings = Omit<CampaignInput, 'carried' | 'retry'>;
 
 /** The ledger as it stands (query): what summaries and exports are built from while a campaign runs. */
-export interface CampaignLedger {
+export interface LedgerView {
   manifest: ManifestRef;
   state: CampaignState;
   counts: SubjectCounts;
-  outcomes: CompactOutcomes;
+  outcomes: LedgerOutcomes;
   startedAt: string;
 }
 
@@ -152,7 +152,7 @@ export interface CampaignInput {
     /** ARCHIVE_AVATARS of the starter: the pipelines copy their avatars into the blob store. */
     archiveAvatars?: boolean;
   };
-  carried?: CampaignCarry;
+  carried?: CarriedLedger;
   /** Subjects to run again when a campaign that had ended is restarted (applied once, not carried). */
   retry?: RetryRequest;
 }
@@ -194,8 +194,8 @@ export interface CampaignProgress {
   recentFailures: { subjectId: string; error: string }[];
 }
 
-/** The workflow's result: compact; the client joins it with the manifest into a CampaignSummary. */
-export interface CampaignOutcome {
+/** The ledger at the campaign's end, the workflow's result: compact; the client joins it with the manifest into a CampaignSummary. */
+export interface FinalLedger {
   campaignId: string;
   state: 'completed' | 'cancelled';
   manifest: ManifestRef;
@@ -203,7 +203,7 @@ export interface CampaignOutcome {
   settings: CampaignSettings;
   total: number;
   counts: SubjectCounts;
-  outcomes: CompactOutcomes;
+  outcomes: LedgerOutcomes;
   startedAt: string;
   finishedAt: string;
   runs: number;
@@ -268,15 +268,15 @@ export function outcomeOfResult(result: PipelineResult): SubjectOutcome {
 }
 
 /** The state of an ended campaign, for restarting it under the same id (retry after the end). */
-export function carryFromOutcome(outcome: CampaignOutcome): CampaignCarry {
+export function carriedLedgerFrom(final: FinalLedger): CarriedLedger {
   return {
-    run: outcome.runs,
-    cursor: outcome.total,
+    run: final.runs,
+    cursor: final.total,
     retryQueue: [],
-    outcomes: outcome.outcomes,
+    outcomes: final.outcomes,
     paused: false,
     cancelled: false,
-    startedAtMs: Date.parse(outcome.startedAt),
+    startedAtMs: Date.parse(final.startedAt),
     samples: [],
     recentFailures: [],
   };

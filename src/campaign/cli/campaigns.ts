@@ -2,12 +2,12 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { loadStarterSettings } from '../../config/starter-settings';
-import { getCampaign, type CampaignHandle } from '../../client/campaigns';
+import { getCampaign, type CampaignHandle } from '../client/campaigns';
 import { connectClient } from '../../client/connect';
-import { describeCampaignProgress, formatEta } from '../campaign-view';
-import { EXIT } from '../exit-codes';
+import { describeCampaignProgress, formatEta } from './view';
+import { EXIT } from '../../cli/exit-codes';
 import { reportCampaignError, summarize } from './campaign';
-import { printableJson, printableLines, writeLines } from '../printable';
+import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '../../errors';
 
 /** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */

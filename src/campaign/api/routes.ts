@@ -13,24 +13,24 @@ import {
   type ManifestIssue,
   type ManifestRead,
   type ManifestValidation,
-} from '../campaign/manifest';
-import { manifestModelCheck } from '../client/generation-check';
+} from '../manifest';
+import { manifestModelCheck } from '../../client/generation-check';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
 import {
   campaignIdSchema,
   type campaignOptionsSchema,
-  type CampaignOutcome,
+  type FinalLedger,
   type CampaignProgress,
 } from '../contracts/campaign';
-import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from './api-error';
+import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from '../../api/api-error';
 import {
   campaignJsonStartSchema,
   campaignProgressSchema,
   campaignStartedSchema,
   campaignStatusSchema,
   campaignSummarySchema,
-} from './campaign-schemas';
-import type { ApiContext } from './api-context';
+} from './schemas';
+import type { ApiContext } from '../../api/api-context';
 import {
   END_EVENT_ID,
   lastEventIdSchema,
@@ -39,10 +39,10 @@ import {
   progressEventsResponses,
   resumePoint,
   streamProgressEvents,
-} from './event-stream';
-import { BEARER_SCHEME } from './openapi';
-import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
-import { InputError } from '../errors';
+} from '../../api/event-stream';
+import { BEARER_SCHEME } from '../../api/openapi';
+import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
+import { InputError } from '../../errors';
 
 const MANIFEST_FIELD = 'manifest';
 
@@ -208,7 +208,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       const campaign = handle(id);
       await known(id, campaign);
       if (after === END_EVENT_ID) return reply.code(204).send(null);
-      await streamProgressEvents<CampaignProgress, CampaignOutcome>(request, reply, ctx.progressHub, id, {
+      await streamProgressEvents<CampaignProgress, FinalLedger>(request, reply, ctx.progressHub, id, {
         afterVersion: after,
         // The campaign's result is compact; the stream ends with its summary, as GET …/summary answers it.
         presentResult: () => campaign.summary(),

@@ -3,11 +3,11 @@
  * helpers are in campaign-state.ts, which workflow code imports.
  */
 import { z } from 'zod';
-import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
-import { imageReferenceSchema, pipelineInputSchema, subjectIdSchema } from './pipeline-input';
+import { genderSchema, orderIdSchema, stylesSchema } from '../../provider/request-schemas';
+import { imageReferenceSchema, pipelineInputSchema, subjectIdSchema } from '../../contracts/pipeline-input';
 import { DEFAULT_CHILD_CHECK_MS } from './campaign-state';
-import { MAX_SELFIES } from './limits';
-import { hasReservedPrefix, RESERVED_WORKFLOW_ID_PREFIXES } from './workflow-ids';
+import { MAX_SELFIES } from '../../contracts/limits';
+import { hasReservedPrefix, RESERVED_WORKFLOW_ID_PREFIXES } from '../../contracts/workflow-ids';
 
 /** Subject ids become part of child workflow ids (`<campaign>/<subject>` without encryption), so they are kept plain. */
 export { subjectIdSchema };
@@ -16,7 +16,7 @@ export {
   PIPELINE_WORKFLOW_ID_PREFIX,
   TRAINING_WORKFLOW_ID_PREFIX,
   GENERATION_WORKFLOW_ID_PREFIX,
-} from './workflow-ids';
+} from '../../contracts/workflow-ids';
 
 /**
  * A caller's name for a campaign, which is its workflow id. Ids with a reserved prefix are the
@@ -62,7 +62,7 @@ export type CampaignSubject = z.infer<typeof campaignSubjectSchema>;
 export const campaignOptionsSchema = z.strictObject({
   /**
    * Child pipelines running at once: `auto` (the default) sizes the window from the provider
-   * queue's backlog, 429s and errors (src/contracts/in-flight-window.ts); a number caps that
+   * queue's backlog, 429s and errors (src/campaign/workflows/window-controller.ts); a number caps that
    * window, or with `fixedWindow` is the window.
    */
   maxInFlight: z.union([z.literal('auto'), z.number().int().min(1).max(2000)]).optional(),

@@ -3,10 +3,8 @@ import {
   DEFAULT_WINDOW_TUNING,
   initialWindow,
   nextWindow,
-  type WindowSample,
-  type WindowState,
-  type WindowTuning,
-} from '../../../src/contracts/in-flight-window';
+} from '../../../src/campaign/workflows/window-controller';
+import type { WindowSample, WindowState, WindowTuning } from '../../../src/campaign/contracts/window-state';
 
 const tuning: WindowTuning = { ...DEFAULT_WINDOW_TUNING, cap: 200, initial: 10 };
 

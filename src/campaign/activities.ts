@@ -7,10 +7,10 @@ import {
   type ManifestEntry,
   type ManifestRef,
   type SubjectOutcome,
-} from '../src/contracts/campaign';
-import type { PipelineResult } from '../src/contracts/pipeline-state';
-import { CampaignManifestError, readCampaignSubjects } from '../src/campaign/manifest-store';
-import { readProviderQueue, type ProviderQueueReading } from '../src/campaign/provider-queue-signals';
+} from './contracts/campaign';
+import type { PipelineResult } from '../contracts/pipeline-state';
+import { CampaignManifestError, readCampaignSubjects } from './manifest-store';
+import { readProviderQueue, type ProviderQueueReading } from './provider-queue-signals';
 
 export interface CampaignActivityDependencies {
   /** CAMPAIGN_DIR: the only place manifests are read from. */

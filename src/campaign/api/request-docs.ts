@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { MAX_MANIFEST_BYTES } from '../campaign/manifest';
+import { MAX_MANIFEST_BYTES } from '../manifest';
 import { campaignIdSchema } from '../contracts/campaign';
-import { campaignJsonStartSchema } from './campaign-schemas';
-import { strip } from './pipeline-request-docs';
+import { campaignJsonStartSchema } from './schemas';
+import { strip } from '../../api/pipeline-request-docs';
 
 /**
  * The two bodies POST /v1/campaigns accepts, for the OpenAPI document only: the handler reads them
