@@ -82,7 +82,10 @@ export function loadTenantsFile(path: string, cwd: string): TenantsConfig {
     throw new ConfigError(
       parsed.error.issues.map((issue) => ({
         variable,
-        reason: `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(the document)'}: ${issue.message}`,
+        reason: `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(the document)'}: ${
+          // A refused tenant id: its rule, rather than zod's "Invalid key in record".
+          issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message
+        }`,
       })),
     );
   }

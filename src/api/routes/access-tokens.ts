@@ -23,7 +23,8 @@ const grantBodySchema = z
       .optional()
       .describe(`How long the token works, in seconds (default ${DEFAULT_ACCESS_TOKEN_TTL_SECONDS})`),
   })
-  .optional();
+  // A POST without a body arrives as null.
+  .nullish();
 
 const grantSchema = z
   .object({
