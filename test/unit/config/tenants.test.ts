@@ -1,3 +1,4 @@
+import type * as Crypto from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,7 +51,7 @@ describe('constant-time token lookup', () => {
   test('finds a token\u2019s index comparing every configured token, whether or not it matches', () => {
     // The module object itself (an `import * as` namespace would be a copy the spy does not reach).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const spy = jest.spyOn(require('node:crypto') as typeof import('node:crypto'), 'timingSafeEqual');
+    const spy = jest.spyOn(require('node:crypto') as typeof Crypto, 'timingSafeEqual');
     try {
       const indexOf = tokenIndex([T1, T2, 'token-three-0123456789']);
       spy.mockClear();
