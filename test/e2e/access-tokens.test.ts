@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
@@ -28,6 +29,7 @@ describe('browser access tokens on a real stack', () => {
   let app: FastifyInstance;
   let base: string;
   let selfies: { dir: string; files: string[] };
+  let logged = '';
 
   beforeAll(async () => {
     env = await createDevServerEnv();
@@ -61,7 +63,14 @@ describe('browser access tokens on a real stack', () => {
     };
     workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
     running = workers.run();
-    ({ app, base } = await startTestApi({ config, client: env.client }));
+    // Warnings only, as an operator might run it: audit lines are written whatever the level.
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged += chunk.toString();
+        done();
+      },
+    });
+    ({ app, base } = await startTestApi({ config, client: env.client, logger: { level: 'warn', stream } }));
   });
 
   afterAll(async () => {
@@ -177,5 +186,32 @@ describe('browser access tokens on a real stack', () => {
     }
     // And its archived avatars are gone with it.
     for (const avatar of avatars) expect((await fetch(avatar.archivedUrl!)).status).toBe(404);
+
+    // The audit trail: starts, grants and the erasure, with the tenant and ids, no token or subject id.
+    const audit = logged
+      .split('\n')
+      .filter((line) => line.includes('"audit":true'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const subjectKey = (erased.body as { subject: string }).subject;
+    expect(
+      audit.map(({ tenant, action, workflowId, subject, erasedRuns }) => ({
+        tenant,
+        action,
+        workflowId,
+        subject,
+        erasedRuns,
+      })),
+    ).toEqual(
+      [
+        { tenant: 'acme', action: 'pipeline.start', workflowId: x },
+        { tenant: 'acme', action: 'pipeline.start', workflowId: y },
+        { tenant: 'acme', action: 'pipeline.access-token', workflowId: x },
+        { tenant: 'acme', action: 'pipeline.access-token', workflowId: x },
+        { tenant: 'acme', action: 'subject.erase', subject: subjectKey, erasedRuns: [x] },
+      ].map((line) => ({ workflowId: undefined, subject: undefined, erasedRuns: undefined, ...line })),
+    );
+    const auditText = JSON.stringify(audit);
+    for (const secret of [token, short.token, TOKEN, 'u-x', 'u-y', selfies.files[0]!])
+      expect(auditText).not.toContain(secret);
   }, 180_000);
 });
