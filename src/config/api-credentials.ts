@@ -1,6 +1,5 @@
-import { DEFAULT_TENANT } from '../api/caller';
 import { tokenProblems } from './bearer-token-rules';
-import { TENANT_ID, TENANT_ID_RULE } from './tenants';
+import { DEFAULT_TENANT, TENANT_ID, TENANT_ID_RULE } from './tenants';
 
 /** One API token and the tenant it belongs to. */
 export interface ApiCredential {

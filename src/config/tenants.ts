@@ -2,8 +2,14 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { SCOPES, type Scope } from '../api/caller';
 import { ConfigError } from './config-error';
+
+/** What a credential may do: start runs, read them, cancel or retry them, erase subjects. */
+export const SCOPES = ['start', 'read', 'cancel', 'erase'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The tenant of a bare `API_TOKENS` entry (one without `tenant:`). */
+export const DEFAULT_TENANT = 'default';
 
 /** A tenant id as API_TOKENS and API_TENANTS_FILE name it; it also goes into workflow ids. */
 export const TENANT_ID = /^[a-z0-9-]{1,40}$/;
