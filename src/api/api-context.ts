@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config/load-config';
 import type { ProviderClient } from '../provider/client';
+import type { AccessTokenSigner } from './access-tokens';
 import type { BlobLinkSigner, BlobStore } from '../storage';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../client/offered-styles';
@@ -8,7 +9,7 @@ import type { ProgressHub } from './progress-hub';
 
 export type ApiConfig = Pick<
   AppConfig,
-  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'placement' | 'campaigns' | 'storage'
+  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'placement' | 'campaigns' | 'storage' | 'tenants'
 >;
 
 /** What the routes share: configuration, the Temporal client, the provider client and the blob store. */
@@ -20,6 +21,8 @@ export interface ApiContext {
   store: BlobStore;
   /** Signs the API's own links to objects the store cannot presign. */
   linkSigner: BlobLinkSigner;
+  /** Mints and verifies browser access tokens (API_ACCESS_TOKEN_SECRET). */
+  accessTokens: AccessTokenSigner;
   links(workflowId: string): PipelineLinks;
   /** One watcher per run for every open event stream (GET …/events), with their caps. */
   progressHub: ProgressHub;

@@ -4,12 +4,10 @@
  * credential and never from a request body.
  */
 
-/** What a credential may do: start runs, read them, cancel or retry them, erase subjects. */
-export const SCOPES = ['start', 'read', 'cancel', 'erase'] as const;
-export type Scope = (typeof SCOPES)[number];
+import { DEFAULT_TENANT, SCOPES, type Scope } from '../config/tenants';
 
-/** The tenant of a bare `API_TOKENS` entry (one without `tenant:`). */
-export const DEFAULT_TENANT = 'default';
+// Defined with the tenants file that names them; the API's callers are described here.
+export { DEFAULT_TENANT, SCOPES, type Scope };
 
 export interface Caller {
   tenant: string;

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError, errorBodySchema } from './api-error';
-import { bearerTokenKey } from './bearer-auth';
 import type { ProgressHub } from './progress-hub';
 
 /** The id of a stream's last event: a reconnect naming it is answered 204, which tells EventSource to stop. */
@@ -151,11 +150,7 @@ export async function streamProgressEvents<P, R>(
   workflowId: string,
   options: ProgressEventsOptions<P, R>,
 ): Promise<void> {
-  const subscription = hub.open<P, R>(
-    workflowId,
-    bearerTokenKey(request.headers.authorization),
-    options.afterVersion,
-  );
+  const subscription = hub.open<P, R>(workflowId, request.credentialKey, options.afterVersion);
   const stream = openEventStream(request, reply);
   if (stream.signal.aborted) subscription.close();
   else stream.signal.addEventListener('abort', () => subscription.close(), { once: true });

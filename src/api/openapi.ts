@@ -6,6 +6,16 @@ import { campaignRequestBodyDocs } from '../campaign/api/request-docs';
 import { pipelineRequestBodyDocs, trainingRequestBodyDocs } from './pipeline-request-docs';
 
 export const BEARER_SCHEME = 'bearerAuth';
+/** A browser access token given in the query (it may come as the bearer token too). */
+export const ACCESS_TOKEN_SCHEME = 'accessToken';
+
+/** How callers authenticate, as the document's introduction tells it. */
+const AUTH_DESCRIPTION = [
+  'Two kinds of token:',
+  '',
+  '- **API tokens** (`API_TOKENS`), sent as `Authorization: Bearer <token>`. Each belongs to a tenant (`tenant:token`; a bare token is tenant `default`) and every route sees only that tenant. A token holds its tenant\u2019s scopes (`API_TENANTS_FILE`, default all four): `start` (start pipelines, trainings, generations, campaigns), `read` (list, status, events, models, orders, results, and issuing browser access tokens), `cancel` (cancel, retry, pause, resume) and `erase` (erase subjects). A route names the scope it needs; a token without it is answered 403.',
+  '- **Browser access tokens**, from `POST /v1/pipelines/{id}/access-tokens` or `POST /v1/campaigns/{id}/access-tokens`: read-only, for that one run, expiring (default 1 h, at most 24 h). Sent as the bearer token or as `?access_token=`, they open the run\u2019s status and its event stream (its archived avatar links need no token); on another run they get the answer of an unknown id, on any other route 401.',
+].join('\n');
 
 /**
  * OpenAPI 3 generated from the routes' zod schemas, served at GET /openapi.json, with Swagger UI
@@ -26,12 +36,24 @@ export async function registerOpenApi(
       openapi: '3.0.3',
       info: {
         title: 'avatar-pipeline workflow starter API',
-        description:
-          'Starts durable avatar pipelines on Temporal (selfies → trained model → avatars per style), reports their progress and results, and cancels them.',
+        description: `Starts durable avatar pipelines on Temporal (selfies → trained model → avatars per style), reports their progress and results, and cancels them.\n\n${AUTH_DESCRIPTION}`,
         version: options.version,
       },
       components: {
-        securitySchemes: { [BEARER_SCHEME]: { type: 'http', scheme: 'bearer' } },
+        securitySchemes: {
+          [BEARER_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API token, or on the routes that accept one, a browser access token',
+          },
+          [ACCESS_TOKEN_SCHEME]: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'access_token',
+            description:
+              'A browser access token (POST …/access-tokens), on the routes of its run that accept one',
+          },
+        },
       },
     },
     transform: (document) => {

@@ -37,8 +37,12 @@ export async function describePipeline(
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
-  throw new ApiError(404, `No pipeline ${workflowId}`, []);
+  throw unknownPipeline(workflowId);
 }
+
+/** The answer to an id that names no pipeline (of the caller's). */
+export const unknownPipeline = (workflowId: string): ApiError =>
+  new ApiError(404, `No pipeline ${workflowId}`, []);
 
 export function stateOf(description: WorkflowExecutionDescription): PipelineState {
   return stateOfStatus(description.status.name);

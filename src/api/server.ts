@@ -5,14 +5,15 @@ import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { ConfigError } from '../config/config-error';
-import { bearerAuth } from '../http/bearer-auth';
 import { API_FIXED_LIMITS, capConnections, serverOptions } from '../http/server-limits';
 import { ProviderClient } from '../provider/client';
 import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
-import { DEFAULT_CALLER } from './caller';
-import { apiAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
+import { credentialsOf } from '../config/api-credentials';
+import { AccessTokenSigner, redactAccessToken } from './access-tokens';
+import { refuseCredential, tokenProblems } from './bearer-auth';
+import { callerIdentifier, installCallerAuth } from './caller-auth';
 import { registerCampaignRoutes } from '../campaign/api/routes';
 import { declareCommonResponses } from './common-responses';
 import { answerRouterRefusal, installErrorHandling } from './error-handler';
@@ -20,6 +21,7 @@ import { ProgressHub, queryFollower } from './progress-hub';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
 import { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH, openBlobStore, type StorageSettings } from '../storage';
+import { registerAccessTokenRoutes } from './routes/access-tokens';
 import { registerArchiveRoute } from './routes/archive';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
 import { registerForgetSubjectRoute } from './routes/forget-subject';
@@ -99,6 +101,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     provider,
     store,
     linkSigner: new BlobLinkSigner(config.storage?.linkSecret ?? randomBytes(32)),
+    accessTokens: new AccessTokenSigner(config.api.accessTokenSecret),
     progressHub: new ProgressHub(queryFollower(options.client), {
       perRun: limits.eventStreamsPerRun,
       perToken: limits.eventStreamsPerToken,
@@ -115,28 +118,45 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
   registerArchiveRoute(app, ctx.store, ctx.linkSigner);
-  const operator = tokenCheck(config.api.tokens);
+  const identityOf = callerIdentifier({
+    credentials: credentialsOf(config.api.tokens),
+    tenants: config.tenants,
+    accessTokens: ctx.accessTokens,
+  });
   await app.register(
     async (v1) => {
-      // Per token: a valid token is its own bucket (kept as a digest); anything else counts against
-      // the client's address, so guessing tokens is slowed as well. Checked before the token.
+      // Per tenant where the tenants file sets its requestsPerMinute, else per token (kept as a
+      // digest); anything else counts against the client's address, so guessing tokens is slowed
+      // as well. Checked before the token.
       await v1.register(fastifyRateLimit, {
-        max: limits.rateLimitPerMinute,
+        max: (request) => {
+          const identity = identityOf(request);
+          return typeof identity === 'string'
+            ? limits.rateLimitPerMinute
+            : (identity.requestsPerMinute ?? limits.rateLimitPerMinute);
+        },
         timeWindow: 60_000,
         keyGenerator: (request) => {
-          const authorization = request.headers.authorization;
-          return operator(authorization).valid ? bearerTokenKey(authorization) : `address:${request.ip}`;
+          const identity = identityOf(request);
+          if (typeof identity === 'string') return `address:${request.ip}`;
+          return identity.requestsPerMinute === undefined
+            ? identity.credentialKey
+            : `tenant:${identity.caller.tenant}`;
         },
-        errorResponseBuilder: (_request, context) =>
-          new ApiError(
+        errorResponseBuilder: (request, context) => {
+          const identity = identityOf(request);
+          const whose =
+            typeof identity !== 'string' && identity.requestsPerMinute !== undefined
+              ? "for all of this tenant's tokens together"
+              : 'for each token';
+          return new ApiError(
             429,
-            `Too many requests: at most ${context.max} a minute for each token; retry in ${context.after}`,
-          ),
+            `Too many requests: at most ${context.max} a minute ${whose}; retry in ${context.after}`,
+          );
+        },
       });
-      // Both hook each route as it is added: the token check goes after the rate limit on each route.
-      await v1.register(bearerAuth, apiAuth(config.api.tokens));
-      // Every valid token is the default tenant's with every scope until tenants are configured.
-      v1.decorateRequest('caller', { getter: () => DEFAULT_CALLER });
+      // Both hook each route as it is added: the credential check goes after the rate limit on each route.
+      installCallerAuth(v1, identityOf, refuseCredential);
       registerStartPipelineRoute(v1, ctx);
       registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
@@ -147,6 +167,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerModelRunRoutes(v1, ctx);
       registerForgetSubjectRoute(v1, ctx);
       registerCampaignRoutes(v1, ctx);
+      registerAccessTokenRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );
@@ -220,10 +241,11 @@ function loggerSettings(logger: ApiServerOptions['logger']): FastifyServerOption
     ...base,
     redact: { paths: REDACTED, censor: '[redacted]' },
     serializers: {
-      // Headers help when tracing a request (idempotency keys, user agents); credentials are redacted above.
+      // Headers help when tracing a request (idempotency keys, user agents); credentials are redacted
+      // above, and a browser access token in the query here.
       req: (req: { method: string; url: string; headers: Record<string, unknown>; ip?: string }) => ({
         method: req.method,
-        url: req.url,
+        url: redactAccessToken(req.url),
         headers: req.headers,
         remoteAddress: req.ip,
       }),

@@ -176,7 +176,13 @@ export const envSchema = z.object({
     'Hosts allowed for http(s) selfie references, comma separated; a host with private or loopback addresses must be listed itself.',
   ),
   API_TOKENS: withDefault(list(','), '').describe(
-    'Bearer tokens of the starter API, comma separated, each at least 16 characters; `avatar-pipeline api` refuses to start without one.',
+    'Bearer tokens of the starter API, comma separated, each at least 16 characters; `avatar-pipeline api` refuses to start without one. An entry `tenant:token` gives the token to that tenant (ids `[a-z0-9-]{1,40}`); a bare token belongs to tenant `default`. A token under two tenants is refused.',
+  ),
+  API_TENANTS_FILE: optional(z.string()).describe(
+    'A YAML or JSON file of per-tenant settings (fairness weight, campaign priority ceiling, requests a minute, scopes); see docs/tenants.md. Unset: every tenant has the defaults (weight 1, ceiling 3, API_RATE_LIMIT_PER_MINUTE per token, every scope).',
+  ),
+  API_ACCESS_TOKEN_SECRET: optional(z.string().min(32, 'must be at least 32 characters')).describe(
+    'Signs browser access tokens (`POST …/access-tokens`), 32+ characters; every API replica needs the same one. Unset: a random key per API process, so access tokens stop working when the API restarts and are refused by other replicas.',
   ),
   API_PORT: withDefault(
     z.coerce
@@ -219,7 +225,7 @@ export const envSchema = z.object({
     'Open connections one client address (an IPv6 client: its /64) may hold, so no one client takes all of API_MAX_CONNECTIONS. Behind a reverse proxy every connection comes from the proxy: raise it to API_MAX_CONNECTIONS there.',
   ),
   API_RATE_LIMIT_PER_MINUTE: withDefault(positiveInt, 600).describe(
-    'Requests a minute per bearer token, or per client address without a valid token (429 with Retry-After beyond).',
+    'Requests a minute per bearer token (per tenant when its `requestsPerMinute` is set in API_TENANTS_FILE), per browser access token, or per client address without a valid token (429 with Retry-After beyond).',
   ),
   API_EVENT_STREAMS_PER_RUN: withDefault(positiveInt, 50).describe(
     'Progress event streams (`GET …/events`) open at once on one run, from all clients (429 beyond).',

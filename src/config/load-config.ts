@@ -3,6 +3,7 @@ import { ConfigError } from './config-error';
 import type { SelfieRetention } from './selfie-retention';
 import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
 import { parseEnv } from './parse-env';
+import { loadTenantsFile, type TenantsConfig } from './tenants';
 import type { RunPlacement } from './run-placement';
 import { starterSettingsOf, type StarterSettings, type TemporalConfig } from './starter-settings';
 import {
@@ -55,6 +56,8 @@ export interface AppConfig {
     /** When uploaded selfies are deleted (SELFIE_RETENTION; default after training). */
     selfieRetention?: SelfieRetention;
     temporalUiUrl?: string;
+    /** API_ACCESS_TOKEN_SECRET: signs browser access tokens; unset, a random key per API process. */
+    accessTokenSecret?: string;
     /** API_PUBLIC_URL: the base of links the API hands out; unset, each request's Host header. */
     publicUrl?: string;
     /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS(_PER_CLIENT), API_RATE_LIMIT_PER_MINUTE, API_EVENT_STREAMS_*; the API's defaults when absent. */
@@ -66,6 +69,11 @@ export interface AppConfig {
     /** Hosts whose private addresses callbacks may reach (CALLBACK_PRIVATE_HOSTS). */
     privateHosts: string[];
   };
+  /**
+   * Per-tenant settings (API_TENANTS_FILE), read through tenantSettingsOf; a tenant not named has the
+   * defaults. Optional for hand-built configurations; loadConfig always fills it in.
+   */
+  tenants?: TenantsConfig;
   /** Optional for hand-built configurations: the filesystem at api.blobDir, no archiving. loadConfig always fills it in. */
   storage?: StorageConfig;
   worker: {
@@ -124,7 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       },
       ...(e.TEMPORAL_UI_URL ? { temporalUiUrl: e.TEMPORAL_UI_URL } : {}),
       ...(e.API_PUBLIC_URL ? { publicUrl: e.API_PUBLIC_URL } : {}),
+      ...(e.API_ACCESS_TOKEN_SECRET ? { accessTokenSecret: e.API_ACCESS_TOKEN_SECRET } : {}),
     },
+    tenants: e.API_TENANTS_FILE ? loadTenantsFile(e.API_TENANTS_FILE, cwd) : {},
     callbacks: {
       ...(e.CALLBACK_SIGNING_SECRET ? { signingSecret: e.CALLBACK_SIGNING_SECRET } : {}),
       privateHosts: e.CALLBACK_PRIVATE_HOSTS.map((host) => host.toLowerCase()),

@@ -15,19 +15,28 @@ export function bearerTokenOf(authorization: string | undefined): string | undef
 const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 
 /**
- * Whether a presented token is one of `tokens`. Tokens are compared as SHA-256 digests (equal
- * length, so timingSafeEqual applies) and every token is compared, so the time taken tells nothing
- * about which token or how much of it matched.
+ * Which of `tokens` a presented token is (its index), or -1. Tokens are compared as SHA-256 digests
+ * (equal length, so timingSafeEqual applies) and every token is compared, so the time taken tells
+ * nothing about which token or how much of it matched.
  */
-export function acceptedTokens(tokens: readonly string[]): (presented: string) => boolean {
+export function tokenIndex(tokens: readonly string[]): (presented: string) => number {
   if (tokens.length === 0) throw new Error('bearer tokens are required');
   const accepted = tokens.map(digest);
   return (presented) => {
     const candidate = digest(presented);
-    let valid = false;
-    for (const token of accepted) valid = timingSafeEqual(candidate, token) || valid;
-    return valid;
+    let found = -1;
+    accepted.forEach((token, i) => {
+      const equal = timingSafeEqual(candidate, token);
+      found = equal ? i : found;
+    });
+    return found;
   };
+}
+
+/** Whether a presented token is one of `tokens`, compared as `tokenIndex` does. */
+export function acceptedTokens(tokens: readonly string[]): (presented: string) => boolean {
+  const indexOf = tokenIndex(tokens);
+  return (presented) => indexOf(presented) >= 0;
 }
 
 /** Checks an Authorization header: whether it holds a bearer token at all, and whether it is one of ours. */

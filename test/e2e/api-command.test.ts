@@ -12,6 +12,30 @@ describe('avatar-pipeline api command', () => {
     expect(outcome.stdout).toBe('');
   });
 
+  const TOKEN = 'cli-token-0123456789';
+  test.each([
+    ['a malformed entry', { API_TOKENS: `acme:${TOKEN}:x` }, /API_TOKENS: entry 1 is malformed/],
+    [
+      'a token under two tenants',
+      { API_TOKENS: `acme:${TOKEN},beta:${TOKEN}` },
+      /API_TOKENS: entry 2 lists a token that also belongs to tenant "acme"/,
+    ],
+    ['a bad tenant id', { API_TOKENS: `ACME:${TOKEN}` }, /API_TOKENS: entry 1 has a bad tenant id/],
+    [
+      'a bad tenants file',
+      { API_TOKENS: TOKEN, API_TENANTS_FILE: 'no-such-tenants.yaml' },
+      /API_TENANTS_FILE: cannot read .*no-such-tenants\.yaml/,
+    ],
+  ])('refuses %s: exit 2 naming the variable, nothing started', async (_name, env, message) => {
+    const outcome = await runCli(['api', '--port', '0'], env, { timeoutMs: 20_000 });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(message);
+    // Nothing listens: the URL is the first thing a started API prints.
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).not.toContain('listening');
+    expect(outcome.stderr).not.toContain(TOKEN);
+  });
+
   test('refuses a bad port with exit 2', async () => {
     const outcome = await runCli(['api', '--port', 'eighty'], { API_TOKENS: 't' }, { timeoutMs: 20_000 });
     expect(outcome.code).toBe(2);

@@ -290,7 +290,16 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
   it('documents the route as text/event-stream with its errors', async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     const route = doc.paths['/v1/pipelines/{id}/events'].get;
-    expect(Object.keys(route.responses).sort()).toEqual(['200', '204', '400', '401', '404', '422', '429']);
+    expect(Object.keys(route.responses).sort()).toEqual([
+      '200',
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '422',
+      '429',
+    ]);
     expect(Object.keys(route.responses['200'].content)).toEqual(['text/event-stream']);
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
+import { credentialsOf } from '../../config/api-credentials';
 import { tokenCheck } from '../bearer-auth';
 import { healthSchema } from '../response-schemas';
 
@@ -13,7 +14,7 @@ const READINESS_DEADLINE_MS = 3_000;
  * only to a caller with an API token: it maps the network behind the API.
  */
 export function registerHealthRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const operator = tokenCheck(ctx.config.api.tokens);
+  const operator = tokenCheck(credentialsOf(ctx.config.api.tokens).map((c) => c.token));
   const typed = app.withTypeProvider<ZodTypeProvider>();
   typed.get(
     '/healthz',

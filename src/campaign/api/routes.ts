@@ -410,12 +410,15 @@ function manifestMessage(validation: ManifestValidation): string {
   return `The manifest has ${validation.issues.length} problem(s) in ${rows} of ${validation.rows} row(s); nothing was started`;
 }
 
+/** The answer to an id that names no campaign (of the caller's). */
+export const unknownCampaign = (id: string): ApiError => new ApiError(404, `No campaign ${id}`, []);
+
 /**
  * The campaign's Temporal status. An id Temporal does not know and one held by another kind of
  * workflow (a pipeline, a claim) get the same 404, so the answer tells nothing about internal ids.
  */
-async function known(id: string, campaign: CampaignHandle): Promise<string> {
-  const unknown = () => new ApiError(404, `No campaign ${id}`, []);
+export async function known(id: string, campaign: CampaignHandle): Promise<string> {
+  const unknown = () => unknownCampaign(id);
   let description;
   try {
     description = await campaign.raw.describe();

@@ -11,7 +11,8 @@ export function registerApiCommand(program: Command): void {
       'after',
       [
         '',
-        'Needs API_TOKENS (comma separated bearer tokens): without any the API refuses to start (exit 2).',
+        'Needs API_TOKENS (comma separated bearer tokens; `tenant:token` gives a token to a tenant): without any the API refuses to start (exit 2).',
+        'Per-tenant settings (scopes, rate limit, fairness): API_TENANTS_FILE. Browser access tokens are signed with API_ACCESS_TOKEN_SECRET.',
         'Uploaded selfies go to the blob store (STORAGE_URL, else BLOB_DIR, default .blobs), where workers read them.',
         'Other settings: API_MAX_FILE_BYTES, TEMPORAL_UI_URL (links to runs), CALLBACK_SIGNING_SECRET, CALLBACK_PRIVATE_HOSTS, LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT.',
         'Logs (JSON lines, credentials redacted) go to stderr; stdout prints only the URL.',

@@ -143,12 +143,20 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
 
   it('documents every route with its errors in the OpenAPI document', async () => {
     const doc = (await get('/openapi.json', null)).json();
-    // 429: the per-token rate limit; 400: a path that is not valid percent-encoded UTF-8.
-    expect(Object.keys(doc.paths['/v1/models'].get.responses).sort()).toEqual(['200', '401', '429', '502']);
+    // 429: the per-token rate limit; 403: a token without the route's scope; 400: a path that is not
+    // valid percent-encoded UTF-8.
+    expect(Object.keys(doc.paths['/v1/models'].get.responses).sort()).toEqual([
+      '200',
+      '401',
+      '403',
+      '429',
+      '502',
+    ]);
     expect(Object.keys(doc.paths['/v1/models/{modelId}'].get.responses).sort()).toEqual([
       '200',
       '400',
       '401',
+      '403',
       '404',
       '422',
       '429',
@@ -157,6 +165,7 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
     expect(Object.keys(doc.paths['/v1/orders'].get.responses).sort()).toEqual([
       '200',
       '401',
+      '403',
       '404',
       '422',
       '429',

@@ -1,0 +1,67 @@
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * The audit log: one JSON line per start, cancel, retry, erasure and token grant, written through
+ * the API's logger with a fixed `"audit": true` key so operators can select them
+ * (`jq -c 'select(.audit)'`). A line holds the tenant, the action and ids, nothing else: never a
+ * request body, a token, a selfie reference or a subject id (an erasure is logged with the
+ * subject's key in the store, the hash GET/DELETE answers show, and the runs it deleted).
+ */
+export type AuditAction =
+  | 'pipeline.start'
+  | 'pipeline.cancel'
+  | 'pipeline.retry'
+  | 'pipeline.access-token'
+  | 'training.start'
+  | 'generation.start'
+  | 'campaign.start'
+  | 'campaign.pause'
+  | 'campaign.resume'
+  | 'campaign.cancel'
+  | 'campaign.retry'
+  | 'campaign.access-token'
+  | 'subject.erase';
+
+/** The ids an audit line may hold, from a route's path parameters and its answer's body. */
+export interface AuditIds {
+  workflowId?: string;
+  campaignId?: string;
+  modelId?: number | string;
+  orderId?: number;
+  subject?: string;
+  erasedRuns?: string[];
+  expiresAt?: string;
+}
+
+/** Writes audit lines at info level whatever LOG_LEVEL says: an audit trail is not optional. */
+export function auditLog(
+  log: FastifyBaseLogger,
+): (tenant: string, action: AuditAction, ids: AuditIds) => void {
+  const audit = log.child({ audit: true }, { level: 'info' });
+  return (tenant, action, ids) => audit.info({ tenant, action, ...ids }, `audit: ${action}`);
+}
+
+/**
+ * The ids of an audited request: the run (`id`, named for what the route serves) and model from the
+ * path, and whatever ids the answer names: a started run's id, an erased subject's store key and
+ * runs, a token's expiry. Everything else in the answer (the token itself) is left out by name.
+ */
+export function auditIdsOf(action: AuditAction, params: unknown, answer: unknown): AuditIds {
+  const path = (params ?? {}) as Record<string, unknown>;
+  const body = (answer ?? {}) as Record<string, unknown>;
+  const ids: AuditIds = {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const runIdKey = action.startsWith('campaign.') ? 'campaignId' : 'workflowId';
+  const fromPath = text(path.id);
+  if (fromPath !== undefined) ids[runIdKey] = fromPath;
+  const modelId = text(path.modelId) ?? body.modelId;
+  if (typeof modelId === 'string' || typeof modelId === 'number') ids.modelId = modelId;
+  if (typeof body.orderId === 'number') ids.orderId = body.orderId;
+  ids.workflowId = text(body.workflowId) ?? ids.workflowId;
+  ids.campaignId = text(body.campaignId) ?? ids.campaignId;
+  if (text(body.subject) !== undefined) ids.subject = text(body.subject);
+  if (Array.isArray(body.runs))
+    ids.erasedRuns = body.runs.flatMap((run) => text((run as { workflowId?: unknown }).workflowId) ?? []);
+  if (text(body.expiresAt) !== undefined) ids.expiresAt = text(body.expiresAt);
+  return Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined)) as AuditIds;
+}

@@ -1,0 +1,217 @@
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
+import { testConfig } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { openEventStream } from '../helpers/sse-client';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { apiCaller, startTestApi } from '../helpers/test-api';
+
+/*
+ * Issue #25 item 6 on a real stack (dev server, workers, simulator, API, filesystem archive): an
+ * app's browser token for run X streams X's events and opens X's archived avatars; on run Y it
+ * gets exactly the unknown-id answer, on the list route 401, and 401 once it has expired; and
+ * after X's subject is erased it finds X unknown.
+ */
+const TOKEN = 'access-e2e-token-0123456789';
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff]);
+
+describe('browser access tokens on a real stack', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let workers: PipelineWorkers;
+  let running: Promise<void>;
+  let app: FastifyInstance;
+  let base: string;
+  let selfies: { dir: string; files: string[] };
+  let logged = '';
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    selfies = await writeSelfies(2, 'access-tokens-');
+    const scratch = await makeScratchDir('access-tokens');
+    const blobDir = path.join(scratch, 'blobs');
+    sim = await startSimulator({
+      basePath: uniqueBasePath('access-tokens'),
+      progression: { mode: 'wall', trainingMs: 300, generationMs: 150 },
+      avatarsPerOrder: 2,
+    });
+    const base_ = testConfig({
+      taskQueue: uniqueName('access-tokens'),
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir, blobDir],
+      archiveAvatars: true,
+    });
+    const config = {
+      ...base_,
+      api: {
+        ...base_.api,
+        tokens: [`acme:${TOKEN}`],
+        blobDir: path.join(scratch, 'uploads'),
+        accessTokenSecret: 'access-e2e-secret-of-32-characters!!',
+      },
+      campaigns: { dir: path.join(scratch, 'campaigns'), maxInFlight: 4 },
+      storage: {
+        target: { kind: 'fs' as const, dir: blobDir },
+        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+      },
+    };
+    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
+    running = workers.run();
+    // Warnings only, as an operator might run it: audit lines are written whatever the level.
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged += chunk.toString();
+        done();
+      },
+    });
+    ({ app, base } = await startTestApi({ config, client: env.client, logger: { level: 'warn', stream } }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    workers?.shutdown();
+    await running;
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  const call = apiCaller(() => base, TOKEN);
+  const withToken = (token: string) => apiCaller(() => base, token);
+  const start = async (subjectId: string) => {
+    const started = await call('POST', '/v1/pipelines', {
+      images: [selfies.files[0]],
+      styles: [3],
+      gender: 1,
+      subjectId,
+      polling: FAST_POLLING,
+    });
+    expect(started.status).toBe(202);
+    return (started.body as { workflowId: string }).workflowId;
+  };
+  const grant = async (id: string, ttlSeconds?: number) => {
+    const answer = await call(
+      'POST',
+      `/v1/pipelines/${encodeURIComponent(id)}/access-tokens`,
+      ttlSeconds === undefined ? undefined : { ttlSeconds },
+    );
+    expect(answer.status).toBe(201);
+    return answer.body as { token: string; expiresAt: string };
+  };
+
+  test('a token for run X streams X and opens its avatars; Y answers unknown, the list 401, and so does the token once expired or X erased', async () => {
+    const x = await start('u-x');
+    const y = await start('u-y');
+    const { token } = await grant(x);
+    const runUrl = (id: string) => `/v1/pipelines/${encodeURIComponent(id)}`;
+
+    // X's events, with the token in the query as a browser's EventSource sends it, to the result.
+    const stream = await openEventStream(`${base}${runUrl(x)}/events?access_token=${token}`, {});
+    expect(stream.status).toBe(200);
+    const names: string[] = [];
+    for (;;) {
+      const event = await stream.next(60_000);
+      if (event === undefined) break;
+      names.push(event.event);
+    }
+    stream.close();
+    expect(names).toContain('progress');
+    expect(names.at(-1)).toBe('result');
+
+    // X's status, with the token as the bearer, and every archived avatar it links to.
+    const status = await withToken(token)('GET', runUrl(x));
+    expect(status.status).toBe(200);
+    const view = status.body as {
+      state: string;
+      result: { generations: Array<{ avatars: Array<{ archivedUrl?: string }> }> };
+    };
+    expect(view.state).toBe('completed');
+    const avatars = view.result.generations.flatMap((g) => g.avatars);
+    expect(avatars.length).toBe(2);
+    for (const avatar of avatars) {
+      expect(avatar.archivedUrl).toMatch(new RegExp(`^${base}/archive/`));
+      const image = await fetch(avatar.archivedUrl!);
+      expect(image.status).toBe(200);
+      const bytes = Buffer.from(await image.arrayBuffer());
+      expect(bytes.subarray(0, 4).equals(PNG_MAGIC) || bytes.subarray(0, 3).equals(JPEG_MAGIC)).toBe(true);
+    }
+
+    // Run Y, which exists: exactly what an unknown id gets.
+    const unknownId = `${y}-none`;
+    const unknown = await call('GET', runUrl(unknownId));
+    expect(unknown.status).toBe(404);
+    for (const url of [runUrl(y), `${runUrl(y)}/events`]) {
+      const other = await withToken(token)('GET', url);
+      expect({ url, status: other.status, text: other.text }).toEqual({
+        url,
+        status: unknown.status,
+        text: unknown.text.split(unknownId).join(y),
+      });
+    }
+
+    // The list route (and any other): the answer of a token that is not ours.
+    const bogus = await withToken('not-a-token-of-ours-0123456789')('GET', '/v1/pipelines');
+    expect(bogus.status).toBe(401);
+    const listed = await withToken(token)('GET', '/v1/pipelines');
+    expect({ status: listed.status, text: listed.text }).toEqual({ status: 401, text: bogus.text });
+    expect((await fetch(`${base}/v1/pipelines?access_token=${token}`)).status).toBe(401);
+
+    // A short-lived token works, then expires.
+    const short = await grant(x, 3);
+    expect((await withToken(short.token)('GET', runUrl(x))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(short.expiresAt) - Date.now() + 200));
+    const expired = await withToken(short.token)('GET', runUrl(x));
+    expect({ status: expired.status, text: expired.text }).toEqual({ status: 401, text: bogus.text });
+
+    // Erasing X's subject deletes X from Temporal: the token then finds X unknown.
+    const erased = await call('DELETE', '/v1/subjects/u-x');
+    expect(erased.status).toBe(200);
+    for (const url of [runUrl(x), `${runUrl(x)}/events`]) {
+      let answer = await withToken(token)('GET', url);
+      // Temporal deletes in the background, within moments.
+      for (let i = 0; i < 300 && answer.status !== 404; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        answer = await withToken(token)('GET', url);
+      }
+      expect({ url, status: answer.status, text: answer.text }).toEqual({
+        url,
+        status: 404,
+        text: unknown.text.split(unknownId).join(x),
+      });
+    }
+    // And its archived avatars are gone with it.
+    for (const avatar of avatars) expect((await fetch(avatar.archivedUrl!)).status).toBe(404);
+
+    // The audit trail: starts, grants and the erasure, with the tenant and ids, no token or subject id.
+    const audit = logged
+      .split('\n')
+      .filter((line) => line.includes('"audit":true'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const subjectKey = (erased.body as { subject: string }).subject;
+    expect(
+      audit.map(({ tenant, action, workflowId, subject, erasedRuns }) => ({
+        tenant,
+        action,
+        workflowId,
+        subject,
+        erasedRuns,
+      })),
+    ).toEqual(
+      [
+        { tenant: 'acme', action: 'pipeline.start', workflowId: x },
+        { tenant: 'acme', action: 'pipeline.start', workflowId: y },
+        { tenant: 'acme', action: 'pipeline.access-token', workflowId: x },
+        { tenant: 'acme', action: 'pipeline.access-token', workflowId: x },
+        { tenant: 'acme', action: 'subject.erase', subject: subjectKey, erasedRuns: [x] },
+      ].map((line) => ({ workflowId: undefined, subject: undefined, erasedRuns: undefined, ...line })),
+    );
+    const auditText = JSON.stringify(audit);
+    for (const secret of [token, short.token, TOKEN, 'u-x', 'u-y', selfies.files[0]!])
+      expect(auditText).not.toContain(secret);
+  }, 180_000);
+});

@@ -1,0 +1,359 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { AccessTokenSigner } from '../../../src/api/access-tokens';
+import { createApiServer } from '../../../src/api/server';
+import { ROUTE_ACCESS } from '../../../src/api/route-access';
+import type { AppConfig } from '../../../src/config/load-config';
+import { tenantsFileSchema } from '../../../src/config/tenants';
+import { WORKFLOW_TYPES } from '../../../src/contracts/workflow-definitions';
+import { testConfig } from '../../helpers/pipeline-worker';
+
+const ACME = 'acme-token-0123456789abcdef';
+const ACME_2 = 'acme-second-token-0123456789';
+const VIEWER = 'viewer-token-0123456789abcd';
+const PLAIN = 'plain-token-0123456789abcdef';
+const SECRET = 'an-access-token-secret-of-32-characters!';
+
+/** Runs the fake Temporal knows, by id: their workflow type. */
+const RUNS: Record<string, string> = {
+  'run-x': WORKFLOW_TYPES.pipeline,
+  'run-y': WORKFLOW_TYPES.pipeline,
+  'camp-1': WORKFLOW_TYPES.campaign,
+};
+
+/** Just enough of a Temporal client for status, events, cancel and access-token routes on running runs. */
+function fakeTemporal(): Client {
+  const getHandle = (id: string) => ({
+    describe: async () => {
+      const type = RUNS[id];
+      if (type === undefined) throw new WorkflowNotFoundError('not found', id, undefined);
+      return { type, runId: `${id}-run`, status: { name: 'RUNNING' }, startTime: new Date(0) };
+    },
+    query: async () => undefined,
+    cancel: async () => undefined,
+  });
+  return {
+    workflow: { getHandle },
+    withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
+    connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
+  } as unknown as Client;
+}
+
+async function apiConfig(): Promise<AppConfig> {
+  const root = await mkdtemp(path.join(tmpdir(), 'tenant-access-'));
+  const base = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
+  return {
+    ...base,
+    api: {
+      ...base.api,
+      tokens: [`acme:${ACME}`, `acme:${ACME_2}`, `viewer:${VIEWER}`, PLAIN],
+      blobDir: path.join(root, 'blobs'),
+      accessTokenSecret: SECRET,
+    },
+    tenants: tenantsFileSchema.parse({
+      tenants: { acme: { requestsPerMinute: 40 }, viewer: { scopes: ['read'] } },
+    }).tenants,
+  };
+}
+
+describe('tenants, scopes, browser access tokens and audit at the API', () => {
+  let app: FastifyInstance;
+  let base: string;
+  let logged = '';
+
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged += chunk.toString();
+        done();
+      },
+    });
+    app = await createApiServer({
+      config: await apiConfig(),
+      client: fakeTemporal(),
+      provider: { listStyles: async () => [] } as never,
+      logger: { level: 'warn', stream },
+    });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const call = async (method: string, url: string, token?: string, body?: unknown) => {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+    };
+  };
+  const grant = async (kind: 'pipelines' | 'campaigns', id: string, body?: unknown) => {
+    const answer = await call('POST', `/v1/${kind}/${id}/access-tokens`, ACME, body);
+    expect(answer.status).toBe(201);
+    return answer.body as { token: string; expiresAt: string };
+  };
+
+  describe('scopes', () => {
+    test('a token without the route\u2019s scope is answered 403 naming the scope', async () => {
+      const start = await call('POST', '/v1/pipelines', VIEWER, {
+        images: ['/a.png'],
+        styles: [1],
+        gender: 1,
+      });
+      expect(start.status).toBe(403);
+      expect(start.body?.error).toMatch(/lacks the "start" scope/);
+      const erase = await call('DELETE', '/v1/subjects/u-1', VIEWER);
+      expect(erase.status).toBe(403);
+      expect(erase.body?.error).toMatch(/lacks the "erase" scope/);
+      const cancel = await call('POST', '/v1/pipelines/run-x/cancel', VIEWER);
+      expect(cancel.status).toBe(403);
+      expect(cancel.body?.error).toMatch(/lacks the "cancel" scope/);
+      expect((await call('GET', '/v1/pipelines/run-x', VIEWER)).status).toBe(200);
+    });
+
+    test('tenant and bare tokens hold every scope when the file says nothing of them', async () => {
+      expect((await call('POST', '/v1/pipelines/run-x/cancel', PLAIN)).status).toBe(202);
+      expect((await call('POST', '/v1/pipelines/run-y/cancel', ACME)).status).toBe(202);
+    });
+
+    test('every /v1 route has its entry in the one table; the OpenAPI document names scopes and the 403', async () => {
+      const doc = (await call('GET', '/openapi.json')).body as {
+        paths: Record<
+          string,
+          Record<string, { description?: string; responses: object; security?: unknown }>
+        >;
+        components: { securitySchemes: Record<string, unknown> };
+      };
+      const documented = Object.entries(doc.paths)
+        .filter(([p]) => p.startsWith('/v1/'))
+        .flatMap(([p, methods]) =>
+          Object.keys(methods).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`),
+        );
+      expect(documented.sort()).toEqual(Object.keys(ROUTE_ACCESS).sort());
+      for (const [p, methods] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/'))) {
+        for (const operation of Object.values(methods)) {
+          expect(operation.description).toMatch(/Scope: `(start|read|cancel|erase)`/);
+          expect(Object.keys(operation.responses)).toContain('403');
+        }
+        void p;
+      }
+      expect(doc.components.securitySchemes.accessToken).toMatchObject({ in: 'query', name: 'access_token' });
+      expect(doc.paths['/v1/pipelines/{id}']!.get!.security).toEqual([
+        { bearerAuth: [] },
+        { accessToken: [] },
+      ]);
+    });
+  });
+
+  describe('browser access tokens', () => {
+    test('are granted 201 with an expiry, 1 hour by default, and hold no API token', async () => {
+      const before = Date.now();
+      const { token, expiresAt } = await grant('pipelines', 'run-x');
+      const ttl = Date.parse(expiresAt) - before;
+      expect(ttl).toBeGreaterThan(3598_000);
+      expect(ttl).toBeLessThanOrEqual(3600_000);
+      const payload = Buffer.from(token.split('.')[1]!, 'base64url').toString();
+      expect(payload).not.toContain(ACME);
+      expect(payload).not.toContain('run-x');
+      expect(JSON.parse(payload)).toMatchObject({ t: 'acme', k: 'pipeline' });
+    });
+
+    test.each([
+      [{ ttlSeconds: 0 }, 'ttlSeconds'],
+      [{ ttlSeconds: 86_401 }, 'ttlSeconds'],
+      [{ ttlSeconds: 'long' }, 'ttlSeconds'],
+      [{ ttlSeconds: 1.5 }, 'ttlSeconds'],
+      [{ scope: 'write' }, ''],
+    ])('refuse the body %j with 422 naming the field', async (body, field) => {
+      const answer = await call('POST', '/v1/pipelines/run-x/access-tokens', ACME, body);
+      expect(answer.status).toBe(422);
+      expect(JSON.stringify(answer.body)).toContain(field);
+    });
+
+    test('are granted only for a run that exists, with the read scope', async () => {
+      const unknown = await call('POST', '/v1/pipelines/run-none/access-tokens', ACME);
+      expect(unknown).toEqual({ status: 404, body: { error: 'No pipeline run-none', issues: [] } });
+      const campaign = await call('POST', '/v1/campaigns/run-x/access-tokens', ACME);
+      expect(campaign).toEqual({ status: 404, body: { error: 'No campaign run-x', issues: [] } });
+      expect((await call('POST', '/v1/pipelines/run-x/access-tokens', VIEWER)).status).toBe(201);
+      expect((await call('POST', '/v1/pipelines/run-x/access-tokens')).status).toBe(401);
+    });
+
+    test('open their run\u2019s status and events, as bearer or ?access_token=', async () => {
+      const { token } = await grant('pipelines', 'run-x');
+      const asBearer = await call('GET', '/v1/pipelines/run-x', token);
+      expect(asBearer.status).toBe(200);
+      expect(asBearer.body?.workflowId).toBe('run-x');
+      const asQuery = await call('GET', `/v1/pipelines/run-x?access_token=${encodeURIComponent(token)}`);
+      expect(asQuery.status).toBe(200);
+      // The stream's end, which the route answers 204 once the run is known.
+      const events = await fetch(`${base}/v1/pipelines/run-x/events?access_token=${token}`, {
+        headers: { 'last-event-id': 'end' },
+      });
+      expect(events.status).toBe(204);
+      const campaignToken = (await grant('campaigns', 'camp-1')).token;
+      expect((await call('GET', `/v1/campaigns/camp-1?access_token=${campaignToken}`)).status).toBe(200);
+    });
+
+    test('get exactly an unknown id\u2019s answer on another run, of either kind', async () => {
+      const { token } = await grant('pipelines', 'run-x');
+      const other = await call('GET', `/v1/pipelines/run-y?access_token=${token}`);
+      const unknownWithApiToken = await call('GET', '/v1/pipelines/run-none', ACME);
+      expect(other).toEqual({ status: 404, body: { error: 'No pipeline run-y', issues: [] } });
+      expect(unknownWithApiToken).toEqual({
+        status: 404,
+        body: { error: 'No pipeline run-none', issues: [] },
+      });
+      expect(await call('GET', '/v1/pipelines/run-y/events', token)).toEqual(other);
+      expect(await call('GET', '/v1/campaigns/run-x', token)).toEqual({
+        status: 404,
+        body: { error: 'No campaign run-x', issues: [] },
+      });
+    });
+
+    test('are refused as unknown tokens (401) on every other route', async () => {
+      const { token } = await grant('pipelines', 'run-x');
+      const bogus = await call('GET', '/v1/pipelines', 'at1.bogus.token');
+      expect(bogus.status).toBe(401);
+      for (const [method, url] of [
+        ['GET', '/v1/pipelines'],
+        ['POST', '/v1/pipelines/run-x/cancel'],
+        ['POST', '/v1/pipelines/run-x/access-tokens'],
+        ['GET', '/v1/styles'],
+        ['DELETE', '/v1/subjects/u-1'],
+        ['GET', '/v1/models'],
+      ] as const) {
+        expect({ url, ...(await call(method, url, token)) }).toEqual({ url, ...bogus });
+        expect((await call(method, `${url}?access_token=${token}`)).status).toBe(401);
+      }
+      // An API token is never taken from the query (it would land in logs and browser histories).
+      expect((await call('GET', `/v1/pipelines/run-x?access_token=${ACME}`)).status).toBe(401);
+    });
+
+    test('stop working when they expire, or when signed with another key', async () => {
+      const signer = new AccessTokenSigner(SECRET);
+      const grantOf = (expiresAtMs: number) =>
+        signer.mint({ tenant: 'acme', kind: 'pipeline', runId: 'run-x', expiresAtMs }).token;
+      const expired = grantOf(Date.now() - 1000);
+      expect((await call('GET', `/v1/pipelines/run-x?access_token=${expired}`)).status).toBe(401);
+      const live = grantOf(Date.now() + 60_000);
+      expect((await call('GET', `/v1/pipelines/run-x?access_token=${live}`)).status).toBe(200);
+      const forged = new AccessTokenSigner('another-secret-of-at-least-32-chars!!').mint({
+        tenant: 'acme',
+        kind: 'pipeline',
+        runId: 'run-x',
+        expiresAtMs: Date.now() + 60_000,
+      }).token;
+      expect((await call('GET', `/v1/pipelines/run-x?access_token=${forged}`)).status).toBe(401);
+      // A payload edited to another run breaks the signature.
+      const [prefix, , mac] = live.split('.');
+      const otherPayload = Buffer.from(
+        JSON.stringify({
+          ...JSON.parse(Buffer.from(live.split('.')[1]!, 'base64url').toString()),
+          t: 'viewer',
+        }),
+      ).toString('base64url');
+      expect(
+        (await call('GET', `/v1/pipelines/run-x?access_token=${prefix}.${otherPayload}.${mac}`)).status,
+      ).toBe(401);
+    });
+  });
+
+  describe('rate limits', () => {
+    test('a tenant with requestsPerMinute shares one budget across its tokens', async () => {
+      const limited = await createApiServer({
+        config: {
+          ...(await apiConfig()),
+          tenants: tenantsFileSchema.parse({ tenants: { acme: { requestsPerMinute: 3 } } }).tenants,
+        },
+        client: fakeTemporal(),
+        provider: { listStyles: async () => [] } as never,
+      });
+      try {
+        const url = await limited.listen({ port: 0, host: '127.0.0.1' });
+        const get = (token: string) =>
+          fetch(`${url}/v1/pipelines/run-x`, { headers: { authorization: `Bearer ${token}` } });
+        for (const token of [ACME, ACME_2, ACME]) expect((await get(token)).status).toBe(200);
+        const refused = await get(ACME_2);
+        expect(refused.status).toBe(429);
+        expect(await refused.text()).toMatch(/at most 3 a minute for all of this tenant's tokens together/);
+        // Another tenant's token keeps its own budget.
+        expect((await get(PLAIN)).status).toBe(200);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe('audit', () => {
+    test('grants and cancels are logged as JSON lines with the tenant and ids, never the token', async () => {
+      logged = '';
+      const { token } = await grant('pipelines', 'run-x');
+      await call('POST', '/v1/pipelines/run-y/cancel', ACME);
+      await call('GET', `/v1/pipelines/run-x?access_token=${token}`);
+      const lines = logged
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const audit = lines.filter((line) => line.audit === true);
+      expect(audit).toEqual([
+        expect.objectContaining({
+          tenant: 'acme',
+          action: 'pipeline.access-token',
+          workflowId: 'run-x',
+          expiresAt: expect.any(String),
+        }),
+        expect.objectContaining({ tenant: 'acme', action: 'pipeline.cancel', workflowId: 'run-y' }),
+      ]);
+      expect(logged).not.toContain(token);
+      expect(logged).not.toContain(ACME);
+    });
+
+    test('request logs show ?access_token= redacted', async () => {
+      const verbose = await createApiServer({
+        config: await apiConfig(),
+        client: fakeTemporal(),
+        provider: { listStyles: async () => [] } as never,
+        logger: {
+          level: 'info',
+          stream: new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              logged += chunk.toString();
+              done();
+            },
+          }),
+        },
+      });
+      try {
+        logged = '';
+        const url = await verbose.listen({ port: 0, host: '127.0.0.1' });
+        const token = (await (
+          await fetch(`${url}/v1/pipelines/run-x/access-tokens`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ACME}` },
+          })
+        ).json()) as { token: string };
+        await fetch(`${url}/v1/pipelines/run-x?access_token=${token.token}`);
+        await fetch(`${url}/v1/pipelines/run-y?x=1&access_token=${token.token}`);
+        expect(logged).toContain('/v1/pipelines/run-x?access_token=[redacted]');
+        expect(logged).toContain('/v1/pipelines/run-y?x=1&access_token=[redacted]');
+        expect(logged).not.toContain(token.token);
+        expect(logged).not.toContain(token.token.split('.')[2]!);
+      } finally {
+        await verbose.close();
+      }
+    });
+  });
+});
