@@ -63,10 +63,12 @@ describe('an event-stream flood during training', () => {
     workersRun = workers.run();
     const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
     ({ app, base } = await startTestApi({
-      // The request rate limit is not what this test is about: 2,000 opens fit in it.
+      // Neither the request rate limit nor the per-client connection cap is what this test is about:
+      // 2,000 opens fit in the one, and closed streams the loaded server has yet to count stay
+      // within the other.
       config: withApi(config, {
         tokens: TOKENS,
-        limits: { ...DEFAULT_API_LIMITS, rateLimitPerMinute: 100_000 },
+        limits: { ...DEFAULT_API_LIMITS, rateLimitPerMinute: 100_000, maxConnectionsPerClient: 1_000 },
       }),
       client: env.client,
     }));
