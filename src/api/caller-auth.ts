@@ -12,6 +12,7 @@ import { tenantScopes, tenantSettingsOf, type TenantsConfig } from '../config/te
 import { bearerTokenOf, tokenIndex, type AuthFailure } from '../http/bearer-auth';
 import { covers, type AccessClaims, type AccessTokenSigner, type RunKind } from './access-tokens';
 import { ApiError, errorBodySchema } from './api-error';
+import { noRoute } from './error-handler';
 import { auditIdsOf, auditLog } from './audit';
 import type { Caller, Scope } from './caller';
 import { unknownCampaign } from '../campaign/api/routes';
@@ -47,6 +48,18 @@ const UNKNOWN_RUN: Record<RunKind, (id: string) => Error> = {
   campaign: unknownCampaign,
 };
 
+/**
+ * What a browser access token gets wherever it does not apply (another run, another route, after
+ * it expired): the answer for something that does not exist, so the token tells nothing of what
+ * else there is. On a run's route, an unknown run's answer; elsewhere, an unknown route's.
+ */
+function unknownToAccessToken(request: FastifyRequest, routeUrl: string): Error {
+  const id = String((request.params as { id?: unknown }).id ?? '');
+  if (routeUrl.startsWith('/v1/pipelines/:id')) return UNKNOWN_RUN.pipeline(id);
+  if (routeUrl.startsWith('/v1/campaigns/:id')) return UNKNOWN_RUN.campaign(id);
+  return noRoute(request.method, request.url);
+}
+
 const ACCESS_TOKEN_QUERY = 'access_token';
 const digestOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
@@ -68,7 +81,8 @@ export function callerIdentifier(options: Omit<CallerAuthOptions, 'refuse'>) {
     };
   };
   const accessIdentity = (token: string): Identity | undefined => {
-    const claims = options.accessTokens.verify(token);
+    // An expired token is still identified: it is then answered like a run it does not cover.
+    const claims = options.accessTokens.read(token);
     if (claims === undefined) return undefined;
     // Read-only, and no more than the tenant's own tokens may do now.
     const scopes = new Set<Scope>(tenantScopes(options, claims.tenant).has('read') ? ['read'] : []);
@@ -105,7 +119,8 @@ export function callerIdentifier(options: Omit<CallerAuthOptions, 'refuse'>) {
 /**
  * Puts every `/v1` route added after it in `app` behind its entry in ROUTE_ACCESS: the credential
  * is checked (401), `request.caller` set, the scope required (403), a browser access token let in
- * only on its run's routes (401 elsewhere, an unknown id's answer on another run), and audited
+ * only on its run's routes while it lasts (elsewhere and once expired: the answer for something
+ * that does not exist), and audited
  * routes logged. The checks go after a route's own onRequest hooks (the rate limit counts guesses).
  */
 export function installCallerAuth(
@@ -124,10 +139,12 @@ export function installCallerAuth(
       const identity = identityOf(request);
       if (typeof identity === 'string') throw refuse(identity, reply);
       if (identity.access !== undefined) {
-        // Elsewhere an access token is no token of ours.
-        if (access.runToken === undefined) throw refuse('rejected', reply);
         const runId = String((request.params as { id?: unknown }).id ?? '');
-        if (!covers(identity.access, access.runToken, runId)) throw UNKNOWN_RUN[access.runToken](runId);
+        const applies =
+          access.runToken !== undefined &&
+          identity.access.expiresAtMs > Date.now() &&
+          covers(identity.access, access.runToken, runId);
+        if (!applies) throw unknownToAccessToken(request, route.url);
       }
       request.caller = identity.caller;
       request.credentialKey = identity.credentialKey;

@@ -67,10 +67,15 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send({ error: 'Internal error', issues: [] });
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, issues: [] }),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const answer = noRoute(request.method, request.url);
+    return reply.code(answer.statusCode).send({ error: answer.message, issues: [] });
+  });
 }
+
+/** The answer for a path the API does not serve. */
+export const noRoute = (method: string, url: string): ApiError =>
+  new ApiError(404, `No route ${method} ${url.split('?')[0]}`);
 
 /**
  * The router's own refusals (Fastify's frameworkErrors), in the API's error shape and with a status

@@ -8,7 +8,8 @@ export interface RouteAccess {
   scope: Scope;
   /**
    * A browser access token for a run of this kind is accepted too, for the run in the `id` path
-   * parameter only. Every other route refuses access tokens as unknown tokens (401).
+   * parameter only, until it expires. Everywhere else it gets the answer for something that does
+   * not exist (caller-auth.ts).
    */
   runToken?: RunKind;
   /** Logged as an audit line (audit.ts) when the route answers 2xx. */

@@ -14,7 +14,7 @@ import { apiCaller, startTestApi } from '../helpers/test-api';
 /*
  * Issue #25 item 6 on a real stack (dev server, workers, simulator, API, filesystem archive): an
  * app's browser token for run X streams X's events and opens X's archived avatars; on run Y it
- * gets exactly the unknown-id answer, on the list route 401, and 401 once it has expired; and
+ * gets exactly the unknown-id answer, on the list route an unknown route's, and on X an unknown id's once it has expired; and
  * after X's subject is erased it finds X unknown.
  */
 const TOKEN = 'access-e2e-token-0123456789';
@@ -104,7 +104,7 @@ describe('browser access tokens on a real stack', () => {
     return answer.body as { token: string; expiresAt: string };
   };
 
-  test('a token for run X streams X and opens its avatars; Y answers unknown, the list 401, and so does the token once expired or X erased', async () => {
+  test('a token for run X streams X and opens its avatars; Y, the list and X once expired or erased answer as for nothing there', async () => {
     const x = await start('u-x');
     const y = await start('u-y');
     const { token } = await grant(x);
@@ -154,19 +154,24 @@ describe('browser access tokens on a real stack', () => {
       });
     }
 
-    // The list route (and any other): the answer of a token that is not ours.
-    const bogus = await withToken('not-a-token-of-ours-0123456789')('GET', '/v1/pipelines');
-    expect(bogus.status).toBe(401);
+    // The list route (and any other): the answer for a path the API does not serve.
+    const noRoute = await withToken('not-a-token-of-ours-0123456789')('GET', '/v1/no-such-route');
+    expect(noRoute.status).toBe(404);
     const listed = await withToken(token)('GET', '/v1/pipelines');
-    expect({ status: listed.status, text: listed.text }).toEqual({ status: 401, text: bogus.text });
-    expect((await fetch(`${base}/v1/pipelines?access_token=${token}`)).status).toBe(401);
+    expect({ status: listed.status, text: listed.text }).toEqual({
+      status: 404,
+      text: noRoute.text.replace('/v1/no-such-route', '/v1/pipelines'),
+    });
+    expect((await fetch(`${base}/v1/pipelines?access_token=${token}`)).status).toBe(404);
 
     // A short-lived token works, then expires.
     const short = await grant(x, 3);
     expect((await withToken(short.token)('GET', runUrl(x))).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(short.expiresAt) - Date.now() + 200));
+    // Expired, it finds X unknown too.
+    const unknownX = unknown.text.split(unknownId).join(x);
     const expired = await withToken(short.token)('GET', runUrl(x));
-    expect({ status: expired.status, text: expired.text }).toEqual({ status: 401, text: bogus.text });
+    expect({ status: expired.status, text: expired.text }).toEqual({ status: 404, text: unknownX });
 
     // Erasing X's subject deletes X from Temporal: the token then finds X unknown.
     const erased = await call('DELETE', '/v1/subjects/u-x');

@@ -223,20 +223,28 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       });
     });
 
-    test('are refused as unknown tokens (401) on every other route', async () => {
+    test('get the answer for something that does not exist on every other route', async () => {
       const { token } = await grant('pipelines', 'run-x');
       const bogus = await call('GET', '/v1/pipelines', 'at1.bogus.token');
       expect(bogus.status).toBe(401);
+      const noSuchRun = await call('GET', '/v1/pipelines/run-none', ACME);
+      const onRunRoutes = { status: 404, body: { error: 'No pipeline run-x', issues: [] } };
       for (const [method, url] of [
-        ['GET', '/v1/pipelines'],
         ['POST', '/v1/pipelines/run-x/cancel'],
         ['POST', '/v1/pipelines/run-x/access-tokens'],
+      ] as const) {
+        expect({ url, ...(await call(method, url, token)) }).toEqual({ url, ...onRunRoutes });
+        expect(noSuchRun.body).toEqual({ error: 'No pipeline run-none', issues: [] });
+      }
+      for (const [method, url] of [
+        ['GET', '/v1/pipelines'],
         ['GET', '/v1/styles'],
         ['DELETE', '/v1/subjects/u-1'],
         ['GET', '/v1/models'],
       ] as const) {
-        expect({ url, ...(await call(method, url, token)) }).toEqual({ url, ...bogus });
-        expect((await call(method, `${url}?access_token=${token}`)).status).toBe(401);
+        const noRoute = { status: 404, body: { error: `No route ${method} ${url}`, issues: [] } };
+        expect({ url, ...(await call(method, url, token)) }).toEqual({ url, ...noRoute });
+        expect({ url, ...(await call(method, `${url}?access_token=${token}`)) }).toEqual({ url, ...noRoute });
       }
       // An API token is never taken from the query (it would land in logs and browser histories).
       expect((await call('GET', `/v1/pipelines/run-x?access_token=${ACME}`)).status).toBe(401);
@@ -247,7 +255,10 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       const grantOf = (expiresAtMs: number) =>
         signer.mint({ tenant: 'acme', kind: 'pipeline', runId: 'run-x', expiresAtMs }).token;
       const expired = grantOf(Date.now() - 1000);
-      expect((await call('GET', `/v1/pipelines/run-x?access_token=${expired}`)).status).toBe(401);
+      expect(await call('GET', `/v1/pipelines/run-x?access_token=${expired}`)).toEqual({
+        status: 404,
+        body: { error: 'No pipeline run-x', issues: [] },
+      });
       const live = grantOf(Date.now() + 60_000);
       expect((await call('GET', `/v1/pipelines/run-x?access_token=${live}`)).status).toBe(200);
       const forged = new AccessTokenSigner('another-secret-of-at-least-32-chars!!').mint({
