@@ -14,6 +14,7 @@ import { createApiContext, type ApiConfig, type ApiContext } from './api-context
 import { DEFAULT_CALLER } from './caller';
 import { apiAuth, bearerTokenKey, tokenCheck, tokenProblems } from './bearer-auth';
 import { registerCampaignRoutes } from './campaign-routes';
+import { registerConsoleRoutes } from './console-routes';
 import { declareCommonResponses } from './common-responses';
 import { answerRouterRefusal, installErrorHandling } from './error-handler';
 import { ProgressHub, queryFollower } from './progress-hub';
@@ -115,6 +116,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
   registerArchiveRoute(app, ctx.store, ctx.linkSigner);
+  await registerConsoleRoutes(app, { storage: storageSettingsOf(config) });
   const operator = tokenCheck(config.api.tokens);
   await app.register(
     async (v1) => {

@@ -1,0 +1,265 @@
+import { copyFile, mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { startApiStack, type ApiStack } from '../helpers/api-stack';
+import { launchChromium, seriousAxeViolations } from '../helpers/browser';
+import { writeSelfies } from '../helpers/selfie-files';
+import { makeScratchDir, uniqueName, useOwnNamespace } from '../helpers/temporal-env';
+import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
+
+/*
+ * Issue #26, "what it must show": the web console in Debian's Chromium against a real stack (the
+ * run's dev server, a simulator, `avatar-pipeline worker` and `avatar-pipeline api`), elements
+ * found by role and label only. One browser tab walks through the product in order; each page is
+ * checked with axe-core. The run and campaign pages are photographed for the README.
+ */
+const ROOT = path.join(__dirname, '..', '..');
+const TOKEN = 'console-token-0123456789abcdef';
+const SCREENSHOTS = path.join(ROOT, 'docs', 'images');
+const STEP_MS = 120_000;
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let stack: ApiStack;
+let dir: string;
+let restoreNamespace: () => void;
+let selfies: string[];
+/** Requests the page made to anything but the API's origin: must stay empty. */
+const foreignRequests: string[] = [];
+/** Content-Security-Policy violations the page reported: must stay empty. */
+const policyViolations: string[] = [];
+/** Pages checked with axe-core, and what it found serious or critical on each. */
+const axeFindings: Record<string, string[]> = {};
+let firstRun = '';
+
+beforeAll(async () => {
+  requireCompiledCli();
+  if (!existsSync(path.join(ROOT, 'dist', 'console', 'index.html'))) {
+    throw new Error('dist/console is missing: run `npm run build` first (npm test does)');
+  }
+  browser = await launchChromium();
+  restoreNamespace = await useOwnNamespace(uniqueName('console'));
+  dir = await makeScratchDir('console');
+  // A quota the workers know, so the campaign's auto window reports requests/s against it.
+  stack = await startApiStack(dir, 'console', TOKEN, { PROVIDER_MAX_RPS: '40' });
+  const written = await writeSelfies(2, 'console-selfies-');
+  // Selfies for the manifest lie under the workers' IMAGE_ROOTS (the stack's directory).
+  await mkdir(path.join(dir, 'selfies'), { recursive: true });
+  selfies = [];
+  for (const file of written.files) {
+    const target = path.join(dir, 'selfies', path.basename(file));
+    await copyFile(file, target);
+    selfies.push(target);
+  }
+  context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+  page = await context.newPage();
+  const origin = new URL(stack.apiUrl).origin;
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:')) {
+      foreignRequests.push(url);
+    }
+  });
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+  });
+}, 660_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await killAllSpawned();
+  await stack?.stop();
+  restoreNamespace?.();
+});
+
+/** Retries `check` (assertions included) until it passes or `timeoutMs` passes; then its last failure. */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** The DOM the page functions below read (serialized into the page: no closures; no DOM library here). */
+interface PageDom {
+  document: { getElementById(id: string): { textContent: string | null } | null };
+  sessionStorage: object;
+  localStorage: object;
+}
+interface ImageElement {
+  loading: string;
+  naturalWidth: number;
+  decode(): Promise<void>;
+}
+
+/** What assistive technology reads as the element's description (its aria-describedby targets). */
+function descriptionOf(locator: Locator): Promise<string> {
+  return locator.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .map((id: string) => (globalThis as unknown as PageDom).document.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim(),
+  );
+}
+
+async function checkAccessibility(name: string): Promise<void> {
+  const serious = await seriousAxeViolations(page);
+  axeFindings[name] = serious.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+  );
+  expect({ page: name, violations: axeFindings[name] }).toEqual({ page: name, violations: [] });
+}
+
+async function go(link: 'Runs' | 'New run' | 'Models' | 'Campaigns' | 'Subjects'): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Console' })
+    .getByRole('link', { name: link, exact: true })
+    .click();
+  await page.getByRole('heading', { level: 1 }).waitFor();
+}
+
+async function runsOfApi(query = ''): Promise<Array<{ workflowId: string; subjectId?: string }>> {
+  const answer = await fetch(`${stack.apiUrl}/v1/pipelines?limit=100${query}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  return ((await answer.json()) as { pipelines: Array<{ workflowId: string; subjectId?: string }> })
+    .pipelines;
+}
+
+/** Fills in the new-run form: selfies, styles by name, gender, subject, a short provider poll. */
+async function fillNewRun(styles: string[], subject: string): Promise<void> {
+  await go('New run');
+  await page.getByLabel('Selfies').setInputFiles(selfies);
+  await eventually(async () =>
+    expect(await page.getByRole('img', { name: /^Preview of selfie-/ }).count()).toBe(2),
+  );
+  for (const style of styles) await page.getByRole('checkbox', { name: style, exact: true }).check();
+  await page.getByRole('radio', { name: 'Woman' }).check();
+  await page.getByLabel('Subject (optional)').fill(subject);
+  await page.getByText('Advanced').click();
+  await page.getByLabel('Poll the provider every (milliseconds)').fill('300');
+}
+
+async function startedRunId(): Promise<string> {
+  const heading = page.getByRole('heading', { level: 1, name: /^Run / });
+  await heading.waitFor();
+  return ((await heading.textContent()) ?? '').replace(/^Run /, '');
+}
+
+async function expectBarDone(name: string): Promise<void> {
+  const bar = page.getByRole('progressbar', { name, exact: true });
+  await eventually(
+    async () => expect(await bar.evaluate((el) => (el as unknown as { value: number }).value)).toBe(100),
+    60_000,
+  );
+}
+
+/** Every avatar image of the page has loaded (naturalWidth > 0); answers how many there are. */
+async function loadedAvatars(): Promise<number> {
+  const images = page.getByRole('img', { name: /avatar \d+$/ });
+  await images.first().waitFor({ timeout: 60_000 });
+  const widths = await images.evaluateAll((list) =>
+    Promise.all(
+      (list as unknown as ImageElement[]).map(async (img) => {
+        img.loading = 'eager';
+        await img.decode().catch(() => undefined);
+        return img.naturalWidth;
+      }),
+    ),
+  );
+  expect(widths.every((width) => width > 0)).toBe(true);
+  return widths.length;
+}
+
+describe('the web console', () => {
+  it(
+    'is served at /console/ with a strict Content-Security-Policy, and signs in with an API token',
+    async () => {
+      const answer = await page.goto(`${stack.apiUrl}/console/`);
+      const policy = (await answer?.headerValue('content-security-policy')) ?? '';
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).not.toContain('unsafe-inline');
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await checkAccessibility('sign in');
+
+      await page.getByLabel('API token').fill('not-the-token-0123456789');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await eventually(async () =>
+        expect(await page.getByRole('alert').textContent()).toContain('does not accept'),
+      );
+
+      await page.getByLabel('API token').fill(TOKEN);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      for (const link of ['Runs', 'New run', 'Models', 'Campaigns']) {
+        await page.getByRole('link', { name: link, exact: true }).waitFor();
+      }
+      await checkAccessibility('runs (empty)');
+      expect(
+        await page.evaluate(() => Object.keys((globalThis as unknown as PageDom).sessionStorage)),
+      ).toHaveLength(1);
+      expect(
+        await page.evaluate(() => Object.keys((globalThis as unknown as PageDom).localStorage)),
+      ).toHaveLength(0);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'shows the API’s field messages next to the fields and starts nothing on bad input',
+    async () => {
+      await go('New run');
+      await page.getByRole('checkbox', { name: 'Watercolor', exact: true }).waitFor();
+      await checkAccessibility('new run');
+      await page.getByLabel('Selfies').setInputFiles(selfies);
+      await page.getByRole('button', { name: 'Start' }).click();
+      // No style, no gender: the API names both fields; each message sits in its group's description.
+      const styles = page.getByRole('group', { name: 'Styles' });
+      const gender = page.getByRole('group', { name: 'Gender' });
+      await eventually(async () => {
+        expect(await descriptionOf(styles)).toMatch(/\w/);
+        expect(await descriptionOf(gender)).toMatch(/\w/);
+      });
+      expect(await styles.getAttribute('aria-invalid')).toBe('true');
+      await checkAccessibility('new run with errors');
+      expect(await runsOfApi()).toEqual([]);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'starts a run from two selfies in two styles; the bars reach done and the archived avatars load',
+    async () => {
+      await fillNewRun(['Watercolor', 'Pop Art'], 'console-ana');
+      await page.getByRole('button', { name: 'Start' }).click();
+      firstRun = await startedRunId();
+      for (const bar of ['Training', 'Watercolor', 'Pop Art']) await expectBarDone(bar);
+      await page
+        .getByRole('img', { name: /^Watercolor avatar \d+$/ })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      await page
+        .getByRole('img', { name: /^Pop Art avatar \d+$/ })
+        .first()
+        .waitFor();
+      expect(await loadedAvatars()).toBeGreaterThanOrEqual(2);
+      const temporal = page.getByRole('link', { name: 'Open in Temporal UI' });
+      if (stack.env.TEMPORAL_UI_URL) {
+        expect(await temporal.getAttribute('href')).toMatch(
+          new RegExp(`/workflows/${encodeURIComponent(firstRun)}$`),
+        );
+      }
+      await checkAccessibility('run');
+      await mkdir(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-run.png'), fullPage: true });
+    },
+    STEP_MS,
+  );
+});
