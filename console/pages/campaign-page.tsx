@@ -120,14 +120,16 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
             )}
           </dl>
           {progress && (
-            <dl class="counts" aria-label="Subjects by state">
-              {COUNTS.map(([key, label]) => (
-                <div key={key}>
-                  <dt>{label}</dt>
-                  <dd>{progress.counts[key]}</dd>
-                </div>
-              ))}
-            </dl>
+            <div role="group" aria-label="Subjects by state">
+              <dl class="counts">
+                {COUNTS.map(([key, label]) => (
+                  <div key={key}>
+                    <dt>{label}</dt>
+                    <dd>{progress.counts[key]}</dd>
+                  </div>
+                ))}
+              </dl>
+            </div>
           )}
           <div class="actions">
             {state === 'running' && (

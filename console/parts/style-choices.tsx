@@ -5,16 +5,33 @@ import { FieldError } from './field-error';
 
 export type Style = Styles['styles'][number];
 
-/** The provider's styles (GET /v1/styles), asked once per page. */
+const STYLES_KEY = 'avatar-console.styles';
+
+/**
+ * The provider's styles (GET /v1/styles), asked once per page. The last answer is kept for the
+ * tab, so archived avatars keep their style names while the provider cannot be asked.
+ */
 export function useStyles(): { styles: Style[] | undefined; error: string } {
-  const [styles, setStyles] = useState<Style[] | undefined>();
+  const [styles, setStyles] = useState<Style[] | undefined>(keptStyles);
   const [error, setError] = useState('');
   useEffect(() => {
     callApi<Styles>('GET', '/v1/styles')
-      .then((answer) => setStyles(answer.styles))
+      .then((answer) => {
+        setStyles(answer.styles);
+        sessionStorage.setItem(STYLES_KEY, JSON.stringify(answer.styles));
+      })
       .catch((err: unknown) => setError(`The styles could not be loaded: ${messageOf(err)}`));
   }, []);
   return { styles, error };
+}
+
+function keptStyles(): Style[] | undefined {
+  try {
+    const kept: unknown = JSON.parse(sessionStorage.getItem(STYLES_KEY) ?? 'null');
+    return Array.isArray(kept) ? (kept as Style[]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The styles as labelled checkboxes named by the provider; `errors` are the API's words about them. */
