@@ -238,9 +238,35 @@ describe('the web console', () => {
     'starts a run from two selfies in two styles; the bars reach done and the archived avatars load',
     async () => {
       await fillNewRun(['Watercolor', 'Pop Art'], 'console-ana');
+      // The first connection to the run's event stream drops after one event: the console must
+      // reconnect and resume after it (Last-Event-ID), or the bars never move again.
+      const resumedAfter: string[] = [];
+      let dropped = false;
+      const events = /\/v1\/pipelines\/[^/]+\/events$/;
+      await page.route(events, async (route) => {
+        if (!dropped) {
+          dropped = true;
+          const progress = {
+            stage: 'creating-model',
+            uploads: { done: 0, total: 2 },
+            training: { polls: 0 },
+            styles: [],
+          };
+          await route.fulfill({
+            status: 200,
+            contentType: 'text/event-stream',
+            body: `id: 1\nevent: progress\ndata: ${JSON.stringify({ version: 1, skipped: false, progress })}\n\n`,
+          });
+          return;
+        }
+        resumedAfter.push((await route.request().headerValue('last-event-id')) ?? '');
+        await route.continue();
+      });
       await page.getByRole('button', { name: 'Start' }).click();
       firstRun = await startedRunId();
       for (const bar of ['Training', 'Watercolor', 'Pop Art']) await expectBarDone(bar);
+      await page.unroute(events);
+      expect(resumedAfter[0]).toBe('1');
       await page
         .getByRole('img', { name: /^Watercolor avatar \d+$/ })
         .first()
