@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { MAX_SELFIES } from '../../src/contracts/limits';
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../../src/images/image-dimensions';
 import { ApiFailure, callApi, messageOf } from '../api';
 import type { RunStarted } from '../api-types';
 import { Alert } from '../parts/alert';
@@ -7,8 +9,7 @@ import { PageHeading } from '../parts/page-heading';
 import { StyleChoices, useStyles } from '../parts/style-choices';
 import { navigate } from '../router';
 
-/** The API's own bounds (POST /v1/pipelines): checked here first so a mistake shows before uploading. */
-const MAX_SELFIES = 20;
+/** The API's own bounds (POST /v1/pipelines) are checked here first, so a mistake shows before uploading. */
 const SELFIE_TYPES = ['image/jpeg', 'image/png'];
 
 type Field = 'selfies' | 'styles' | 'gender' | 'subject' | 'polling';
@@ -50,6 +51,9 @@ export function NewRunPage() {
     idempotencyKey.current = crypto.randomUUID();
     const problems = localSelfieProblems(chosenFiles);
     setErrors((old) => ({ ...old, selfies: problems }));
+    void pixelProblems(chosenFiles).then((more) => {
+      if (more.length > 0) setErrors((old) => ({ ...old, selfies: [...(old.selfies ?? []), ...more] }));
+    });
   };
 
   const drop = (event: DragEvent) => {
@@ -82,7 +86,7 @@ export function NewRunPage() {
     }
     // What the API would refuse anyway is named here without sending the selfies.
     const local: Record<string, string[]> = {};
-    const selfieProblems = localSelfieProblems(files);
+    const selfieProblems = [...localSelfieProblems(files), ...(await pixelProblems(files))];
     if (selfieProblems.length > 0) local.selfies = selfieProblems;
     if (files.length === 0) local.selfies = ['choose at least one selfie'];
     if (Object.keys(local).length > 0) {
@@ -213,6 +217,30 @@ function localSelfieProblems(files: File[]): string[] {
   for (const file of files) {
     if (file.type && !SELFIE_TYPES.includes(file.type))
       problems.push(`${file.name} is not a JPEG or PNG image`);
+  }
+  return problems;
+}
+
+/** Selfies larger than the API decodes (by side or by pixels), named; unreadable ones are left to the API. */
+async function pixelProblems(files: File[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const file of files) {
+    const url = URL.createObjectURL(file);
+    try {
+      const image = new Image();
+      image.src = url;
+      await image.decode();
+      const { naturalWidth: width, naturalHeight: height } = image;
+      if (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE || width * height > MAX_IMAGE_PIXELS) {
+        problems.push(
+          `${file.name} is ${width} × ${height} pixels: at most ${MAX_IMAGE_SIDE} a side and ${MAX_IMAGE_PIXELS / 1e6} megapixels`,
+        );
+      }
+    } catch {
+      // Not decodable here: the API checks the content and names the file.
+    } finally {
+      URL.revokeObjectURL(url);
+    }
   }
   return problems;
 }

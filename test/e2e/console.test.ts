@@ -2,6 +2,7 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { startApiStack, type ApiStack } from '../helpers/api-stack';
 import { launchChromium, seriousAxeViolations } from '../helpers/browser';
 import { writeSelfies } from '../helpers/selfie-files';
@@ -92,6 +93,9 @@ interface PageDom {
   document: { getElementById(id: string): { textContent: string | null } | null };
   sessionStorage: object;
   localStorage: object;
+}
+interface DropData {
+  items: { add(file: unknown): void };
 }
 interface ImageElement {
   loading: string;
@@ -196,8 +200,9 @@ describe('the web console', () => {
         expect(await page.getByRole('alert').textContent()).toContain('does not accept'),
       );
 
+      // By keyboard: Enter in the field submits the form.
       await page.getByLabel('API token').fill(TOKEN);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('API token').press('Enter');
       for (const link of ['Runs', 'New run', 'Models', 'Campaigns']) {
         await page.getByRole('link', { name: link, exact: true }).waitFor();
       }
@@ -229,7 +234,31 @@ describe('the web console', () => {
       });
       expect(await styles.getAttribute('aria-invalid')).toBe('true');
       await checkAccessibility('new run with errors');
+      // A selfie wider than the API decodes is named next to "Selfies" before anything is sent.
+      const wide = new PNG({ width: 16_385, height: 1 });
+      wide.data.fill(255);
+      const wideFile = path.join(dir, 'wide.png');
+      await writeFile(wideFile, PNG.sync.write(wide));
+      const input = page.getByLabel('Selfies');
+      await input.setInputFiles([selfies[0]!, wideFile]);
+      await eventually(async () =>
+        expect(await descriptionOf(input)).toContain('wide.png is 16385 × 1 pixels'),
+      );
       expect(await runsOfApi()).toEqual([]);
+      // Files dropped on the field are chosen as if picked, previews included.
+      const bytes = [...(await readFile(selfies[1]!))];
+      const dropped = await page.evaluateHandle((data) => {
+        const scope = globalThis as unknown as {
+          DataTransfer: new () => DropData;
+          File: new (parts: unknown[], name: string, options: object) => unknown;
+        };
+        const transfer = new scope.DataTransfer();
+        transfer.items.add(new scope.File([new Uint8Array(data)], 'dropped.png', { type: 'image/png' }));
+        return transfer;
+      }, bytes);
+      await input.dispatchEvent('drop', { dataTransfer: dropped });
+      await page.getByRole('img', { name: 'Preview of dropped.png' }).waitFor();
+      expect(await descriptionOf(input)).not.toContain('pixels');
     },
     STEP_MS,
   );
