@@ -25,6 +25,8 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
+  // Bumped to follow the stream again: a retry restarts an ended campaign under its id.
+  const [following, setFollowing] = useState(0);
 
   const load = async () => {
     try {
@@ -38,7 +40,6 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
   };
 
   useEffect(() => {
-    setSamples([]);
     void load();
     return followStream(
       `${base}/events`,
@@ -56,7 +57,8 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
       // Every snapshot the campaign still keeps, so the chart starts with its history.
       '0',
     );
-  }, [campaignId]);
+  }, [campaignId, following]);
+  useEffect(() => setSamples([]), [campaignId]);
 
   const act = (action: 'pause' | 'resume' | 'cancel' | 'retry', done: string) => async () => {
     setBusy(true);
@@ -65,6 +67,7 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
       await callApi('POST', `${base}/${action}`, action === 'retry' ? { body: {} } : {});
       setNotice(done);
       await load();
+      if (action === 'retry' || action === 'resume') setFollowing((n) => n + 1);
     } catch (err) {
       setNotice(messageOf(err));
     } finally {
@@ -90,9 +93,8 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
 
   const state = progress?.state;
   const open = state === 'running' || state === 'paused';
-  const retryable = progress
-    ? progress.counts.failed + progress.counts.cancelled + progress.counts.partial > 0
-    : false;
+  // The API retries failed and cancelled subjects (PARTIAL ones kept what they made).
+  const retryable = progress ? progress.counts.failed + progress.counts.cancelled > 0 : false;
 
   return (
     <>

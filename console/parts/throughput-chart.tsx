@@ -42,13 +42,20 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
   const x = (t: number) => PAD.left + ((WIDTH - PAD.left - PAD.right) * t) / maxT;
   const yRate = (r: number) => HEIGHT - PAD.bottom - ((HEIGHT - PAD.top - PAD.bottom) * r) / maxRate;
   const yWindow = (w: number) => HEIGHT - PAD.bottom - ((HEIGHT - PAD.top - PAD.bottom) * w) / maxWindow;
-  const line = (pick: (p: ThroughputSample) => number | undefined, y: (v: number) => number) =>
-    points
-      .flatMap((p) => {
-        const value = pick(p);
-        return value === undefined ? [] : [`${x(p.elapsedMs).toFixed(1)},${y(value).toFixed(1)}`];
-      })
-      .join(' ');
+  // Steps, not slopes: a figure holds until the next snapshot changes it.
+  const line = (pick: (p: ThroughputSample) => number | undefined, y: (v: number) => number) => {
+    const corners: string[] = [];
+    let previous: number | undefined;
+    for (const p of points) {
+      const value = pick(p);
+      if (value === undefined) continue;
+      const at = x(p.elapsedMs).toFixed(1);
+      if (previous !== undefined) corners.push(`${at},${y(previous).toFixed(1)}`);
+      corners.push(`${at},${y(value).toFixed(1)}`);
+      previous = value;
+    }
+    return corners.join(' ');
+  };
   const served = line((p) => p.servedRps, yRate);
   const quota = line((p) => p.quotaRps, yRate);
   const window = line((p) => p.windowSize, yWindow);

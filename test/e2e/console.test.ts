@@ -417,18 +417,30 @@ describe('the web console', () => {
   );
 
   it(
-    'runs a small campaign: counts, the requests-per-second chart, the results CSV',
+    'runs a small campaign: pause and resume, counts, a failed subject retried, the requests-per-second chart, the results CSV',
     async () => {
       const manifest = path.join(dir, 'good.csv');
       await writeFile(
         manifest,
         `subjectId,gender,styles,selfies\ncamp-a,1,3,${selfies.join(';')}\ncamp-b,2,5,${selfies[1]}\n`,
       );
+      stack.sim.setOptions({ failStyles: [5] });
       await page.getByLabel('Manifest').setInputFiles(manifest);
       await page.getByLabel('Campaign id (optional)').fill('console-spring');
       await page.getByRole('button', { name: 'Start campaign' }).click();
       await page.getByRole('heading', { level: 1, name: 'Campaign console-spring' }).waitFor();
+      // Paused, it starts no more subjects; resumed, it carries on.
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByRole('button', { name: 'Resume' }).click({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 30_000 });
       const counts = page.getByRole('group', { name: 'Subjects by state' });
+      // camp-b's only style fails: the subject fails, and is retried once the provider recovers.
+      await eventually(
+        async () => expect(await counts.textContent()).toMatch(/Done\s*1.*Failed\s*1/),
+        90_000,
+      );
+      stack.sim.setOptions({ failStyles: [] });
+      await page.getByRole('button', { name: 'Retry failed subjects' }).click();
       await eventually(async () => expect(await counts.textContent()).toMatch(/Done\s*2/), 90_000);
       const chart = page.getByRole('img', { name: /requests per second/ });
       await chart.waitFor();
