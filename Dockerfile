@@ -8,7 +8,9 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker.ts ./
-COPY scripts/build-workflow-bundles.ts ./scripts/
+COPY scripts/build-workflow-bundles.ts scripts/build-console.ts ./scripts/
+# The web console's sources: bundled into dist/console by the build, served by the starter API.
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -160,6 +160,7 @@ function describe(report: DemoReport): string {
     return [
       `The pipeline failed after ${took}: ${report.error ?? 'unknown error'}`,
       `Temporal UI: ${report.temporalUiLink}`,
+      ...consoleLines(report),
     ].join('\n');
   }
   return [
@@ -167,6 +168,15 @@ function describe(report: DemoReport): string {
     `Done in ${took}: ${report.avatarCount} avatars (${report.status}).`,
     `Gallery:     ${report.galleryPath ?? ''}`,
     `Temporal UI: ${report.temporalUiLink}`,
+    ...consoleLines(report),
     `Workflow id: ${report.workflowId}`,
   ].join('\n');
+}
+
+/** The web console's address, beside the Temporal UI link (its token works while the demo runs: --keep). */
+function consoleLines(report: DemoReport): string[] {
+  if (!report.console) return [];
+  return [
+    `Console:     ${report.console.url}#/runs/${encodeURIComponent(report.workflowId)} (API token ${report.console.token})`,
+  ];
 }

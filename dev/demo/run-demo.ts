@@ -11,6 +11,7 @@ import { rootMessage } from '../../src/cli/root-message';
 import { watchProgress } from '../../src/cli/watch-progress';
 import { ProviderClient } from '../../src/provider/client';
 import { sampleSelfieFiles } from '../../src/samples/sample-selfies';
+import { startDemoConsole, type DemoConsole } from './demo-console';
 import { startDemoStack, type DemoStack, type DemoStackOptions } from './demo-stack';
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
@@ -51,6 +52,8 @@ export interface DemoReport {
   /** The run in the Temporal Web UI. */
   temporalUiLink: string;
   temporalUiUrl: string;
+  /** The web console (the starter API at /console/) and its API token; absent when it could not start. */
+  console?: { url: string; token: string };
   namespace: string;
   temporal: { address: string; startedHere: boolean; pid?: number };
   simulator: { url: string; port: number };
@@ -108,17 +111,35 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
   }
   const stack: DemoStack = first;
   let report: DemoReport | undefined;
+  let webConsole: DemoConsole | undefined;
+  const stopAll = async () => {
+    await webConsole?.stop().catch(() => undefined);
+    await stack.stop();
+  };
   try {
     log(
       `Temporal ${stack.temporal.startedHere ? 'dev server started' : 'server reused'} at ${stack.temporal.address} in ${seconds(Date.now() - started)}`,
     );
     if (!stack.uiAnswers)
       log(`the Temporal UI does not answer at ${stack.uiUrl}; pass --ui-url if it is elsewhere`);
+    webConsole = await startDemoConsole({
+      env: options.env ?? process.env,
+      temporalAddress: stack.temporal.address,
+      uiUrl: stack.uiUrl,
+      providerUrl: stack.simulator.url,
+      imageRoots: [path.dirname(selfies[0]!)],
+      archiveDir: archiveDirOf(options.outputDir),
+    }).catch((err: unknown) => {
+      log(`the web console could not start: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    });
+    if (webConsole) log(`web console at ${webConsole.url} (API token ${webConsole.token})`);
     const styleNames = await fetchStyleNames(stack.simulator.url);
     report = await runPipeline(options, stack, settings, selfies, styleNames, interrupted, started);
+    if (webConsole) report = { ...report, console: { url: webConsole.url, token: webConsole.token } };
   } finally {
     if (!options.keep || report === undefined || report.status === 'INTERRUPTED') {
-      await stack.stop();
+      await stopAll();
       log('stopped everything the demo started');
     }
   }
@@ -126,12 +147,13 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
   const kept = [
     'The demo stack keeps running (--keep); Ctrl-C stops it.',
     `  Temporal:  ${stack.temporal.address} (UI ${stack.uiUrl})`,
+    ...(webConsole ? [`  console:   ${webConsole.url} (API token ${webConsole.token})`] : []),
     `  simulator: ${stack.simulator.url}`,
     `  worker:    task queue "${temporalConfig.taskQueue}"`,
   ].join('\n');
   const stopped = stopRequested.then(async () => {
     log('stopping the demo stack');
-    await stack.stop();
+    await stopAll();
   });
   return { report, stopped, kept };
 }

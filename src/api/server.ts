@@ -15,6 +15,7 @@ import { AccessTokenSigner, redactAccessToken } from './access-tokens';
 import { refuseCredential, tokenProblems } from './bearer-auth';
 import { callerIdentifier, installCallerAuth } from './caller-auth';
 import { registerCampaignRoutes } from '../campaign/api/routes';
+import { registerConsoleRoutes } from './console-routes';
 import { declareCommonResponses } from './common-responses';
 import { answerRouterRefusal, installErrorHandling } from './error-handler';
 import { ProgressHub, queryFollower } from './progress-hub';
@@ -118,6 +119,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
   registerArchiveRoute(app, ctx.store, ctx.linkSigner);
+  await registerConsoleRoutes(app, { storage: storageSettingsOf(config) });
   const identityOf = callerIdentifier({
     credentials: credentialsOf(config.api.tokens),
     tenants: config.tenants,

@@ -62,7 +62,7 @@ export async function runApi(flags: ApiFlags): Promise<void> {
     console.error(
       [
         `avatar-pipeline api listening at ${url} (Temporal ${config.temporal.address}, namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue})`,
-        `  docs: ${url}/docs   OpenAPI: ${url}/openapi.json`,
+        `  docs: ${url}/docs   OpenAPI: ${url}/openapi.json   console: ${url}/console/`,
         `  uploads and archived avatars stored in ${storeLocation(config)}`,
         `  callbacks: ${config.callbacks.signingSecret ? 'enabled (signed)' : 'disabled (CALLBACK_SIGNING_SECRET not set)'}`,
         `  tracing: ${operations.tracing.endpoint ?? 'off (OTEL_EXPORTER_OTLP_ENDPOINT not set)'}`,

@@ -108,6 +108,9 @@ describe('npm run demo', () => {
     // Progress went to stderr as plain lines (not a terminal), the links too.
     expect(demo.stderr).toMatch(/^stage=generating /m);
     expect(demo.stderr).toContain(link);
+    // The web console's address is printed beside the Temporal UI link.
+    expect(report.console?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console\/$/);
+    expect(demo.stderr).toContain(`web console at ${report.console!.url}`);
 
     // Nothing left behind: the server's process is gone and every port is free again.
     expect(report.temporal.pid).toBeDefined();
@@ -188,11 +191,23 @@ describe('npm run demo', () => {
       await ui.body?.cancel();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(stderr).toContain('keeps running (--keep)');
+      // The web console stays up too, signed in with the printed token it serves the run.
+      expect(stderr).toContain(`console:   ${report.console!.url}`);
+      const consolePage = await fetch(report.console!.url);
+      expect(consolePage.status).toBe(200);
+      expect(consolePage.headers.get('content-security-policy')).toContain("script-src 'self'");
+      await consolePage.body?.cancel();
+      const apiOrigin = new URL(report.console!.url).origin;
+      const run = await fetch(`${apiOrigin}/v1/pipelines/${encodeURIComponent(report.workflowId)}`, {
+        headers: { authorization: `Bearer ${report.console!.token}` },
+      });
+      expect(((await run.json()) as { state: string }).state).toBe('completed');
 
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(stderr).toContain('stopping the demo stack');
       expect(await isPortFree(simulatorPort)).toBe(true);
+      await expect(fetch(report.console!.url)).rejects.toThrow();
       // The reused server belongs to someone else and keeps running.
       const stillUp = await fetch(uiUrl);
       expect(stillUp.ok).toBe(true);

@@ -45,7 +45,13 @@ export interface ApiStack {
  * `avatar-pipeline worker` and `avatar-pipeline api` process (bearer `token`, links to the Temporal
  * UI), each in `dir`, with its own task queue. Selfies given by path must lie under `dir`.
  */
-export async function startApiStack(dir: string, name: string, token: string): Promise<ApiStack> {
+export async function startApiStack(
+  dir: string,
+  name: string,
+  token: string,
+  /** More variables for the worker and the API (PROVIDER_MAX_RPS, …). */
+  extraEnv: Record<string, string> = {},
+): Promise<ApiStack> {
   const { address, namespace, uiUrl } = devServerUnderTest();
   const sim = await startSimulator({
     basePath: uniqueBasePath(name),
@@ -69,6 +75,7 @@ export async function startApiStack(dir: string, name: string, token: string): P
     CAMPAIGN_DIR: path.join(dir, 'campaigns'),
     BLOB_DIR: path.join(dir, 'blobs'),
     ...(uiUrl ? { TEMPORAL_UI_URL: uiUrl } : {}),
+    ...extraEnv,
   };
   try {
     await startWorkerProcess(shared, dir);

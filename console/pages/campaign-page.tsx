@@ -1,0 +1,182 @@
+import { useEffect, useState } from 'preact/hooks';
+import { authHeaders, callApi, messageOf } from '../api';
+import type { CampaignProgress, CampaignStatus } from '../api-types';
+import { followStream, type StreamState } from '../event-stream';
+import { Alert } from '../parts/alert';
+import { PageHeading } from '../parts/page-heading';
+import { sampleOf, ThroughputChart, type ThroughputSample } from '../parts/throughput-chart';
+
+const COUNTS: Array<[keyof CampaignProgress['counts'], string]> = [
+  ['done', 'Done'],
+  ['partial', 'Partial'],
+  ['failed', 'Failed'],
+  ['running', 'Running'],
+  ['pending', 'Pending'],
+  ['cancelled', 'Cancelled'],
+];
+
+/** One campaign: counts and the throughput chart live from its event stream, and its controls. */
+export function CampaignPage({ campaignId }: { campaignId: string }) {
+  const base = `/v1/campaigns/${encodeURIComponent(campaignId)}`;
+  const [status, setStatus] = useState<CampaignStatus | undefined>();
+  const [progress, setProgress] = useState<CampaignProgress | undefined>();
+  const [samples, setSamples] = useState<ThroughputSample[]>([]);
+  const [stream, setStream] = useState<StreamState>('connecting');
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+  // Bumped to follow the stream again: a retry restarts an ended campaign under its id.
+  const [following, setFollowing] = useState(0);
+
+  const load = async () => {
+    try {
+      const answer = await callApi<CampaignStatus>('GET', base);
+      setStatus(answer);
+      if (answer.progress) setProgress(answer.progress);
+      setError('');
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  useEffect(() => {
+    void load();
+    return followStream(
+      `${base}/events`,
+      (event) => {
+        if (event.event === 'progress') {
+          const data = JSON.parse(event.data) as { progress: CampaignProgress };
+          setProgress(data.progress);
+          setSamples((old) => [
+            ...old.filter((s) => s.elapsedMs !== data.progress.elapsedMs),
+            sampleOf(data.progress),
+          ]);
+        } else if (event.event === 'result' || event.event === 'error') void load();
+      },
+      setStream,
+      // Every snapshot the campaign still keeps, so the chart starts with its history.
+      '0',
+    );
+  }, [campaignId, following]);
+  useEffect(() => setSamples([]), [campaignId]);
+
+  const act = (action: 'pause' | 'resume' | 'cancel' | 'retry', done: string) => async () => {
+    setBusy(true);
+    setNotice('');
+    try {
+      await callApi('POST', `${base}/${action}`, action === 'retry' ? { body: {} } : {});
+      setNotice(done);
+      await load();
+      if (action === 'retry' || action === 'resume') setFollowing((n) => n + 1);
+    } catch (err) {
+      setNotice(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const download = async () => {
+    setNotice('');
+    try {
+      const response = await fetch(`${base}/results.csv`, { headers: authHeaders() });
+      if (!response.ok) throw new Error(`The API answered ${response.status}`);
+      const url = URL.createObjectURL(await response.blob());
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `${campaignId}-results.csv`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (err) {
+      setNotice(`The results could not be downloaded: ${messageOf(err)}`);
+    }
+  };
+
+  const state = progress?.state;
+  const open = state === 'running' || state === 'paused';
+  // The API retries failed and cancelled subjects (PARTIAL ones kept what they made).
+  const retryable = progress ? progress.counts.failed + progress.counts.cancelled > 0 : false;
+
+  return (
+    <>
+      <PageHeading title={`Campaign ${campaignId}`}>Campaign {campaignId}</PageHeading>
+      <Alert>{error}</Alert>
+      {status && (
+        <section aria-labelledby="campaign-state-heading">
+          <h2 id="campaign-state-heading">State</h2>
+          <dl class="facts">
+            <dt>State</dt>
+            <dd>
+              <span class={`state ${state ?? ''}`}>{state ?? status.status.toLowerCase()}</span>
+            </dd>
+            <dt>Updates</dt>
+            <dd>{stream === 'live' ? 'Live' : stream === 'ended' ? 'Finished' : stream}</dd>
+            {progress && (
+              <>
+                <dt>Subjects</dt>
+                <dd>{progress.total}</dd>
+                <dt>Window</dt>
+                <dd>
+                  {progress.window.size} ({progress.window.mode}): {progress.window.reason}
+                </dd>
+              </>
+            )}
+          </dl>
+          {progress && (
+            <div role="group" aria-label="Subjects by state">
+              <dl class="counts">
+                {COUNTS.map(([key, label]) => (
+                  <div key={key}>
+                    <dt>{label}</dt>
+                    <dd>{progress.counts[key]}</dd>
+                  </div>
+                ))}
+              </dl>
+            </div>
+          )}
+          <div class="actions">
+            {state === 'running' && (
+              <button type="button" onClick={act('pause', 'Paused: no more subjects start.')} disabled={busy}>
+                Pause
+              </button>
+            )}
+            {state === 'paused' && (
+              <button type="button" onClick={act('resume', 'Resumed.')} disabled={busy}>
+                Resume
+              </button>
+            )}
+            {open && (
+              <button type="button" onClick={act('cancel', 'Cancellation requested.')} disabled={busy}>
+                Cancel campaign
+              </button>
+            )}
+            {retryable && (
+              <button type="button" onClick={act('retry', 'Failed subjects started again.')} disabled={busy}>
+                Retry failed subjects
+              </button>
+            )}
+            <button type="button" onClick={download}>
+              Download results (CSV)
+            </button>
+          </div>
+          <Alert kind="info">{notice}</Alert>
+        </section>
+      )}
+      <section aria-labelledby="chart-heading">
+        <h2 id="chart-heading">Throughput</h2>
+        <ThroughputChart samples={samples} />
+      </section>
+      {progress && progress.recentFailures.length > 0 && (
+        <section aria-labelledby="failures-heading">
+          <h2 id="failures-heading">Recent failures</h2>
+          <ul>
+            {progress.recentFailures.map((f) => (
+              <li key={f.subjectId}>
+                {f.subjectId}: {f.error}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,164 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { callApi, messageOf } from '../api';
+import type { PipelineProgress, PipelineResult, PipelineStatus, RunStarted } from '../api-types';
+import { followStream, type StreamState } from '../event-stream';
+import { Alert } from '../parts/alert';
+import { AvatarGallery } from '../parts/avatar-gallery';
+import { PageHeading } from '../parts/page-heading';
+import { ProgressBars } from '../parts/progress-bars';
+import { styleName, useStyles } from '../parts/style-choices';
+import { href, navigate } from '../router';
+
+const STREAM_WORDS: Record<StreamState, string> = {
+  connecting: 'Connecting to live updates…',
+  live: 'Live',
+  reconnecting: 'Connection lost: resuming…',
+  ended: 'Finished',
+  refused: 'Live updates refused',
+};
+
+/**
+ * One run: its progress live from the event stream, its archived avatars once collected, and what
+ * can be done with it (cancel, retry the failed styles, generate more styles, open it in Temporal).
+ */
+export function RunPage({ workflowId }: { workflowId: string }) {
+  const { styles } = useStyles();
+  const [status, setStatus] = useState<PipelineStatus | undefined>();
+  const [progress, setProgress] = useState<PipelineProgress | undefined>();
+  const [stream, setStream] = useState<StreamState>('connecting');
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+  const retryKey = useRef(crypto.randomUUID());
+
+  const load = async () => {
+    try {
+      const answer = await callApi<PipelineStatus>('GET', `/v1/pipelines/${encodeURIComponent(workflowId)}`);
+      setStatus(answer);
+      if (answer.progress) setProgress(answer.progress);
+      setError('');
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  useEffect(() => {
+    setStatus(undefined);
+    setProgress(undefined);
+    void load();
+    return followStream(
+      `/v1/pipelines/${encodeURIComponent(workflowId)}/events`,
+      (event) => {
+        if (event.event === 'progress') {
+          const data = JSON.parse(event.data) as { progress: PipelineProgress };
+          setProgress(data.progress);
+        } else if (event.event === 'result' || event.event === 'error') {
+          // The status carries the archived avatars' links and the final state.
+          void load();
+        }
+      },
+      (state, detail) => {
+        setStream(state);
+        if (state === 'refused' && detail) void load();
+      },
+    );
+  }, [workflowId]);
+
+  const act = async (what: () => Promise<void>) => {
+    setBusy(true);
+    setNotice('');
+    try {
+      await what();
+    } catch (err) {
+      setNotice(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const cancel = () =>
+    act(async () => {
+      await callApi('POST', `/v1/pipelines/${encodeURIComponent(workflowId)}/cancel`);
+      setNotice('Cancellation requested.');
+      await load();
+    });
+  const retry = () =>
+    act(async () => {
+      const started = await callApi<RunStarted>(
+        'POST',
+        `/v1/pipelines/${encodeURIComponent(workflowId)}/retry`,
+        {
+          headers: { 'idempotency-key': retryKey.current },
+        },
+      );
+      navigate(['runs', started.workflowId]);
+    });
+
+  const result = status?.result as (PipelineResult & { subjectId?: string }) | undefined;
+  const modelId = result?.modelId ?? progress?.modelId;
+  const generations = result && 'generations' in result ? result.generations : [];
+  const failedStyles = generations
+    .filter((g) => g.status !== 'DONE')
+    .map((g) => styleName(styles, g.styleId));
+  const ended = status !== undefined && status.state !== 'running';
+  const canRetry = ended && (failedStyles.length > 0 || status.state === 'failed') && modelId !== undefined;
+
+  return (
+    <>
+      <PageHeading title={`Run ${workflowId}`}>Run {workflowId}</PageHeading>
+      <Alert>{error}</Alert>
+      {status && (
+        <section aria-labelledby="run-state-heading">
+          <h2 id="run-state-heading">State</h2>
+          <dl class="facts">
+            <dt>State</dt>
+            <dd>
+              <span class={`state ${status.state}`}>{status.state}</span>
+            </dd>
+            <dt>Stage</dt>
+            <dd>{progress?.stage ?? '—'}</dd>
+            {modelId !== undefined && (
+              <>
+                <dt>Model</dt>
+                <dd>{modelId}</dd>
+              </>
+            )}
+            {result?.subjectId && (
+              <>
+                <dt>Subject</dt>
+                <dd>{result.subjectId}</dd>
+              </>
+            )}
+            <dt>Updates</dt>
+            <dd>{STREAM_WORDS[stream]}</dd>
+          </dl>
+          {status.error && <Alert>{status.error.message}</Alert>}
+          <div class="actions">
+            {status.state === 'running' && (
+              <button type="button" onClick={cancel} disabled={busy}>
+                Cancel run
+              </button>
+            )}
+            {canRetry && (
+              <button type="button" onClick={retry} disabled={busy}>
+                Retry failed styles
+              </button>
+            )}
+            {modelId !== undefined && ended && (
+              <a class="button" href={href(['models', String(modelId), 'generate'])}>
+                Generate more styles
+              </a>
+            )}
+            {status.links.temporalUi && (
+              <a href={status.links.temporalUi} target="_blank" rel="noopener noreferrer">
+                Open in Temporal UI
+              </a>
+            )}
+          </div>
+          <Alert kind="info">{notice}</Alert>
+        </section>
+      )}
+      {progress && <ProgressBars progress={progress} styles={styles} />}
+      {status && <AvatarGallery generations={generations} styles={styles} running={!ended} />}
+    </>
+  );
+}

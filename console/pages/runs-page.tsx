@@ -1,0 +1,115 @@
+import { useEffect, useState } from 'preact/hooks';
+import { callApi, messageOf } from '../api';
+import type { PipelineListItem } from '../api-types';
+import { Alert } from '../parts/alert';
+import { PageHeading } from '../parts/page-heading';
+import { href, navigate } from '../router';
+
+const STATES = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed-out'] as const;
+/** The list has no event stream: it is asked again this often while the page is open. */
+const REFRESH_MS = 3_000;
+
+/** The caller's runs, newest first, filtered by state and subject, refreshed while open. */
+export function RunsPage({ query }: { query: URLSearchParams }) {
+  const state = query.get('state') ?? '';
+  const subject = query.get('subject') ?? '';
+  const [runs, setRuns] = useState<PipelineListItem[] | undefined>();
+  const [error, setError] = useState('');
+  const [subjectField, setSubjectField] = useState(subject);
+  const [stateField, setStateField] = useState(state);
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async () => {
+      const search = new URLSearchParams({ limit: '50' });
+      if (state) search.set('status', state);
+      if (subject) search.set('subjectId', subject);
+      try {
+        const answer = await callApi<{ pipelines: PipelineListItem[] }>('GET', `/v1/pipelines?${search}`);
+        if (stopped) return;
+        setRuns(answer.pipelines);
+        setError('');
+      } catch (err) {
+        if (!stopped) setError(messageOf(err));
+      }
+      if (!stopped) timer = setTimeout(load, REFRESH_MS);
+    };
+    void load();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [state, subject]);
+
+  const filter = (event: Event) => {
+    event.preventDefault();
+    navigate(['runs'], { state: stateField, subject: subjectField.trim() });
+  };
+
+  return (
+    <>
+      <PageHeading title="Runs">Runs</PageHeading>
+      <form class="filters" onSubmit={filter} role="search" aria-label="Filter runs">
+        <div>
+          <label for="filter-state">State</label>
+          <select id="filter-state" value={stateField} onChange={(e) => setStateField(e.currentTarget.value)}>
+            <option value="">Any</option>
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="filter-subject">Subject</label>
+          <input
+            id="filter-subject"
+            value={subjectField}
+            onInput={(e) => setSubjectField(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit">Filter</button>
+      </form>
+      <Alert>{error}</Alert>
+      {runs === undefined ? (
+        <p role="status">Loading runs…</p>
+      ) : runs.length === 0 ? (
+        <p role="status">No runs{state || subject ? ' match these filters' : ' yet'}.</p>
+      ) : (
+        <table>
+          <caption>Newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Kind</th>
+              <th scope="col">State</th>
+              <th scope="col">Stage</th>
+              <th scope="col">Subject</th>
+              <th scope="col">Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr key={run.workflowId}>
+                <td>
+                  <a href={href(['runs', run.workflowId])}>{run.workflowId}</a>
+                </td>
+                <td>{run.kind}</td>
+                <td>
+                  <span class={`state ${run.state}`}>{run.state}</span>
+                </td>
+                <td>{run.stage ?? ''}</td>
+                <td>{run.subjectId ?? ''}</td>
+                <td>
+                  <time dateTime={run.startedAt}>{new Date(run.startedAt).toLocaleString()}</time>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,513 @@
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { startApiStack, type ApiStack } from '../helpers/api-stack';
+import { launchChromium, seriousAxeViolations } from '../helpers/browser';
+import { writeSelfies } from '../helpers/selfie-files';
+import { makeScratchDir, uniqueName, useOwnNamespace } from '../helpers/temporal-env';
+import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
+
+/*
+ * Issue #26, "what it must show": the web console in Debian's Chromium against a real stack (the
+ * run's dev server, a simulator, `avatar-pipeline worker` and `avatar-pipeline api`), elements
+ * found by role and label only. One browser tab walks through the product in order; each page is
+ * checked with axe-core. The run and campaign pages are photographed for the README.
+ */
+const ROOT = path.join(__dirname, '..', '..');
+const TOKEN = 'console-token-0123456789abcdef';
+const SCREENSHOTS = path.join(ROOT, 'docs', 'images');
+const STEP_MS = 120_000;
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let stack: ApiStack;
+let dir: string;
+let restoreNamespace: () => void;
+let selfies: string[];
+/** Requests the page made to anything but the API's origin: must stay empty. */
+const foreignRequests: string[] = [];
+/** Content-Security-Policy violations the page reported: must stay empty. */
+const policyViolations: string[] = [];
+/** Pages checked with axe-core, and what it found serious or critical on each. */
+const axeFindings: Record<string, string[]> = {};
+let firstRun = '';
+
+beforeAll(async () => {
+  requireCompiledCli();
+  if (!existsSync(path.join(ROOT, 'dist', 'console', 'index.html'))) {
+    throw new Error('dist/console is missing: run `npm run build` first (npm test does)');
+  }
+  browser = await launchChromium();
+  restoreNamespace = await useOwnNamespace(uniqueName('console'));
+  dir = await makeScratchDir('console');
+  // A quota the workers know, so the campaign's auto window reports requests/s against it.
+  stack = await startApiStack(dir, 'console', TOKEN, { PROVIDER_MAX_RPS: '40' });
+  const written = await writeSelfies(2, 'console-selfies-');
+  // Selfies for the manifest lie under the workers' IMAGE_ROOTS (the stack's directory).
+  await mkdir(path.join(dir, 'selfies'), { recursive: true });
+  selfies = [];
+  for (const file of written.files) {
+    const target = path.join(dir, 'selfies', path.basename(file));
+    await copyFile(file, target);
+    selfies.push(target);
+  }
+  context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
+  page = await context.newPage();
+  const origin = new URL(stack.apiUrl).origin;
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:')) {
+      foreignRequests.push(url);
+    }
+  });
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+  });
+}, 660_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await killAllSpawned();
+  await stack?.stop();
+  restoreNamespace?.();
+});
+
+/** Retries `check` (assertions included) until it passes or `timeoutMs` passes; then its last failure. */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** The DOM the page functions below read (serialized into the page: no closures; no DOM library here). */
+interface PageDom {
+  document: { getElementById(id: string): { textContent: string | null } | null };
+  sessionStorage: object;
+  localStorage: object;
+}
+interface DropData {
+  items: { add(file: unknown): void };
+}
+interface ImageElement {
+  loading: string;
+  naturalWidth: number;
+  decode(): Promise<void>;
+}
+
+/** What assistive technology reads as the element's description (its aria-describedby targets). */
+function descriptionOf(locator: Locator): Promise<string> {
+  return locator.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .map((id: string) => (globalThis as unknown as PageDom).document.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim(),
+  );
+}
+
+async function checkAccessibility(name: string): Promise<void> {
+  const serious = await seriousAxeViolations(page);
+  axeFindings[name] = serious.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+  );
+  expect({ page: name, violations: axeFindings[name] }).toEqual({ page: name, violations: [] });
+}
+
+async function go(link: 'Runs' | 'New run' | 'Models' | 'Campaigns' | 'Subjects'): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Console' })
+    .getByRole('link', { name: link, exact: true })
+    .click();
+  await page.getByRole('heading', { level: 1 }).waitFor();
+}
+
+async function runsOfApi(query = ''): Promise<Array<{ workflowId: string; subjectId?: string }>> {
+  const answer = await fetch(`${stack.apiUrl}/v1/pipelines?limit=100${query}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  return ((await answer.json()) as { pipelines: Array<{ workflowId: string; subjectId?: string }> })
+    .pipelines;
+}
+
+/** Fills in the new-run form: selfies, styles by name, gender, subject, a short provider poll. */
+async function fillNewRun(styles: string[], subject: string): Promise<void> {
+  await go('New run');
+  await page.getByLabel('Selfies').setInputFiles(selfies);
+  await eventually(async () =>
+    expect(await page.getByRole('img', { name: /^Preview of selfie-/ }).count()).toBe(2),
+  );
+  for (const style of styles) await page.getByRole('checkbox', { name: style, exact: true }).check();
+  await page.getByRole('radio', { name: 'Woman' }).check();
+  await page.getByLabel('Subject (optional)').fill(subject);
+  await page.getByText('Advanced').click();
+  await page.getByLabel('Poll the provider every (milliseconds)').fill('300');
+}
+
+async function startedRunId(): Promise<string> {
+  const heading = page.getByRole('heading', { level: 1, name: /^Run / });
+  await heading.waitFor();
+  return ((await heading.textContent()) ?? '').replace(/^Run /, '');
+}
+
+async function expectBarDone(name: string): Promise<void> {
+  const bar = page.getByRole('progressbar', { name, exact: true });
+  await eventually(
+    async () => expect(await bar.evaluate((el) => (el as unknown as { value: number }).value)).toBe(100),
+    60_000,
+  );
+}
+
+/** Every avatar image of the page has loaded (naturalWidth > 0); answers how many there are. */
+async function loadedAvatars(): Promise<number> {
+  const images = page.getByRole('img', { name: /avatar \d+$/ });
+  await images.first().waitFor({ timeout: 60_000 });
+  const widths = await images.evaluateAll((list) =>
+    Promise.all(
+      (list as unknown as ImageElement[]).map(async (img) => {
+        img.loading = 'eager';
+        await img.decode().catch(() => undefined);
+        return img.naturalWidth;
+      }),
+    ),
+  );
+  expect(widths.every((width) => width > 0)).toBe(true);
+  return widths.length;
+}
+
+describe('the web console', () => {
+  it(
+    'is served at /console/ with a strict Content-Security-Policy, and signs in with an API token',
+    async () => {
+      const answer = await page.goto(`${stack.apiUrl}/console/`);
+      const policy = (await answer?.headerValue('content-security-policy')) ?? '';
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).not.toContain('unsafe-inline');
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await checkAccessibility('sign in');
+
+      await page.getByLabel('API token').fill('not-the-token-0123456789');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await eventually(async () =>
+        expect(await page.getByRole('alert').textContent()).toContain('does not accept'),
+      );
+
+      // By keyboard: Enter in the field submits the form.
+      await page.getByLabel('API token').fill(TOKEN);
+      await page.getByLabel('API token').press('Enter');
+      for (const link of ['Runs', 'New run', 'Models', 'Campaigns']) {
+        await page.getByRole('link', { name: link, exact: true }).waitFor();
+      }
+      await checkAccessibility('runs (empty)');
+      expect(
+        await page.evaluate(() => Object.keys((globalThis as unknown as PageDom).sessionStorage)),
+      ).toContain('avatar-console.token');
+      expect(
+        await page.evaluate(() => Object.keys((globalThis as unknown as PageDom).localStorage)),
+      ).toHaveLength(0);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'shows the API’s field messages next to the fields and starts nothing on bad input',
+    async () => {
+      await go('New run');
+      await page.getByRole('checkbox', { name: 'Watercolor', exact: true }).waitFor();
+      await checkAccessibility('new run');
+      await page.getByLabel('Selfies').setInputFiles(selfies);
+      await page.getByRole('button', { name: 'Start' }).click();
+      // No style, no gender: the API names both fields; each message sits in its group's description.
+      const styles = page.getByRole('group', { name: 'Styles' });
+      const gender = page.getByRole('group', { name: 'Gender' });
+      await eventually(async () => {
+        expect(await descriptionOf(styles)).toMatch(/\w/);
+        expect(await descriptionOf(gender)).toMatch(/\w/);
+      });
+      expect(await styles.getAttribute('aria-invalid')).toBe('true');
+      await checkAccessibility('new run with errors');
+      // A selfie wider than the API decodes is named next to "Selfies" before anything is sent.
+      const wide = new PNG({ width: 16_385, height: 1 });
+      wide.data.fill(255);
+      const wideFile = path.join(dir, 'wide.png');
+      await writeFile(wideFile, PNG.sync.write(wide));
+      const input = page.getByLabel('Selfies');
+      await input.setInputFiles([selfies[0]!, wideFile]);
+      await eventually(async () =>
+        expect(await descriptionOf(input)).toContain('wide.png is 16385 × 1 pixels'),
+      );
+      expect(await runsOfApi()).toEqual([]);
+      // Files dropped on the field are chosen as if picked, previews included.
+      const bytes = [...(await readFile(selfies[1]!))];
+      const dropped = await page.evaluateHandle((data) => {
+        const scope = globalThis as unknown as {
+          DataTransfer: new () => DropData;
+          File: new (parts: unknown[], name: string, options: object) => unknown;
+        };
+        const transfer = new scope.DataTransfer();
+        transfer.items.add(new scope.File([new Uint8Array(data)], 'dropped.png', { type: 'image/png' }));
+        return transfer;
+      }, bytes);
+      await input.dispatchEvent('drop', { dataTransfer: dropped });
+      await page.getByRole('img', { name: 'Preview of dropped.png' }).waitFor();
+      expect(await descriptionOf(input)).not.toContain('pixels');
+    },
+    STEP_MS,
+  );
+
+  it(
+    'starts a run from two selfies in two styles; the bars reach done and the archived avatars load',
+    async () => {
+      await fillNewRun(['Watercolor', 'Pop Art'], 'console-ana');
+      // The first connection to the run's event stream drops after one event: the console must
+      // reconnect and resume after it (Last-Event-ID), or the bars never move again.
+      const resumedAfter: string[] = [];
+      let dropped = false;
+      const events = /\/v1\/pipelines\/[^/]+\/events$/;
+      await page.route(events, async (route) => {
+        if (!dropped) {
+          dropped = true;
+          const progress = {
+            stage: 'creating-model',
+            uploads: { done: 0, total: 2 },
+            training: { polls: 0 },
+            styles: [],
+          };
+          await route.fulfill({
+            status: 200,
+            contentType: 'text/event-stream',
+            body: `id: 1\nevent: progress\ndata: ${JSON.stringify({ version: 1, skipped: false, progress })}\n\n`,
+          });
+          return;
+        }
+        resumedAfter.push((await route.request().headerValue('last-event-id')) ?? '');
+        await route.continue();
+      });
+      await page.getByRole('button', { name: 'Start' }).click();
+      firstRun = await startedRunId();
+      for (const bar of ['Training', 'Watercolor', 'Pop Art']) await expectBarDone(bar);
+      await page.unroute(events);
+      expect(resumedAfter[0]).toBe('1');
+      await page
+        .getByRole('img', { name: /^Watercolor avatar \d+$/ })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      await page
+        .getByRole('img', { name: /^Pop Art avatar \d+$/ })
+        .first()
+        .waitFor();
+      expect(await loadedAvatars()).toBeGreaterThanOrEqual(2);
+      const temporal = page.getByRole('link', { name: 'Open in Temporal UI' });
+      if (stack.env.TEMPORAL_UI_URL) {
+        expect(await temporal.getAttribute('href')).toMatch(
+          new RegExp(`/workflows/${encodeURIComponent(firstRun)}$`),
+        );
+      }
+      await checkAccessibility('run');
+      await mkdir(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-run.png'), fullPage: true });
+    },
+    STEP_MS,
+  );
+  it(
+    'retries a failed style under the same model',
+    async () => {
+      stack.sim.setOptions({ failStyles: [8] });
+      await fillNewRun(['Watercolor', 'Cyberpunk'], 'console-ben');
+      await page.getByRole('button', { name: 'Start' }).click();
+      const failed = await startedRunId();
+      const retry = page.getByRole('button', { name: 'Retry failed styles' });
+      await retry.waitFor({ timeout: 60_000 });
+      await expectBarDone('Watercolor');
+      stack.sim.setOptions({ failStyles: [] });
+      await retry.click();
+      await page.getByRole('heading', { level: 1, name: new RegExp(`^Run ${failed}/retry`) }).waitFor();
+      await expectBarDone('Cyberpunk');
+      await page
+        .getByRole('img', { name: /^Cyberpunk avatar \d+$/ })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      await page
+        .getByRole('img', { name: /^Watercolor avatar \d+$/ })
+        .first()
+        .waitFor();
+      await loadedAvatars();
+    },
+    STEP_MS,
+  );
+
+  it(
+    'lists the models, each DONE one with "Generate" for more styles',
+    async () => {
+      await go('Models');
+      const generate = page.getByRole('link', { name: /^Generate/ }).first();
+      await generate.waitFor();
+      await checkAccessibility('models');
+      await generate.click();
+      await page.getByRole('checkbox', { name: 'Film Noir', exact: true }).check();
+      await checkAccessibility('generate');
+      await page.getByRole('button', { name: 'Start' }).click();
+      await startedRunId();
+      await expectBarDone('Film Noir');
+      await page
+        .getByRole('img', { name: /^Film Noir avatar \d+$/ })
+        .first()
+        .waitFor({ timeout: 30_000 });
+    },
+    STEP_MS,
+  );
+
+  it(
+    'lists runs newest first, filtered by subject and state',
+    async () => {
+      await go('Runs');
+      const table = page.getByRole('table', { name: 'Newest first' });
+      await table.waitFor();
+      const newest = (await runsOfApi())[0]!.workflowId;
+      await eventually(async () =>
+        expect(await table.getByRole('row').nth(1).getByRole('link').textContent()).toBe(newest),
+      );
+      await checkAccessibility('runs');
+      await page.getByLabel('Subject').fill('console-ana');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await eventually(async () => {
+        const links = await table.getByRole('link').allTextContents();
+        expect(links).toEqual([firstRun]);
+      });
+      await page.getByLabel('State').selectOption('failed');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByRole('status').filter({ hasText: 'No runs match' }).waitFor();
+    },
+    STEP_MS,
+  );
+
+  it(
+    'lists every invalid row of a manifest and starts nothing',
+    async () => {
+      const manifest = path.join(dir, 'bad.csv');
+      await writeFile(
+        manifest,
+        `subjectId,gender,styles,selfies\ncamp-a,1,3,${selfies.join(';')}\ncamp-b,3,3,${selfies[0]}\n`,
+      );
+      await go('Campaigns');
+      await checkAccessibility('campaigns');
+      await page.getByLabel('Manifest').setInputFiles(manifest);
+      await page.getByLabel('Campaign id (optional)').fill('console-bad');
+      await page.getByRole('button', { name: 'Start campaign' }).click();
+      const rows = page.getByRole('table', { name: 'Invalid rows' }).getByRole('row');
+      await rows.nth(1).waitFor();
+      expect(await rows.count()).toBe(2);
+      const cells = await rows.nth(1).getByRole('cell').allTextContents();
+      expect(cells[1]).toBe('gender');
+      await checkAccessibility('campaigns with invalid rows');
+      const answer = await fetch(`${stack.apiUrl}/v1/campaigns/console-bad`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(answer.status).toBe(404);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'runs a small campaign: pause and resume, counts, a failed subject retried, the requests-per-second chart, the results CSV',
+    async () => {
+      const manifest = path.join(dir, 'good.csv');
+      await writeFile(
+        manifest,
+        `subjectId,gender,styles,selfies\ncamp-a,1,3,${selfies.join(';')}\ncamp-b,2,5,${selfies[1]}\n`,
+      );
+      stack.sim.setOptions({ failStyles: [5] });
+      await page.getByLabel('Manifest').setInputFiles(manifest);
+      await page.getByLabel('Campaign id (optional)').fill('console-spring');
+      await page.getByRole('button', { name: 'Start campaign' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Campaign console-spring' }).waitFor();
+      // Paused, it starts no more subjects; resumed, it carries on.
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByRole('button', { name: 'Resume' }).click({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'Pause' }).waitFor({ timeout: 30_000 });
+      const counts = page.getByRole('group', { name: 'Subjects by state' });
+      // camp-b's only style fails: the subject fails, and is retried once the provider recovers.
+      await eventually(
+        async () => expect(await counts.textContent()).toMatch(/Done\s*1.*Failed\s*1/),
+        90_000,
+      );
+      stack.sim.setOptions({ failStyles: [] });
+      await page.getByRole('button', { name: 'Retry failed subjects' }).click();
+      await eventually(async () => expect(await counts.textContent()).toMatch(/Done\s*2/), 90_000);
+      const chart = page.getByRole('img', { name: /requests per second/ });
+      await chart.waitFor();
+      // Points per drawn line (window, subjects in flight, and requests/s once the workers report it).
+      const lines = await chart.evaluate((svg) =>
+        Array.from(svg.querySelectorAll('polyline')).map(
+          (line) =>
+            (line as unknown as { getAttribute(name: string): string | null })
+              .getAttribute('points')
+              ?.split(' ').length ?? 0,
+        ),
+      );
+      expect(Math.max(0, ...lines)).toBeGreaterThanOrEqual(2);
+      await checkAccessibility('campaign');
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'console-campaign.png'), fullPage: true });
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download results (CSV)' }).click(),
+      ]);
+      const csv = await readFile((await download.path())!, 'utf8');
+      expect(csv).toContain('camp-a');
+      expect(csv).toContain('camp-b');
+    },
+    STEP_MS,
+  );
+
+  it(
+    'shows every archived avatar after the simulator stopped serving its own image URLs',
+    async () => {
+      await stack.sim.stop();
+      await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(firstRun)}`);
+      await page
+        .getByRole('img', { name: /^Watercolor avatar \d+$/ })
+        .first()
+        .waitFor();
+      expect(await loadedAvatars()).toBe(16);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'erases the subject after a confirmation, shows the report, and the run is no longer served',
+    async () => {
+      await go('Subjects');
+      await checkAccessibility('subjects');
+      await page.getByLabel('Subject').fill('console-ana');
+      await page.getByRole('button', { name: 'Erase subject…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Erase console-ana?' });
+      await dialog.waitFor();
+      expect(await dialog.textContent()).toContain(firstRun);
+      await checkAccessibility('erase confirmation');
+      await dialog.getByRole('button', { name: 'Erase', exact: true }).click();
+      const report = page.getByRole('region', { name: 'Erasure report for console-ana' });
+      await report.waitFor();
+      expect(await report.textContent()).toContain(firstRun);
+      await checkAccessibility('erasure report');
+      await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(firstRun)}`);
+      await eventually(async () =>
+        expect(await page.getByRole('alert').textContent()).toContain('No pipeline'),
+      );
+      expect(await page.getByRole('img', { name: /avatar \d+$/ }).count()).toBe(0);
+    },
+    STEP_MS,
+  );
+
+  it('made no request to another origin and broke no Content-Security-Policy rule', () => {
+    expect(foreignRequests).toEqual([]);
+    expect(policyViolations).toEqual([]);
+  });
+});
