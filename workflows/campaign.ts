@@ -77,7 +77,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   const { workflowId: campaignId } = workflowInfo();
   const book = new CampaignBook(input.manifest.total, Date.now(), input.carried);
   const pages = new SubjectPages(input.manifest, input.pageSize);
-  const window = new CampaignWindow(input.window, input.carried?.window);
+  const window = new CampaignWindow(input.window, input.carried?.window, {
+    ...(input.fairnessKey !== undefined ? { key: input.fairnessKey } : {}),
+    weight: input.fairnessWeight,
+  });
   /** Subjects running, by manifest index: their child workflow id and subject id. */
   const running = new Map<number, RunningChild>();
   const indexOfChild = new Map<string, number>();
@@ -407,10 +410,11 @@ async function startSubject(
     // Children outlive the run that started them; cancelling the campaign cancels them explicitly.
     parentClosePolicy: ParentClosePolicy.ABANDON,
     // Campaign work yields to interactive pipelines (default priority 3) on every task queue, and
-    // campaigns share each queue fairly: one fairness key per campaign, with its weight.
+    // tenants share each queue fairly: one fairness key per tenant (per campaign in campaigns
+    // started before tenants), with the operator's weight. Activities inherit it.
     priority: {
       priorityKey: input.priorityKey,
-      fairnessKey: campaignId,
+      fairnessKey: input.fairnessKey ?? campaignId,
       fairnessWeight: input.fairnessWeight,
     },
     memo: { subjectId: subject.subjectId, campaignId },
