@@ -259,22 +259,23 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   // waiting and the window is (nearly) full. Otherwise nothing is sampled, and history stays quiet.
   let sampling = true;
   const windowLimits = () => starting() && running.size >= 0.9 * window.size;
+  const sampleWindow = async () => {
+    await window.sample(
+      { inFlight: running.size, waiting: book.waiting() },
+      {
+        providerTaskQueue: input.pipeline.providerTaskQueue,
+        workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
+      },
+    );
+    changed();
+  };
   if (window.auto) {
     void (async () => {
       while (sampling) {
         await condition(() => !sampling || windowLimits());
         if (!sampling) break;
         await sleep(window.sampleEveryMs);
-        if (sampling && windowLimits()) {
-          await window.sample(
-            { inFlight: running.size, waiting: book.waiting() },
-            {
-              providerTaskQueue: input.pipeline.providerTaskQueue,
-              workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
-            },
-          );
-          changed();
-        }
+        if (sampling && windowLimits()) await sampleWindow();
       }
     })();
   }
@@ -318,6 +319,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   );
 
   try {
+    // A tenant's campaign learns how many of the tenant's campaigns share its window before it
+    // starts anyone, so that a tenant starting several at once does not start each at the size of
+    // a lone one (campaigns without a tenant key sample only once their window is full).
+    if (window.auto && input.fairnessKey !== undefined && !input.carried?.window) await sampleWindow();
     for (;;) {
       await condition(() => canStart() || finished() || wantsNewRun());
       if (finished()) break;
