@@ -46,7 +46,12 @@ export class CampaignWindow {
     /** The campaign's fairness key (its tenant) and weight; without a key the campaign is alone in it. */
     private readonly fairness: { key?: string; weight: number } = { weight: 1 },
   ) {
-    this.share = { weight: fairness.weight, campaigns: carried?.campaignsSharing ?? 1 };
+    // A campaign started before tenants (no key) keeps the window it had, whatever its weight:
+    // its replays must start the same subjects.
+    this.share = {
+      weight: fairness.key !== undefined ? fairness.weight : 1,
+      campaigns: carried?.campaignsSharing ?? 1,
+    };
     this.tuning =
       settings.mode === 'auto'
         ? { ...DEFAULT_WINDOW_TUNING, ...settings.tuning, cap: settings.cap }
