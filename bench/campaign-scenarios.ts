@@ -12,6 +12,7 @@ import { startCampaign, type CampaignHandle } from '../src/campaign/client/campa
 import { startPipeline } from '../src/client/pipelines';
 import type { CampaignOptions, CampaignSubject } from '../src/campaign/contracts/campaign';
 import { DEFAULT_WINDOW_TUNING } from '../src/campaign/workflows/window-controller';
+import { campaignShare } from '../src/campaign/contracts/campaign-share';
 import { ProviderClient } from '../src/provider/client';
 import type { RunningSimulator, SimulatorStats, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';
@@ -69,7 +70,7 @@ export function windowOptions(choice: WindowChoice, scale: Scale): Partial<Campa
   };
 }
 
-function simulatorOptions(scale: Scale): StartSimulatorOptions {
+export function simulatorOptions(scale: Scale): StartSimulatorOptions {
   const wall = scaled(scale);
   return {
     progression: { mode: 'wall', trainingMs: wall.trainingMs, generationMs: wall.generationMs },
@@ -81,13 +82,13 @@ function simulatorOptions(scale: Scale): StartSimulatorOptions {
   };
 }
 
-interface CampaignWorker {
+export interface CampaignWorker {
   worker: WorkerProcess;
   placement: RunPlacement;
 }
 
 /** The product's worker as the campaign scenarios run it: the quota, and room for every subject. */
-async function startCampaignWorker(context: Context, sim: RunningSimulator): Promise<CampaignWorker> {
+export async function startCampaignWorker(context: Context, sim: RunningSimulator): Promise<CampaignWorker> {
   const worker = await startBenchWorker(context.stack, sim, path.dirname(context.selfie), {
     PROVIDER_MAX_RPS: String(scaled(context.scale).rps),
     WORKER_MAX_CONCURRENT_ACTIVITIES: '200',
@@ -118,6 +119,8 @@ function launchCampaign(
 ): Promise<CampaignHandle> {
   return startCampaign(context.stack.client, subjectsOf(context, count, prefix), {
     ...on.placement,
+    // Each campaign its own tenant: the scenarios compare campaigns that share nothing but the quota.
+    share: campaignShare(`bench-${prefix}-${Date.now()}`),
     manifestDir: path.join(context.stack.dir, 'campaigns'),
     options: { polling: scaled(context.scale).polling, ...windowOptions(window, context.scale), ...extra },
   });

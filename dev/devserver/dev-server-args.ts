@@ -20,9 +20,9 @@ export interface DevServerArgsInput {
  * What the package needs from the server, the same keys and values as
  * deploy/temporal/dynamicconfig.yaml (compose and the cluster tier; a unit test keeps them equal,
  * where that file says why each is set): the priority-aware matcher (interactive pipelines,
- * priority 3, are dispatched ahead of campaign work, priority 4), fairness (each campaign's
- * provider work has its own fairness key, so a small campaign is not queued behind a big one's
- * backlog), one partition per task queue (priority, fairness and the provider rate limit are exact
+ * priority 3, are dispatched ahead of campaign work, priority 4), fairness (each tenant's
+ * campaign work has its own fairness key with the operator's weight, so a tenant's campaigns are
+ * not queued behind another tenant's backlog, however many it runs), one partition per task queue (priority, fairness and the provider rate limit are exact
  * for the whole queue) and worker deployment versioning.
  */
 export const TASK_QUEUE_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {

@@ -6,6 +6,7 @@ import type { BlobLinkSigner, BlobStore } from '../storage';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../client/offered-styles';
 import type { ProgressHub } from './progress-hub';
+import type { TenantCampaignSettings } from '../campaign/contracts/campaign-share';
 
 export type ApiConfig = Pick<
   AppConfig,
@@ -26,6 +27,8 @@ export interface ApiContext {
   links(workflowId: string): PipelineLinks;
   /** One watcher per run for every open event stream (GET …/events), with their caps. */
   progressHub: ProgressHub;
+  /** The tenants file's campaign settings of a tenant (fairness weight, priority ceiling), when it has any. */
+  tenantCampaignSettings?: (tenant: string) => TenantCampaignSettings | undefined;
   /** The provider's style ids (cached), or undefined while the provider cannot be asked. */
   offeredStyles(): Promise<number[] | undefined>;
 }

@@ -11,6 +11,7 @@ import type { ApiLimits, AppConfig } from '../config/load-config';
 import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
 import { credentialsOf } from '../config/api-credentials';
+import { tenantSettingsOf } from '../config/tenants';
 import { AccessTokenSigner, redactAccessToken } from './access-tokens';
 import { refuseCredential, tokenProblems } from './bearer-auth';
 import { callerIdentifier, installCallerAuth } from './caller-auth';
@@ -103,6 +104,11 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     store,
     linkSigner: new BlobLinkSigner(config.storage?.linkSecret ?? randomBytes(32)),
     accessTokens: new AccessTokenSigner(config.api.accessTokenSecret),
+    // The tenants file's share of each tenant's campaigns (fairness weight, priority ceiling).
+    tenantCampaignSettings: (tenant) => {
+      const settings = tenantSettingsOf(config, tenant);
+      return { fairnessWeight: settings.fairnessWeight, priorityCeiling: settings.campaignPriorityCeiling };
+    },
     progressHub: new ProgressHub(queryFollower(options.client), {
       perRun: limits.eventStreamsPerRun,
       perToken: limits.eventStreamsPerToken,

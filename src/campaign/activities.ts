@@ -11,6 +11,7 @@ import {
 import type { PipelineResult } from '../contracts/pipeline-state';
 import { CampaignManifestError, readCampaignSubjects } from './manifest-store';
 import { readProviderQueue, type ProviderQueueReading } from './provider-queue-signals';
+import { countOpenCampaigns } from './tenant-campaigns';
 
 export interface CampaignActivityDependencies {
   /** CAMPAIGN_DIR: the only place manifests are read from. */
@@ -39,10 +40,20 @@ export function createCampaignActivities({
       providerTaskQueue: string;
       /** The campaign's own task queue (its pipelines run there): how far behind its workers are. */
       workflowTaskQueue?: string;
-    }): Promise<ProviderQueueReading & { workerCapacity?: number; quotaRps?: number }> {
-      const reading = await readProviderQueue(Context.current().client, input);
+      /** The campaign's tenant: how many of its campaigns share its window. */
+      fairnessKey?: string;
+    }): Promise<
+      ProviderQueueReading & { workerCapacity?: number; quotaRps?: number; campaignsSharing?: number }
+    > {
+      const { client } = Context.current();
+      const { fairnessKey, ...queues } = input;
+      const [reading, campaignsSharing] = await Promise.all([
+        readProviderQueue(client, queues),
+        fairnessKey === undefined ? undefined : countOpenCampaigns(client, fairnessKey),
+      ]);
       return {
         ...reading,
+        ...(campaignsSharing !== undefined ? { campaignsSharing } : {}),
         ...(maxCachedWorkflows ? { workerCapacity: maxCachedWorkflows } : {}),
         ...(providerMaxRps ? { quotaRps: providerMaxRps } : {}),
       };

@@ -1,5 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startCampaign } from '../../src/campaign/client/campaigns';
+import { campaignShare } from '../../src/campaign/contracts/campaign-share';
 import type { CampaignSubject } from '../../src/campaign/contracts/campaign';
 import { placementFrom } from '../../src/config/run-placement';
 import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
@@ -29,7 +30,9 @@ describe('starting a campaign', () => {
       ...placementFrom({ taskQueue }),
       manifestDir,
       campaignId,
-      options: { priorityKey: 2, maxInFlight: 3, fixedWindow: true },
+      // The operator's choice (the CLI's --priority): callers of the API cannot choose a priority.
+      share: campaignShare('default', undefined, { priorityKey: 2 }),
+      options: { maxInFlight: 3, fixedWindow: true },
     });
 
   test('records its priority, its CampaignId (no pipeline stage or subject), memo and summary', async () => {
@@ -39,11 +42,11 @@ describe('starting a campaign', () => {
     await handle.raw.terminate('test done');
 
     expect(description.type).toBe(WORKFLOW_TYPES.campaign);
-    expect(description.priority?.priorityKey).toBe(2);
+    expect(description.priority).toMatchObject({ priorityKey: 2, fairnessKey: 'default', fairnessWeight: 1 });
     expect(description.typedSearchAttributes.getAll().map((pair) => [pair.key.name, pair.value])).toEqual([
       ['CampaignId', campaignId],
     ]);
-    expect(description.memo).toEqual({ kind: 'campaign', total: 2 });
+    expect(description.memo).toEqual({ kind: 'campaign', total: 2, fairnessKey: 'default' });
     expect(await description.staticSummary()).toBe('Campaign of 2 subjects, 3 at a time');
   });
 

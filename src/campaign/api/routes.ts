@@ -19,6 +19,9 @@ import { getCampaign, startCampaign, type CampaignHandle } from '../client/campa
 import {
   campaignIdSchema,
   type campaignOptionsSchema,
+  OPERATOR_CAMPAIGN_OPTIONS,
+  operatorSettingMessage,
+  type OperatorCampaignOption,
   type FinalLedger,
   type CampaignProgress,
 } from '../contracts/campaign';
@@ -31,6 +34,7 @@ import {
   campaignSummarySchema,
 } from './schemas';
 import type { ApiContext } from '../../api/api-context';
+import { campaignShare } from '../contracts/campaign-share';
 import {
   END_EVENT_ID,
   lastEventIdSchema,
@@ -132,6 +136,8 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
           defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),
           ...(form.campaignId ? { campaignId: form.campaignId } : {}),
+          // The share is the operator's: the caller's tenant with its settings, never the body's.
+          share: campaignShare(request.caller.tenant, ctx.tenantCampaignSettings?.(request.caller.tenant)),
         });
         return await reply
           .code(202)
@@ -378,7 +384,9 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
   if (maxInFlight !== undefined && !/^(\d+|auto)$/.test(maxInFlight))
     issues.push({ path: 'maxInFlight', message: 'must be a whole number or auto' });
   for (const name of fields.keys()) {
-    if (!['campaignId', 'skipInvalid', 'maxInFlight'].includes(name))
+    if ((OPERATOR_CAMPAIGN_OPTIONS as readonly string[]).includes(name))
+      issues.push({ path: name, message: operatorSettingMessage(name as OperatorCampaignOption) });
+    else if (!['campaignId', 'skipInvalid', 'maxInFlight'].includes(name))
       issues.push({ path: name, message: 'is not a campaign field (campaignId, skipInvalid, maxInFlight)' });
   }
   if (issues.length > 0) throw ApiError.invalid(issues);

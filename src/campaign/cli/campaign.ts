@@ -7,7 +7,9 @@ import { startCampaign, type CampaignHandle } from '../client/campaigns';
 import { manifestModelCheck } from '../../client/generation-check';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { connectClient } from '../../client/connect';
-import type { CampaignOptions, CampaignSummary } from '../contracts/campaign';
+import type { CampaignOptions, CampaignSummary, OperatorCampaignOption } from '../contracts/campaign';
+import { campaignShare, type OperatorCampaignChoice } from '../contracts/campaign-share';
+import { DEFAULT_TENANT, tenantSettingsOf } from '../../config/tenants';
 import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '../../config/starter-settings';
 import { ProviderClient } from '../../provider/client';
@@ -54,7 +56,7 @@ export function registerCampaignCommand(program: Command): void {
     .option('--priority <1-5>', 'Temporal priority of campaign work; interactive pipelines use 3 (default 4)')
     .option(
       '--fairness-weight <w>',
-      "this campaign's share of the provider queue beside other campaigns, 0.01 to 1000 (default 1)",
+      "the tenant's share of the provider queue beside other tenants, 0.01 to 1000 (default 1); all of a tenant's campaigns share one",
     )
     .option(
       '--results <file>',
@@ -88,7 +90,18 @@ export function registerCampaignCommand(program: Command): void {
 
 async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   const settings = loadStarterSettings();
-  const campaignOptions = optionsFromFlags(options);
+  const { priorityKey, fairnessWeight, ...campaignOptions } = optionsFromFlags(options);
+  // An operator starting a campaign directly chooses its share (the API's callers cannot); what
+  // the operator does not choose comes from the tenants file.
+  const tenant = tenantSettingsOf(loadConfig(), DEFAULT_TENANT);
+  const tenantShare = {
+    fairnessWeight: tenant.fairnessWeight,
+    priorityCeiling: tenant.campaignPriorityCeiling,
+  };
+  const share = campaignShare(DEFAULT_TENANT, tenantShare, {
+    ...(priorityKey !== undefined ? { priorityKey } : {}),
+    ...(fairnessWeight !== undefined ? { fairnessWeight } : {}),
+  });
   const knownStyles = await askOfferedStyles((line) => process.stderr.write(printableLines(line)));
   const validation = await loadManifestFile(options.manifest, {
     imageAccess: settings.imageAccess,
@@ -121,6 +134,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
       manifestDir: settings.campaigns.dir,
       defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,
+      share,
       ...(options.campaignId ? { campaignId: options.campaignId } : {}),
     });
     writeLines(
@@ -158,8 +172,10 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   }
 }
 
-/** The campaign settings the flags ask for; a bad value names its flag (exit code 2). */
-export function optionsFromFlags(options: CampaignCommandOptions): CampaignOptions {
+/** The campaign settings and the operator's share the flags ask for; a bad value names its flag (exit code 2). */
+export function optionsFromFlags(
+  options: CampaignCommandOptions,
+): Omit<CampaignOptions, OperatorCampaignOption> & OperatorCampaignChoice {
   const whole = (flag: string, value: string | undefined, min: number, max: number): number | undefined => {
     if (value === undefined) return undefined;
     const n = Number(value.trim());

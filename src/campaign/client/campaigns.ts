@@ -14,6 +14,7 @@ import {
   type FinalLedger,
   type CampaignProgress,
   type CampaignResultRow,
+  type CampaignSettings,
   type CampaignSubject,
   type CampaignSummary,
   type ManifestEntry,
@@ -39,6 +40,7 @@ import {
   retryCampaignUpdate,
 } from '../contracts/definitions';
 
+import { campaignShare, type CampaignShare } from '../contracts/campaign-share';
 import { InputError } from '../../errors';
 import type { RunPlacement } from '../../config/run-placement';
 
@@ -51,6 +53,11 @@ export interface StartCampaignOptions extends RunPlacement {
   options?: CampaignOptions;
   /** Default when options.maxInFlight is not given (CAMPAIGN_MAX_IN_FLIGHT): `auto` or the auto window's cap. */
   defaultMaxInFlight?: number | 'auto';
+  /**
+   * The operator's share for this campaign: its tenant is its fairness key, the tenant's weight
+   * and priority ceiling apply (campaign-share.ts). Default: tenant `default`, weight 1, priority 4.
+   */
+  share?: CampaignShare;
   /** Workflow type of the children; tests use a stand-in. */
   pipelineWorkflowType?: string;
   /** Workflow type of the children of subjects with a modelId; tests use a stand-in. */
@@ -99,6 +106,8 @@ export async function startCampaign(
   const parsed = campaignOptionsSchema.safeParse(options.options ?? {});
   if (!parsed.success) throw InputError.fromZod(parsed.error, ['options']);
   const settings = parsed.data;
+  // Without a share: the tenant of a bare API token (DEFAULT_TENANT), with the defaults.
+  const share = options.share ?? campaignShare('default');
   const named = options.campaignId === undefined ? undefined : campaignIdSchema.safeParse(options.campaignId);
   if (named && !named.success) throw InputError.fromZod(named.error, ['campaignId']);
   const campaignId = named?.data ?? newCampaignId();
@@ -112,8 +121,7 @@ export async function startCampaign(
   const input: CampaignInput = {
     manifest,
     ...campaignWindow(settings, options.defaultMaxInFlight),
-    fairnessWeight: settings.fairnessWeight,
-    priorityKey: settings.priorityKey,
+    ...share,
     subjectsPerRun: settings.subjectsPerRun,
     pageSize: settings.pageSize,
     childCheckMs: settings.childCheckMs,
@@ -134,9 +142,10 @@ export async function startCampaign(
     workflowId: campaignId,
     taskQueue: options.taskQueue,
     input,
-    priority: { priorityKey: settings.priorityKey },
+    priority: campaignPriority(input, campaignId),
     searchAttributes: campaignAttributes(campaignId),
-    memo: { kind: 'campaign', total: subjects.length },
+    // The fairness key tells the in-flight window which campaigns share the tenant's share.
+    memo: { kind: 'campaign', total: subjects.length, fairnessKey: share.fairnessKey },
     summary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
       input.window.mode === 'fixed'
         ? `${input.maxInFlight} at a time`
@@ -144,6 +153,15 @@ export async function startCampaign(
     }`,
   });
   return getCampaign(client, campaignId, { manifestDir: options.manifestDir });
+}
+
+/** What the campaign's own workflow is dispatched with: as its pipelines (workflows/campaign.ts). */
+function campaignPriority(settings: CampaignSettings, campaignId: string) {
+  return {
+    priorityKey: settings.priorityKey,
+    fairnessKey: settings.fairnessKey ?? campaignId,
+    fairnessWeight: settings.fairnessWeight,
+  };
 }
 
 /** The auto window's cap when nothing sets one: well above what a quota needs (R × T / K). */
@@ -276,9 +294,13 @@ async function restart(
     taskQueue: description.taskQueue,
     args: [{ ...outcome.settings, carried, retry: { indexes: wanted } }],
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    priority: { priorityKey: outcome.settings.priorityKey },
+    priority: campaignPriority(outcome.settings, raw.workflowId),
     typedSearchAttributes: campaignAttributes(raw.workflowId),
-    memo: { kind: 'campaign', total: outcome.total },
+    memo: {
+      kind: 'campaign',
+      total: outcome.total,
+      fairnessKey: outcome.settings.fairnessKey ?? raw.workflowId,
+    },
     staticSummary: `Campaign of ${outcome.total} subjects: retry of ${wanted.length}`,
   });
   return { queued: wanted, progress: await handle.query(campaignProgressQuery) };

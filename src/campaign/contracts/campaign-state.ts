@@ -126,7 +126,13 @@ export interface CampaignInput {
   /** The window's cap (auto) or size (fixed), as window says. */
   maxInFlight: number;
   window: CampaignWindowSettings;
-  /** Fairness weight of this campaign's key on the task queues (the key is the campaign id). */
+  /**
+   * Fairness key of the campaign's work on the task queues: its tenant, so that a tenant's
+   * campaigns share one share (campaign-share.ts). Absent in campaigns started before tenants:
+   * their key is the campaign id.
+   */
+  fairnessKey?: string;
+  /** Weight of the fairness key (the operator's: tenants file or CLI). */
   fairnessWeight: number;
   priorityKey: number;
   subjectsPerRun: number;

@@ -58,6 +58,22 @@ export const campaignSubjectSchema = z
   });
 export type CampaignSubject = z.infer<typeof campaignSubjectSchema>;
 
+/** Options only the operator sets (the tenants file, the CLI); a caller's body naming one is refused. */
+export const OPERATOR_CAMPAIGN_OPTIONS = ['fairnessWeight', 'priorityKey'] as const;
+export type OperatorCampaignOption = (typeof OPERATOR_CAMPAIGN_OPTIONS)[number];
+
+/** Why a caller may not send an operator's option. */
+export function operatorSettingMessage(name: OperatorCampaignOption): string {
+  return `is not a caller's option: the operator sets each tenant's ${name} (tenants file), and campaign work is shared fairly by tenant`;
+}
+
+function operatorSetting(name: OperatorCampaignOption) {
+  return z
+    .never({ error: operatorSettingMessage(name) })
+    .optional()
+    .meta({ description: `Refused: ${operatorSettingMessage(name)}` });
+}
+
 /** What a caller may tune; everything has a default. */
 export const campaignOptionsSchema = z.strictObject({
   /**
@@ -79,13 +95,10 @@ export const campaignOptionsSchema = z.strictObject({
     })
     .partial()
     .optional(),
-  /**
-   * The campaign's share of the provider queue against other campaigns (Temporal task queue
-   * fairness: one fairness key per campaign, dispatched in proportion to the weights).
-   */
-  fairnessWeight: z.number().min(0.01).max(1000).default(1),
-  /** Temporal priority of campaign work (1 highest … 5 lowest); interactive pipelines use the default 3. */
-  priorityKey: z.number().int().min(1).max(5).default(4),
+  // A campaign's fairness weight and priority are the operator's (campaign-share.ts): named here
+  // only so that a caller who sends them hears why they are refused.
+  fairnessWeight: operatorSetting('fairnessWeight'),
+  priorityKey: operatorSetting('priorityKey'),
   /** Subjects started per workflow run before continuing as new (history stays bounded). */
   subjectsPerRun: z.number().int().min(1).max(5000).default(400),
   /** Subjects read from the manifest file per activity. */

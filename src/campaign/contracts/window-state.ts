@@ -101,4 +101,6 @@ export interface WindowState {
   averages?: { demandRps: number; inFlight: number; completionRps: number; coveredMs: number };
   /** False until the first congestion: growth is bolder until then. */
   congested: boolean;
+  /** The tenant's open campaigns sharing its window when more than one (tenant-window.ts). */
+  campaignsSharing?: number;
 }

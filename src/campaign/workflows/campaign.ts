@@ -79,7 +79,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   const { workflowId: campaignId } = workflowInfo();
   const ledger = new CampaignLedger(input.manifest.total, Date.now(), input.carried);
   const pages = new SubjectPages(input.manifest, input.pageSize);
-  const window = new CampaignWindow(input.window, input.carried?.window);
+  const window = new CampaignWindow(input.window, input.carried?.window, {
+    ...(input.fairnessKey !== undefined ? { key: input.fairnessKey } : {}),
+    weight: input.fairnessWeight,
+  });
   /** Subjects running, by manifest index: their child workflow id and subject id. */
   const running = new Map<number, RunningChild>();
   const indexOfChild = new Map<string, number>();
@@ -258,22 +261,23 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   // waiting and the window is (nearly) full. Otherwise nothing is sampled, and history stays quiet.
   let sampling = true;
   const windowLimits = () => starting() && running.size >= 0.9 * window.size;
+  const sampleWindow = async () => {
+    await window.sample(
+      { inFlight: running.size, waiting: ledger.waiting() },
+      {
+        providerTaskQueue: input.pipeline.providerTaskQueue,
+        workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
+      },
+    );
+    changed();
+  };
   if (window.auto) {
     void (async () => {
       while (sampling) {
         await condition(() => !sampling || windowLimits());
         if (!sampling) break;
         await sleep(window.sampleEveryMs);
-        if (sampling && windowLimits()) {
-          await window.sample(
-            { inFlight: running.size, waiting: ledger.waiting() },
-            {
-              providerTaskQueue: input.pipeline.providerTaskQueue,
-              workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
-            },
-          );
-          changed();
-        }
+        if (sampling && windowLimits()) await sampleWindow();
       }
     })();
   }
@@ -317,6 +321,10 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   );
 
   try {
+    // A tenant's campaign learns how many of the tenant's campaigns share its window before it
+    // starts anyone, so that a tenant starting several at once does not start each at the size of
+    // a lone one (campaigns without a tenant key sample only once their window is full).
+    if (window.auto && input.fairnessKey !== undefined && !input.carried?.window) await sampleWindow();
     for (;;) {
       await condition(() => canStart() || finished() || wantsNewRun());
       if (finished()) break;
@@ -409,10 +417,11 @@ async function startSubject(
     // Children outlive the run that started them; cancelling the campaign cancels them explicitly.
     parentClosePolicy: ParentClosePolicy.ABANDON,
     // Campaign work yields to interactive pipelines (default priority 3) on every task queue, and
-    // campaigns share each queue fairly: one fairness key per campaign, with its weight.
+    // tenants share each queue fairly: one fairness key per tenant (per campaign in campaigns
+    // started before tenants), with the operator's weight. Activities inherit it.
     priority: {
       priorityKey: input.priorityKey,
-      fairnessKey: campaignId,
+      fairnessKey: input.fairnessKey ?? campaignId,
       fairnessWeight: input.fairnessWeight,
     },
     memo: { subjectId: subject.subjectId, campaignId },

@@ -3,6 +3,7 @@ import type { CampaignActivities } from '../activities';
 import { answersBetween, DEFAULT_WINDOW_TUNING, initialWindow, nextWindow } from './window-controller';
 import type { ProviderQueueReading, WindowState, WindowTuning } from '../contracts/window-state';
 import type { CampaignWindowSettings, CampaignWindowView } from '../contracts/campaign-state';
+import { campaignPart, tenantSample, tenantTuning, type TenantShareOfWindow } from './tenant-window';
 
 const { observeProviderQueue } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '10 seconds',
@@ -24,10 +25,21 @@ export class CampaignWindow {
   /** Workflow time of the previous reading (deterministic: the workflow's clock). */
   private lastReadAt: number | undefined;
 
+  /** The tenant's weight and open campaigns: the auto window is the tenant's (tenant-window.ts). */
+  private readonly share: TenantShareOfWindow;
+
   constructor(
     private readonly settings: CampaignWindowSettings,
     carried?: WindowState,
+    /** The campaign's fairness key (its tenant) and weight; without a key the campaign is alone in it. */
+    private readonly fairness: { key?: string; weight: number } = { weight: 1 },
   ) {
+    // A campaign started before tenants (no key) keeps the window it had, whatever its weight:
+    // its replays must start the same subjects.
+    this.share = {
+      weight: fairness.key !== undefined ? fairness.weight : 1,
+      campaigns: carried?.campaignsSharing ?? 1,
+    };
     this.tuning =
       settings.mode === 'auto'
         ? { ...DEFAULT_WINDOW_TUNING, ...settings.tuning, cap: settings.cap }
@@ -41,7 +53,9 @@ export class CampaignWindow {
   }
 
   get size(): number {
-    return this.settings.mode === 'fixed' ? this.settings.size : this.state!.size;
+    return this.settings.mode === 'fixed'
+      ? this.settings.size
+      : campaignPart(this.state!.size, this.share, this.tuning);
   }
 
   get sampleEveryMs(): number {
@@ -62,8 +76,8 @@ export class CampaignWindow {
     let reading: Awaited<ReturnType<typeof observeProviderQueue>>;
     try {
       reading = await observeProviderQueue.executeWithOptions(
-        { summary: `read the provider queue for the in-flight window (${this.state.size})` },
-        [queues],
+        { summary: `read the provider queue for the in-flight window (${this.size})` },
+        [{ ...queues, ...(this.fairness.key !== undefined ? { fairnessKey: this.fairness.key } : {}) }],
       );
     } catch (err) {
       log.warn('in-flight window: signals not read; the window keeps its size', {
@@ -81,26 +95,32 @@ export class CampaignWindow {
     this.lastReading = reading;
     this.lastReadAt = readAt;
     const previous = this.state;
-    this.state = nextWindow(
+    const previousSize = this.size;
+    if (reading.campaignsSharing !== undefined) this.share.campaigns = Math.max(1, reading.campaignsSharing);
+    const next = nextWindow(
       previous,
-      {
-        backlogCount: reading.backlogCount,
-        backlogAgeMs: reading.backlogAgeMs,
-        ...answers,
-        completions: this.completions,
-        ...subjects,
-        dispatchRate: reading.dispatchRate,
-        ...(elapsedMs !== undefined ? { elapsedMs } : {}),
-        ...(reading.quotaRps !== undefined ? { quotaRps: reading.quotaRps } : {}),
-        ...(reading.workerCapacity !== undefined ? { workerCapacity: reading.workerCapacity } : {}),
-        ...(reading.workflowBacklogAgeMs !== undefined
-          ? { workerBacklogMs: reading.workflowBacklogAgeMs }
-          : {}),
-      },
-      this.tuning,
+      tenantSample(
+        {
+          backlogCount: reading.backlogCount,
+          backlogAgeMs: reading.backlogAgeMs,
+          ...answers,
+          completions: this.completions,
+          ...subjects,
+          dispatchRate: reading.dispatchRate,
+          ...(elapsedMs !== undefined ? { elapsedMs } : {}),
+          ...(reading.quotaRps !== undefined ? { quotaRps: reading.quotaRps } : {}),
+          ...(reading.workerCapacity !== undefined ? { workerCapacity: reading.workerCapacity } : {}),
+          ...(reading.workflowBacklogAgeMs !== undefined
+            ? { workerBacklogMs: reading.workflowBacklogAgeMs }
+            : {}),
+        },
+        this.share,
+      ),
+      tenantTuning(this.tuning, this.share),
     );
+    this.state = { ...next, ...(this.share.campaigns > 1 ? { campaignsSharing: this.share.campaigns } : {}) };
     this.completions = 0;
-    if (this.state.size !== previous.size || this.state.reason !== previous.reason) this.showDetails();
+    if (this.size !== previousSize || this.state.reason !== previous.reason) this.showDetails();
   }
 
   view(): CampaignWindowView {
@@ -112,12 +132,17 @@ export class CampaignWindow {
         detail: `fixed at ${this.settings.size}`,
       };
     const state = this.state!;
+    const { weight, campaigns } = this.share;
+    const shared =
+      weight === 1 && campaigns === 1
+        ? ''
+        : `; the tenant's window is ${Math.round(state.size * weight)} (${state.size} per unit of weight × ${weight}), this campaign holds its part of ${campaigns} campaign(s): `;
     return {
       mode: 'auto',
-      size: state.size,
+      size: this.size,
       cap: this.tuning.cap,
       reason: state.reason,
-      detail: state.detail,
+      detail: shared ? `${shared.slice(2)}${state.detail}` : state.detail,
     };
   }
 

@@ -1,6 +1,7 @@
 import { placementFrom } from '../../../src/config/run-placement';
 import { temporal } from '@temporalio/proto';
 import { startCampaign } from '../../../src/campaign/client/campaigns';
+import { campaignShare } from '../../../src/campaign/contracts/campaign-share';
 import { startPipeline } from '../../../src/client/pipelines';
 import type { PollingOptions } from '../../../src/contracts/pipeline-input';
 import { simulatorStatsSchema } from '../../../src/simulator/stats-schema';
@@ -18,9 +19,9 @@ type Label = keyof typeof STYLE_OF;
 
 /**
  * That the server applies priority and fairness on the provider task queue (its dynamic config):
- * with no provider worker polling, two campaigns (X, then Y: priority 4, a fairness key each) and
- * then an interactive pipeline (I, default priority 3) each put their first provider call (create
- * the model) in the provider queue's backlog. Then one provider worker starts that runs one
+ * with no provider worker polling, two campaigns of two tenants (X, then Y: priority 4, a fairness
+ * key each: their tenant) and then an interactive pipeline (I, default priority 3) each put their
+ * first provider call (create the model) in the provider queue's backlog. Then one provider worker starts that runs one
  * activity at a time, against a provider of this check's own without faults, so the order the
  * provider created the models in (its ids count up) is the order the server dispatched the calls
  * in. Resolves to that order, e.g. I X Y X Y …: priority puts the interactive call, queued last,
@@ -63,6 +64,7 @@ export async function dispatchOrder(
         ...placement,
         manifestDir: cluster.manifestDir,
         campaignId: `${taskQueue}-${label}`,
+        share: campaignShare(`tenant-${label.toLowerCase()}`),
         options: { maxInFlight: SUBJECTS_PER_CAMPAIGN, polling: options.polling },
       },
     );
