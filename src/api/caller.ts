@@ -3,13 +3,14 @@
  * `/v1` route reads `request.caller`, set once by the auth layer; the tenant comes from the
  * credential and never from a request body.
  */
+import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
 /** What a credential may do: start runs, read them, cancel or retry them, erase subjects. */
 export const SCOPES = ['start', 'read', 'cancel', 'erase'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** The tenant of a bare `API_TOKENS` entry (one without `tenant:`). */
-export const DEFAULT_TENANT = 'default';
+export { DEFAULT_TENANT };
 
 export interface Caller {
   tenant: string;

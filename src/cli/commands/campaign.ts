@@ -7,6 +7,7 @@ import { startCampaign, type CampaignHandle } from '../../client/campaigns';
 import { manifestModelCheck } from '../../client/generation-check';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { connectClient } from '../../client/connect';
+import { tenantOption } from '../tenant-flag';
 import type { CampaignOptions, CampaignSummary } from '../../contracts/campaign';
 import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '../../config/starter-settings';
@@ -19,6 +20,8 @@ import { printableJson, printableLines, writeLines } from '../printable';
 import { InputError } from '../../errors';
 
 export interface CampaignCommandOptions {
+  /** --tenant (commander fills in `default`). */
+  tenant?: string;
   manifest: string;
   json?: boolean;
   maxInFlight?: string;
@@ -50,6 +53,7 @@ export function registerCampaignCommand(program: Command): void {
     .option('--fixed-window', 'keep exactly --max-in-flight subjects running instead of sizing the window')
     .option('--skip-invalid', 'start the valid rows and report the invalid ones, instead of starting nothing')
     .option('--campaign-id <id>', 'name the campaign; starting the same id again attaches to it')
+    .addOption(tenantOption('campaign it is (its id becomes <tenant>/<campaign id>)'))
     .option('--subjects-per-run <n>', 'subjects per workflow run before it continues as new (default 400)')
     .option('--priority <1-5>', 'Temporal priority of campaign work; interactive pipelines use 3 (default 4)')
     .option(
@@ -118,6 +122,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   try {
     const campaign = await startCampaign(client, validation.subjects, {
       ...settings.placement,
+      ...(options.tenant ? { tenant: options.tenant } : {}),
       manifestDir: settings.campaigns.dir,
       defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,
