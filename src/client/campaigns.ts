@@ -50,7 +50,7 @@ import type { RunPlacement } from '../config/run-placement';
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
 export interface StartCampaignOptions extends RunPlacement {
   /**
-   * Whose campaign: its workflow id is `<tenant>/<campaign id>` (tenantWorkflowId) and its pipelines
+   * Whose campaign: its workflow id is `<tenant>.<campaign id>` (tenantWorkflowId) and its pipelines
    * are the tenant's. Default: DEFAULT_TENANT (`default`).
    */
   tenant?: string;

@@ -18,7 +18,7 @@ export interface CampaignErasure {
 }
 
 /**
- * Erases a person from the tenant's campaigns (ids `<tenant>/…`): their lines in the stored manifests under `manifestDir`
+ * Erases a person from the tenant's campaigns (ids `<tenant>.…`): their lines in the stored manifests under `manifestDir`
  * (CAMPAIGN_DIR) first, so a campaign that reads its page afterwards skips them; then each
  * campaign whose manifest held them is told the erased lines by index, since a running one may
  * hold their page in memory already: it never starts them, cancels their pipeline if it runs,

@@ -63,7 +63,10 @@ const queryValue = (what: string) =>
 
 const listOptionsSchema = z.strictObject({
   /** Whose runs: a listing only ever shows one tenant's (the AvatarTenant search attribute). */
-  tenant: z.string().regex(TENANT_ID_PATTERN, 'is not a tenant id ([a-z0-9-], at most 40)').default(DEFAULT_TENANT),
+  tenant: z
+    .string()
+    .regex(TENANT_ID_PATTERN, 'is not a tenant id ([a-z0-9-], at most 40)')
+    .default(DEFAULT_TENANT),
   status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),
   subjectId: queryValue('subject id').optional(),
   campaignId: queryValue('campaign id').optional(),

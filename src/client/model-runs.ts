@@ -99,9 +99,16 @@ export async function startGeneration(
   if (validated.retry) {
     throw new InputError([{ path: 'retry', message: 'is set by retries only: use retry' }]);
   }
-  const visible = tenantProviderReads(provider, () => tenantModelIds(client, options.tenant ?? DEFAULT_TENANT));
+  const visible = tenantProviderReads(provider, () =>
+    tenantModelIds(client, options.tenant ?? DEFAULT_TENANT),
+  );
   await checkGenerationTarget(visible, validated, options.fields ?? REQUEST_FIELD_NAMES);
-  return startGenerationRun(client, validated, generationWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId), options);
+  return startGenerationRun(
+    client,
+    validated,
+    generationWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
+    options,
+  );
 }
 
 /**

@@ -51,7 +51,7 @@ export type PipelineClientSettings = Partial<TemporalConfig> & {
    */
   provider?: AppConfig['provider'];
   /**
-   * The tenant this client acts for: runs it starts are the tenant's (workflow ids `<tenant>/…`,
+   * The tenant this client acts for: runs it starts are the tenant's (workflow ids `<tenant>.…`,
    * AvatarTenant), and it lists, retries and generates only within the tenant. Default `default`.
    */
   tenant?: string;

@@ -42,7 +42,7 @@ export function validatePipelineRequest(request: unknown): PipelineInput {
   return parsed.data;
 }
 
-/** `<tenant>/avatar-pipeline-<request id>`: one tenant's request ids never meet another's. */
+/** `<tenant>.avatar-pipeline-<request id>`: one tenant's request ids never meet another's. */
 export function pipelineWorkflowId(tenant: string, requestId?: string): string {
   return tenantWorkflowId(tenant, `${PIPELINE_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`);
 }

@@ -66,7 +66,9 @@ export interface StartedRun {
 export async function startRunOnce(client: Client, start: RunStart): Promise<StartedRun> {
   const { tenant, subjectId, campaignId } = start.input;
   if (tenantOfWorkflowId(start.workflowId) !== tenant) {
-    throw new Error(`workflow id "${start.workflowId}" is not one of tenant "${tenant}" (see tenantWorkflowId)`);
+    throw new Error(
+      `workflow id "${start.workflowId}" is not one of tenant "${tenant}" (see tenantWorkflowId)`,
+    );
   }
   const codec = encryptionCodecOf(client.options.loadedDataConverter);
   const subjectKey = subjectId && (codec ? codec.subjectToken(subjectId) : subjectId);
@@ -84,7 +86,7 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
       args: [start.input],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        memo,
+      memo,
       typedSearchAttributes: pipelineStartAttributes({
         tenant,
         ...(subjectKey ? { subjectKey } : {}),

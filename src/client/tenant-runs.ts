@@ -65,7 +65,7 @@ export function tenantProviderReads<P extends ProviderListReads>(
   const owned = () => (own ??= modelIds());
   const visible = async (orders: Order[]) => {
     const ids = await owned();
-    return orders.filter((o) => ids.has((o.parent ?? 0) === 0 ? o.id : o.parent ?? 0));
+    return orders.filter((o) => ids.has((o.parent ?? 0) === 0 ? o.id : (o.parent ?? 0)));
   };
   return new Proxy(provider, {
     get(target, property, receiver) {

@@ -47,7 +47,11 @@ export function pipelinePrefix(pipelineId: string): string {
 }
 
 /** A run's workflow id carries its tenant (tenantWorkflowId), so the pipeline prefix needs none added. */
-export function ownerPrefix(owner: { tenant: string; subjectId?: string | undefined; pipelineId: string }): string {
+export function ownerPrefix(owner: {
+  tenant: string;
+  subjectId?: string | undefined;
+  pipelineId: string;
+}): string {
   return owner.subjectId === undefined
     ? pipelinePrefix(owner.pipelineId)
     : subjectPrefix(owner.tenant, owner.subjectId);

@@ -85,7 +85,11 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
         imageAccess: ctx.config.imageAccess,
         offeredStyles: ctx.offeredStyles,
       });
-      const run = await startTraining(ctx.client, input, options(request.caller.tenant, request.headers['idempotency-key'], input));
+      const run = await startTraining(
+        ctx.client,
+        input,
+        options(request.caller.tenant, request.headers['idempotency-key'], input),
+      );
       return answer(reply, run, fingerprintOf(input), ctx);
     },
   });

@@ -53,7 +53,7 @@ export function registerCampaignCommand(program: Command): void {
     .option('--fixed-window', 'keep exactly --max-in-flight subjects running instead of sizing the window')
     .option('--skip-invalid', 'start the valid rows and report the invalid ones, instead of starting nothing')
     .option('--campaign-id <id>', 'name the campaign; starting the same id again attaches to it')
-    .addOption(tenantOption('campaign it is (its id becomes <tenant>/<campaign id>)'))
+    .addOption(tenantOption('campaign it is (its id becomes <tenant>.<campaign id>)'))
     .option('--subjects-per-run <n>', 'subjects per workflow run before it continues as new (default 400)')
     .option('--priority <1-5>', 'Temporal priority of campaign work; interactive pipelines use 3 (default 4)')
     .option(

@@ -14,7 +14,7 @@ export function registerForgetCommand(program: Command): void {
       'Erase a subject: cancel their open pipelines, delete their stored selfies and archived avatars',
     )
     .argument('<subjectId>', 'the subject id the pipelines were started with')
-    .addOption(tenantOption('subject it is (another tenant\'s subject of the same id is left alone)'))
+    .addOption(tenantOption("subject it is (another tenant's subject of the same id is left alone)"))
     .option('--json', 'print the report as one JSON document')
     .addHelpText(
       'after',
