@@ -11,7 +11,7 @@ import { collectStyle, type CollectSettings } from './style-avatars';
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
   GenerationWorkflowInput,
-    | 'gender'
+  | 'gender'
   | 'generationDeadlineMs'
   | 'polling'
   | 'providerTaskQueue'
