@@ -11,7 +11,13 @@ import { collectStyle, type CollectSettings } from './style-avatars';
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
   GenerationWorkflowInput,
-  'gender' | 'generationDeadlineMs' | 'polling' | 'providerTaskQueue' | 'archiveAvatars' | 'subjectId'
+  | 'gender'
+  | 'generationDeadlineMs'
+  | 'polling'
+  | 'providerTaskQueue'
+  | 'archiveAvatars'
+  | 'subjectId'
+  | 'tenant'
 >;
 
 /**
@@ -36,6 +42,7 @@ export async function generateStyles(
     ...(settings.archiveAvatars
       ? {
           archive: {
+            tenant: settings.tenant,
             ...(settings.subjectId !== undefined ? { subjectId: settings.subjectId } : {}),
             pipelineId: workflowInfo().workflowId,
           },

@@ -12,6 +12,8 @@ import {
   SubjectIdAttribute,
 } from '../contracts/search-attributes';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../contracts/workflow-ids';
+import { tenantClause } from './tenant-runs';
 import { InputError } from '../errors';
 
 /** Run states a listing can be narrowed to, as Temporal's visibility queries spell them. */
@@ -60,6 +62,11 @@ const queryValue = (what: string) =>
     );
 
 const listOptionsSchema = z.strictObject({
+  /** Whose runs: a listing only ever shows one tenant's (the AvatarTenant search attribute). */
+  tenant: z
+    .string()
+    .regex(TENANT_ID_PATTERN, 'is not a tenant id ([a-z0-9-], at most 40)')
+    .default(DEFAULT_TENANT),
   status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),
   subjectId: queryValue('subject id').optional(),
   campaignId: queryValue('campaign id').optional(),
@@ -99,8 +106,8 @@ export interface PipelinePage {
 }
 
 /**
- * The newest pipeline runs first (Temporal's visibility order: open runs by start time, then
- * closed ones by close time), narrowed by state, subject, campaign and kind. Filters are search
+ * One tenant's newest pipeline runs first (Temporal's visibility order: open runs by start time,
+ * then closed ones by close time), narrowed by state, subject, campaign and kind. Filters are search
  * attributes in the visibility query, so every page is filled on the server: subject ids are
  * matched as SubjectId holds them (with payload encryption, their keyed hash under every key).
  */
@@ -152,7 +159,10 @@ type ParsedListOptions = z.output<typeof listOptionsSchema>;
 
 function visibilityQuery(client: Client, options: ParsedListOptions): string {
   const kinds = options.kind ? [options.kind] : PIPELINE_KINDS;
-  const clauses = [`WorkflowType IN (${kinds.map((kind) => `'${KIND_WORKFLOW_TYPES[kind]}'`).join(', ')})`];
+  const clauses = [
+    tenantClause(options.tenant),
+    `WorkflowType IN (${kinds.map((kind) => `'${KIND_WORKFLOW_TYPES[kind]}'`).join(', ')})`,
+  ];
   if (options.status) clauses.push(`ExecutionStatus = '${STATUS_QUERY_VALUES[options.status]}'`);
   if (options.subjectId !== undefined) {
     const codec = encryptionCodecOf(client.options.loadedDataConverter);

@@ -110,7 +110,12 @@ export type PipelineInput = z.output<typeof pipelineInputSchema>;
  * and whether avatars are copied into the blob store as they are produced (ARCHIVE_AVATARS; absent
  * means no archiving).
  */
-export type PipelineWorkflowInput = PipelineInput & { providerTaskQueue: string; archiveAvatars?: boolean };
+export type PipelineWorkflowInput = PipelineInput & {
+  /** Whose run it is (from the starter's credential, never from a request): where its avatars are archived. */
+  tenant: string;
+  providerTaskQueue: string;
+  archiveAvatars?: boolean;
+};
 
 /** Fields only a campaign sets on the pipelines it starts; a caller setting one is refused, by name. */
 export const CAMPAIGN_SET_FIELDS = ['campaignId'] as const;

@@ -50,6 +50,7 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
       namespace: NAMESPACE,
     });
     expect(customAttributes).toMatchObject({
+      AvatarTenant: KEYWORD,
       SubjectId: KEYWORD,
       CampaignId: KEYWORD,
       PipelineStage: KEYWORD,

@@ -192,7 +192,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
 
     expect(started.status).toBe(202);
     const id: string = started.body.workflowId;
-    expect(id).toMatch(/^avatar-pipeline-/);
+    expect(id).toMatch(/^default\.avatar-pipeline-/);
     expect(started.body).toEqual({
       workflowId: id,
       created: true,
@@ -214,7 +214,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     };
     expect(input.images).toHaveLength(3);
     for (const image of input.images)
-      expect(image).toMatch(/^blob:uploads\/avatar-pipeline-[^/]+\/[^/]+\/selfie-\d\.png$/);
+      expect(image).toMatch(/^blob:uploads\/default\.avatar-pipeline-[^/]+\/[^/]+\/selfie-\d\.png$/);
     expect(input.mainImageIndex).toBe(1);
     // Started like the client package starts pipelines: searchable by subject in the Temporal UI.
     const description = await env.client.workflow.getHandle(id).describe();
@@ -335,7 +335,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     const request = { images: selfies.files.slice(0, 2), styles: [8], gender: 1, polling: FAST_POLLING };
     const first = await call('POST', '/v1/pipelines', { body: request, headers: { 'idempotency-key': key } });
     expect(first.status).toBe(202);
-    expect(first.body.workflowId).toBe(`avatar-pipeline-${key}`);
+    expect(first.body.workflowId).toBe(`default.avatar-pipeline-${key}`);
     const runId = (await env.client.workflow.getHandle(first.body.workflowId).describe()).runId;
 
     const repeat = await call('POST', '/v1/pipelines', {

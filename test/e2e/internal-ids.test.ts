@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { startCampaign } from '../../src/campaign/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
-import { claimWorkflowId } from '../../src/contracts/workflow-ids';
+import { claimWorkflowId, DEFAULT_TENANT } from '../../src/contracts/workflow-ids';
+import { TenantAttribute } from '../../src/contracts/search-attributes';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { providerScope } from '../../src/worker/provider-scope';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
@@ -79,7 +80,13 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
 
   /** Starts a workflow of `type` at `workflowId` that stays open (no worker polls its queue). */
   async function squat(workflowId: string, type: string): Promise<void> {
-    await env.client.workflow.start(type, { workflowId, taskQueue: idleQueue, args: [] });
+    // The caller's own tenant: only the workflow's type stands between it and the caller.
+    await env.client.workflow.start(type, {
+      workflowId,
+      taskQueue: idleQueue,
+      args: [],
+      typedSearchAttributes: [{ key: TenantAttribute, value: DEFAULT_TENANT }],
+    });
     squatters.push(workflowId);
   }
 
@@ -131,10 +138,10 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
   }, 60_000);
 
   test('ids that are not a pipeline, or not a campaign, get exactly the unknown-id answer', async () => {
-    const pipelineId = `avatar-pipeline-${randomUUID()}`;
+    const pipelineId = `default.avatar-pipeline-${randomUUID()}`;
     const claimId = claimWorkflowId(scope(), 99_999);
     const callbackId = `${pipelineId}/callback`;
-    const campaignId = uniqueName('oracle-campaign');
+    const campaignId = `default.${uniqueName('oracle-campaign')}`;
     await squat(pipelineId, WORKFLOW_TYPES.pipeline);
     await squat(claimId, WORKFLOW_TYPES.claim);
     await squat(callbackId, WORKFLOW_TYPES.callback);
@@ -146,7 +153,7 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
       return { status, body: JSON.parse(JSON.stringify(body).split(id).join('<id>')) as unknown };
     };
     const retry = (id: string) => `/v1/pipelines/${id}/retry`;
-    const unknownRetry = await answer('POST', retry, `avatar-pipeline-${randomUUID()}`);
+    const unknownRetry = await answer('POST', retry, `default.avatar-pipeline-${randomUUID()}`);
     expect(unknownRetry.status).toBe(404);
     for (const id of [claimId, callbackId, campaignId])
       expect({ id, ...(await answer('POST', retry, id)) }).toEqual({ id, ...unknownRetry });

@@ -80,9 +80,8 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
 
   test('once erased, dave appears in no summary, result, manifest copy, run or archive; erin is intact', async () => {
     const [daveSelfie, erinSelfie] = selfies.files as [string, string];
-    const campaignId = uniqueName('erasure-campaign');
     const started = await call('POST', '/v1/campaigns', {
-      campaignId,
+      campaignId: uniqueName('erasure-campaign'),
       subjects: [
         { subjectId: 'dave', gender: 1, styles: [3, 5], selfies: [daveSelfie] },
         { subjectId: 'erin', gender: 2, styles: [3], selfies: [erinSelfie] },
@@ -90,6 +89,9 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       options: { polling: FAST_POLLING },
     });
     expect(started.status).toBe(202);
+    // The campaign's id is its workflow id: the caller's name in the caller's tenant.
+    const { campaignId } = started.body as { campaignId: string };
+    expect(campaignId).toMatch(/^default\.erasure-campaign-/);
     const summaryUrl = `/v1/campaigns/${campaignId}/summary`;
     type Summary = {
       status: string;
@@ -186,7 +188,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       progression: { mode: 'wall', trainingMs: 8_000, generationMs: 150 },
     });
     try {
-      const campaignId = uniqueName('erasure-running');
+      const campaignName = uniqueName('erasure-running');
       const both = selfies.files;
       const subject = (subjectId: string, files = both) => ({
         subjectId,
@@ -195,7 +197,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
         selfies: files,
       });
       const started = await call('POST', '/v1/campaigns', {
-        campaignId,
+        campaignId: campaignName,
         subjects: [
           subject('ivy', [both[0]!]),
           subject('frank'),
@@ -206,6 +208,8 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
         options: { polling: FAST_POLLING, maxInFlight: 2, fixedWindow: true },
       });
       expect(started.status).toBe(202);
+      const campaignId = `default.${campaignName}`;
+      expect((started.body as { campaignId: string }).campaignId).toBe(campaignId);
       const erasedNames = ['ivy', 'frank', 'gina'];
       const named = (text: string) =>
         erasedNames.filter((n) => text.includes(`"${n}"`) || text.includes(`/${n}"`));

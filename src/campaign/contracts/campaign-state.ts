@@ -122,6 +122,8 @@ export interface CampaignWindowView {
 }
 
 export interface CampaignInput {
+  /** Whose campaign it is: its pipelines carry the tenant too (search attribute, input). */
+  tenant: string;
   manifest: ManifestRef;
   /** The window's cap (auto) or size (fixed), as window says. */
   maxInFlight: number;

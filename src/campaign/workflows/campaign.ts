@@ -424,14 +424,16 @@ async function startSubject(
       fairnessKey: input.fairnessKey ?? campaignId,
       fairnessWeight: input.fairnessWeight,
     },
-    memo: { subjectId: subject.subjectId, campaignId },
+    memo: { subjectId: subject.subjectId, campaignId, tenant: input.tenant },
     // As every starter does: the UI filters a campaign's pipelines by CampaignId (SubjectId keyed when encrypted).
     typedSearchAttributes: pipelineStartAttributes({
+      tenant: input.tenant,
       ...(subject.searchKey ? { subjectKey: subject.searchKey } : {}),
       campaignId,
     }),
   };
   const shared = {
+    tenant: input.tenant,
     styles: subject.styles,
     gender: subject.gender,
     subjectId: subject.subjectId,
