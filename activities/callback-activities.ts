@@ -7,12 +7,17 @@ import {
 } from '../src/callbacks/callback-target';
 import { fetchChecked, isRedirect } from '../src/outbound/checked-fetch';
 import { SIGNATURE_HEADER, signCallback } from '../src/callbacks/signature';
+import { keyOfSecret, standardWebhookHeaders } from '../src/webhooks/standard-signature';
 import type { CallbackDelivery } from '../src/contracts/pipeline-event';
 import { parseRetryAfter } from '../src/provider/retry-after';
 
 export interface CallbackDependencies {
   /** CALLBACK_SIGNING_SECRET: only the worker holds it; workflow input never does. */
   signingSecret?: string;
+  /** CALLBACK_SIGNING_SECRET_PREVIOUS: signed with too, while receivers rotate. */
+  previousSigningSecret?: string;
+  /** CALLBACK_LEGACY_SIGNATURE: also send X-Avatar-Signature. */
+  legacySignature?: boolean;
   /** CALLBACK_PRIVATE_HOSTS. */
   privateHosts: string[];
   timeoutMs?: number;
@@ -56,7 +61,7 @@ export function createCallbackActivities(deps: CallbackDependencies) {
           headers: {
             'content-type': 'application/json',
             'user-agent': 'avatar-pipeline-callback/1',
-            [SIGNATURE_HEADER]: signCallback(body, secret, Math.floor(Date.now() / 1000)),
+            ...signatureHeaders(deps, delivery.event.eventId, body),
             'x-avatar-event': delivery.event.type,
             'x-avatar-event-id': delivery.event.eventId,
             'x-avatar-delivery-attempt': String(attempt),
@@ -78,6 +83,21 @@ export function createCallbackActivities(deps: CallbackDependencies) {
           : {}),
       });
     },
+  };
+}
+
+/**
+ * Standard Webhooks headers (webhook-id is the event id, the same for every attempt), signed with
+ * the current secret and, during a rotation, the previous one; plus the old header when asked for.
+ */
+function signatureHeaders(deps: CallbackDependencies, id: string, body: string): Record<string, string> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const secrets = [deps.signingSecret, deps.previousSigningSecret].filter(
+    (secret): secret is string => secret !== undefined,
+  );
+  return {
+    ...standardWebhookHeaders({ id, timestamp, body }, secrets.map(keyOfSecret)),
+    ...(deps.legacySignature ? { [SIGNATURE_HEADER]: signCallback(body, secrets[0]!, timestamp) } : {}),
   };
 }
 
