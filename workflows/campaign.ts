@@ -44,6 +44,7 @@ import { failureOutcome } from './campaign-report';
 import { SubjectPages } from './campaign-subjects';
 import { watchUnheardChildren, type RunningChild } from './campaign-unheard';
 import { CampaignWindow } from './campaign-window';
+import { CampaignWebhooks } from './campaign-webhooks';
 import { ProgressLog } from './progress-log';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
@@ -96,10 +97,12 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   const changed = () => {
     unrecorded = true;
   };
+  const webhooks = new CampaignWebhooks(input);
   const recordProgress = () => {
     if (!unrecorded) return;
     unrecorded = false;
     feed.record(progress());
+    webhooks.changed();
   };
   for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
     track(index, workflowId, subjectId);
@@ -284,6 +287,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
     }
   });
 
+  void CancellationScope.nonCancellable(() => webhooks.announceProgress(progress));
+
   const launch = async (index: number, subject: CampaignSubject) => {
     const workflowId = subjectWorkflowId(campaignId, subject);
     track(index, workflowId, subject.subjectId);
@@ -324,6 +329,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
         watching = false;
         await condition(() => startsPending.size === 0 && allHandlersFinished());
         recordProgress();
+        webhooks.stop();
         return await continueOnCurrentVersion({
           ...settingsOf(input),
           carried: {
@@ -367,6 +373,12 @@ export async function avatarCampaign(input: CampaignInput): Promise<CampaignOutc
   await condition(allHandlersFinished);
   const outcomes = book.carry().outcomes;
   upsertMemo({ state: book.cancelled ? 'cancelled' : 'completed' });
+  await webhooks.completed({
+    campaignId,
+    state: book.cancelled ? 'cancelled' : 'completed',
+    total: book.total,
+    counts: book.counts(),
+  });
   return {
     campaignId,
     state: book.cancelled ? 'cancelled' : 'completed',

@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
-import { createCallbackActivities } from '../../../activities/callback-activities';
-import type { CallbackDelivery } from '../../../src/contracts/pipeline-event';
+import { createWebhookActivities, type WebhookDependencies } from '../../../activities/webhook-activities';
+import { callbackAttempt, SAMPLE_EVENT, UNUSED_STORE } from '../../helpers/webhook-attempt';
 import { keyOfSecret, standardWebhookHeaders, whsecOf } from '../../../src/webhooks/standard-signature';
 
 const SECRET = 'callback-secret-0123456789';
@@ -70,7 +70,7 @@ describe('Standard Webhooks signatures, checked by the reference library (standa
   });
 });
 
-describe('callbackUrl deliveries (notifyCallback)', () => {
+describe('callbackUrl deliveries (deliverWebhook)', () => {
   let rig: Awaited<ReturnType<typeof receiver>>;
   beforeAll(async () => {
     rig = await receiver();
@@ -79,22 +79,14 @@ describe('callbackUrl deliveries (notifyCallback)', () => {
     await new Promise((resolve) => rig.server.close(resolve));
   });
 
-  const delivery = (): CallbackDelivery => ({
-    url: rig.url,
-    event: {
-      type: 'pipeline.cancelled',
-      eventId: 'wf-1:cancelled',
-      workflowId: 'wf-1',
-      occurredAt: new Date(0).toISOString(),
-    },
-  });
-  const send = async (deps: Partial<Parameters<typeof createCallbackActivities>[0]>) => {
-    const activities = createCallbackActivities({
+  const send = async (deps: Partial<WebhookDependencies>) => {
+    const activities = createWebhookActivities({
+      store: UNUSED_STORE,
       signingSecret: SECRET,
       privateHosts: ['127.0.0.1'],
       ...deps,
     });
-    await new MockActivityEnvironment().run(activities.notifyCallback, delivery());
+    await new MockActivityEnvironment().run(activities.deliverWebhook, callbackAttempt(rig.url));
     return rig.received.at(-1)!;
   };
 
@@ -102,7 +94,7 @@ describe('callbackUrl deliveries (notifyCallback)', () => {
     const got = await send({});
     const whsec = whsecOf(Buffer.from(SECRET));
     expect(new Webhook(whsec).verify(got.body, headersOf(got))).toMatchObject({ type: 'pipeline.cancelled' });
-    expect(got.headers['webhook-id']).toBe('wf-1:cancelled');
+    expect(got.headers['webhook-id']).toBe(SAMPLE_EVENT.id);
     expect(got.headers['x-avatar-signature']).toBeUndefined();
   });
 
