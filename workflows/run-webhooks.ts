@@ -1,8 +1,7 @@
 import { ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { PipelineInput } from '../src/contracts/pipeline-input';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
-import { tenantOf, type WebhookSource } from '../src/contracts/webhook-delivery';
-import { DEFAULT_CALLBACK_EVENTS } from '../src/contracts/webhook-events';
+import { DEFAULT_CALLBACK_EVENTS, tenantOf, type WebhookSource } from '../src/contracts/webhook-delivery';
 import { WebhookAnnouncer } from './webhook-announcer';
 
 /** What a run's events are built from: who it is for and where its callback goes. */

@@ -1,9 +1,16 @@
 /**
  * How workflows hand events to webhook delivery: the delivery workflow's input, its signal and
- * where a delivery goes. Plain types and definitions only: imported by workflow code.
+ * where a delivery goes. Plain types and definitions only (no zod): imported by workflow code.
  */
 import { defineSignal } from '@temporalio/workflow';
-import type { AnnouncedEvent, WebhookEnvelope } from './webhook-events';
+import type { AnnouncedEvent, WebhookEnvelope, WebhookEventType } from './webhook-events';
+
+/** What `callbackUrl` receives when the request names no `callbackEvents`: the run's end. */
+export const DEFAULT_CALLBACK_EVENTS: readonly WebhookEventType[] = [
+  'pipeline.completed',
+  'pipeline.failed',
+  'pipeline.cancelled',
+];
 
 /** The tenant of a run started without one (as src/api/caller.ts DEFAULT_TENANT). */
 export const WEBHOOK_DEFAULT_TENANT = 'default';

@@ -23,13 +23,6 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** What `callbackUrl` receives when the request names no `callbackEvents`: the run's end. */
-export const DEFAULT_CALLBACK_EVENTS: readonly WebhookEventType[] = [
-  'pipeline.completed',
-  'pipeline.failed',
-  'pipeline.cancelled',
-];
-
 const errorSchema = z.object({
   message: z.string(),
   type: z.string().optional().describe('The failure type, e.g. NoStyleSucceeded'),
