@@ -121,12 +121,12 @@ export const webhookEnvelopeSchema = (type: WebhookEventType) =>
       sequence: z
         .number()
         .int()
-        .positive()
+        .min(1)
         .describe('1, 2, 3, \u2026 per source (run or campaign), in the order the events happened'),
       source: z.string().describe('The workflow id of the run or campaign'),
       data: WEBHOOK_EVENT_DATA[type],
     })
-    .meta({ id: `WebhookEvent_${type.replace('.', '_')}` });
+    .strict();
 
 export type WebhookEnvelope = AnnouncedEvent & { id: string; sequence: number; source: string };
 

@@ -74,7 +74,7 @@ describe('endpoint health and webhook metrics', () => {
     const attempt = (n: number, at: number) =>
       env.run(activities.deliverWebhook, {
         tenant: 'default',
-        target: { kind: 'endpoint', endpointId: id },
+        target: { kind: 'endpoint' as const, endpointId: id },
         event: SAMPLE_EVENT,
         attempt: n,
         at,
@@ -128,7 +128,7 @@ describe('endpoint health and webhook metrics', () => {
     const run = (n: number, at: number) =>
       new MockActivityEnvironment().run(activities.deliverWebhook, {
         tenant: 'default',
-        target: { kind: 'endpoint', endpointId: id },
+        target: { kind: 'endpoint' as const, endpointId: id },
         event: SAMPLE_EVENT,
         attempt: n,
         at,
