@@ -11,6 +11,9 @@ import { DeliveryLog, type AttemptFilter, type ListedAttempt } from './delivery-
 import { endpointSecret } from './endpoint-secret';
 import { newEndpointId, WebhookEndpointStore, type WebhookEndpoint } from './endpoint-store';
 
+/** How long a rotated-out secret still signs deliveries. */
+export const SECRET_OVERLAP_HOURS = 24;
+
 /** What a caller sends to register an endpoint. */
 export const endpointRequestSchema = z.strictObject({
   url: callbackUrlSchema,
@@ -91,6 +94,31 @@ export class WebhookRegistry {
   async get(tenant: string, id: string): Promise<EndpointView | undefined> {
     const endpoint = await this.endpoints.get(tenant, id);
     return endpoint && viewOf(endpoint);
+  }
+
+  /**
+   * A new secret for the endpoint (answered once, like at registration). Deliveries carry a
+   * signature with the old secret too for `overlapHours`, so receivers can switch without a gap.
+   */
+  async rotateSecret(
+    tenant: string,
+    id: string,
+    overlapHours = SECRET_OVERLAP_HOURS,
+    nowMs = Date.now(),
+  ): Promise<{ id: string; secret: string; previousSecretValidUntil: string } | undefined> {
+    const key = this.settings.webhookKey;
+    const endpoint = await this.endpoints.get(tenant, id);
+    if (!endpoint) return undefined;
+    if (!key)
+      throw InputError.field('id', 'webhooks are disabled on this server (WEBHOOK_SIGNING_KEY is not set)');
+    const until = new Date(nowMs + overlapHours * 60 * 60 * 1000).toISOString();
+    const generation = endpoint.generation + 1;
+    await this.endpoints.put({
+      ...endpoint,
+      generation,
+      previous: { generation: endpoint.generation, until },
+    });
+    return { id, secret: endpointSecret(key, tenant, id, generation), previousSecretValidUntil: until };
   }
 
   /** False when the tenant has no such endpoint. */

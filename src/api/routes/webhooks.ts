@@ -152,6 +152,28 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
   });
 
   api.route({
+    method: 'POST',
+    url: '/webhooks/:id/rotate-secret',
+    schema: {
+      ...common,
+      summary: 'Give the endpoint a new secret',
+      description:
+        'Answers the new whsec_ secret, shown this once. For 24 hours deliveries carry a signature with the old secret as well, so the receiver can switch without missing one.',
+      params: z.object({ id: endpointIdSchema }),
+      response: {
+        200: z.object({ id: z.string(), secret: z.string(), previousSecretValidUntil: z.string() }),
+        401: errorBodySchema,
+        404: errorBodySchema,
+      },
+    },
+    handler: async (request) => {
+      const rotated = await registry.rotateSecret(request.caller.tenant, request.params.id);
+      if (!rotated) throw notFound('webhook endpoint');
+      return rotated;
+    },
+  });
+
+  api.route({
     method: 'GET',
     url: '/webhooks/:id/deliveries',
     schema: {
