@@ -5,11 +5,21 @@ import { callbackUrlSchema } from '../contracts/pipeline-input';
 import type { RedeliveryInput } from '../contracts/webhook-delivery';
 import { eventFilterSchema } from '../contracts/webhook-events';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { ConfigError } from '../config/config-error';
 import { InputError } from '../errors';
 import type { BlobStore } from '../storage';
 import { DeliveryLog, type AttemptFilter, type ListedAttempt } from './delivery-log';
 import { endpointSecret } from './endpoint-secret';
 import { newEndpointId, WebhookEndpointStore, type WebhookEndpoint } from './endpoint-store';
+
+/** The server has no WEBHOOK_SIGNING_KEY: endpoints cannot be registered (the API answers 503, the CLI exits 2). */
+export class WebhooksNotConfiguredError extends ConfigError {
+  constructor() {
+    super([
+      { variable: 'WEBHOOK_SIGNING_KEY', reason: 'is not set, so webhook endpoints cannot be registered' },
+    ]);
+  }
+}
 
 /** How long a rotated-out secret still signs deliveries. */
 export const SECRET_OVERLAP_HOURS = 24;
@@ -60,10 +70,7 @@ export class WebhookRegistry {
   async add(tenant: string, request: unknown): Promise<EndpointView & { secret: string }> {
     const parsed = endpointRequestSchema.safeParse(request);
     if (!parsed.success) throw InputError.fromZod(parsed.error);
-    const key = this.settings.webhookKey;
-    if (!key) {
-      throw InputError.field('url', 'webhooks are disabled on this server (WEBHOOK_SIGNING_KEY is not set)');
-    }
+    const key = this.signingKey();
     try {
       await checkCallbackTarget(
         parsed.data.url,
@@ -71,8 +78,9 @@ export class WebhookRegistry {
         this.settings.lookup,
       );
     } catch (err) {
-      if (err instanceof CallbackTargetError) throw InputError.field('url', err.reason);
-      throw err;
+      // A name that cannot be resolved now may resolve later; every delivery checks the address again.
+      if (!(err instanceof CallbackTargetError)) throw err;
+      if (!err.temporary) throw InputError.field('url', err.reason);
     }
     const endpoint: WebhookEndpoint = {
       id: newEndpointId(),
@@ -85,6 +93,12 @@ export class WebhookRegistry {
     };
     await this.endpoints.put(endpoint);
     return { ...viewOf(endpoint), secret: endpointSecret(key, tenant, endpoint.id, endpoint.generation) };
+  }
+
+  /** WEBHOOK_SIGNING_KEY, without which no endpoint secret can be made. */
+  private signingKey(): string {
+    if (!this.settings.webhookKey) throw new WebhooksNotConfiguredError();
+    return this.settings.webhookKey;
   }
 
   async list(tenant: string): Promise<EndpointView[]> {
@@ -106,11 +120,9 @@ export class WebhookRegistry {
     overlapHours = SECRET_OVERLAP_HOURS,
     nowMs = Date.now(),
   ): Promise<{ id: string; secret: string; previousSecretValidUntil: string } | undefined> {
-    const key = this.settings.webhookKey;
+    const key = this.signingKey();
     const endpoint = await this.endpoints.get(tenant, id);
     if (!endpoint) return undefined;
-    if (!key)
-      throw InputError.field('id', 'webhooks are disabled on this server (WEBHOOK_SIGNING_KEY is not set)');
     const until = new Date(nowMs + overlapHours * 60 * 60 * 1000).toISOString();
     const generation = endpoint.generation + 1;
     await this.endpoints.put({

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
+import path from 'node:path';
+import { startCampaign } from '../../src/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import { placementFrom } from '../../src/config/run-placement';
 import {
@@ -19,6 +21,7 @@ import { endpointSecret } from '../../src/webhooks/endpoint-secret';
 import { newEndpointId, WebhookEndpointStore } from '../../src/webhooks/endpoint-store';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
+import { subjects } from '../helpers/campaign-rig';
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createTimeSkippingEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
@@ -269,6 +272,62 @@ describe('webhook delivery on the time-skipping server', () => {
       const filtered = arrivals.filter((a) => a.endpoint === completions);
       expect(filtered.map((a) => a.event.type)).toEqual(['pipeline.completed']);
       expect(filtered[0]!.verified).toBe(true);
+    });
+  }, 300_000);
+
+  test("a campaign announces its progress (at most every 30 s) and its completion; its subjects' runs their events", async () => {
+    const campaignOnly = await register(['campaign.*']);
+    const completions = await register(['pipeline.completed']);
+    const selfies = await writeSelfies(1);
+    await clock.sync();
+    sim = await startSimulator({
+      progression: { mode: 'wall', trainingMs: 10 * MINUTE, generationMs: 2 * MINUTE },
+      clock: clock.now,
+    });
+    const taskQueue = uniqueName('webhook-campaign');
+    const w = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [storeDir, selfies.dir],
+      interceptors: clock.interceptors,
+      callbacks: { privateHosts: ['127.0.0.1'], webhookKey: KEY },
+    });
+    await w.runUntil(async () => {
+      const campaign = await startCampaign(env.client, subjects(3, selfies.files[0]!), {
+        ...placementFrom({ taskQueue }),
+        // Where testConfig's workers read manifests.
+        manifestDir: path.resolve('.data/campaigns'),
+        campaignId: uniqueName('webhook-campaign'),
+        options: { maxInFlight: 2 },
+      });
+      await campaign.result();
+      await env.client.workflow.getHandle(deliveryWorkflowId(campaign.campaignId)).result();
+
+      const got = accepted(campaignOnly).map((a) => a.event);
+      expect(got.every((e) => e.type.startsWith('campaign.'))).toBe(true);
+      expect(got.at(-1)).toMatchObject({
+        type: 'campaign.completed',
+        source: campaign.campaignId,
+        data: { campaignId: campaign.campaignId, state: 'completed', total: 3 },
+      });
+      const progress = got.filter((e) => e.type === 'campaign.progress');
+      expect(progress.length).toBeGreaterThan(0);
+      expect(got.map((e) => e.sequence)).toEqual(got.map((_, i) => i + 1));
+      for (let i = 1; i < progress.length; i++) {
+        expect(
+          Date.parse(progress[i]!.timestamp) - Date.parse(progress[i - 1]!.timestamp),
+        ).toBeGreaterThanOrEqual(30_000);
+      }
+      const ends = accepted(completions).map((a) => a.event);
+      expect(ends.map((e) => e.type)).toEqual([
+        'pipeline.completed',
+        'pipeline.completed',
+        'pipeline.completed',
+      ]);
+      expect(new Set(ends.map((e) => (e.type === 'pipeline.completed' ? e.data.subjectId : '')))).toEqual(
+        new Set(['u1', 'u2', 'u3']),
+      );
     });
   }, 300_000);
 });

@@ -2,7 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../../contracts/webhook-events';
-import { endpointRequestSchema, WebhookRegistry } from '../../webhooks/webhook-registry';
+import {
+  endpointRequestSchema,
+  WebhookRegistry,
+  WebhooksNotConfiguredError,
+} from '../../webhooks/webhook-registry';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { BEARER_SCHEME } from '../openapi';
@@ -71,6 +75,20 @@ const deliveriesQuerySchema = z.object({
 
 const notFound = (what: string) => new ApiError(404, `No ${what} with this id`, []);
 
+/** A server without WEBHOOK_SIGNING_KEY answers 503: the request may be fine, the server cannot sign. */
+async function configured<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof WebhooksNotConfiguredError) {
+      throw new ApiError(503, 'Webhooks are not configured on this server (WEBHOOK_SIGNING_KEY is not set)');
+    }
+    throw err;
+  }
+}
+
+const notConfigured = errorBodySchema.describe('WEBHOOK_SIGNING_KEY is not set on the server');
+
 /**
  * Registered webhook endpoints (POST/GET/DELETE /v1/webhooks), their delivery log and
  * redelivery. Every endpoint belongs to the caller's tenant: another tenant's ids answer 404.
@@ -101,10 +119,11 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
         422: errorBodySchema.describe(
           'A field is refused (unknown event, private address, …); nothing is stored',
         ),
+        503: notConfigured,
       },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await registry.add(request.caller.tenant, request.body)),
+      reply.code(201).send(await configured(() => registry.add(request.caller.tenant, request.body))),
   });
 
   api.route({
@@ -164,10 +183,11 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
         200: z.object({ id: z.string(), secret: z.string(), previousSecretValidUntil: z.string() }),
         401: errorBodySchema,
         404: errorBodySchema,
+        503: notConfigured,
       },
     },
     handler: async (request) => {
-      const rotated = await registry.rotateSecret(request.caller.tenant, request.params.id);
+      const rotated = await configured(() => registry.rotateSecret(request.caller.tenant, request.params.id));
       if (!rotated) throw notFound('webhook endpoint');
       return rotated;
     },

@@ -188,4 +188,34 @@ describe('/v1/webhooks', () => {
     const badId = await call('GET', '/v1/webhooks/not-an-id/deliveries');
     expect(badId.status).toBe(422);
   });
+
+  test('a host that cannot be resolved now is registered (every delivery checks the address again)', async () => {
+    const answer = await call('POST', '/v1/webhooks', { url: 'https://no-such-host.invalid/hooks' });
+    expect(answer.status).toBe(201);
+    expect((await call('DELETE', `/v1/webhooks/${(answer.body as { id: string }).id}`)).status).toBe(204);
+  });
+});
+
+describe('/v1/webhooks without WEBHOOK_SIGNING_KEY', () => {
+  test('registering answers 503 naming the setting, and nothing is stored', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'webhook-routes-nokey-'));
+    const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
+    const app = await createApiServer({
+      config: { ...config, api: { ...config.api, tokens: [TOKEN], blobDir: root } },
+      client: {} as Client,
+      provider: {} as never,
+    });
+    try {
+      const base = await app.listen({ port: 0, host: '127.0.0.1' });
+      const answer = await apiCaller(() => base, TOKEN)('POST', '/v1/webhooks', {
+        url: 'http://127.0.0.1:9/h',
+      });
+      expect(answer.status).toBe(503);
+      expect(answer.text).toContain('WEBHOOK_SIGNING_KEY');
+      expect(await readdir(root)).toEqual([]);
+    } finally {
+      await app.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });
