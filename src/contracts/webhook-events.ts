@@ -144,9 +144,7 @@ export const eventFilterSchema = z
       ctx.addIssue({
         code: 'custom',
         path: [index],
-        message: (WEBHOOK_EVENT_TYPES as readonly string[]).includes(entry)
-          ? 'matches no event'
-          : `"${entry}" is not an event (events: ${WEBHOOK_EVENT_TYPES.join(', ')}; or <group>.* or *)`,
+        message: `"${entry}" is not an event and matches none (events: ${WEBHOOK_EVENT_TYPES.join(', ')}; or <group>.* or *)`,
       });
     });
   });
