@@ -161,12 +161,16 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
       summary: 'Remove a webhook endpoint',
       description: 'Nothing more is sent to it; its delivery log is deleted with it.',
       params: z.object({ id: endpointIdSchema }),
-      response: { 204: z.null().describe('Removed'), 401: errorBodySchema, 404: errorBodySchema },
+      response: {
+        200: z.object({ id: z.string(), removed: z.literal(true) }).describe('Removed'),
+        401: errorBodySchema,
+        404: errorBodySchema,
+      },
     },
     handler: async (request, reply) => {
       if (!(await registry.remove(request.caller.tenant, request.params.id)))
         throw notFound('webhook endpoint');
-      return reply.code(204).send(null);
+      return reply.code(200).send({ id: request.params.id, removed: true as const });
     },
   });
 
