@@ -582,6 +582,11 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/pipelines/{id}/retry',
       '/v1/styles',
       '/v1/subjects/{subjectId}',
+      '/v1/webhooks',
+      '/v1/webhooks/{id}',
+      '/v1/webhooks/{id}/deliveries',
+      '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      '/v1/webhooks/{id}/rotate-secret',
     ]);
 
     const docs = await fetch(`${base}/docs`);
