@@ -1,3 +1,4 @@
+import { deliveryWorkflowId } from '../contracts/webhook-delivery';
 import {
   WorkflowFailedError,
   WorkflowNotFoundError,
@@ -102,13 +103,16 @@ async function outcomeOf(
   }
 }
 
-/** The callback delivery is its own workflow (`<id>/callback`); none when the request had no callbackUrl. */
+/**
+ * The run's webhook events are delivered by a workflow of their own (`<id>/webhooks`): pending while
+ * it runs; none when the run had nowhere to send them (no callbackUrl, no endpoint of its tenant).
+ */
 async function callbackState(
   client: Client,
   workflowId: string,
 ): Promise<'pending' | 'delivered' | 'failed' | undefined> {
   try {
-    const status = (await client.workflow.getHandle(`${workflowId}/callback`).describe()).status.name;
+    const status = (await client.workflow.getHandle(deliveryWorkflowId(workflowId)).describe()).status.name;
     return status === 'RUNNING' ? 'pending' : status === 'COMPLETED' ? 'delivered' : 'failed';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;

@@ -6,12 +6,12 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import path from 'node:path';
-import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../campaign/activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
+import { createWebhookActivities } from '../../activities/webhook-activities';
 import { avatarAddressRules, openBlobStore, type BlobStore } from '../storage';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
@@ -24,6 +24,7 @@ import { combineCallObservers, providerCallObserver } from './provider-call-obse
 import { providerScope } from './provider-scope';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
 import { pipelineWorkflowBundle } from './workflow-bundle';
+import { WebhookMetrics } from '../webhooks/webhook-metrics';
 
 export interface PipelineWorkerOptions {
   config: Pick<
@@ -40,7 +41,7 @@ export interface PipelineWorkerOptions {
 }
 
 /**
- * The worker on the pipeline task queue: the bundled workflows and the light activities (callback
+ * The worker on the pipeline task queue: the bundled workflows and the light activities (webhook
  * delivery, claim checks, campaign manifest pages). Provider calls run on the provider task queue only; see
  * createProviderWorker.
  */
@@ -62,7 +63,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
         store: blobStoreOf(options.config),
         rules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
       }),
-      ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
+      ...webhookActivities(options.config),
       ...createClaimActivities(),
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,
@@ -168,6 +169,21 @@ function providerActivities(options: PipelineWorkerOptions) {
     ...(writeSettleMs !== undefined ? { writeSettleMs } : {}),
   });
 }
+
+/** Webhook delivery: endpoints and the delivery log in the blob store, secrets from the configuration. */
+function webhookActivities(config: PipelineWorkerOptions['config']) {
+  const store = blobStoreOf(config);
+  return createWebhookActivities({
+    store,
+    ...(config.callbacks ?? { privateHosts: [] }),
+    metrics: new WebhookMetrics(Runtime.instance().metricMeter),
+    // Only a store that presigns (S3) gives links a receiver can open without the API.
+    linkArchived: (key) => store.signedUrl(key, ARCHIVE_LINK_TTL_SECONDS),
+  });
+}
+
+/** How long an archived avatar's link in a webhook event works. */
+const ARCHIVE_LINK_TTL_SECONDS = 24 * 60 * 60;
 
 const stores = new Map<string, BlobStore>();
 /**

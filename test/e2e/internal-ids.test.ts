@@ -140,11 +140,11 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
   test('ids that are not a pipeline, or not a campaign, get exactly the unknown-id answer', async () => {
     const pipelineId = `default.avatar-pipeline-${randomUUID()}`;
     const claimId = claimWorkflowId(scope(), 99_999);
-    const callbackId = `${pipelineId}/callback`;
+    const callbackId = `${pipelineId}/webhooks`;
     const campaignId = `default.${uniqueName('oracle-campaign')}`;
     await squat(pipelineId, WORKFLOW_TYPES.pipeline);
     await squat(claimId, WORKFLOW_TYPES.claim);
-    await squat(callbackId, WORKFLOW_TYPES.callback);
+    await squat(callbackId, WORKFLOW_TYPES.webhookDelivery);
     await squat(campaignId, WORKFLOW_TYPES.campaign);
 
     /** The answer with the id asked for replaced, so answers about two ids compare. */
