@@ -1,6 +1,6 @@
-import { Writable } from 'node:stream';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
+import { logSink } from '../helpers/log-sink';
 import { openEventStream } from '../helpers/sse-client';
 import { apiCaller } from '../helpers/test-api';
 
@@ -19,20 +19,14 @@ describe('browser access tokens on a real stack', () => {
   let logged = '';
 
   beforeAll(async () => {
-    // Warnings only, as an operator might run it: audit lines are written whatever the level.
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged += chunk.toString();
-        done();
-      },
-    });
     stack = await startInProcessStack({
       name: 'access-tokens',
       tokens: [`acme:${TOKEN}`],
       selfies: 2,
       simulator: { trainingMs: 300, generationMs: 150, avatarsPerOrder: 2 },
       api: { accessTokenSecret: 'access-e2e-secret-of-32-characters!!' },
-      logger: { level: 'warn', stream },
+      // Warnings only, as an operator might run it: audit lines are written whatever the level.
+      logger: { level: 'warn', stream: logSink((text) => (logged += text)) },
     });
   });
 
