@@ -18,11 +18,11 @@ export interface InProcessStackOptions {
   tokens: string[];
   /** How many synthetic selfies to write (the stack's first image root). */
   selfies: number;
-  /** The simulator's wall-clock timings and avatars per order. */
-  simulator: { trainingMs: number; generationMs: number; avatarsPerOrder: number };
-  /** ARCHIVE_AVATARS into a filesystem blob store at `blobDir`; on unless false. */
+  /** The simulator's wall-clock timings and avatars per order (the simulator's default when absent). */
+  simulator: { trainingMs: number; generationMs: number; avatarsPerOrder?: number };
+  /** ARCHIVE_AVATARS, into the blob store; on unless false. */
   archive?: boolean;
-  /** More API settings (ACCESS_TOKEN_SECRET, limits, …) over the stack's tokens and uploads directory. */
+  /** More API settings (ACCESS_TOKEN_SECRET, limits, …) over the stack's tokens and BLOB_DIR. */
   api?: Partial<AppConfig['api']>;
   /** The API server's logger; none when absent. */
   logger?: ApiServerOptions['logger'];
@@ -41,7 +41,7 @@ export interface InProcessStack {
   selfies: { dir: string; files: string[] };
   /** A fresh directory inside the run's directory, holding the ones below. */
   scratch: string;
-  /** The filesystem blob store (archived avatars when archiving; an image root then). */
+  /** The filesystem blob store (BLOB_DIR: uploaded selfies, archived avatars), an image root. */
   blobDir: string;
   /** CAMPAIGN_DIR: campaign manifest copies. */
   manifestDir: string;
@@ -74,28 +74,26 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
         trainingMs: options.simulator.trainingMs,
         generationMs: options.simulator.generationMs,
       },
-      avatarsPerOrder: options.simulator.avatarsPerOrder,
+      ...(options.simulator.avatarsPerOrder !== undefined
+        ? { avatarsPerOrder: options.simulator.avatarsPerOrder }
+        : {}),
     });
     stops.push(() => sim.stop());
-    const archive = options.archive ?? true;
     const base_ = testConfig({
       taskQueue: uniqueName(options.name),
       providerUrl: sim.url,
-      imageRoots: archive ? [selfies.dir, blobDir] : [selfies.dir],
-      archiveAvatars: archive,
+      imageRoots: [selfies.dir, blobDir],
+      archiveAvatars: options.archive ?? true,
     });
     const config: AppConfig = {
       ...base_,
-      api: { ...base_.api, tokens: options.tokens, blobDir: path.join(scratch, 'uploads'), ...options.api },
+      api: { ...base_.api, tokens: options.tokens, blobDir, ...options.api },
       campaigns: { dir: manifestDir, maxInFlight: 4 },
-      ...(archive
-        ? {
-            storage: {
-              target: { kind: 'fs' as const, dir: blobDir },
-              s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-            },
-          }
-        : {}),
+      // As loadConfig fills it in: the API and the workers share one store, so uploads reach the runs.
+      storage: {
+        target: { kind: 'fs', dir: blobDir },
+        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+      },
     };
     const workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
     const running = workers.run();
