@@ -1,7 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Writable } from 'node:stream';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../src/api/server';
@@ -18,6 +17,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
+import { logSink } from '../helpers/log-sink';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
@@ -86,7 +86,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     ({ app, base } = await startTestApi({
       config,
       client: env.client,
-      logger: { level: 'info', stream: lineSink(logLines) },
+      logger: { level: 'info', stream: logSink((line) => logLines.push(line)) },
     }));
   });
 
@@ -626,12 +626,3 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     await expect(build({ tokens: [] })).rejects.toThrow(/API_TOKENS/);
   });
 });
-
-function lineSink(lines: string[]): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-}

@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FastifyInstance } from 'fastify';
 import { startCampaign } from '../../src/campaign/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
 import { claimWorkflowId, DEFAULT_TENANT } from '../../src/contracts/workflow-ids';
 import { TenantAttribute } from '../../src/contracts/search-attributes';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { providerScope } from '../../src/worker/provider-scope';
-import { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { testConfig } from '../helpers/pipeline-worker';
-import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { apiCaller, startTestApi } from '../helpers/test-api';
+import { FAST_POLLING } from '../helpers/e2e-pipeline';
+import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
+import { uniqueName } from '../helpers/temporal-env';
+import { apiCaller } from '../helpers/test-api';
 import { InputError } from '../../src/errors';
 
 const TOKEN = 'internal-ids-token-0123456789';
@@ -26,62 +20,37 @@ const FIRST_MODEL_ID = 1001;
  * a caller nor probed through the API.
  */
 describe('internal workflow ids (dev server, workers, simulator, API)', () => {
-  let env: TestWorkflowEnvironment;
-  let sim: RunningSimulator;
-  let workers: PipelineWorkers;
-  let running: Promise<void>;
-  let app: FastifyInstance;
-  let base: string;
-  let selfies: { dir: string; files: string[] };
-  let config: ReturnType<typeof testConfig>;
+  let stack: InProcessStack;
   /** Workflows this test started at internal ids, on a queue no worker polls; terminated at the end. */
   const squatters: string[] = [];
   const idleQueue = uniqueName('nobody-polls');
 
   beforeAll(async () => {
-    env = await createDevServerEnv();
-    selfies = await writeSelfies(1, 'internal-ids-');
-    sim = await startSimulator({
-      basePath: uniqueBasePath('internal-ids'),
-      progression: { mode: 'wall', trainingMs: 300, generationMs: 200 },
-      avatarsPerOrder: 1,
+    stack = await startInProcessStack({
+      name: 'internal-ids',
+      tokens: [TOKEN],
+      selfies: 1,
+      simulator: { trainingMs: 300, generationMs: 200, avatarsPerOrder: 1 },
+      archive: false,
     });
-    const manifestDir = await makeScratchDir('internal-ids');
-    const base_ = testConfig({
-      taskQueue: uniqueName('internal-ids'),
-      providerUrl: sim.url,
-      imageRoots: [selfies.dir],
-    });
-    config = {
-      ...base_,
-      api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(selfies.dir, 'blobs') },
-      campaigns: { dir: manifestDir, maxInFlight: 4 },
-    };
-    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
-    running = workers.run();
-    ({ app, base } = await startTestApi({ config, client: env.client }));
   });
 
   afterAll(async () => {
-    await app?.close();
     for (const id of squatters) {
-      await env.client.workflow
+      await stack?.env.client.workflow
         .getHandle(id)
         .terminate('test over')
         .catch(() => undefined);
     }
-    workers?.shutdown();
-    await running;
-    await sim?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
-  const call = apiCaller(() => base, TOKEN);
+  const call = apiCaller(() => stack.base, TOKEN);
 
   /** Starts a workflow of `type` at `workflowId` that stays open (no worker polls its queue). */
   async function squat(workflowId: string, type: string): Promise<void> {
     // The caller's own tenant: only the workflow's type stands between it and the caller.
-    await env.client.workflow.start(type, {
+    await stack.env.client.workflow.start(type, {
       workflowId,
       taskQueue: idleQueue,
       args: [],
@@ -90,12 +59,12 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
     squatters.push(workflowId);
   }
 
-  const scope = () => providerScope(sim.url);
+  const scope = () => providerScope(stack.sim.url);
 
   test('campaigns cannot take claim ids, and a claim id held by anything else does not block pipelines', async () => {
     // A provider served at the root of its host has claim ids that pass the campaign id charset.
-    const claimId = claimWorkflowId(new URL(sim.url).host, FIRST_MODEL_ID);
-    const [selfie] = selfies.files as [string];
+    const claimId = claimWorkflowId(new URL(stack.sim.url).host, FIRST_MODEL_ID);
+    const [selfie] = stack.selfies.files as [string];
     // Through the API, and through the client package that the CLI uses.
     const refused = await call('POST', '/v1/campaigns', {
       campaignId: claimId,
@@ -109,12 +78,12 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
     });
     await expect(
       startCampaign(
-        env.client,
+        stack.env.client,
         [{ subjectId: 'u1', gender: 1, styles: [3], images: [selfie], mainImageIndex: 0, row: 2 }],
         {
-          ...config.placement,
-          manifestDir: config.campaigns.dir,
-          campaignId: `Provider-Claim:${new URL(sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
+          ...stack.config.placement,
+          manifestDir: stack.config.campaigns.dir,
+          campaignId: `Provider-Claim:${new URL(stack.sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
         },
       ),
     ).rejects.toBeInstanceOf(InputError);
@@ -123,15 +92,15 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
     for (let id = FIRST_MODEL_ID; id < FIRST_MODEL_ID + 8; id++)
       await squat(claimWorkflowId(scope(), id), WORKFLOW_TYPES.campaign);
     const pipeline = await startPipeline(
-      env.client,
+      stack.env.client,
       { images: [selfie], styles: [3], gender: 1, polling: FAST_POLLING },
-      config.placement,
+      stack.config.placement,
     );
     const result = await pipeline.result();
     expect(result.modelId).toBe(FIRST_MODEL_ID);
     expect(result.generations.map((g) => g.status)).toEqual(['DONE']);
     // The order is still claimed once, at the id after the squatted one.
-    const claim = await env.client.workflow
+    const claim = await stack.env.client.workflow
       .getHandle(`${claimWorkflowId(scope(), FIRST_MODEL_ID)}/1`)
       .describe();
     expect(claim.type).toBe(WORKFLOW_TYPES.claim);

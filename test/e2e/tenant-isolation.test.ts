@@ -1,14 +1,8 @@
-import path from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FastifyInstance } from 'fastify';
 import { TenantAttribute } from '../../src/contracts/search-attributes';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { testConfig } from '../helpers/pipeline-worker';
-import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { apiCaller, startTestApi, type ApiAnswer } from '../helpers/test-api';
+import { FAST_POLLING } from '../helpers/e2e-pipeline';
+import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
+import { uniqueName } from '../helpers/temporal-env';
+import { apiCaller, type ApiAnswer } from '../helpers/test-api';
 
 type Tenant = 'tenant-a' | 'tenant-b';
 /** Each tenant's API token, given to the API as `tenant:token` entries of API_TOKENS. */
@@ -31,16 +25,10 @@ interface Status {
  * exactly as it answers about ids nobody used (status and body, with the id itself replaced).
  */
 describe('tenant isolation (dev server, one worker, one simulator, API)', () => {
-  let env: TestWorkflowEnvironment;
-  let sim: RunningSimulator;
-  let workers: PipelineWorkers;
-  let running: Promise<void>;
-  let app: FastifyInstance;
-  let base: string;
-  let selfies: { dir: string; files: string[] };
+  let stack: InProcessStack;
   /** A request as `tenant`: with that tenant's own API token. */
   async function asTenant(tenant: Tenant, method: string, url: string, body?: unknown): Promise<ApiAnswer> {
-    return apiCaller(() => base, TOKENS[tenant])(method, url, body);
+    return apiCaller(() => stack.base, TOKENS[tenant])(method, url, body);
   }
   const asA = (method: string, url: string, body?: unknown) => asTenant('tenant-a', method, url, body);
   const asB = (method: string, url: string, body?: unknown) => asTenant('tenant-b', method, url, body);
@@ -82,7 +70,7 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
   const sameKey = uniqueName('same-key');
   const sameCampaign = uniqueName('same-campaign');
   const request = () => ({
-    images: [selfies.files[0]!],
+    images: [stack.selfies.files[0]!],
     styles: [3],
     gender: 1,
     subjectId: 'u-1',
@@ -91,7 +79,7 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
 
   /** POST /v1/pipelines as `tenant` with an Idempotency-Key. */
   async function startAs(tenant: Tenant, key: string): Promise<{ status: number; workflowId: string }> {
-    const response = await fetch(`${base}/v1/pipelines`, {
+    const response = await fetch(`${stack.base}/v1/pipelines`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${TOKENS[tenant]}`,
@@ -107,37 +95,12 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
   }
 
   beforeAll(async () => {
-    env = await createDevServerEnv();
-    selfies = await writeSelfies(1, 'tenant-isolation-');
-    const scratch = await makeScratchDir('tenant-isolation');
-    const blobDir = path.join(scratch, 'blobs');
-    sim = await startSimulator({
-      basePath: uniqueBasePath('tenant-isolation'),
-      progression: { mode: 'wall', trainingMs: 200, generationMs: 150 },
-      avatarsPerOrder: 1,
+    stack = await startInProcessStack({
+      name: 'tenant-isolation',
+      tokens: Object.entries(TOKENS).map(([tenant, token]) => `${tenant}:${token}`),
+      selfies: 1,
+      simulator: { trainingMs: 200, generationMs: 150, avatarsPerOrder: 1 },
     });
-    const base_ = testConfig({
-      taskQueue: uniqueName('tenant-isolation'),
-      providerUrl: sim.url,
-      imageRoots: [selfies.dir, blobDir],
-      archiveAvatars: true,
-    });
-    const config = {
-      ...base_,
-      api: {
-        ...base_.api,
-        tokens: Object.entries(TOKENS).map(([tenant, token]) => `${tenant}:${token}`),
-        blobDir: path.join(scratch, 'uploads'),
-      },
-      campaigns: { dir: path.join(scratch, 'campaigns'), maxInFlight: 4 },
-      storage: {
-        target: { kind: 'fs' as const, dir: blobDir },
-        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-      },
-    };
-    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
-    running = workers.run();
-    ({ app, base } = await startTestApi({ config, client: env.client }));
 
     // Both tenants start a pipeline for their `u-1` under one Idempotency-Key, and a campaign of one id.
     for (const [tenant, ran] of [
@@ -149,7 +112,7 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
       ran.pipeline = started.workflowId;
       const campaign = await asTenant(tenant, 'POST', '/v1/campaigns', {
         campaignId: sameCampaign,
-        subjects: [{ subjectId: 'u-1', gender: 1, styles: [3], selfies: [selfies.files[0]!] }],
+        subjects: [{ subjectId: 'u-1', gender: 1, styles: [3], selfies: [stack.selfies.files[0]!] }],
         options: { polling: FAST_POLLING },
       });
       expect({ tenant, status: campaign.status }).toEqual({ tenant, status: 202 });
@@ -170,11 +133,7 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
   }, 180_000);
 
   afterAll(async () => {
-    await app?.close();
-    workers?.shutdown();
-    await running;
-    await sim?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
   test('one Idempotency-Key and one campaign id make one run per tenant, each with its tenant', async () => {
@@ -191,7 +150,7 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
       ['tenant-a', a.campaign],
       ['tenant-a', `${a.campaign}/u-1`],
     ] as const) {
-      const description = await env.client.workflow.getHandle(id).describe();
+      const description = await stack.env.client.workflow.getHandle(id).describe();
       expect({ id, tenant: description.typedSearchAttributes.get(TenantAttribute) }).toEqual({ id, tenant });
     }
   });
@@ -303,7 +262,7 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
     const mine = await asA('GET', `/v1/pipelines/${a.pipeline}`);
     expect(mine.status).toBe(200);
     for (const url of a.archived) {
-      const image = await fetch(url.startsWith('http') ? url : `${base}${url}`);
+      const image = await fetch(url.startsWith('http') ? url : `${stack.base}${url}`);
       expect({ url, status: image.status }).toEqual({ url, status: 200 });
     }
     const summary = (await asA('GET', `/v1/campaigns/${a.campaign}/summary`)).body as {

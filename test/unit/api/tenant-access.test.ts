@@ -1,7 +1,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { AccessTokenSigner } from '../../../src/api/access-tokens';
@@ -10,6 +9,7 @@ import { ROUTE_ACCESS } from '../../../src/api/route-access';
 import type { AppConfig } from '../../../src/config/load-config';
 import { tenantsFileSchema } from '../../../src/config/tenants';
 import { WORKFLOW_TYPES } from '../../../src/contracts/workflow-definitions';
+import { logSink } from '../../helpers/log-sink';
 import { testConfig } from '../../helpers/pipeline-worker';
 
 const ACME = 'acme-token-0123456789abcdef';
@@ -66,17 +66,11 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
   let logged = '';
 
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged += chunk.toString();
-        done();
-      },
-    });
     app = await createApiServer({
       config: await apiConfig(),
       client: fakeTemporal(),
       provider: { listStyles: async () => [] } as never,
-      logger: { level: 'warn', stream },
+      logger: { level: 'warn', stream: logSink((text) => (logged += text)) },
     });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -339,12 +333,7 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         provider: { listStyles: async () => [] } as never,
         logger: {
           level: 'info',
-          stream: new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              logged += chunk.toString();
-              done();
-            },
-          }),
+          stream: logSink((text) => (logged += text)),
         },
       });
       try {
