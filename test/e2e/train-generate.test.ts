@@ -1,11 +1,15 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { startTraining } from '../../src/client/model-runs';
 import { getPipeline } from '../../src/client/pipelines';
 import type { PipelineResult } from '../../src/contracts/pipeline-state';
-import { ProviderClient } from '../../src/provider/client';
+import { placementFrom } from '../../src/config/run-placement';
+import { ModelIdAttribute } from '../../src/contracts/search-attributes';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { runCli } from '../helpers/run-cli';
-import { devServerUnderTest } from '../helpers/temporal-env';
+import { devServerUnderTest, uniqueName } from '../helpers/temporal-env';
 import { openEventStream } from '../helpers/sse-client';
 import { requireCompiledCli } from '../helpers/worker-process';
 
@@ -120,12 +124,28 @@ describe('train once, generate later, retry without retraining', () => {
   });
 
   it('refuses generation on what is not a DONE model of that gender, or with an unknown style, naming the field; nothing starts', async () => {
-    const provider = new ProviderClient({
-      baseUrl: stack.sim.url,
-      apiKey: 'sim-key',
-      timeoutMs: 5_000,
-    });
-    const untrained = (await provider.createModel({ styles: [3], gender: 1 })).id;
+    // A model of this tenant's own that is still training: a training run, on a simulator whose
+    // trainings now take ten minutes (a model the tenant's runs did not make is unknown to it).
+    stack.sim.setOptions({ progression: { mode: 'wall', trainingMs: 600_000, generationMs: 400 } });
+    const modelsBefore = stack.sim.stats().totals.modelsCreated;
+    const training = await startTraining(
+      stack.env.client,
+      { images: [path.join(selfiesDir, readdirSync(selfiesDir)[0]!)], styles: [3], gender: 1 },
+      { ...placementFrom({ taskQueue }), requestId: uniqueName('untrained') },
+    );
+    let untrained = 0;
+    for (let tries = 0; untrained === 0; tries++) {
+      if (tries > 200) throw new Error('the untrained model was not created');
+      await delay(100);
+      // Its ModelId reaches the run's search attributes once the provider made the model.
+      const { typedSearchAttributes } = await stack.env.client.workflow
+        .getHandle(training.workflowId)
+        .describe();
+      untrained =
+        stack.sim.stats().totals.modelsCreated > modelsBefore
+          ? Number(typedSearchAttributes.get(ModelIdAttribute) ?? 0)
+          : 0;
+    }
     const orderId = generationOrders(modelId)[0]!.id;
     const runsBefore = await startedRuns();
     const ordersBefore = stack.sim.stats().totals.generationOrdersCreated;
@@ -194,6 +214,8 @@ describe('train once, generate later, retry without retraining', () => {
     }
     expect(await startedRuns()).toEqual(runsBefore);
     expect(stack.sim.stats().totals.generationOrdersCreated).toBe(ordersBefore);
+    await stack.env.client.workflow.getHandle(training.workflowId).terminate('test done');
+    stack.sim.setOptions({ progression: { mode: 'wall', trainingMs: 800, generationMs: 400 } });
   });
 
   it('retries only the style that ended in ERROR, under the same model, and the result lists every style', async () => {
