@@ -10,17 +10,15 @@ export interface ThroughputSample {
   quotaRps?: number;
 }
 
-/**
- * The auto window writes the provider's accepted requests/s and the quota into its `detail`
- * ("…; 4.2 of 10 requests/s served"): the only place the campaign progress exposes them.
- */
+/** A chart point from a campaign progress snapshot (its window's numeric rates, when measured). */
 export function sampleOf(progress: CampaignProgress): ThroughputSample {
-  const rate = /([\d.]+) of ([\d.]+) requests\/s served/.exec(progress.window.detail);
+  const { providerRps, quotaRps } = progress.window;
   return {
     elapsedMs: progress.elapsedMs,
     windowSize: progress.window.size,
     inFlight: progress.counts.running,
-    ...(rate ? { servedRps: Number(rate[1]), quotaRps: Number(rate[2]) } : {}),
+    ...(providerRps !== undefined ? { servedRps: providerRps } : {}),
+    ...(quotaRps !== undefined ? { quotaRps } : {}),
   };
 }
 
@@ -113,10 +111,12 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
         <text class="tick" x={PAD.left} y={HEIGHT - 8}>
           requests/s (left) · subjects (right)
         </text>
-        {quota && <polyline class="series quota" points={quota} />}
-        {served && <polyline class="series served" points={served} />}
-        {window && <polyline class="series window" points={window} />}
-        {inFlight && <polyline class="series in-flight" points={inFlight} />}
+        {quota && <polyline class="series quota" points={quota} aria-label="quota (requests/s)" />}
+        {served && (
+          <polyline class="series served" points={served} aria-label="accepted provider requests/s" />
+        )}
+        {window && <polyline class="series window" points={window} aria-label="in-flight window" />}
+        {inFlight && <polyline class="series in-flight" points={inFlight} aria-label="subjects in flight" />}
       </svg>
       <figcaption>
         <ul class="legend">

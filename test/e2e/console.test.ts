@@ -34,6 +34,8 @@ const policyViolations: string[] = [];
 /** Pages checked with axe-core, and what it found serious or critical on each. */
 const axeFindings: Record<string, string[]> = {};
 let firstRun = '';
+/** The campaign started with a small sample interval (its chart draws requests/s). */
+let ratesCampaign = '';
 
 beforeAll(async () => {
   requireCompiledCli();
@@ -463,6 +465,57 @@ describe('the web console', () => {
       const csv = await readFile((await download.path())!, 'utf8');
       expect(csv).toContain('camp-a');
       expect(csv).toContain('camp-b');
+    },
+    STEP_MS,
+  );
+
+  it(
+    'draws the accepted provider requests per second against the quota while the window is full',
+    async () => {
+      // A window of one that samples every 300 ms, with subjects waiting: it measures the provider's
+      // requests/s from its second sample on (the default samples every 10 s).
+      const subjects = ['rate-a', 'rate-b', 'rate-c'].map((subjectId) => ({
+        subjectId,
+        gender: 1,
+        styles: [3],
+        selfies,
+      }));
+      const answer = await fetch(`${stack.apiUrl}/v1/campaigns`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          campaignId: 'console-rates',
+          subjects,
+          options: {
+            autoWindow: { initial: 1, sampleEveryMs: 300 },
+            polling: { initialIntervalMs: 300, minIntervalMs: 200, maxIntervalMs: 500 },
+          },
+        }),
+      });
+      expect(answer.status).toBe(202);
+      ratesCampaign = ((await answer.json()) as { campaignId: string }).campaignId;
+      await page.goto(`${stack.apiUrl}/console/#/campaigns/${encodeURIComponent(ratesCampaign)}`);
+      const chart = page.getByRole('img', { name: /requests per second/ });
+      const pointsOf = (label: string) =>
+        chart
+          .locator(`polyline[aria-label="${label}"]`)
+          .evaluateAll((lines) =>
+            lines.flatMap(
+              (line) =>
+                (line as unknown as { getAttribute(name: string): string | null })
+                  .getAttribute('points')
+                  ?.split(' ') ?? [],
+            ),
+          );
+      await eventually(async () => {
+        expect((await pointsOf('accepted provider requests/s')).length).toBeGreaterThanOrEqual(2);
+        expect((await pointsOf('quota (requests/s)')).length).toBeGreaterThanOrEqual(2);
+      }, 90_000);
+      expect(await chart.locator('desc').textContent()).toMatch(
+        /accepted provider requests per second of a quota of 40/,
+      );
+      const counts = page.getByRole('group', { name: 'Subjects by state' });
+      await eventually(async () => expect(await counts.textContent()).toMatch(/Done\s*3/), 90_000);
     },
     STEP_MS,
   );

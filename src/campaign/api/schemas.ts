@@ -43,6 +43,18 @@ export const campaignProgressSchema = answering<CampaignProgress>()(
             .string()
             .describe('Why the window has this size (growing, holding, backlog, rate-limited, …)'),
           detail: z.string().describe('The figures behind the reason'),
+          providerRps: z
+            .number()
+            .optional()
+            .describe(
+              "Provider requests per second accepted (not 429) at the auto window's last sample; with quotaRps, once the window has measured both",
+            ),
+          quotaRps: z
+            .number()
+            .optional()
+            .describe(
+              "The provider's quota in requests per second (PROVIDER_MAX_RPS) that providerRps counts against",
+            ),
         })
         .describe('The in-flight window now and why'),
       inFlight: z.array(z.string()).describe('Subjects running now (up to 50 listed)'),
