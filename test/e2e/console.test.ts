@@ -521,6 +521,28 @@ describe('the web console', () => {
   );
 
   it(
+    'lists the campaigns of the API (GET /v1/campaigns), newest first, not only those started from the tab',
+    async () => {
+      await go('Campaigns');
+      const list = page.getByRole('table', { name: 'Campaigns, newest first' });
+      await list.waitFor();
+      const ids = await list
+        .getByRole('row')
+        .evaluateAll((rows) =>
+          rows.slice(1).map((row) => (row as unknown as { textContent: string }).textContent),
+        );
+      // The campaign started with a JSON request (not from the tab) is there, and it ended last.
+      expect(ids[0]).toContain(ratesCampaign);
+      expect(ids.some((row) => row.startsWith('console-spring'))).toBe(true);
+      expect(ids[0]).toMatch(/completed\s*3/);
+      await checkAccessibility('campaigns list');
+      await list.getByRole('link', { name: ratesCampaign, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: `Campaign ${ratesCampaign}` }).waitFor();
+    },
+    STEP_MS,
+  );
+
+  it(
     'shows every archived avatar after the simulator stopped serving its own image URLs',
     async () => {
       await stack.sim.stop();
