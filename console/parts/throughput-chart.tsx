@@ -111,12 +111,10 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
         <text class="tick" x={PAD.left} y={HEIGHT - 8}>
           requests/s (left) · subjects (right)
         </text>
-        {quota && <polyline class="series quota" points={quota} aria-label="quota (requests/s)" />}
-        {served && (
-          <polyline class="series served" points={served} aria-label="accepted provider requests/s" />
-        )}
-        {window && <polyline class="series window" points={window} aria-label="in-flight window" />}
-        {inFlight && <polyline class="series in-flight" points={inFlight} aria-label="subjects in flight" />}
+        {quota && <Series kind="quota" points={quota} name="quota (requests/s)" />}
+        {served && <Series kind="served" points={served} name="accepted provider requests/s" />}
+        {window && <Series kind="window" points={window} name="in-flight window" />}
+        {inFlight && <Series kind="in-flight" points={inFlight} name="subjects in flight" />}
       </svg>
       <figcaption>
         <ul class="legend">
@@ -127,5 +125,14 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
         </ul>
       </figcaption>
     </figure>
+  );
+}
+
+/** One line of the chart, named by its `<title>` (what the legend calls it). */
+function Series({ kind, points, name }: { kind: string; points: string; name: string }) {
+  return (
+    <polyline class={`series ${kind}`} points={points}>
+      <title>{name}</title>
+    </polyline>
   );
 }

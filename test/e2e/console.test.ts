@@ -498,7 +498,8 @@ describe('the web console', () => {
       const chart = page.getByRole('img', { name: /requests per second/ });
       const pointsOf = (label: string) =>
         chart
-          .locator(`polyline[aria-label="${label}"]`)
+          // Each line is named by its SVG <title>.
+          .locator('polyline', { has: page.locator('title', { hasText: label }) })
           .evaluateAll((lines) =>
             lines.flatMap(
               (line) =>
@@ -514,6 +515,14 @@ describe('the web console', () => {
       expect(await chart.locator('desc').textContent()).toMatch(
         /accepted provider requests per second of a quota of 40/,
       );
+      await checkAccessibility('campaign with requests per second');
+      // The chart draws the progress's numbers (window.providerRps and window.quotaRps), not its text.
+      const status = (await (
+        await fetch(`${stack.apiUrl}/v1/campaigns/${encodeURIComponent(ratesCampaign)}`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        })
+      ).json()) as { progress: { window: { providerRps?: unknown; quotaRps?: unknown } } };
+      expect(status.progress.window).toMatchObject({ providerRps: expect.any(Number), quotaRps: 40 });
       const counts = page.getByRole('group', { name: 'Subjects by state' });
       await eventually(async () => expect(await counts.textContent()).toMatch(/Done\s*3/), 90_000);
     },
