@@ -430,7 +430,8 @@ describe('the web console', () => {
       await page.getByLabel('Manifest').setInputFiles(manifest);
       await page.getByLabel('Campaign id (optional)').fill('console-spring');
       await page.getByRole('button', { name: 'Start campaign' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Campaign console-spring' }).waitFor();
+      // Campaign ids carry their tenant: `<tenant>.console-spring`.
+      await page.getByRole('heading', { level: 1, name: /^Campaign [a-z0-9-]+\.console-spring$/ }).waitFor();
       // Paused, it starts no more subjects; resumed, it carries on.
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByRole('button', { name: 'Resume' }).click({ timeout: 30_000 });
@@ -542,7 +543,7 @@ describe('the web console', () => {
         );
       // The campaign started with a JSON request (not from the tab) is there, and it ended last.
       expect(ids[0]).toContain(ratesCampaign);
-      expect(ids.some((row) => row.startsWith('console-spring'))).toBe(true);
+      expect(ids.some((row) => /^[a-z0-9-]+\.console-spring/.test(row))).toBe(true);
       expect(ids[0]).toMatch(/completed\s*3/);
       await checkAccessibility('campaigns list');
       await list.getByRole('link', { name: ratesCampaign, exact: true }).click();
