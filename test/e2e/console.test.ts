@@ -116,8 +116,8 @@ function descriptionOf(locator: Locator): Promise<string> {
   );
 }
 
-async function checkAccessibility(name: string): Promise<void> {
-  const serious = await seriousAxeViolations(page);
+async function checkAccessibility(name: string, on: Page = page): Promise<void> {
+  const serious = await seriousAxeViolations(on);
   axeFindings[name] = serious.map(
     (v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
   );
@@ -169,8 +169,8 @@ async function expectBarDone(name: string): Promise<void> {
 }
 
 /** Every avatar image of the page has loaded (naturalWidth > 0); answers how many there are. */
-async function loadedAvatars(): Promise<number> {
-  const images = page.getByRole('img', { name: /avatar \d+$/ });
+async function loadedAvatars(on: Page = page): Promise<number> {
+  const images = on.getByRole('img', { name: /avatar \d+$/ });
   await images.first().waitFor({ timeout: 60_000 });
   const widths = await images.evaluateAll((list) =>
     Promise.all(
@@ -342,6 +342,67 @@ describe('the web console', () => {
         .first()
         .waitFor();
       await loadedAvatars();
+    },
+    STEP_MS,
+  );
+
+  it(
+    'shares a run read-only: its link opens it in a fresh browser without the API token, and no other run',
+    async () => {
+      await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(firstRun)}`);
+      await page.getByRole('button', { name: 'Share' }).click();
+      const linkField = page.getByLabel('Read-only link to this run');
+      await linkField.waitFor();
+      const link = await linkField.inputValue();
+      expect(link).toContain(`/console/#/runs/${encodeURIComponent(firstRun)}?access_token=at1.`);
+      expect(await descriptionOf(linkField)).toMatch(/until \S+/);
+      await checkAccessibility('run with its shared link');
+
+      const guest = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      try {
+        const tab = await guest.newPage();
+        const apiCalls: string[] = [];
+        tab.on('request', (request) => {
+          const url = new URL(request.url());
+          if (url.pathname.startsWith('/v1/')) apiCalls.push(`${request.method()} ${url.pathname}`);
+        });
+        await tab.goto(link);
+        await tab.getByRole('heading', { level: 1, name: `Run ${firstRun}` }).waitFor();
+        await tab.getByRole('note').filter({ hasText: 'Signed in with a link to one run' }).waitFor();
+        await eventually(async () =>
+          expect(await tab.getByRole('progressbar').count()).toBeGreaterThanOrEqual(3),
+        );
+        expect(await loadedAvatars(tab)).toBeGreaterThanOrEqual(2);
+        // Read-only: no navigation to other pages, no action on the run.
+        expect(await tab.getByRole('navigation').count()).toBe(0);
+        for (const action of ['Cancel run', 'Retry failed styles', 'Share'])
+          expect(await tab.getByRole('button', { name: action, exact: true }).count()).toBe(0);
+        expect(await tab.getByRole('link', { name: 'Generate more styles' }).count()).toBe(0);
+        // The token left the address bar and sits in the tab's session storage, as the API token would.
+        expect(tab.url()).not.toContain('access_token');
+        const stored = await tab.evaluate(() =>
+          Object.keys((globalThis as unknown as PageDom).sessionStorage),
+        );
+        expect(stored).toContain('avatar-console.run-link');
+        expect(stored).not.toContain('avatar-console.token');
+        // The console used the token for the run's status and events only.
+        const runPath = `/v1/pipelines/${encodeURIComponent(firstRun)}`;
+        expect(
+          apiCalls.filter((call) => call !== `GET ${runPath}` && call !== `GET ${runPath}/events`),
+        ).toEqual([]);
+        await checkAccessibility('shared run', tab);
+
+        // Another run of the same tenant is not opened by the token: the API does not know it.
+        const other = (await runsOfApi()).find((run) => run.workflowId !== firstRun)!.workflowId;
+        await tab.goto(`${new URL(link).origin}/console/#/runs/${encodeURIComponent(other)}`);
+        await tab.getByRole('heading', { level: 1, name: `Run ${other}` }).waitFor();
+        await eventually(async () =>
+          expect(await tab.getByRole('alert').textContent()).toContain('No pipeline'),
+        );
+        expect(await tab.getByRole('progressbar').count()).toBe(0);
+      } finally {
+        await guest.close();
+      }
     },
     STEP_MS,
   );
