@@ -46,6 +46,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/models/:modelId/generations': { scope: 'start', audit: 'generation.start' },
   'DELETE /v1/subjects/:subjectId': { scope: 'erase', audit: 'subject.erase' },
   'POST /v1/campaigns': { scope: 'start', audit: 'campaign.start' },
+  'GET /v1/campaigns': read,
   'GET /v1/campaigns/:id': { scope: 'read', runToken: 'campaign' },
   'GET /v1/campaigns/:id/summary': read,
   'GET /v1/campaigns/:id/events': { scope: 'read', runToken: 'campaign' },

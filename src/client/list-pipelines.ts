@@ -179,11 +179,11 @@ function visibilityQuery(client: Client, options: ParsedListOptions): string {
  * A cursor is Temporal's page token, tagged with the query it pages through: a cursor handed to a
  * listing with other filters is refused instead of paging through something else.
  */
-function encodeCursor(token: Buffer, query: string): string {
+export function encodeCursor(token: Buffer, query: string): string {
   return `${queryTag(query)}.${token.toString('base64url')}`;
 }
 
-function decodeCursor(cursor: string, query: string): Buffer {
+export function decodeCursor(cursor: string, query: string): Buffer {
   const [tag, token, ...rest] = cursor.split('.');
   if (rest.length > 0 || !token || !/^[A-Za-z0-9_-]+$/.test(token)) throw badCursor();
   if (tag !== queryTag(query)) {
@@ -198,11 +198,11 @@ function queryTag(query: string): string {
   return createHash('sha256').update(query).digest('base64url').slice(0, 12);
 }
 
-function badCursor(): InputError {
+export function badCursor(): InputError {
   return new InputError([{ path: 'cursor', message: 'is not a cursor of this listing' }]);
 }
 
-function isInvalidArgument(err: unknown): boolean {
+export function isInvalidArgument(err: unknown): boolean {
   // gRPC status 3 (INVALID_ARGUMENT).
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 3;
 }

@@ -214,6 +214,27 @@ describe('tenant isolation (dev server, one worker, one simulator, API)', () => 
     expect(await answerToA('GET', list, b.campaign)).toEqual(unknown);
   });
 
+  test('campaign list: each tenant lists its own campaign only, newest first, with its total', async () => {
+    for (const [tenant, ran] of [
+      ['tenant-a', a],
+      ['tenant-b', b],
+    ] as const) {
+      const listed = await asTenant(tenant, 'GET', '/v1/campaigns?limit=100');
+      expect(listed.status).toBe(200);
+      const { campaigns } = listed.body as {
+        campaigns: Array<{ campaignId: string; state: string; total?: number; startedAt: string }>;
+      };
+      expect({ tenant, campaigns: campaigns.map((c) => c.campaignId) }).toEqual({
+        tenant,
+        campaigns: [ran.campaign],
+      });
+      expect(campaigns[0]).toMatchObject({ state: 'completed', total: 1 });
+      expect(Date.parse(campaigns[0]!.startedAt)).not.toBeNaN();
+    }
+    // A cursor this listing never handed out names no page.
+    expect((await asA('GET', '/v1/campaigns?cursor=AAAAAAAAAAAA.AAAA')).status).toBe(404);
+  });
+
   test('models and orders: A sees the models its runs trained, and B\u2019s model is an unknown id', async () => {
     const models = (await asA('GET', '/v1/models')).body as { models: Array<{ modelId: number }> };
     const modelIds = models.models.map((m) => m.modelId);

@@ -49,6 +49,7 @@ import { BEARER_SCHEME } from '../../api/openapi';
 import { providerOfTenant } from '../../api/provider-read';
 import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
 import { InputError } from '../../errors';
+import { registerListCampaignsRoute } from './list-campaigns-route';
 
 const MANIFEST_FIELD = 'manifest';
 
@@ -71,6 +72,7 @@ const campaignStreamEventSchema = progressEventSchema(
 /**
  * Campaign routes, registered inside the API's authenticated /v1 scope:
  * POST /campaigns (JSON subjects, or a CSV/JSONL manifest uploaded as multipart field `manifest`),
+ * GET /campaigns (list-campaigns-route.ts),
  * GET /campaigns/:id, GET /campaigns/:id/summary, GET /campaigns/:id/events (Server-Sent Events),
  * POST /campaigns/:id/{pause,resume,cancel,retry}, GET /campaigns/:id/results.csv and results.jsonl.
  */
@@ -86,6 +88,8 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     events: `/v1/campaigns/${encodeURIComponent(id)}/events`,
   });
   const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { manifestDir: campaigns.dir });
+
+  registerListCampaignsRoute(app, ctx);
 
   api.route({
     method: 'POST',

@@ -119,6 +119,9 @@ export interface CampaignWindowView {
   cap?: number;
   reason: string;
   detail: string;
+  /** The provider's accepted requests/s at the window's last sample, and the quota: when it measured both. */
+  providerRps?: number;
+  quotaRps?: number;
 }
 
 export interface CampaignInput {
