@@ -428,7 +428,7 @@ describe('the web console', () => {
       await page.getByLabel('Manifest').setInputFiles(manifest);
       await page.getByLabel('Campaign id (optional)').fill('console-spring');
       await page.getByRole('button', { name: 'Start campaign' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Campaign console-spring' }).waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Campaign default.console-spring' }).waitFor();
       // Paused, it starts no more subjects; resumed, it carries on.
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByRole('button', { name: 'Resume' }).click({ timeout: 30_000 });
