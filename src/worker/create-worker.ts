@@ -12,7 +12,8 @@ import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
 import { createWebhookActivities } from '../../activities/webhook-activities';
-import { avatarAddressRules, openBlobStore, type BlobStore } from '../storage';
+import { avatarAddressRules, BlobLinkSigner, openBlobStore, type BlobStore } from '../storage';
+import { ARCHIVE_ROUTE_PREFIX } from '../api/archive-links';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { pipelineDataConverter } from '../codec/data-converter';
@@ -32,6 +33,8 @@ export interface PipelineWorkerOptions {
     'provider' | 'temporal' | 'imageAccess' | 'worker' | 'placement' | 'campaigns' | 'storage'
   > & {
     callbacks?: AppConfig['callbacks'];
+    /** API_PUBLIC_URL only: the base of the API's archive links that webhook events carry. */
+    api?: Pick<AppConfig['api'], 'publicUrl'>;
   };
   connection?: NativeConnection;
   onProviderCall?: (call: CallRecord) => void;
@@ -177,9 +180,25 @@ function webhookActivities(config: PipelineWorkerOptions['config']) {
     store,
     ...(config.callbacks ?? { privateHosts: [] }),
     metrics: new WebhookMetrics(Runtime.instance().metricMeter),
-    // Only a store that presigns (S3) gives links a receiver can open without the API.
-    linkArchived: (key) => store.signedUrl(key, ARCHIVE_LINK_TTL_SECONDS),
+    linkArchived: archiveLinker(config, store),
   });
+}
+
+/**
+ * Links to archived avatars for webhook events: presigned by an S3 store; for a filesystem store,
+ * the API's own signed `/archive/` links when the worker knows the API's address and the link
+ * secret the API verifies with (API_PUBLIC_URL, STORAGE_LINK_SECRET); otherwise none (the event
+ * then carries each avatar's archiveKey only).
+ */
+export function archiveLinker(config: PipelineWorkerOptions['config'], store: BlobStore) {
+  const apiOrigin = config.api?.publicUrl;
+  const secret = config.storage?.linkSecret;
+  const signer = apiOrigin && secret ? new BlobLinkSigner(secret) : undefined;
+  return async (key: string): Promise<string | undefined> => {
+    const presigned = await store.signedUrl(key, ARCHIVE_LINK_TTL_SECONDS);
+    if (presigned !== undefined || signer === undefined) return presigned;
+    return `${apiOrigin}${ARCHIVE_ROUTE_PREFIX}${signer.sign(key, Date.now() + ARCHIVE_LINK_TTL_SECONDS * 1000)}`;
+  };
 }
 
 /** How long an archived avatar's link in a webhook event works. */
