@@ -49,7 +49,9 @@ export function createCampaignActivities({
       const { fairnessKey, ...queues } = input;
       const [reading, campaignsSharing] = await Promise.all([
         readProviderQueue(client, queues),
-        fairnessKey === undefined ? undefined : countOpenCampaigns(client, fairnessKey),
+        fairnessKey === undefined
+          ? undefined
+          : countOpenCampaigns(client, fairnessKey, queues.workflowTaskQueue),
       ]);
       return {
         ...reading,
