@@ -129,7 +129,8 @@ async function go(link: 'Runs' | 'New run' | 'Models' | 'Campaigns' | 'Subjects'
     .getByRole('navigation', { name: 'Console' })
     .getByRole('link', { name: link, exact: true })
     .click();
-  await page.getByRole('heading', { level: 1 }).waitFor();
+  // The page it leads to, not the one still showing: each page's heading is its link's name.
+  await page.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
 }
 
 async function runsOfApi(query = ''): Promise<Array<{ workflowId: string; subjectId?: string }>> {
