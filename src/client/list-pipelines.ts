@@ -61,17 +61,10 @@ const queryValue = (what: string) =>
       `a ${what} with quotes, backslashes or control characters cannot be searched for`,
     );
 
-const listOptionsSchema = z.strictObject({
+/** What every paged listing takes: whose runs, a page size and where the previous page ended. */
+export const pagedListFields = {
   /** Whose runs: a listing only ever shows one tenant's (the AvatarTenant search attribute). */
-  tenant: z
-    .string()
-    .regex(TENANT_ID_PATTERN, 'is not a tenant id ([a-z0-9-], at most 40)')
-    .default(DEFAULT_TENANT),
-  status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),
-  subjectId: queryValue('subject id').optional(),
-  campaignId: queryValue('campaign id').optional(),
-  /** Only runs of these kinds; every kind by default. */
-  kind: z.enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]]).optional(),
+  tenant: z.string().regex(TENANT_ID_PATTERN, 'is not a tenant id ([a-z0-9-], at most 40)'),
   limit: z
     .number()
     .int('must be a whole number')
@@ -80,6 +73,16 @@ const listOptionsSchema = z.strictObject({
     .default(20),
   /** Where the previous page ended (its nextCursor); the first page without one. */
   cursor: z.string().min(1, 'must not be empty').max(4096, 'is not a cursor of this listing').optional(),
+};
+
+const listOptionsSchema = z.strictObject({
+  ...pagedListFields,
+  tenant: pagedListFields.tenant.default(DEFAULT_TENANT),
+  status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),
+  subjectId: queryValue('subject id').optional(),
+  campaignId: queryValue('campaign id').optional(),
+  /** Only runs of these kinds; every kind by default. */
+  kind: z.enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]]).optional(),
 });
 export type ListPipelinesOptions = z.input<typeof listOptionsSchema>;
 

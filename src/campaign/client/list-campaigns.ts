@@ -7,25 +7,13 @@ import {
   decodeCursor,
   encodeCursor,
   isInvalidArgument,
-  MAX_LIST_LIMIT,
+  pagedListFields,
 } from '../../client/list-pipelines';
 import { tenantClause } from '../../client/tenant-runs';
 import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
-import { TENANT_ID_PATTERN } from '../../contracts/workflow-ids';
 import { InputError } from '../../errors';
 
-const listOptionsSchema = z.strictObject({
-  /** Whose campaigns: a listing only ever shows one tenant's (the AvatarTenant search attribute). */
-  tenant: z.string().regex(TENANT_ID_PATTERN, 'is not a tenant id ([a-z0-9-], at most 40)'),
-  limit: z
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(MAX_LIST_LIMIT, `must be at most ${MAX_LIST_LIMIT}`)
-    .default(20),
-  /** Where the previous page ended (its nextCursor); the first page without one. */
-  cursor: z.string().min(1, 'must not be empty').max(4096, 'is not a cursor of this listing').optional(),
-});
+const listOptionsSchema = z.strictObject(pagedListFields);
 export type ListCampaignsOptions = z.input<typeof listOptionsSchema>;
 
 /** One campaign as a listing shows it (from Temporal's visibility store, no worker needed). */
