@@ -6,6 +6,8 @@ export interface PollingRun {
   statusCalls: number;
   /** From the moment training finished to the status call that saw it. */
   lagMs: number;
+  /** Between which reads it finished, counted from its run: what the workers learn from. */
+  finish?: { afterMs: number; byMs: number };
 }
 
 /** A policy as the bench names it, in the pipeline input's terms (so the workflow can run it too). */

@@ -9,10 +9,16 @@
  * Part 1 runs the poll loop on a virtual clock against the provider simulator: exact and instant,
  * so it also sweeps training lengths of 10:00 to 10:05 (a fixed poll's lag depends on where the
  * end falls between two polls). Part 2 runs the real pipeline on Temporal's time-skipping test
- * server: workflow timers, activities and all, 10 simulated minutes in seconds.
+ * server: workflow timers, activities and all, 10 simulated minutes in seconds. Part 3 runs it there
+ * with learned durations: the trainings of WARM_UP_TRAININGS_MS (no progress reported) through
+ * workers sharing one blob store, then a measured 10-minute one.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { pollingOptionsSchema } from '../src/contracts/pipeline-input';
+import { WARM_UP_TRAININGS_MS } from './learned-polling';
 import { fixedInterval, type NamedPolicy, type PollingRun } from './polling-run';
 import { simulatePolling } from './simulated-polling';
 import { measureOnTimeSkippingServer } from './time-skipped-polling';
@@ -86,6 +92,27 @@ async function main(): Promise<void> {
     }
     console.log('\n2. The pipeline workflow on the time-skipping test server (10 simulated minutes each)');
     printTable(measured, false);
+
+    const storeDir = await mkdtemp(path.join(tmpdir(), 'bench-learned-polling-'));
+    try {
+      const adaptive = POLICIES[0]!;
+      for (const trainingMs of WARM_UP_TRAININGS_MS) {
+        await measureOnTimeSkippingServer({ ...adaptive, reportProgress: false, trainingMs, storeDir });
+      }
+      const run = await measureOnTimeSkippingServer({
+        ...adaptive,
+        reportProgress: false,
+        trainingMs: TRAINING_MS,
+        storeDir,
+      });
+      console.log(
+        `\n3. The same, learned from ${WARM_UP_TRAININGS_MS.length} earlier trainings in one blob store ` +
+          `(${WARM_UP_TRAININGS_MS.map((ms) => seconds(ms)).join(', ')})`,
+      );
+      printTable([{ policy: `${adaptive.name}, learned`, progress: 'none', run }], false);
+    } finally {
+      await rm(storeDir, { recursive: true, force: true });
+    }
   }
 
   const adaptive = simulated.find((r) => r.policy === POLICIES[0]!.name && r.progress === 'linear')!;

@@ -4,10 +4,11 @@
  *
  *   npm run bench                                  (builds, then runs dist/bench/report.js --write)
  *   node dist/bench/report.js [--pipelines 1000] [--write]
+ *   node dist/bench/report.js --only polling       (the polling rows alone, printed; a minute)
  *
  * --write also records the table in bench/RESULTS.md with the machine's description, keeping the
  * campaign section that bench:campaign wrote.
- * Parts: polling on a virtual clock against the simulator; then, on a dev server of its own
+ * Parts: polling on a virtual clock against the simulator (bench/polling-rows.ts); then, on a dev server of its own
  * (database on tmpfs) with the product's worker as a child process: pipeline wall time, history
  * per pipeline, activity throughput, 1,000 pipelines in flight (the last two figures are also
  * `npm run bench:scale` alone, bench/scale.ts).
@@ -16,7 +17,6 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pollingOptionsSchema } from '../src/contracts/pipeline-input';
 import { findTemporalCli } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { measureActivityThroughput } from './activity-throughput';
@@ -24,12 +24,9 @@ import { numberArg } from './campaign';
 import { campaignSection } from './campaign-results';
 import { startStack } from './campaign-stack';
 import { measurePipelineTiming } from './pipeline-timing';
-import { fixedInterval } from './polling-run';
+import { pollingRows } from './polling-rows';
 import { markdownTable, type Row } from './report-table';
 import { historyRows, memoryRows, step } from './scale';
-import { simulatePolling } from './simulated-polling';
-
-const TRAINING_MS = 10 * 60_000;
 
 async function main(): Promise<void> {
   const argv = process.argv;
@@ -39,6 +36,10 @@ async function main(): Promise<void> {
 
   step('polling (virtual clock)');
   rows.push(...(await pollingRows()));
+  if (argv.includes('--only') && argv[argv.indexOf('--only') + 1] === 'polling') {
+    console.log(`\n${markdownTable(rows)}`);
+    return;
+  }
 
   const stack = await startStack();
   const selfieBytes = syntheticSelfiePng(1, 64);
@@ -82,48 +83,6 @@ async function main(): Promise<void> {
   }
 }
 
-/**
- * A fixed poll's lag depends on where the end falls between two polls, so both policies are run
- * against trainings of 10:00 to 10:05 (every 0.5 s) and the means are reported.
- */
-async function pollingRows(): Promise<Row[]> {
-  const adaptive = pollingOptionsSchema.parse({});
-  const fixed = fixedInterval(5_000);
-  const offsets = Array.from({ length: 11 }, (_, i) => i * 500);
-  const sweep = async (polling: typeof adaptive, reportProgress: boolean) => {
-    const runs = [];
-    for (const offset of offsets)
-      runs.push(await simulatePolling({ polling, trainingMs: TRAINING_MS + offset, reportProgress }));
-    return {
-      calls: runs.reduce((sum, r) => sum + r.statusCalls, 0) / runs.length,
-      lagMs: runs.reduce((sum, r) => sum + r.lagMs, 0) / runs.length,
-    };
-  };
-  const rows: Row[] = [];
-  for (const reportProgress of [true, false]) {
-    const ours = await sweep(adaptive, reportProgress);
-    const theirs = await sweep(fixed, reportProgress);
-    const label = `10-min training (mean of 10:00-10:05), ${reportProgress ? 'provider reports progress' : 'no progress reported'}`;
-    rows.push(
-      {
-        figure: `status calls, ${label}`,
-        product: `${ours.calls.toFixed(1)} (adaptive)`,
-        baseline: `fixed 5 s: ${theirs.calls.toFixed(1)}`,
-        target: '≤ 15',
-        met: ours.calls <= 15,
-      },
-      {
-        figure: `detection lag, ${label}`,
-        product: `${s(ours.lagMs)} (${pct(ours.lagMs / TRAINING_MS)})`,
-        baseline: `fixed 5 s: ${s(theirs.lagMs)}`,
-        target: '≤ 5% (30 s)',
-        met: ours.lagMs <= 0.05 * TRAINING_MS,
-      },
-    );
-  }
-  return rows;
-}
-
 async function resultsMarkdown(
   table: string,
   minutes: string,
@@ -160,10 +119,6 @@ async function resultsMarkdown(
 
 function s(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
-}
-
-function pct(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
 }
 
 main().catch((err: unknown) => {

@@ -25,13 +25,21 @@ interface StatusReport {
  * activity happened on the server's clock.
  */
 export async function measureOnTimeSkippingServer(
-  run: NamedPolicy & { trainingMs: number; reportProgress: boolean },
+  run: NamedPolicy & {
+    trainingMs: number;
+    reportProgress: boolean;
+    /**
+     * The worker's blob store (and image root), kept after the run: runs that share one learn the
+     * durations of the trainings before them. Absent: a fresh directory, nothing learned.
+     */
+    storeDir?: string;
+  },
 ): Promise<PollingRun> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: await findTestServer() } },
   });
   await addSearchAttributes(env.connection, 'default', PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS);
-  const dir = await mkdtemp(path.join(tmpdir(), 'bench-polling-'));
+  const dir = run.storeDir ?? (await mkdtemp(path.join(tmpdir(), 'bench-polling-')));
   let clock = await env.currentTimeMs();
   const sim = await startSimulator({
     progression: { mode: 'wall', trainingMs: run.trainingMs, generationMs: 60_000 },
@@ -90,7 +98,7 @@ export async function measureOnTimeSkippingServer(
   } finally {
     await sim.stop();
     await env.teardown();
-    await rm(dir, { recursive: true, force: true });
+    if (run.storeDir === undefined) await rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -1,4 +1,5 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { OrderDurationActivities } from '../activities/order-duration-activities';
 import type { ProviderActivities } from '../activities/provider-activities';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../src/contracts/activity-failures';
 
@@ -48,4 +49,14 @@ export const reads = proxyActivities<ProviderActivities>({
     maximumInterval: '30 seconds',
     nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
   },
+});
+
+/**
+ * The learned durations of provider orders: a listing or a small write in the workers' blob store,
+ * so local activities on the pipeline worker (one history event each, no task queue round trip).
+ * Their answers only time status reads: a failure is treated as nothing learned, not retried long.
+ */
+export const durations = proxyLocalActivities<OrderDurationActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 2 },
 });

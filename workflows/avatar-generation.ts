@@ -1,10 +1,13 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
+import { generationKind } from '../src/contracts/order-durations';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
 import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';
+import { expectedDuration, recordDuration } from './order-durations';
+import type { FinishBounds } from './polling';
 import { PipelineTracker } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
 import { collectStyle, type CollectSettings } from './style-avatars';
@@ -142,13 +145,19 @@ async function generateStyle(
     );
     const order = created.orderId;
     orderId = order;
+    // Orders of one style take alike: their finished runs time this one's reads.
+    const kind = generationKind(styleId);
+    const expected = await expectedDuration(kind);
     tracker.style({ styleId, stage: 'running', orderId: order });
     const started = await writes.runOrder.executeWithOptions(
       { summary: `run order ${order} (style ${styleId})`, ...route },
       [{ orderId: order }],
     );
     tracker.style({ styleId, stage: 'polling', orderId: order, providerStatus: started.status });
+    let finish: FinishBounds | undefined;
     await watch.untilDone({
+      ...(expected ? { expected } : {}),
+      onFinished: (bounds) => (finish = bounds),
       orderId: order,
       label: `generation of style ${styleId} (order ${order})`,
       deadlineMs: settings.generationDeadlineMs,
@@ -162,6 +171,7 @@ async function generateStyle(
           ...(s.progress !== undefined ? { progress: s.progress } : {}),
         }),
     });
+    if (finish) await recordDuration({ kind, orderId: order, seenDoneAt: Date.now(), ...finish });
     tracker.style({ styleId, stage: 'collecting', orderId: order, providerStatus: 'DONE', progress: 100 });
     const generated = await collectStyle({ modelId, styleId, orderId: order }, collect);
     tracker.style({

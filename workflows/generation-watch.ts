@@ -1,6 +1,7 @@
 import { condition } from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
 import { formatDuration } from '../src/contracts/format-duration';
+import type { ExpectedDuration } from '../src/contracts/order-durations';
 import type { PollingOptions } from '../src/contracts/pipeline-input';
 import { reads, type ProviderRoute } from './activity-proxies';
 import {
@@ -10,6 +11,7 @@ import {
   orderFailure,
   progressCapMs,
   recordOrderPolls,
+  type FinishBounds,
   type OrderLabel,
 } from './polling';
 
@@ -17,6 +19,10 @@ export interface WatchedOrder extends OrderLabel {
   /** The run's answer: an order it already shows DONE or ERROR is not polled at all. */
   known?: StatusReport;
   onStatus: (status: StatusReport, polls: number) => void;
+  /** When finished orders of its kind lead to expect its finish (see nextPollDelay). */
+  expected?: ExpectedDuration;
+  /** Told, once it is DONE, between which reads it finished (times since it joined the watch). */
+  onFinished?: (finish: FinishBounds) => void;
 }
 
 interface Waiter {
@@ -25,6 +31,8 @@ interface Waiter {
   deadlineAt: number;
   /** Reads that covered it, its own status or the model's order list. */
   polls: number;
+  /** Time since it joined when a read last showed it unfinished. */
+  unfinishedAtMs: number;
   last?: StatusReport;
   /** Its own latest progress figure (0-100), read at the moment its due time was set from it. */
   progress?: number;
@@ -45,7 +53,8 @@ interface Waiter {
  * then one list call at the finish, however many styles. The figure only times reads; an order is
  * DONE only when the provider says so. An order the list does not show finished when its timing
  * said it would be, or that the list does not show at all, is read on its own next. A provider that
- * reports no progress is polled by list with the backoff of nextPollDelay.
+ * reports no progress is polled by list with the backoff of nextPollDelay, or, for an order whose
+ * kind (its style) has finished often enough before, with the schedule that expectation gives.
  */
 export class GenerationWatch {
   private readonly waiters = new Map<number, Waiter>();
@@ -81,6 +90,7 @@ export class GenerationWatch {
         startedAt: now,
         deadlineAt: now + order.deadlineMs,
         polls: 0,
+        unfinishedAtMs: 0,
         dueAt: now,
         probe: false,
         resolve,
@@ -215,7 +225,10 @@ export class GenerationWatch {
       if (status === 'DONE') {
         this.finish(waiter, { status });
       } else if (this.reportsProgress === false) {
-        waiter.dueAt = backoff;
+        // What finished orders of its kind taught times it; without that, the common backoff.
+        waiter.dueAt = waiter.order.expected
+          ? now + this.delayWithoutFigure(waiter, now)
+          : backoff;
       } else if (wasDue) {
         // Its figure said it would be done by now: read its own status for a fresh one.
         waiter.probe = true;
@@ -225,9 +238,20 @@ export class GenerationWatch {
   }
 
   private seen(waiter: Waiter, report: StatusReport): void {
+    const elapsedMs = Date.now() - waiter.startedAt;
     waiter.polls++;
     waiter.last = report;
     waiter.order.onStatus(report, waiter.polls);
+    if (report.status === 'DONE') waiter.order.onFinished?.({ afterMs: waiter.unfinishedAtMs, byMs: elapsedMs });
+    else if (!isFinal(report)) waiter.unfinishedAtMs = elapsedMs;
+  }
+
+  private delayWithoutFigure(waiter: Waiter, now: number): number {
+    return nextPollDelay(
+      { elapsedMs: now - waiter.startedAt, polls: waiter.polls },
+      this.polling,
+      waiter.order.expected,
+    );
   }
 
   private finish(waiter: Waiter, report: StatusReport): void {
@@ -245,6 +269,14 @@ export class GenerationWatch {
       const cap = Math.max(maxIntervalMs, progressCapMs(this.polling));
       return now + Math.round(Math.min(cap, Math.max(minIntervalMs, this.expectedMs - elapsedMs)));
     }
-    return now + nextPollDelay({ elapsedMs, polls: waiter.polls, progress: waiter.progress }, this.polling);
+    return (
+      now +
+      nextPollDelay(
+        { elapsedMs, polls: waiter.polls, progress: waiter.progress },
+        this.polling,
+        // Learned durations time reads only where the provider gives no figures.
+        this.reportsProgress === false ? waiter.order.expected : undefined,
+      )
+    );
   }
 }

@@ -1,9 +1,11 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { TrainingResult, TrainingWorkflowInput } from '../src/contracts/model-runs';
 import { uploads, writes, type ProviderRoute } from './activity-proxies';
+import { trainingKind } from '../src/contracts/order-durations';
 import { obtainModel } from './obtain-model';
+import { expectedDuration, recordDuration } from './order-durations';
 import { PipelineTracker } from './pipeline-tracker';
-import { pollUntilDone } from './polling';
+import { pollUntilDone, type FinishBounds } from './polling';
 
 /** What training needs from a pipeline or training request. */
 export type TrainingSteps = Pick<
@@ -32,10 +34,14 @@ export async function trainModel(
   );
 
   tracker.stage('training');
+  // Trainings of as many selfies take alike: their finished runs time this one's status reads.
+  const kind = trainingKind(input.images.length);
+  const expected = await expectedDuration(kind);
   const started = await writes.runOrder.executeWithOptions(
     { summary: `run training of model ${modelId}`, ...route },
     [{ orderId: modelId }],
   );
+  let finish: FinishBounds | undefined;
   await pollUntilDone({
     known: started,
     orderId: modelId,
@@ -44,7 +50,10 @@ export async function trainModel(
     polling: input.polling,
     route,
     onStatus: (status, polls) => tracker.training(status, polls),
+    ...(expected ? { expected } : {}),
+    onFinished: (bounds) => (finish = bounds),
   });
+  if (finish) await recordDuration({ kind, orderId: modelId, seenDoneAt: Date.now(), ...finish });
   return modelId;
 }
 

@@ -1,6 +1,7 @@
 import { ApplicationFailure, metricMeter, sleep } from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
 import { formatDuration } from '../src/contracts/format-duration';
+import type { ExpectedDuration } from '../src/contracts/order-durations';
 import type { PollingOptions } from '../src/contracts/pipeline-input';
 import { reads, type ProviderRoute } from './activity-proxies';
 
@@ -20,6 +21,16 @@ export interface PollRequest {
    * not polled at all.
    */
   known?: StatusReport;
+  /** When finished runs of this kind lead to expect the finish (see nextPollDelay). */
+  expected?: ExpectedDuration;
+  /** Told, once it is DONE, between which reads it finished (times since the run). */
+  onFinished?: (finish: FinishBounds) => void;
+}
+
+/** An order ended after the read that last saw it unfinished and by the one that saw it DONE. */
+export interface FinishBounds {
+  afterMs: number;
+  byMs: number;
 }
 
 /**
@@ -36,10 +47,12 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
     return settle(request, request.known, polls);
   }
   let last: StatusReport | undefined;
+  let unfinishedAtMs = 0;
   for (;;) {
     const delay = nextPollDelay(
       { elapsedMs: Date.now() - started, polls, progress: last?.progress },
       request.polling,
+      request.expected,
     );
     const wait = Math.min(delay, Math.max(0, deadline - Date.now()));
     await sleep(wait, { summary: `wait ${formatDuration(wait)} before polling ${request.label}` });
@@ -49,7 +62,9 @@ export async function pollUntilDone(request: PollRequest): Promise<StatusReport>
     );
     polls++;
     request.onStatus(last, polls);
+    if (last.status === 'DONE') request.onFinished?.({ afterMs: unfinishedAtMs, byMs: Date.now() - started });
     if (isFinal(last)) return settle(request, last, polls);
+    unfinishedAtMs = Date.now() - started;
     if (Date.now() >= deadline) {
       recordOrderPolls(polls, 'deadline', 'training');
       throw deadlineFailure(request, last);
@@ -108,20 +123,47 @@ export interface PollObservation {
 }
 
 /**
+ * Reads inside the expected window come this share of the typical duration apart, so a finish
+ * there is seen within it: 4%, under the 5% of a duration a finish may go unnoticed.
+ */
+export const EXPECTED_WINDOW_READ_SHARE = 0.04;
+
+/**
  * How long to wait before the next status call. With a progress figure, aim at the finish it
  * implies (assuming the rate so far continues; a figure rounded down makes that the latest
  * finish it allows, so the call lands at or just after the end), within [minIntervalMs,
- * maxProgressIntervalMs]: one call to learn the rate, one at the finish. Without one, back off
- * geometrically within [minIntervalMs, maxIntervalMs], so the lag after a finish is bounded by
- * that cap.
+ * maxProgressIntervalMs]: one call to learn the rate, one at the finish.
+ *
+ * When the provider gives none, after the first read (which tells whether it gives them at all):
+ * when finished runs of the kind say when to expect the finish, wait for the start of that
+ * window in even steps of at most maxProgressIntervalMs, read every EXPECTED_WINDOW_READ_SHARE of
+ * the typical duration inside it, and past it back off again from that pace, in proportion to the
+ * overrun, up to maxIntervalMs, so a run far longer than its kind is still seen within that cap.
+ * With nothing learned, back off geometrically within [minIntervalMs, maxIntervalMs], so the lag
+ * after a finish is bounded by that cap.
  */
-export function nextPollDelay(observation: PollObservation, options: PollingOptions): number {
+export function nextPollDelay(
+  observation: PollObservation,
+  options: PollingOptions,
+  expected?: ExpectedDuration,
+): number {
   const { initialIntervalMs, maxIntervalMs, minIntervalMs, backoffCoefficient } = options;
   const clamp = (ms: number, cap: number) => Math.round(Math.min(cap, Math.max(minIntervalMs, ms)));
   const { progress, elapsedMs, polls } = observation;
+  const longCap = Math.max(maxIntervalMs, progressCapMs(options));
   if (progress !== undefined && progress > 0 && progress < 100 && elapsedMs > 0) {
     const remainingMs = (elapsedMs * (100 - progress)) / progress;
-    return clamp(remainingMs, Math.max(maxIntervalMs, progressCapMs(options)));
+    return clamp(remainingMs, longCap);
+  }
+  if (expected !== undefined && polls > 0 && progress === undefined) {
+    const windowStepMs = clamp(EXPECTED_WINDOW_READ_SHARE * expected.typicalMs, maxIntervalMs);
+    if (elapsedMs < expected.earliestMs) {
+      const untilWindowMs = expected.earliestMs - elapsedMs;
+      return clamp(untilWindowMs / Math.ceil(untilWindowMs / longCap), longCap);
+    }
+    if (elapsedMs < expected.latestMs) return windowStepMs;
+    const overrunMs = elapsedMs - expected.latestMs;
+    return clamp(windowStepMs + overrunMs * (backoffCoefficient - 1), maxIntervalMs);
   }
   return clamp(initialIntervalMs * Math.pow(backoffCoefficient, polls), maxIntervalMs);
 }

@@ -11,6 +11,7 @@ import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
+import { createOrderDurationActivities } from '../../activities/order-duration-activities';
 import { createWebhookActivities } from '../../activities/webhook-activities';
 import { avatarAddressRules, BlobLinkSigner, openBlobStore, type BlobStore } from '../storage';
 import { ARCHIVE_ROUTE_PREFIX } from '../api/archive-links';
@@ -67,6 +68,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
         rules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
       }),
       ...webhookActivities(options.config),
+      ...createOrderDurationActivities({ store: blobStoreOf(options.config) }),
       ...createClaimActivities(),
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,

@@ -1,0 +1,90 @@
+import { rm } from 'node:fs/promises';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startPipeline } from '../../src/client/pipelines';
+import { placementFrom } from '../../src/config/run-placement';
+import { trainingKind } from '../../src/contracts/order-durations';
+import { OrderDurationStore } from '../../src/order-durations/order-duration-store';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { FsBlobStore } from '../../src/storage';
+import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
+
+const MINUTE = 60_000;
+const TRAINING_MS = 10 * MINUTE;
+
+describe('training status reads timed by learned durations (time-skipping server)', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator | undefined;
+  let selfies: { dir: string; files: string[] };
+
+  beforeEach(async () => {
+    // The worker's blob store is the first image root (no STORAGE settings): a fresh one per test.
+    selfies = await writeSelfies(3);
+    env = await createTimeSkippingEnv();
+  });
+  afterEach(async () => {
+    await sim?.stop();
+    sim = undefined;
+    await env?.teardown();
+    await rm(selfies.dir, { recursive: true, force: true });
+  });
+
+  /** Runs a one-style pipeline against a provider without progress figures; answers the model's status calls. */
+  async function trainOnce(): Promise<{ modelId: number; statusCalls: number }> {
+    const clock = new SkippedClock(env);
+    await clock.sync();
+    sim = await startSimulator({
+      progression: { mode: 'wall', trainingMs: TRAINING_MS, generationMs: MINUTE },
+      reportProgress: false,
+      clock: clock.now,
+    });
+    const taskQueue = uniqueName('learned-polling');
+    const worker = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+      interceptors: clock.interceptors,
+    });
+    const result = await worker.runUntil(async () => {
+      const pipeline = await startPipeline(
+        env.client,
+        { images: selfies.files, styles: [3], gender: 1 },
+        placementFrom({ taskQueue }),
+      );
+      return pipeline.result();
+    });
+    const model = sim.stats().orders.find((o) => o.id === result.modelId)!;
+    return { modelId: result.modelId, statusCalls: model.statusCalls };
+  }
+
+  test('after three 10-minute trainings of as many selfies, the next is seen within 5% in fewer reads', async () => {
+    const durations = new OrderDurationStore(new FsBlobStore(selfies.dir));
+    const kind = trainingKind(3);
+    for (const [orderId, byMs] of [
+      [101, 601_000],
+      [102, 603_000],
+      [103, 605_000],
+    ] as const) {
+      await durations.record({ kind, orderId, seenDoneAt: orderId, afterMs: byMs - 24_000, byMs });
+    }
+
+    const { modelId, statusCalls } = await trainOnce();
+
+    // Nothing learned, the backoff reads 15 times and sees the end some 38 s late (bench/RESULTS.md).
+    expect(statusCalls).toBeLessThanOrEqual(10);
+    const recorded = (await durations.recent(kind, 10)).find((run) => run.orderId === modelId);
+    expect(recorded).toBeDefined();
+    expect(recorded!.afterMs).toBeLessThan(TRAINING_MS);
+    expect(recorded!.byMs).toBeGreaterThanOrEqual(TRAINING_MS);
+    expect(recorded!.byMs - TRAINING_MS).toBeLessThanOrEqual(0.05 * TRAINING_MS);
+  });
+
+  test('the first trainings of a kind are polled as before and teach the later ones', async () => {
+    const { modelId, statusCalls } = await trainOnce();
+    expect(statusCalls).toBeGreaterThanOrEqual(12);
+    const learned = await new OrderDurationStore(new FsBlobStore(selfies.dir)).recent(trainingKind(3), 10);
+    expect(learned.map((run) => run.orderId)).toEqual([modelId]);
+  });
+});
