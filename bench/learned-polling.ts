@@ -40,8 +40,12 @@ export async function learnedRun(
 }
 
 /** A fresh learning that has seen WARM_UP_TRAININGS_MS, polled as the product polls them. */
-export async function warmedLearning(polling: PollingOptions, reportProgress: boolean): Promise<DurationLearning> {
+export async function warmedLearning(
+  polling: PollingOptions,
+  reportProgress: boolean,
+): Promise<DurationLearning> {
   const learning = new DurationLearning();
-  for (const trainingMs of WARM_UP_TRAININGS_MS) await learnedRun(learning, { polling, trainingMs, reportProgress });
+  for (const trainingMs of WARM_UP_TRAININGS_MS)
+    await learnedRun(learning, { polling, trainingMs, reportProgress });
   return learning;
 }

@@ -42,7 +42,10 @@ export async function simulateListPolling(options: {
         options.baseTrainingMs + Math.round((i * options.spreadMs) / Math.max(1, options.trainings - 1));
       sim.setOptions({ progression: { mode: 'wall', trainingMs, generationMs: 1_000 } });
       const model = await provider.createModel({ styles: [3], gender: 1 });
-      await provider.uploadTrainingImage(model.id, { gender: 1, image: toUploadImage(syntheticSelfiePng(1, 32)) });
+      await provider.uploadTrainingImage(model.id, {
+        gender: 1,
+        image: toUploadImage(syntheticSelfiePng(1, 32)),
+      });
       await provider.runOrder(model.id);
       finishes.set(model.id, started + trainingMs);
     }

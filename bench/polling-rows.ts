@@ -38,9 +38,15 @@ export async function pollingRows(): Promise<Row[]> {
   const rows: Row[] = [];
   for (const reportProgress of [true, false]) {
     const learning = await warmedLearning(adaptive, reportProgress);
-    const learned = await sweep((trainingMs) => learnedRun(learning, { polling: adaptive, trainingMs, reportProgress }));
-    const today = await sweep((trainingMs) => simulatePolling({ polling: adaptive, trainingMs, reportProgress }));
-    const theirs = await sweep((trainingMs) => simulatePolling({ polling: fixed, trainingMs, reportProgress }));
+    const learned = await sweep((trainingMs) =>
+      learnedRun(learning, { polling: adaptive, trainingMs, reportProgress }),
+    );
+    const today = await sweep((trainingMs) =>
+      simulatePolling({ polling: adaptive, trainingMs, reportProgress }),
+    );
+    const theirs = await sweep((trainingMs) =>
+      simulatePolling({ polling: fixed, trainingMs, reportProgress }),
+    );
     const label = `10-min training (mean of 10:00-10:05), ${reportProgress ? 'provider reports progress' : 'no progress reported'}`;
     const product = `adaptive, learned from ${WARM_UP_TRAININGS_MS.length} earlier trainings`;
     rows.push(
@@ -68,10 +74,18 @@ export async function pollingRows(): Promise<Row[]> {
 async function overrunRow(adaptive: PollingOptions): Promise<Row> {
   const learning = await warmedLearning(adaptive, false);
   for (const offset of OFFSETS_MS) {
-    await learnedRun(learning, { polling: adaptive, trainingMs: TRAINING_MS + offset, reportProgress: false });
+    await learnedRun(learning, {
+      polling: adaptive,
+      trainingMs: TRAINING_MS + offset,
+      reportProgress: false,
+    });
   }
   const expected = learning.expected();
-  const run = await learnedRun(learning, { polling: adaptive, trainingMs: OVERRUN_MS, reportProgress: false });
+  const run = await learnedRun(learning, {
+    polling: adaptive,
+    trainingMs: OVERRUN_MS,
+    reportProgress: false,
+  });
   const today = await simulatePolling({ polling: adaptive, trainingMs: OVERRUN_MS, reportProgress: false });
   const per10 = (r: PollingRun) => ((r.statusCalls * TRAINING_MS) / OVERRUN_MS).toFixed(1);
   return {
@@ -87,7 +101,12 @@ async function overrunRow(adaptive: PollingOptions): Promise<Row> {
 async function listRows(): Promise<Row[]> {
   const rows: Row[] = [];
   for (const trainings of LIST_TRAININGS) {
-    const run = await simulateListPolling({ trainings, baseTrainingMs: TRAINING_MS, spreadMs: 5_000, roundMs: LIST_ROUND_MS });
+    const run = await simulateListPolling({
+      trainings,
+      baseTrainingMs: TRAINING_MS,
+      spreadMs: 5_000,
+      roundMs: LIST_ROUND_MS,
+    });
     rows.push({
       figure: `alternative: GET /model/list every ${s(LIST_ROUND_MS)} for ${trainings} concurrent 10-min training(s) (10:00-10:05), no progress reported`,
       product: `${run.callsPerTraining.toFixed(1)} calls per training (${run.listCalls} list reads), lag ${s(run.meanLagMs)} (${pct(run.meanLagMs / TRAINING_MS)}), max ${s(run.maxLagMs)}; answer ${(run.answerBytes / 1024).toFixed(1)} KB`,
@@ -121,4 +140,3 @@ function s(ms: number): string {
 function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
 }
-

@@ -226,9 +226,7 @@ export class GenerationWatch {
         this.finish(waiter, { status });
       } else if (this.reportsProgress === false) {
         // What finished orders of its kind taught times it; without that, the common backoff.
-        waiter.dueAt = waiter.order.expected
-          ? now + this.delayWithoutFigure(waiter, now)
-          : backoff;
+        waiter.dueAt = waiter.order.expected ? now + this.delayWithoutFigure(waiter, now) : backoff;
       } else if (wasDue) {
         // Its figure said it would be done by now: read its own status for a fresh one.
         waiter.probe = true;
@@ -242,7 +240,8 @@ export class GenerationWatch {
     waiter.polls++;
     waiter.last = report;
     waiter.order.onStatus(report, waiter.polls);
-    if (report.status === 'DONE') waiter.order.onFinished?.({ afterMs: waiter.unfinishedAtMs, byMs: elapsedMs });
+    if (report.status === 'DONE')
+      waiter.order.onFinished?.({ afterMs: waiter.unfinishedAtMs, byMs: elapsedMs });
     else if (!isFinal(report)) waiter.unfinishedAtMs = elapsedMs;
   }
 

@@ -30,7 +30,10 @@ export async function recordDuration(order: FinishedOrder): Promise<void> {
     await durations.recordOrderDuration(order);
   } catch (err) {
     if (isCancellation(err)) throw err;
-    log.warn('could not record the duration of a finished order', { kind: order.kind, error: messageOf(err) });
+    log.warn('could not record the duration of a finished order', {
+      kind: order.kind,
+      error: messageOf(err),
+    });
   }
 }
 

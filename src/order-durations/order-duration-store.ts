@@ -18,8 +18,14 @@ export class OrderDurationStore {
   constructor(private readonly store: BlobStore) {}
 
   async record(order: FinishedOrder): Promise<void> {
-    const name = [String(order.seenDoneAt).padStart(15, '0'), order.orderId, order.afterMs, order.byMs].join('-');
-    await this.store.put(`${prefixOf(order.kind)}${name}.json`, Buffer.from(JSON.stringify(order)), 'application/json');
+    const name = [String(order.seenDoneAt).padStart(15, '0'), order.orderId, order.afterMs, order.byMs].join(
+      '-',
+    );
+    await this.store.put(
+      `${prefixOf(order.kind)}${name}.json`,
+      Buffer.from(JSON.stringify(order)),
+      'application/json',
+    );
     const kept = await this.store.list(prefixOf(order.kind));
     for (const old of kept.slice(0, Math.max(0, kept.length - KEPT_RUNS))) await this.store.delete(old.key);
   }
