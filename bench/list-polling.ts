@@ -2,7 +2,7 @@
  * The issue's other way to poll trainings that report no progress: no per-order reads, but one
  * read of the account's model list (GET /model/list) per round, covering every training of a
  * campaign at once. Measured on a virtual clock against the provider simulator, like
- * simulated-polling.ts: N trainings run together, with lengths spread over 10:00-10:05, and one
+ * simulated-polling.ts: N trainings run together, with lengths spread evenly over 10:00-10:05, and one
  * list read every `roundMs` until all of them show DONE.
  */
 import { ProviderClient } from '../src/provider/client';
@@ -38,8 +38,9 @@ export async function simulateListPolling(options: {
     const finishes = new Map<number, number>();
     const started = now;
     for (let i = 0; i < options.trainings; i++) {
+      // Spread evenly, each in the middle of its share: one training alone is the range's middle.
       const trainingMs =
-        options.baseTrainingMs + Math.round((i * options.spreadMs) / Math.max(1, options.trainings - 1));
+        options.baseTrainingMs + Math.round(((i + 0.5) * options.spreadMs) / options.trainings);
       sim.setOptions({ progression: { mode: 'wall', trainingMs, generationMs: 1_000 } });
       const model = await provider.createModel({ styles: [3], gender: 1 });
       await provider.uploadTrainingImage(model.id, {

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startPipeline } from '../../src/client/pipelines';
 import { placementFrom } from '../../src/config/run-placement';
-import { trainingKind } from '../../src/contracts/order-durations';
+import { generationKind, trainingKind } from '../../src/contracts/order-durations';
 import { OrderDurationStore } from '../../src/order-durations/order-duration-store';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FsBlobStore } from '../../src/storage';
@@ -68,6 +68,9 @@ describe('training status reads timed by learned durations (time-skipping server
       [103, 605_000],
     ] as const) {
       await durations.record({ kind, orderId, seenDoneAt: orderId, afterMs: byMs - 24_000, byMs });
+      // And three 1-minute generations of the style.
+      const generation = { kind: generationKind(3), orderId: orderId + 10, seenDoneAt: orderId };
+      await durations.record({ ...generation, afterMs: byMs / 10 - 2_000, byMs: byMs / 10 });
     }
 
     const { modelId, statusCalls } = await trainOnce();
@@ -79,6 +82,11 @@ describe('training status reads timed by learned durations (time-skipping server
     expect(recorded!.afterMs).toBeLessThan(TRAINING_MS);
     expect(recorded!.byMs).toBeGreaterThanOrEqual(TRAINING_MS);
     expect(recorded!.byMs - TRAINING_MS).toBeLessThanOrEqual(0.05 * TRAINING_MS);
+    // The style's order too, by one list read a round (the backoff alone: some 6 s late).
+    const generation = (await durations.recent(generationKind(3), 10)).at(-1)!;
+    expect(generation.orderId).not.toBe(113);
+    expect(generation.byMs).toBeGreaterThanOrEqual(MINUTE);
+    expect(generation.byMs - MINUTE).toBeLessThanOrEqual(0.05 * MINUTE);
   });
 
   test('the first trainings of a kind are polled as before and teach the later ones', async () => {

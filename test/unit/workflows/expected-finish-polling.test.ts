@@ -38,7 +38,7 @@ describe('status reads timed by learned durations, no progress reported', () => 
     }
   });
 
-  it('reads once early (progress or not?), then in even steps of at most maxProgressIntervalMs to the window', () => {
+  it('reads first at the initial interval (which tells whether progress is reported), then in even steps of at most maxProgressIntervalMs to the window', () => {
     expect(nextPollDelay({ elapsedMs: 0, polls: 0 }, defaults, tenMinutes)).toBe(defaults.initialIntervalMs);
     const step = nextPollDelay({ elapsedMs: 5 * SECOND, polls: 1 }, defaults, tenMinutes);
     expect(step).toBe((572_500 - 5_000) / 5);
