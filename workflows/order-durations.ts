@@ -1,19 +1,12 @@
-import { isCancellation, log, patched } from '@temporalio/workflow';
+import { isCancellation, log } from '@temporalio/workflow';
 import type { ExpectedDuration, FinishedOrder, OrderKind } from '../src/contracts/order-durations';
 import { durations } from './activity-proxies';
-
-/**
- * Runs started before status reads were timed by learned durations replay without these calls.
- * Deprecate once no such run is open, then remove with the next release (STYLE.md, patching).
- */
-const LEARNED_DURATIONS_PATCH = 'learned-order-durations';
 
 /**
  * What finished runs of this kind lead to expect, or undefined when too few have finished (or the
  * store could not be read): the poll schedule then backs off as it does without them.
  */
 export async function expectedDuration(kind: OrderKind): Promise<ExpectedDuration | undefined> {
-  if (!patched(LEARNED_DURATIONS_PATCH)) return undefined;
   try {
     return (await durations.expectedOrderDuration({ kind })) ?? undefined;
   } catch (err) {
@@ -25,7 +18,6 @@ export async function expectedDuration(kind: OrderKind): Promise<ExpectedDuratio
 
 /** Adds a finished run to what later runs of its kind learn from; a failure loses one sample, nothing else. */
 export async function recordDuration(order: FinishedOrder): Promise<void> {
-  if (!patched(LEARNED_DURATIONS_PATCH)) return;
   try {
     await durations.recordOrderDuration(order);
   } catch (err) {
