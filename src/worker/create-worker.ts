@@ -6,6 +6,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../campaign/activities';
 import { createClaimActivities } from '../../activities/claim-activities';
@@ -20,6 +21,8 @@ import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
 import { providerAnswerTally } from '../campaign/provider-queue-signals';
+import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
+import { ProviderAnswerReporter } from './provider-answer-reporter';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
 import { providerScope } from './provider-scope';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
@@ -64,6 +67,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
       }),
       ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
       ...createClaimActivities(),
+      ...createGrantedRateActivities(Runtime.instance().metricMeter),
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
@@ -96,7 +100,7 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
     namespace: config.temporal.namespace,
     taskQueue: config.placement.providerTaskQueue,
     ...(dataConverter ? { dataConverter } : {}),
-    activities: providerActivities(options),
+    activities: providerActivities(options, grantedRateReporter(options, connection)),
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: config.worker.shutdownGraceMs,
@@ -150,12 +154,40 @@ function connect(config: PipelineWorkerOptions['config']): Promise<NativeConnect
   });
 }
 
-function providerActivities(options: PipelineWorkerOptions) {
+/**
+ * With a ceiling (PROVIDER_MAX_RPS), the provider answers go to the rate controller, which sets the
+ * provider queue's rate limit to what the provider grants (workflows/granted-rate.ts).
+ */
+function grantedRateReporter(
+  options: PipelineWorkerOptions,
+  connection: NativeConnection,
+): ProviderAnswerReporter | undefined {
+  const { config } = options;
+  const ceiling = config.worker.providerMaxRequestsPerSecond;
+  if (ceiling === undefined) return undefined;
+  const dataConverter = pipelineDataConverter(config.temporal.encryption);
+  return new ProviderAnswerReporter({
+    client: new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      ...(dataConverter ? { dataConverter } : {}),
+    }),
+    controllerTaskQueue: config.placement.taskQueue,
+    providerTaskQueue: config.placement.providerTaskQueue,
+    ceiling,
+    onError: (err) =>
+      Runtime.instance().logger.warn('provider rate report not delivered', { error: String(err) }),
+  });
+}
+
+function providerActivities(options: PipelineWorkerOptions, reporter?: ProviderAnswerReporter) {
   const { writeSettleMs, ...clientOptions } = options.config.provider;
-  // The metrics, and the totals the campaigns' auto window reads (src/campaign/provider-queue-signals.ts).
+  // The metrics, the totals the campaigns' auto window reads (src/campaign/provider-queue-signals.ts)
+  // and the rate controller's reports.
   const observeCall = combineCallObservers(
     providerCallObserver(Runtime.instance().metricMeter),
     providerAnswerTally.observe,
+    ...(reporter ? [reporter.observe] : []),
   );
   const provider = new ProviderClient({
     ...clientOptions,

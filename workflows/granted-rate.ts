@@ -1,0 +1,94 @@
+/**
+ * The provider rate controller: one long-running workflow per provider task queue (its id is the
+ * queue's, so every worker that signals-with-start it reaches the same run). The provider workers
+ * report their answers to it about once a second each (src/worker/provider-answer-reporter.ts); it
+ * sums them over a one-second sample, runs the control law (granted-rate-law.ts) and sets the
+ * queue's rate limit through Temporal's task queue configuration, which binds every worker.
+ */
+import {
+  condition,
+  continueAsNew,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { GrantedRateActivities } from '../activities/granted-rate-activities';
+import {
+  grantedRateQuery,
+  providerAnswersSignal,
+  type GrantedRateInput,
+  type GrantedRateView,
+  type ProviderAnswers,
+} from '../src/contracts/granted-rate';
+import { initialGrantedRate, nextGrantedRate, type AnswersSample } from './granted-rate-law';
+
+const { setProviderQueueRate } = proxyLocalActivities<GrantedRateActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
+});
+
+/** Answers are summed over this long before the rate moves. */
+const SAMPLE_MS = 1_000;
+/** A change smaller than this share of the rate is not sent to the server (the next sample will be). */
+const MIN_CHANGE_SHARE = 0.01;
+/** Continue as new before the history grows past this many events. */
+const HISTORY_EVENTS_SOFT_LIMIT = 4_000;
+
+export async function providerGrantedRate(input: GrantedRateInput): Promise<void> {
+  let state = input.carried ?? initialGrantedRate(input.ceiling);
+  let reason = input.carried ? 'continued' : 'started at the ceiling';
+  const pending: ProviderAnswers[] = [];
+  setHandler(providerAnswersSignal, (answers) => void pending.push(answers));
+  setHandler(grantedRateQuery, (): GrantedRateView => ({
+    rate: state.rate,
+    ceiling: state.ceiling,
+    ...(state.knee !== undefined ? { knee: state.knee } : {}),
+    rateLimitedTotal: state.rateLimitedTotal,
+    acceptedTotal: state.acceptedTotal,
+    reason,
+  }));
+
+  const apply = (rate: number) =>
+    setProviderQueueRate({
+      providerTaskQueue: input.providerTaskQueue,
+      rate,
+      ceiling: state.ceiling,
+      reason,
+    });
+  // The queue's limit is set at every start: the server keeps it across runs, but not necessarily this one's.
+  await apply(state.rate);
+  let applied = state.rate;
+
+  for (;;) {
+    await condition(() => pending.length > 0);
+    // The sample starts where the first report's counts do, not at the end of a silence.
+    const startedAt = Date.now() - Math.max(...pending.map((a) => a.windowMs));
+    const rest = startedAt + SAMPLE_MS - Date.now();
+    if (rest > 0) await sleep(rest);
+    const sample = sampleOf(pending.splice(0), Date.now() - startedAt, state.ceiling);
+    const decision = nextGrantedRate(state, sample, Date.now());
+    state = decision.state;
+    reason = decision.reason;
+    if (state.rate < applied || Math.abs(state.rate - applied) > applied * MIN_CHANGE_SHARE) {
+      await apply(state.rate);
+      applied = state.rate;
+    }
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_SOFT_LIMIT) {
+      // Reports that arrive meanwhile reach the next run (a signal to a closing run makes the server retry the task).
+      await continueAsNew<typeof providerGrantedRate>({ ...input, ceiling: state.ceiling, carried: state });
+    }
+  }
+}
+
+function sampleOf(answers: ProviderAnswers[], elapsedMs: number, ceiling: number): AnswersSample {
+  return {
+    accepted: answers.reduce((sum, a) => sum + a.accepted, 0),
+    rateLimited: answers.reduce((sum, a) => sum + a.rateLimited, 0),
+    retryAfterMs: Math.max(0, ...answers.map((a) => a.retryAfterMs)),
+    elapsedMs,
+    // The latest report's: a worker restarted with a new PROVIDER_MAX_RPS moves the ceiling.
+    ceiling: answers[answers.length - 1]?.ceiling ?? ceiling,
+  };
+}
