@@ -1,5 +1,6 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
+import { createCampaignActivities } from '../../src/campaign/activities';
 import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
 import { grantedRateQuery, grantedRateWorkflowId } from '../../src/contracts/granted-rate';
 import { ProviderAnswerReporter } from '../../src/worker/provider-answer-reporter';
@@ -117,6 +118,14 @@ describe('the provider rate controller', () => {
       expect(view.rate).toBeLessThan(4);
       expect(view.rateLimitedTotal).toBe(1);
       expect(await queueRate(providerQueue)).toBeCloseTo(view.rate, 5);
+
+      // The campaigns' in-flight window reads the granted rate, not the ceiling (PROVIDER_MAX_RPS).
+      const campaignActivities = createCampaignActivities({ manifestDir: '.', providerMaxRps: 4 });
+      const reading = await new MockActivityEnvironment(undefined, { client: env.client }).run(
+        campaignActivities.observeProviderQueue,
+        { providerTaskQueue: providerQueue },
+      );
+      expect(reading.quotaRps).toBeCloseTo(view.rate, 5);
       await controller.terminate('test over');
       await reporter.stop();
     } finally {
