@@ -164,7 +164,7 @@ function grantedRateReporter(
 ): ProviderAnswerReporter | undefined {
   const { config } = options;
   const ceiling = config.worker.providerMaxRequestsPerSecond;
-  if (ceiling === undefined) return undefined;
+  if (ceiling === undefined || config.worker.providerRateControl === 'fixed') return undefined;
   const dataConverter = pipelineDataConverter(config.temporal.encryption);
   return new ProviderAnswerReporter({
     client: new Client({

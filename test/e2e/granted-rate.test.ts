@@ -121,10 +121,10 @@ describe('the provider rate controller', () => {
 
       // The campaigns' in-flight window reads the granted rate, not the ceiling (PROVIDER_MAX_RPS).
       const campaignActivities = createCampaignActivities({ manifestDir: '.', providerMaxRps: 4 });
-      const reading = await new MockActivityEnvironment(undefined, { client: env.client }).run(
-        campaignActivities.observeProviderQueue,
-        { providerTaskQueue: providerQueue },
-      );
+      const observe = () => campaignActivities.observeProviderQueue({ providerTaskQueue: providerQueue });
+      const reading: Awaited<ReturnType<typeof observe>> = await new MockActivityEnvironment(undefined, {
+        client: env.client,
+      }).run(observe);
       expect(reading.quotaRps).toBeCloseTo(view.rate, 5);
       await controller.terminate('test over');
       await reporter.stop();
