@@ -25,6 +25,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { grantedRateQuery, grantedRateWorkflowId } from '../src/contracts/granted-rate';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { numberArg } from './campaign';
 import { scaled, type Scale } from './campaign-scale';
@@ -54,12 +55,19 @@ interface Tick {
   outside: { accepted: number; limited: number };
 }
 
+/** The controller's granted rate (requests/s of wall time) when it was read. */
+interface GrantedSample {
+  atS: number;
+  rate: number;
+}
+
 interface RunFigures {
   control: Control;
   ticks: Tick[];
   finished: boolean;
   done: number;
   makespanS?: number;
+  granted: GrantedSample[];
 }
 
 async function runOne(context: Context, scenario: Scenario, control: Control): Promise<RunFigures> {
@@ -71,6 +79,10 @@ async function runOne(context: Context, scenario: Scenario, control: Control): P
     ? new OutsideClient(sim.url, 'sim-key', scenario.outside.rps / s)
     : undefined;
   const ticks: Tick[] = [];
+  const granted: GrantedSample[] = [];
+  const controller = context.stack.client.workflow.getHandle(
+    grantedRateWorkflowId(on.placement.providerTaskQueue),
+  );
   const timers: NodeJS.Timeout[] = [];
   const started = Date.now();
   const at = (fullS: number, action: () => void) => timers.push(setTimeout(action, fullS * 1000 * s));
@@ -86,6 +98,13 @@ async function runOne(context: Context, scenario: Scenario, control: Control): P
       },
       outside: { accepted: outAccepted, limited: outLimited },
     });
+    if (control === 'adaptive') {
+      const atS = ticks[ticks.length - 1]!.atS;
+      controller
+        .query(grantedRateQuery)
+        .then((view) => void granted.push({ atS, rate: view.rate }))
+        .catch(() => undefined);
+    }
   };
   try {
     const campaign = await launchCampaign(context, on, scale.subjects, { kind: 'auto' }, {}, `${control[0]}`);
@@ -117,8 +136,12 @@ async function runOne(context: Context, scenario: Scenario, control: Control): P
     clearInterval(log);
     tick();
     await outside?.stop();
-    if (!ended) await campaign.cancel().catch(() => undefined);
     const progress = ended ? undefined : await campaign.progress().catch(() => undefined);
+    if (!ended) {
+      // Cancelled, the campaign ends with its summary; wait for it while the worker still runs.
+      await campaign.cancel().catch(() => undefined);
+      await Promise.race([campaign.result().catch(() => undefined), delay(120_000)]);
+    }
     return {
       control,
       ticks,
@@ -127,6 +150,7 @@ async function runOne(context: Context, scenario: Scenario, control: Control): P
         ? ended.summary.subjects.filter((subject) => subject.status === 'DONE').length
         : (progress?.counts.done ?? 0),
       ...(ended ? { makespanS: (Date.now() - started) / 1000 / s } : {}),
+      granted,
     };
   } finally {
     timers.forEach(clearTimeout);
@@ -208,6 +232,15 @@ function report(say: (line?: string) => void, scenario: Scenario, scale: Scale, 
     for (let t = 0; t + 30 <= last.atS; t += 30)
       profile.push(between(run.ticks, t, t + 30).oursRps.toFixed(1));
     say(`- our accepted requests/s per 30 s: ${profile.join(' ')}`);
+    if (run.granted.length > 0) {
+      const rates = [];
+      for (let t = 0; t + 30 <= last.atS; t += 30) {
+        const inPart = run.granted.filter((g) => g.atS >= t && g.atS < t + 30);
+        const mean = inPart.reduce((sum, g) => sum + g.rate, 0) / Math.max(1, inPart.length);
+        rates.push(inPart.length > 0 ? (mean * scale.timeScale).toFixed(1) : '-');
+      }
+      say(`- granted rate (the controller's, full-scale requests/s) per 30 s: ${rates.join(' ')}`);
+    }
   }
   say();
 }

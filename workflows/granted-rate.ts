@@ -8,6 +8,7 @@
 import {
   condition,
   continueAsNew,
+  log,
   proxyLocalActivities,
   setHandler,
   sleep,
@@ -25,7 +26,9 @@ import { initialGrantedRate, nextGrantedRate, type AnswersSample } from './grant
 
 const { setProviderQueueRate } = proxyLocalActivities<GrantedRateActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
+  // A server that refuses the change (an older version, a key without the permission) must not stop
+  // the controller: the next sample tries again.
+  retry: { initialInterval: '1 second', maximumInterval: '5 seconds', maximumAttempts: 3 },
 });
 
 /** Answers are summed over this long before the rate moves. */
@@ -49,16 +52,22 @@ export async function providerGrantedRate(input: GrantedRateInput): Promise<void
     reason,
   }));
 
-  const apply = (rate: number) =>
-    setProviderQueueRate({
-      providerTaskQueue: input.providerTaskQueue,
-      rate,
-      ceiling: state.ceiling,
-      reason,
-    });
+  let applied: number | undefined;
+  const apply = async (rate: number) => {
+    try {
+      await setProviderQueueRate({
+        providerTaskQueue: input.providerTaskQueue,
+        rate,
+        ceiling: state.ceiling,
+        reason,
+      });
+      applied = rate;
+    } catch (err) {
+      log.warn('the provider queue rate limit was not set', { rate, error: String(err) });
+    }
+  };
   // The queue's limit is set at every start: the server keeps it across runs, but not necessarily this one's.
   await apply(state.rate);
-  let applied = state.rate;
 
   for (;;) {
     await condition(() => pending.length > 0);
@@ -70,9 +79,12 @@ export async function providerGrantedRate(input: GrantedRateInput): Promise<void
     const decision = nextGrantedRate(state, sample, Date.now());
     state = decision.state;
     reason = decision.reason;
-    if (state.rate < applied || Math.abs(state.rate - applied) > applied * MIN_CHANGE_SHARE) {
+    if (
+      applied === undefined ||
+      state.rate < applied ||
+      Math.abs(state.rate - applied) > applied * MIN_CHANGE_SHARE
+    ) {
       await apply(state.rate);
-      applied = state.rate;
     }
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_SOFT_LIMIT) {
