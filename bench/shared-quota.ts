@@ -41,6 +41,9 @@ import { OutsideClient } from './outside-client';
 
 type Control = 'adaptive' | 'fixed';
 
+/** Style ids of the simulator's catalog. */
+const STYLES = [3, 5, 7, 8, 11];
+
 interface Scenario {
   name: 'shared' | 'halved';
   outside?: { rps: number; fromS: number; toS: number };
@@ -249,7 +252,7 @@ async function main(): Promise<void> {
   const argv = process.argv;
   const scale: Scale = {
     subjects: numberArg(argv, 'subjects', 300),
-    styles: [3, 5, 7, 9, 11].slice(0, numberArg(argv, 'styles', 4)),
+    styles: STYLES.slice(0, numberArg(argv, 'styles', 4)),
     trainingS: numberArg(argv, 'training', 90),
     generationS: numberArg(argv, 'generation', 20),
     rps: numberArg(argv, 'rps', 20),
