@@ -7,8 +7,8 @@
  */
 import {
   condition,
-  continueAsNew,
   log,
+  makeContinueAsNewFunc,
   proxyLocalActivities,
   setHandler,
   sleep,
@@ -69,8 +69,17 @@ export async function providerGrantedRate(input: GrantedRateInput): Promise<void
   // The queue's limit is set at every start: the server keeps it across runs, but not necessarily this one's.
   await apply(state.rate);
 
+  // Pinned to the worker version it started on, like every run; the next run starts on the version
+  // current then.
+  const continueOnCurrentVersion = makeContinueAsNewFunc<typeof providerGrantedRate>({
+    initialVersioningBehavior: 'AUTO_UPGRADE',
+  });
+  const versionChanged = () => workflowInfo().targetWorkerDeploymentVersionChanged === true;
+
   for (;;) {
-    await condition(() => pending.length > 0);
+    await condition(() => pending.length > 0 || versionChanged());
+    if (pending.length === 0)
+      await continueOnCurrentVersion({ ...input, ceiling: state.ceiling, carried: state });
     // The sample starts where the first report's counts do, not at the end of a silence.
     const startedAt = Date.now() - Math.max(...pending.map((a) => a.windowMs));
     const rest = startedAt + SAMPLE_MS - Date.now();
@@ -87,9 +96,9 @@ export async function providerGrantedRate(input: GrantedRateInput): Promise<void
       await apply(state.rate);
     }
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_SOFT_LIMIT) {
+    if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_SOFT_LIMIT || versionChanged()) {
       // Reports that arrive meanwhile reach the next run (a signal to a closing run makes the server retry the task).
-      await continueAsNew<typeof providerGrantedRate>({ ...input, ceiling: state.ceiling, carried: state });
+      await continueOnCurrentVersion({ ...input, ceiling: state.ceiling, carried: state });
     }
   }
 }
