@@ -14,7 +14,10 @@
  *      remember that accepted rate as the knee. No increase before the longest Retry-After.
  *   2. 429s within the cooldown: hold.
  *   3. a Retry-After still running: hold.
- *   4. otherwise increase, additively per second of the sample: fast (`fastShare` of the ceiling per
+ *   4. less than `usedShare` of the rate in use (the provider was offered fewer requests): hold. A
+ *      rate nobody uses is no evidence that the provider would grant it, and a rate raised that way
+ *      turns the next burst of demand into 429s;
+ *   5. otherwise increase, additively per second of the sample: fast (`fastShare` of the ceiling per
  *      second) up to `kneeBand` × the knee, then a slow probe (`probeShare` of the ceiling per
  *      second) that doubles every `probeDoublingMs` it goes on without a 429: near the knee the
  *      provider is probed gently; once it is clearly past it (the other client went away) the
@@ -39,6 +42,8 @@ export interface GrantedRateTuning {
   cooldownMs: number;
   /** A sample's increase counts at most this long (a long silence is no evidence of more quota). */
   maxStepMs: number;
+  /** The rate rises only while at least this share of it is in use. */
+  usedShare: number;
 }
 
 export const DEFAULT_GRANTED_RATE_TUNING: GrantedRateTuning = {
@@ -50,6 +55,7 @@ export const DEFAULT_GRANTED_RATE_TUNING: GrantedRateTuning = {
   kneeBand: 0.95,
   cooldownMs: 2_000,
   maxStepMs: 2_000,
+  usedShare: 0.8,
 };
 
 /** The provider workers' answers over one sample, summed. */
@@ -119,6 +125,12 @@ export function nextGrantedRate(
     };
   }
 
+  if (acceptedRps < tuning.usedShare * state.rate) {
+    return {
+      state,
+      reason: `holding: ${acceptedRps.toFixed(2)} of ${state.rate.toFixed(2)} requests/s in use (${summary})`,
+    };
+  }
   const stepS = Math.min(seconds, tuning.maxStepMs / 1000);
   const band = state.knee !== undefined ? state.knee * tuning.kneeBand : ceiling;
   const fast = tuning.fastShare * ceiling;

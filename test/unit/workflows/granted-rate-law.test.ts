@@ -52,16 +52,24 @@ describe('the granted rate control law', () => {
     state = nextGrantedRate(state, sample({ accepted: 8 }), T0 + 3_000).state;
     expect(state.rate).toBeCloseTo(8 + TUNING.fastShare * 20);
     for (let s = 4; s < 10; s++)
-      state = nextGrantedRate(state, sample({ accepted: 9 }), T0 + s * 1_000).state;
+      state = nextGrantedRate(state, sample({ accepted: Math.ceil(state.rate) }), T0 + s * 1_000).state;
     expect(state.rate).toBeGreaterThanOrEqual(12 * TUNING.kneeBand);
     const first = state.rate;
-    state = nextGrantedRate(state, sample({ accepted: 11 }), T0 + 10_000).state;
+    state = nextGrantedRate(state, sample({ accepted: Math.ceil(state.rate) }), T0 + 10_000).state;
     const slowStep = state.rate - first;
     expect(slowStep).toBeLessThanOrEqual(TUNING.probeShare * 20 * 2 + 1e-9);
     for (let s = 11; s < 40; s++)
-      state = nextGrantedRate(state, sample({ accepted: 11 }), T0 + s * 1_000).state;
+      state = nextGrantedRate(state, sample({ accepted: Math.ceil(state.rate) }), T0 + s * 1_000).state;
     expect(state.rate).toBe(20);
     expect(state.knee).toBeUndefined();
+  });
+
+  it('does not raise a rate that is not in use', () => {
+    const state: GrantedRateState = { ...initialGrantedRate(20), rate: 10, knee: 12 };
+    const idle = nextGrantedRate(state, sample({ accepted: 5 }), T0);
+    expect(idle.state.rate).toBe(10);
+    expect(idle.reason).toMatch(/in use/);
+    expect(nextGrantedRate(state, sample({ accepted: 9 }), T0).state.rate).toBeGreaterThan(10);
   });
 
   it('stays within [floor, ceiling], and follows a lower ceiling', () => {
