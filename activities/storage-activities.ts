@@ -20,6 +20,8 @@ export interface StorageDependencies {
 export const FINAL_ARCHIVE_FAILURES = ['AvatarSourceGone', 'AvatarRejected'] as const;
 
 export interface ArchiveAvatarInput {
+  /** The run's tenant: two tenants' subjects of one id are two people, kept apart. */
+  tenant: string;
   /** Whose avatar: objects are kept under the subject (or, without one, the pipeline), so erasure finds them. */
   subjectId?: string;
   pipelineId: string;
@@ -40,7 +42,11 @@ export interface ArchiveAvatarResult {
 export function createStorageActivities({ store, rules, limits }: StorageDependencies) {
   return {
     async archiveAvatar(input: ArchiveAvatarInput): Promise<ArchiveAvatarResult> {
-      const owner = ownerPrefix({ subjectId: input.subjectId, pipelineId: input.pipelineId });
+      const owner = ownerPrefix({
+        tenant: input.tenant,
+        subjectId: input.subjectId,
+        pipelineId: input.pipelineId,
+      });
       const ids = { modelId: input.modelId, orderId: input.orderId, avatarId: input.avatarId };
       try {
         const archived = await archiveAvatar(

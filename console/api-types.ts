@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type {
+  campaignListSchema,
   campaignProgressSchema,
   campaignStartedSchema,
   campaignStatusSchema,
@@ -26,6 +27,7 @@ export type Models = z.infer<typeof modelListSchema>;
 export type CampaignStatus = z.infer<typeof campaignStatusSchema>;
 export type CampaignProgress = z.infer<typeof campaignProgressSchema>;
 export type CampaignStarted = z.infer<typeof campaignStartedSchema>;
+export type CampaignList = z.infer<typeof campaignListSchema>;
 
 /** One row of GET /v1/pipelines. */
 export interface PipelineListItem {

@@ -1,4 +1,4 @@
-import { forgetToken, savedToken } from './session';
+import { activeToken, forgetRunLink, forgetToken, savedRunLink } from './session';
 
 /** One problem the API named: `path` is the field (`styles.1`, `manifest.3.gender`), `message` why. */
 export interface Issue {
@@ -24,7 +24,7 @@ export function whenUnauthorized(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-export function authHeaders(token = savedToken()): Record<string, string> {
+export function authHeaders(token = activeToken()): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
@@ -46,7 +46,9 @@ export async function callApi<T>(
   }
   const response = await fetch(path, { method, headers, ...(body !== undefined ? { body } : {}) });
   if (response.status === 401) {
-    forgetToken();
+    // The credential refused is the one sent: a shared run link's while the tab follows one.
+    if (savedRunLink()) forgetRunLink();
+    else forgetToken();
     onUnauthorized();
   }
   return answerOf<T>(response);

@@ -11,8 +11,10 @@ import { RunsPage } from './pages/runs-page';
 import { SignInPage } from './pages/sign-in-page';
 import { SubjectsPage } from './pages/subjects-page';
 import { Navigation } from './parts/navigation';
+import { SharedRunBanner } from './parts/shared-run-banner';
 import { useRoute, type Route } from './router';
-import { forgetToken, savedToken } from './session';
+import { takeRunLinkFromUrl } from './run-link';
+import { forgetRunLink, forgetToken, savedRunLink, savedToken, type RunLink } from './session';
 
 function Page({ route }: { route: Route }) {
   const [section = 'runs', id, action] = route.path;
@@ -26,14 +28,45 @@ function Page({ route }: { route: Route }) {
   return <RunsPage query={route.query} />;
 }
 
+/**
+ * A tab opened from a shared run link shows runs only, read-only, with the link's token: its run,
+ * or, asked for another, the API's answer for a run it does not know.
+ */
+function SharedRunPage({ route, link }: { route: Route; link: RunLink }) {
+  const [section, id] = route.path;
+  return <RunPage workflowId={section === 'runs' && id ? id : link.workflowId} readOnly />;
+}
+
 function Console() {
   const route = useRoute();
   const [signedIn, setSignedIn] = useState(() => savedToken() !== undefined);
-  useEffect(() => whenUnauthorized(() => setSignedIn(false)), []);
+  const [link, setLink] = useState(savedRunLink);
+  useEffect(
+    () =>
+      whenUnauthorized(() => {
+        setSignedIn(savedToken() !== undefined);
+        setLink(savedRunLink());
+      }),
+    [],
+  );
   // Each page's heading takes the focus, so keyboard and screen-reader users land on the new page.
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1')?.focus();
-  }, [route.path.join('/'), signedIn]);
+  }, [route.path.join('/'), signedIn, link]);
+  if (link) {
+    const leave = () => {
+      forgetRunLink();
+      setLink(undefined);
+    };
+    return (
+      <>
+        <SharedRunBanner onLeave={leave} />
+        <main id="main">
+          <SharedRunPage route={route} link={link} />
+        </main>
+      </>
+    );
+  }
   if (!signedIn) return <SignInPage onSignedIn={() => setSignedIn(true)} />;
   const signOut = () => {
     forgetToken();
@@ -49,4 +82,5 @@ function Console() {
   );
 }
 
+takeRunLinkFromUrl();
 render(<Console />, document.getElementById('console')!);

@@ -1,6 +1,13 @@
 /** The bearer token lives in this tab's session storage only: closing the tab signs out. */
 const TOKEN_KEY = 'avatar-console.token';
-const CAMPAIGNS_KEY = 'avatar-console.campaigns';
+/** A shared run link's browser access token, kept like the API token (this tab only). */
+const RUN_LINK_KEY = 'avatar-console.run-link';
+
+/** A shared run link: a read-only browser access token for one run. */
+export interface RunLink {
+  workflowId: string;
+  token: string;
+}
 
 export function savedToken(): string | undefined {
   return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
@@ -14,17 +21,26 @@ export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
-/** Campaigns started from this tab, newest first: the API has no listing of campaigns. */
-export function rememberedCampaigns(): string[] {
+export function savedRunLink(): RunLink | undefined {
   try {
-    const list: unknown = JSON.parse(sessionStorage.getItem(CAMPAIGNS_KEY) ?? '[]');
-    return Array.isArray(list) ? list.filter((id): id is string => typeof id === 'string') : [];
+    const link = JSON.parse(sessionStorage.getItem(RUN_LINK_KEY) ?? 'null') as Partial<RunLink> | null;
+    return typeof link?.workflowId === 'string' && typeof link.token === 'string'
+      ? { workflowId: link.workflowId, token: link.token }
+      : undefined;
   } catch {
-    return [];
+    return undefined;
   }
 }
 
-export function rememberCampaign(id: string): void {
-  const list = [id, ...rememberedCampaigns().filter((known) => known !== id)].slice(0, 50);
-  sessionStorage.setItem(CAMPAIGNS_KEY, JSON.stringify(list));
+export function saveRunLink(link: RunLink): void {
+  sessionStorage.setItem(RUN_LINK_KEY, JSON.stringify(link));
+}
+
+export function forgetRunLink(): void {
+  sessionStorage.removeItem(RUN_LINK_KEY);
+}
+
+/** What the console's calls carry: a shared run link's token while the tab follows one, else the API token. */
+export function activeToken(): string | undefined {
+  return savedRunLink()?.token ?? savedToken();
 }

@@ -22,7 +22,7 @@ const SECTIONS: ReadonlyArray<{ title: string; matches: RegExp }> = [
     title: 'Selfies and storage',
     matches: /^(IMAGE_|BLOB_DIR$|STORAGE_|ARCHIVE_|SELFIE_|AVATAR_PRIVATE_HOSTS$|AWS_)/,
   },
-  { title: 'Completion callbacks', matches: /^CALLBACK_/ },
+  { title: 'Webhooks and callbacks', matches: /^(CALLBACK|WEBHOOK)_/ },
   { title: 'Workers', matches: /^(WORKER_|TEMPORAL_DEPLOYMENT_NAME$|TEMPORAL_WORKER_BUILD_ID$)/ },
   { title: 'Campaigns', matches: /^CAMPAIGN_/ },
   { title: 'Payload encryption and the codec server', matches: /^(ENCRYPTION_|CODEC_)/ },

@@ -20,6 +20,7 @@ const storage = proxyActivities<StorageActivities>({
 });
 
 export interface ArchiveOwner {
+  tenant: string;
   subjectId?: string;
   pipelineId: string;
 }
@@ -48,6 +49,7 @@ export async function archiveAvatars(
           { summary: `archive avatar ${avatar.avatarId} of order ${ids.orderId} (style ${ids.styleId})` },
           [
             {
+              tenant: owner.tenant,
               ...(owner.subjectId !== undefined ? { subjectId: owner.subjectId } : {}),
               pipelineId: owner.pipelineId,
               modelId: ids.modelId,

@@ -6,12 +6,19 @@ import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';
 import { PipelineTracker } from './pipeline-tracker';
+import { RunWebhooks } from './run-webhooks';
 import { collectStyle, type CollectSettings } from './style-avatars';
 
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
   GenerationWorkflowInput,
-  'gender' | 'generationDeadlineMs' | 'polling' | 'providerTaskQueue' | 'archiveAvatars' | 'subjectId'
+  | 'gender'
+  | 'generationDeadlineMs'
+  | 'polling'
+  | 'providerTaskQueue'
+  | 'archiveAvatars'
+  | 'subjectId'
+  | 'tenant'
 >;
 
 /**
@@ -26,6 +33,7 @@ export async function generateStyles(
   styles: number[],
   settings: GenerationSettings,
   tracker: PipelineTracker,
+  webhooks: RunWebhooks,
 ): Promise<GenerationResult[]> {
   tracker.stage('generating');
   const route = { taskQueue: settings.providerTaskQueue };
@@ -36,6 +44,7 @@ export async function generateStyles(
     ...(settings.archiveAvatars
       ? {
           archive: {
+            tenant: settings.tenant,
             ...(settings.subjectId !== undefined ? { subjectId: settings.subjectId } : {}),
             pipelineId: workflowInfo().workflowId,
           },
@@ -43,7 +52,12 @@ export async function generateStyles(
       : {}),
   };
   return Promise.all(
-    styles.map((styleId) => generateStyle(modelId, styleId, settings, tracker, watch, collect)),
+    styles.map(async (styleId) => {
+      const generation = await generateStyle(modelId, styleId, settings, tracker, watch, collect);
+      // Each style is announced as it ends, minutes before the run's end for a slower style.
+      await webhooks.styleEnded(modelId, generation);
+      return generation;
+    }),
   );
 }
 
@@ -91,16 +105,20 @@ export async function avatarGeneration(input: GenerationWorkflowInput): Promise<
     stage: 'generating',
     kept,
   });
+  const webhooks = new RunWebhooks(input);
   try {
     tracker.model(input.modelId);
-    const generated = await generateStyles(input.modelId, input.styles, input, tracker);
+    await webhooks.started(input.styles);
+    const generated = await generateStyles(input.modelId, input.styles, input, tracker, webhooks);
     const result = generationOutcome(workflowId, input.subjectId, input.modelId, [...kept, ...generated]);
     tracker.stage('done');
+    await webhooks.completed(result);
     await reportToCampaign(input.campaignId, outcomeOfResult(result));
     return result;
   } catch (err) {
     if (isCancellation(err)) tracker.cancelled();
     else tracker.failed(err instanceof Error ? err.message : String(err));
+    await webhooks.ended(err);
     await reportToCampaign(input.campaignId, failureOutcome(err));
     throw err;
   }

@@ -3,6 +3,6 @@ export { avatarPipeline } from './pipeline';
 export { modelTraining } from './model-training';
 export { avatarGeneration } from './avatar-generation';
 export { providerOrderClaim } from './obtain-model';
-export { pipelineCallback } from './pipeline-callback';
+export { webhookDelivery, webhookRedelivery } from './webhook-delivery';
 export { avatarCampaign } from '../src/campaign/workflows/campaign';
 export { providerGrantedRate } from './granted-rate';

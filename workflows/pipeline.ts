@@ -4,8 +4,8 @@ import type { PipelineResult } from '../src/contracts/pipeline-state';
 import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
-import { announceEnd, completedEvent, endedEvent } from './pipeline-callback';
 import { PipelineTracker } from './pipeline-tracker';
+import { RunWebhooks } from './run-webhooks';
 
 /**
  * The avatar pipeline: training (create a model, upload the selfies, pick the main one, train),
@@ -21,18 +21,24 @@ export async function avatarPipeline(input: PipelineWorkflowInput): Promise<Pipe
     imageCount: input.images.length,
     styles: input.styles,
   });
+  const webhooks = new RunWebhooks(input);
+  let trained = false;
   try {
+    await webhooks.started(input.styles);
     const modelId = await trainModel(input, tracker, { taskQueue: input.providerTaskQueue });
-    const generations = await generateStyles(modelId, input.styles, input, tracker);
+    trained = true;
+    await webhooks.trained(modelId);
+    const generations = await generateStyles(modelId, input.styles, input, tracker, webhooks);
     const result = generationOutcome(workflowId, input.subjectId, modelId, generations);
     tracker.stage('done');
-    await announceEnd(input, completedEvent(input, result));
+    await webhooks.completed(result);
     await reportToCampaign(input.campaignId, outcomeOfResult(result));
     return result;
   } catch (err) {
     if (isCancellation(err)) tracker.cancelled();
     else tracker.failed(err instanceof Error ? err.message : String(err));
-    await announceEnd(input, endedEvent(input, err));
+    if (!trained) await webhooks.trainingFailed(err, tracker.modelId);
+    await webhooks.ended(err);
     await reportToCampaign(input.campaignId, failureOutcome(err));
     throw err;
   }

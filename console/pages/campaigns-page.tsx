@@ -1,11 +1,10 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, callApi, messageOf, type Issue } from '../api';
-import type { CampaignStarted } from '../api-types';
+import type { CampaignList, CampaignStarted } from '../api-types';
 import { Alert } from '../parts/alert';
 import { FieldError } from '../parts/field-error';
 import { PageHeading } from '../parts/page-heading';
 import { href, navigate } from '../router';
-import { rememberCampaign, rememberedCampaigns } from '../session';
 
 interface InvalidRow {
   row: string;
@@ -25,7 +24,7 @@ function invalidRowsOf(issues: Issue[]): { rows: InvalidRow[]; other: Issue[] } 
   return { rows, other };
 }
 
-/** Starts a campaign from a manifest file; lists the campaigns started from this tab. */
+/** Starts a campaign from a manifest file; lists the caller's campaigns (GET /v1/campaigns). */
 export function CampaignsPage() {
   const [file, setFile] = useState<File | undefined>();
   const [campaignId, setCampaignId] = useState('');
@@ -35,7 +34,22 @@ export function CampaignsPage() {
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
   const [openId, setOpenId] = useState('');
-  const known = useRef(rememberedCampaigns());
+  const [listed, setListed] = useState<CampaignList['campaigns'] | undefined>();
+  const [nextCursor, setNextCursor] = useState<string | undefined>();
+  const [listError, setListError] = useState('');
+
+  const loadList = async (cursor?: string) => {
+    try {
+      const search = new URLSearchParams({ limit: '20', ...(cursor ? { cursor } : {}) });
+      const page = await callApi<CampaignList>('GET', `/v1/campaigns?${search.toString()}`);
+      setListed((old) => [...(cursor ? (old ?? []) : []), ...page.campaigns]);
+      setNextCursor(page.nextCursor);
+      setListError('');
+    } catch (err) {
+      setListError(`The campaigns could not be listed: ${messageOf(err)}`);
+    }
+  };
+  useEffect(() => void loadList(), []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -50,7 +64,6 @@ export function CampaignsPage() {
     setBusy(true);
     try {
       const started = await callApi<CampaignStarted>('POST', '/v1/campaigns', { body: form });
-      rememberCampaign(started.campaignId);
       navigate(['campaigns', started.campaignId]);
     } catch (err) {
       if (!(err instanceof ApiFailure)) return setGeneral(messageOf(err));
@@ -162,17 +175,45 @@ export function CampaignsPage() {
           </div>
           <button type="submit">Open</button>
         </form>
-        {known.current.length > 0 && (
-          <>
-            <h3>Started from this tab</h3>
-            <ul>
-              {known.current.map((id) => (
-                <li key={id}>
-                  <a href={href(['campaigns', id])}>{id}</a>
-                </li>
+      </section>
+      <section aria-labelledby="list-heading">
+        <h2 id="list-heading">Your campaigns</h2>
+        <Alert>{listError}</Alert>
+        {listed === undefined && !listError && <p role="status">Loading campaigns…</p>}
+        {listed?.length === 0 && <p role="status">No campaigns yet.</p>}
+        {listed && listed.length > 0 && (
+          <table>
+            <caption>Campaigns, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Campaign</th>
+                <th scope="col">State</th>
+                <th scope="col">Subjects</th>
+                <th scope="col">Started</th>
+              </tr>
+            </thead>
+            <tbody>
+              {listed.map((campaign) => (
+                <tr key={campaign.campaignId}>
+                  <td>
+                    <a href={href(['campaigns', campaign.campaignId])}>{campaign.campaignId}</a>
+                  </td>
+                  <td>
+                    <span class={`state ${campaign.state}`}>{campaign.state}</span>
+                  </td>
+                  <td>{campaign.total ?? '—'}</td>
+                  <td>
+                    <time dateTime={campaign.startedAt}>{new Date(campaign.startedAt).toLocaleString()}</time>
+                  </td>
+                </tr>
               ))}
-            </ul>
-          </>
+            </tbody>
+          </table>
+        )}
+        {nextCursor && (
+          <button type="button" class="quiet" onClick={() => void loadList(nextCursor)}>
+            More campaigns
+          </button>
         )}
       </section>
     </>

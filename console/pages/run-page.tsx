@@ -8,6 +8,7 @@ import { PageHeading } from '../parts/page-heading';
 import { ProgressBars } from '../parts/progress-bars';
 import { styleName, useStyles } from '../parts/style-choices';
 import { href, navigate } from '../router';
+import { runLinkUrl } from '../run-link';
 
 const STREAM_WORDS: Record<StreamState, string> = {
   connecting: 'Connecting to live updates…',
@@ -17,12 +18,20 @@ const STREAM_WORDS: Record<StreamState, string> = {
   refused: 'Live updates refused',
 };
 
+/** POST /v1/pipelines/{id}/access-tokens. */
+interface AccessToken {
+  token: string;
+  expiresAt: string;
+}
+
 /**
  * One run: its progress live from the event stream, its archived avatars once collected, and what
- * can be done with it (cancel, retry the failed styles, generate more styles, open it in Temporal).
+ * can be done with it (cancel, retry the failed styles, generate more styles, open it in Temporal,
+ * share a read-only link). `readOnly`: opened from a shared link, whose token reads this run only.
  */
-export function RunPage({ workflowId }: { workflowId: string }) {
-  const { styles } = useStyles();
+export function RunPage({ workflowId, readOnly = false }: { workflowId: string; readOnly?: boolean }) {
+  const { styles } = useStyles(!readOnly);
+  const [shared, setShared] = useState<{ url: string; expiresAt: string } | undefined>();
   const [status, setStatus] = useState<PipelineStatus | undefined>();
   const [progress, setProgress] = useState<PipelineProgress | undefined>();
   const [stream, setStream] = useState<StreamState>('connecting');
@@ -45,6 +54,7 @@ export function RunPage({ workflowId }: { workflowId: string }) {
   useEffect(() => {
     setStatus(undefined);
     setProgress(undefined);
+    setShared(undefined);
     void load();
     return followStream(
       `/v1/pipelines/${encodeURIComponent(workflowId)}/events`,
@@ -93,6 +103,16 @@ export function RunPage({ workflowId }: { workflowId: string }) {
       navigate(['runs', started.workflowId]);
     });
 
+  const share = () =>
+    act(async () => {
+      const grant = await callApi<AccessToken>(
+        'POST',
+        `/v1/pipelines/${encodeURIComponent(workflowId)}/access-tokens`,
+        { body: {} },
+      );
+      setShared({ url: runLinkUrl(workflowId, grant.token), expiresAt: grant.expiresAt });
+    });
+
   const result = status?.result as (PipelineResult & { subjectId?: string }) | undefined;
   const modelId = result?.modelId ?? progress?.modelId;
   const generations = result && 'generations' in result ? result.generations : [];
@@ -132,28 +152,50 @@ export function RunPage({ workflowId }: { workflowId: string }) {
             <dd>{STREAM_WORDS[stream]}</dd>
           </dl>
           {status.error && <Alert>{status.error.message}</Alert>}
-          <div class="actions">
-            {status.state === 'running' && (
-              <button type="button" onClick={cancel} disabled={busy}>
-                Cancel run
+          {!readOnly && (
+            <div class="actions">
+              {status.state === 'running' && (
+                <button type="button" onClick={cancel} disabled={busy}>
+                  Cancel run
+                </button>
+              )}
+              {canRetry && (
+                <button type="button" onClick={retry} disabled={busy}>
+                  Retry failed styles
+                </button>
+              )}
+              {modelId !== undefined && ended && (
+                <a class="button" href={href(['models', String(modelId), 'generate'])}>
+                  Generate more styles
+                </a>
+              )}
+              {status.links.temporalUi && (
+                <a href={status.links.temporalUi} target="_blank" rel="noopener noreferrer">
+                  Open in Temporal UI
+                </a>
+              )}
+              <button type="button" onClick={share} disabled={busy}>
+                Share
               </button>
-            )}
-            {canRetry && (
-              <button type="button" onClick={retry} disabled={busy}>
-                Retry failed styles
-              </button>
-            )}
-            {modelId !== undefined && ended && (
-              <a class="button" href={href(['models', String(modelId), 'generate'])}>
-                Generate more styles
-              </a>
-            )}
-            {status.links.temporalUi && (
-              <a href={status.links.temporalUi} target="_blank" rel="noopener noreferrer">
-                Open in Temporal UI
-              </a>
-            )}
-          </div>
+            </div>
+          )}
+          {shared && (
+            <div class="share">
+              <label for="share-link">Read-only link to this run</label>
+              <input
+                id="share-link"
+                readOnly
+                value={shared.url}
+                aria-describedby="share-expiry"
+                onFocus={(e) => e.currentTarget.select()}
+              />
+              <p class="hint" id="share-expiry">
+                Anyone with this link can watch this run (its state, progress and avatars) until{' '}
+                <time dateTime={shared.expiresAt}>{new Date(shared.expiresAt).toLocaleString()}</time>;
+                nothing else.
+              </p>
+            </div>
+          )}
           <Alert kind="info">{notice}</Alert>
         </section>
       )}

@@ -11,17 +11,21 @@ const STYLES_KEY = 'avatar-console.styles';
  * The provider's styles (GET /v1/styles), asked once per page. The last answer is kept for the
  * tab, so archived avatars keep their style names while the provider cannot be asked.
  */
-export function useStyles(): { styles: Style[] | undefined; error: string } {
+export function useStyles(
+  /** False with a shared run link: its token opens the run's status and events only, and styles are named by id. */
+  ask = true,
+): { styles: Style[] | undefined; error: string } {
   const [styles, setStyles] = useState<Style[] | undefined>(keptStyles);
   const [error, setError] = useState('');
   useEffect(() => {
+    if (!ask) return;
     callApi<Styles>('GET', '/v1/styles')
       .then((answer) => {
         setStyles(answer.styles);
         sessionStorage.setItem(STYLES_KEY, JSON.stringify(answer.styles));
       })
       .catch((err: unknown) => setError(`The styles could not be loaded: ${messageOf(err)}`));
-  }, []);
+  }, [ask]);
   return { styles, error };
 }
 

@@ -10,17 +10,15 @@ export interface ThroughputSample {
   quotaRps?: number;
 }
 
-/**
- * The auto window writes the provider's accepted requests/s and the quota into its `detail`
- * ("…; 4.2 of 10 requests/s served"): the only place the campaign progress exposes them.
- */
+/** A chart point from a campaign progress snapshot (its window's numeric rates, when measured). */
 export function sampleOf(progress: CampaignProgress): ThroughputSample {
-  const rate = /([\d.]+) of ([\d.]+) requests\/s served/.exec(progress.window.detail);
+  const { providerRps, quotaRps } = progress.window;
   return {
     elapsedMs: progress.elapsedMs,
     windowSize: progress.window.size,
     inFlight: progress.counts.running,
-    ...(rate ? { servedRps: Number(rate[1]), quotaRps: Number(rate[2]) } : {}),
+    ...(providerRps !== undefined ? { servedRps: providerRps } : {}),
+    ...(quotaRps !== undefined ? { quotaRps } : {}),
   };
 }
 
@@ -113,10 +111,10 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
         <text class="tick" x={PAD.left} y={HEIGHT - 8}>
           requests/s (left) · subjects (right)
         </text>
-        {quota && <polyline class="series quota" points={quota} />}
-        {served && <polyline class="series served" points={served} />}
-        {window && <polyline class="series window" points={window} />}
-        {inFlight && <polyline class="series in-flight" points={inFlight} />}
+        {quota && <Series kind="quota" points={quota} name="quota (requests/s)" />}
+        {served && <Series kind="served" points={served} name="accepted provider requests/s" />}
+        {window && <Series kind="window" points={window} name="in-flight window" />}
+        {inFlight && <Series kind="in-flight" points={inFlight} name="subjects in flight" />}
       </svg>
       <figcaption>
         <ul class="legend">
@@ -127,5 +125,14 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
         </ul>
       </figcaption>
     </figure>
+  );
+}
+
+/** One line of the chart, named by its `<title>` (what the legend calls it). */
+function Series({ kind, points, name }: { kind: string; points: string; name: string }) {
+  return (
+    <polyline class={`series ${kind}`} points={points}>
+      <title>{name}</title>
+    </polyline>
   );
 }

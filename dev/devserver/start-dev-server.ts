@@ -28,7 +28,7 @@ export interface DevServerOptions {
   ip?: string;
   /** Server output (appended). Default: next to the database, `<dbFile>.log`. */
   logFile?: string;
-  /** Registered at start, in addition to the pipeline's own (SubjectId, CampaignId, ModelId, PipelineStage). */
+  /** Registered at start, in addition to the pipeline's own (AvatarTenant, SubjectId, CampaignId, ModelId, PipelineStage). */
   searchAttributes?: SearchAttributeDefinitions;
   /** Path of the `temporal` executable; found (or installed) with findTemporalCli() when omitted. */
   temporalCli?: string;

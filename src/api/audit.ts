@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
- * The audit log: one JSON line per start, cancel, retry, erasure and token grant, written through
+ * The audit log: one JSON line per start, cancel, retry, erasure, token grant and webhook endpoint
+ * change, written through
  * the API's logger with a fixed `"audit": true` key so operators can select them
  * (`jq -c 'select(.audit)'`). A line holds the tenant, the action and ids, nothing else: never a
  * request body, a token, a selfie reference or a subject id (an erasure is logged with the
@@ -20,7 +21,11 @@ export type AuditAction =
   | 'campaign.cancel'
   | 'campaign.retry'
   | 'campaign.access-token'
-  | 'subject.erase';
+  | 'subject.erase'
+  | 'webhook.add'
+  | 'webhook.remove'
+  | 'webhook.rotate-secret'
+  | 'webhook.redeliver';
 
 /** The ids an audit line may hold, from a route's path parameters and its answer's body. */
 export interface AuditIds {
@@ -31,6 +36,8 @@ export interface AuditIds {
   subject?: string;
   erasedRuns?: string[];
   expiresAt?: string;
+  webhookId?: string;
+  deliveryId?: string;
 }
 
 /** Writes audit lines at info level whatever LOG_LEVEL says: an audit trail is not optional. */
@@ -51,9 +58,16 @@ export function auditIdsOf(action: AuditAction, params: unknown, answer: unknown
   const body = (answer ?? {}) as Record<string, unknown>;
   const ids: AuditIds = {};
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  const runIdKey = action.startsWith('campaign.') ? 'campaignId' : 'workflowId';
+  const idKey = action.startsWith('campaign.')
+    ? 'campaignId'
+    : action.startsWith('webhook.')
+      ? 'webhookId'
+      : 'workflowId';
   const fromPath = text(path.id);
-  if (fromPath !== undefined) ids[runIdKey] = fromPath;
+  if (fromPath !== undefined) ids[idKey] = fromPath;
+  // A registered endpoint's id comes back in the answer (never its secret, which is left out by name).
+  if (action === 'webhook.add' && text(body.id) !== undefined) ids.webhookId = text(body.id);
+  if (text(path.deliveryId) !== undefined) ids.deliveryId = text(path.deliveryId);
   const modelId = text(path.modelId) ?? body.modelId;
   if (typeof modelId === 'string' || typeof modelId === 'number') ids.modelId = modelId;
   if (typeof body.orderId === 'number') ids.orderId = body.orderId;

@@ -3,7 +3,6 @@
  * `/v1` route reads `request.caller`, set once by the auth layer; the tenant comes from the
  * credential and never from a request body.
  */
-
 import { DEFAULT_TENANT, SCOPES, type Scope } from '../config/tenants';
 
 // Defined with the tenants file that names them; the API's callers are described here.

@@ -9,6 +9,7 @@ export const FORM_FIELDS = [
   'mainImage',
   'subjectId',
   'callbackUrl',
+  'callbackEvents',
   'trainingDeadlineMs',
   'generationDeadlineMs',
   'polling',
@@ -58,6 +59,11 @@ export function requestFromForm(
   for (const name of ['subjectId', 'callbackUrl'] as const) {
     const value = single(name);
     if (value !== undefined) request[name] = value;
+  }
+
+  const callbackEvents = fields.get('callbackEvents');
+  if (callbackEvents !== undefined) {
+    request.callbackEvents = callbackEvents.flatMap((v) => v.split(',').map((e) => e.trim()));
   }
 
   const polling = single('polling');

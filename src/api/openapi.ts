@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { campaignRequestBodyDocs } from '../campaign/api/request-docs';
 import { pipelineRequestBodyDocs, trainingRequestBodyDocs } from './pipeline-request-docs';
+import { webhookDocs } from './webhook-docs';
 
 export const BEARER_SCHEME = 'bearerAuth';
 /** A browser access token given in the query (it may come as the bearer token too). */
@@ -67,7 +68,10 @@ export async function registerOpenApi(
         return asText(transformed, 'application/x-ndjson', 'One JSON object per line');
       return transformed;
     },
-    transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
+    transformObject: (document) => ({
+      ...withoutUnusedSchemas(jsonSchemaTransformObject(document)),
+      'x-webhooks': webhookDocs(),
+    }),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());

@@ -29,7 +29,16 @@ export function pipelineRequestBodyDocs(maxFileBytes: number) {
       mainImageIndex: z.string().optional().describe('Index of the main selfie; the first by default'),
       mainImage: z.string().optional().describe('Or: the file name of the main selfie'),
       subjectId: z.string().optional().describe("The caller's name for the person"),
-      callbackUrl: z.string().optional().describe('Receives the signed end-of-pipeline event'),
+      callbackUrl: z
+        .string()
+        .optional()
+        .describe("Receives the run's webhook events, signed (Standard Webhooks)"),
+      callbackEvents: z
+        .string()
+        .optional()
+        .describe(
+          "Events callbackUrl receives: repeated fields or comma separated (names, <group>.* or *); the run's end by default",
+        ),
       trainingDeadlineMs: z.string().optional(),
       generationDeadlineMs: z.string().optional(),
       polling: z.string().optional().describe('Polling options as a JSON object (see the JSON body)'),

@@ -1,3 +1,4 @@
+import { deliveryWorkflowId } from '../contracts/webhook-delivery';
 import {
   WorkflowFailedError,
   WorkflowNotFoundError,
@@ -9,6 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TrainingResult } from '../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { progressQuery, RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { runOfTenant } from '../client/tenant-runs';
 import { ApiError } from './api-error';
 import type { PipelineLinks } from './links';
 import type { PipelineState, PipelineStatus } from './response-schemas';
@@ -26,17 +28,17 @@ const STATES: Partial<Record<WorkflowExecutionStatusName, PipelineState>> = {
   TIMED_OUT: 'timed_out',
 };
 
-/** Describes a pipeline run, or answers 404 for an unknown id or a workflow that is not a pipeline. */
+/**
+ * Describes a run of the caller's tenant, or answers 404 for an unknown id, another tenant's run
+ * or a workflow that is not a run: the same 404 each time, so the answer says nothing of others' ids.
+ */
 export async function describePipeline(
   client: Client,
+  tenant: string,
   workflowId: string,
 ): Promise<WorkflowExecutionDescription> {
-  try {
-    const description = await client.workflow.getHandle(workflowId).describe();
-    if (RUN_WORKFLOW_TYPES.has(description.type)) return description;
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-  }
+  const description = await runOfTenant(client, tenant, workflowId);
+  if (description && RUN_WORKFLOW_TYPES.has(description.type)) return description;
   throw unknownPipeline(workflowId);
 }
 
@@ -55,10 +57,11 @@ export function stateOfStatus(status: WorkflowExecutionStatusName): PipelineStat
 /** State from Temporal's description, live progress from the query, and the outcome once it has ended. */
 export async function pipelineStatus(
   client: Client,
+  tenant: string,
   workflowId: string,
   links: PipelineLinks,
 ): Promise<PipelineStatus> {
-  const description = await describePipeline(client, workflowId);
+  const description = await describePipeline(client, tenant, workflowId);
   const state = stateOf(description);
   const handle = client.workflow.getHandle(workflowId, description.runId);
   const [progress, outcome, callback] = await Promise.all([
@@ -100,13 +103,16 @@ async function outcomeOf(
   }
 }
 
-/** The callback delivery is its own workflow (`<id>/callback`); none when the request had no callbackUrl. */
+/**
+ * The run's webhook events are delivered by a workflow of their own (`<id>/webhooks`): pending while
+ * it runs; none when the run had nowhere to send them (no callbackUrl, no endpoint of its tenant).
+ */
 async function callbackState(
   client: Client,
   workflowId: string,
 ): Promise<'pending' | 'delivered' | 'failed' | undefined> {
   try {
-    const status = (await client.workflow.getHandle(`${workflowId}/callback`).describe()).status.name;
+    const status = (await client.workflow.getHandle(deliveryWorkflowId(workflowId)).describe()).status.name;
     return status === 'RUNNING' ? 'pending' : status === 'COMPLETED' ? 'delivered' : 'failed';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;

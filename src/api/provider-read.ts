@@ -1,4 +1,6 @@
+import type { Client } from '@temporalio/client';
 import { ModelNotFoundError } from '../client/provider-catalog';
+import { tenantModelIds, tenantProviderReads, type ProviderListReads } from '../client/tenant-runs';
 import { ProviderError } from '../provider/errors';
 import { ApiError } from './api-error';
 
@@ -18,4 +20,15 @@ export async function readFromProvider<T>(read: () => Promise<T>, notFoundPath: 
     if (err instanceof ProviderError) throw new ApiError(502, `The provider failed: ${err.message}`, []);
     throw err;
   }
+}
+
+/**
+ * The provider as one tenant's request may read it: the account is shared, so its models and
+ * orders are those of the tenant's own runs, and any other id is as unknown as one nobody made.
+ */
+export function providerOfTenant<P extends ProviderListReads>(
+  ctx: { client: Client; provider: P },
+  tenant: string,
+): P {
+  return tenantProviderReads(ctx.provider, () => tenantModelIds(ctx.client, tenant));
 }

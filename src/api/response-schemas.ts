@@ -151,7 +151,7 @@ export const pipelineStatusSchema = z
       .object({ state: z.enum(['pending', 'delivered', 'failed']) })
       .optional()
       .describe(
-        'Delivery of the completion callback, when the request named a callbackUrl and the run has ended',
+        "Delivery of the run's webhook events (callbackUrl and registered endpoints) once the run has ended: pending while any is still being tried",
       ),
     links: linksSchema,
   })

@@ -23,8 +23,10 @@ const read = { scope: 'read' } as const;
  * and audit are decided. A `/v1` route missing here stops the API from building (caller-auth.ts),
  * so no route is added without a decision. HEAD routes take their GET's entry.
  *
- * - start: start pipelines, trainings, generations and campaigns;
- * - read: list, status, events, models, orders, results, and issue browser access tokens;
+ * - start: start pipelines, trainings, generations and campaigns; add, remove and rotate webhook
+ *   endpoints and redeliver their events;
+ * - read: list, status, events, models, orders, results, webhook endpoints and their delivery
+ *   logs, and issue browser access tokens;
  * - cancel: cancel, retry, pause and resume runs and campaigns;
  * - erase: erase subjects.
  */
@@ -44,6 +46,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/models/:modelId/generations': { scope: 'start', audit: 'generation.start' },
   'DELETE /v1/subjects/:subjectId': { scope: 'erase', audit: 'subject.erase' },
   'POST /v1/campaigns': { scope: 'start', audit: 'campaign.start' },
+  'GET /v1/campaigns': read,
   'GET /v1/campaigns/:id': { scope: 'read', runToken: 'campaign' },
   'GET /v1/campaigns/:id/summary': read,
   'GET /v1/campaigns/:id/events': { scope: 'read', runToken: 'campaign' },
@@ -54,6 +57,14 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/campaigns/:id/results.csv': read,
   'GET /v1/campaigns/:id/results.jsonl': read,
   'POST /v1/campaigns/:id/access-tokens': { scope: 'read', audit: 'campaign.access-token' },
+  // Webhook endpoints make the tenant's runs send events: changing them is a start-level right.
+  'POST /v1/webhooks': { scope: 'start', audit: 'webhook.add' },
+  'GET /v1/webhooks': read,
+  'GET /v1/webhooks/:id': read,
+  'DELETE /v1/webhooks/:id': { scope: 'start', audit: 'webhook.remove' },
+  'POST /v1/webhooks/:id/rotate-secret': { scope: 'start', audit: 'webhook.rotate-secret' },
+  'GET /v1/webhooks/:id/deliveries': read,
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/redeliver': { scope: 'start', audit: 'webhook.redeliver' },
 };
 
 /** The entry of a route as Fastify adds it (a method or several; HEAD as its GET). */

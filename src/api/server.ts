@@ -31,6 +31,7 @@ import { registerHealthRoutes } from './routes/health';
 import { registerListPipelinesRoute } from './routes/list-pipelines';
 import { registerModelRunRoutes } from './routes/model-runs';
 import { registerPipelineEventsRoute } from './routes/pipeline-events';
+import { registerWebhookRoutes } from './routes/webhooks';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
@@ -176,6 +177,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerForgetSubjectRoute(v1, ctx);
       registerCampaignRoutes(v1, ctx);
       registerAccessTokenRoutes(v1, ctx);
+      registerWebhookRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

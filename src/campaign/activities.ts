@@ -50,7 +50,9 @@ export function createCampaignActivities({
       const { fairnessKey, ...queues } = input;
       const [{ queueRateLimit, ...reading }, campaignsSharing] = await Promise.all([
         readProviderQueue(client, queues),
-        fairnessKey === undefined ? undefined : countOpenCampaigns(client, fairnessKey),
+        fairnessKey === undefined
+          ? undefined
+          : countOpenCampaigns(client, fairnessKey, queues.workflowTaskQueue),
       ]);
       return {
         ...reading,

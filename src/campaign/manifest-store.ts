@@ -192,8 +192,8 @@ async function erasedFrom(path: string, original: string, current: string): Prom
 export interface ManifestErasure {
   /** The manifest file (campaignManifestPath of its campaign). */
   path: string;
-  /** Its campaign; unknown for a manifest stored without the record of it. */
-  campaignId?: string;
+  /** Its campaign. */
+  campaignId: string;
   /** The lines erased, by index: the campaign's ledger indexes, which a running campaign is told. */
   indexes: number[];
   /** The erased lines' workflow-id keys (searchKey, else subjectId): their pipelines' ids (subjectWorkflowId). */
@@ -201,12 +201,18 @@ export interface ManifestErasure {
 }
 
 /**
- * Erases a person from every stored manifest under `dir` (CAMPAIGN_DIR): each of their lines
+ * Erases a person from the stored manifests under `dir` (CAMPAIGN_DIR) of the campaigns
+ * `ofCampaign` accepts (a manifest stored without the record of its campaign is no one's and is
+ * left alone): each of their lines
  * becomes ERASED_SUBJECT, in place, so the campaign's ledger (indexed by line) stays aligned, and
  * summaries, results and campaigns that read the file afterwards skip them. The record beside the
  * file lets readers accept the changed file for the campaign's digest. Answers each manifest changed.
  */
-export async function eraseFromCampaignManifests(dir: string, subjectId: string): Promise<ManifestErasure[]> {
+export async function eraseFromCampaignManifests(
+  dir: string,
+  subjectId: string,
+  ofCampaign: (campaignId: string) => boolean,
+): Promise<ManifestErasure[]> {
   const root = resolve(dir);
   const names = await readdir(root).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
@@ -215,8 +221,13 @@ export async function eraseFromCampaignManifests(dir: string, subjectId: string)
   const erasures: ManifestErasure[] = [];
   for (const name of names.filter((n) => n.endsWith('.subjects.jsonl'))) {
     const path = join(root, name);
+    const owner = await readFile(campaignRecordPath(path), 'utf8')
+      .then((t) => (JSON.parse(t) as Partial<CampaignRecord>).campaignId)
+      .catch(() => undefined);
+    // Only the campaigns `ofCampaign` accepts (one tenant's): another's line of the same id is another person.
+    if (typeof owner !== 'string' || !ofCampaign(owner)) continue;
     const text = await readFile(path, 'utf8');
-    const erasure: ManifestErasure = { path, indexes: [], workflowKeys: [] };
+    const erasure: ManifestErasure = { path, campaignId: owner, indexes: [], workflowKeys: [] };
     let index = 0;
     const lines = text.split('\n').map((line) => {
       if (line.length === 0) return line;
@@ -237,10 +248,7 @@ export async function eraseFromCampaignManifests(dir: string, subjectId: string)
     // The record first: a reader between the two writes sees the earlier file, still accepted.
     await writeAtomically(erasureRecordPath(path), JSON.stringify(record));
     await writeAtomically(path, next);
-    const owner = await readFile(campaignRecordPath(path), 'utf8')
-      .then((t) => (JSON.parse(t) as Partial<CampaignRecord>).campaignId)
-      .catch(() => undefined);
-    erasures.push(typeof owner === 'string' ? { ...erasure, campaignId: owner } : erasure);
+    erasures.push(erasure);
   }
   return erasures;
 }

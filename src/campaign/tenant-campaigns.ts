@@ -2,15 +2,22 @@ import type { Client } from '@temporalio/client';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 
 /**
- * How many open campaigns share a fairness key (a tenant): the campaigns whose start memo names
- * it (src/client/campaigns.ts). The tenant's in-flight window is divided among them
- * (src/contracts/tenant-window.ts). Read from visibility, so a campaign started moments ago may
- * be missed for a sample; at least 1, the asking campaign.
+ * How many open campaigns share a fairness key (a tenant) on one task queue: the campaigns whose
+ * start memo names it (src/campaign/client/campaigns.ts). Only campaigns on the same task queue
+ * share a provider queue and so a window; campaigns of the tenant elsewhere in the namespace
+ * (another deployment, another queue) do not. The tenant's in-flight window is divided among them
+ * (src/campaign/workflows/tenant-window.ts). Read from visibility, so a campaign started moments
+ * ago may be missed for a sample; at least 1, the asking campaign.
  */
-export async function countOpenCampaigns(client: Client, fairnessKey: string): Promise<number> {
+export async function countOpenCampaigns(
+  client: Client,
+  fairnessKey: string,
+  taskQueue: string | undefined,
+): Promise<number> {
   let count = 0;
+  const onQueue = taskQueue === undefined ? '' : ` AND TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`;
   const open = client.workflow.list({
-    query: `WorkflowType = '${WORKFLOW_TYPES.campaign}' AND ExecutionStatus = 'Running'`,
+    query: `WorkflowType = '${WORKFLOW_TYPES.campaign}' AND ExecutionStatus = 'Running'${onQueue}`,
   });
   for await (const campaign of open) {
     if (campaign.memo?.['fairnessKey'] === fairnessKey) count++;

@@ -14,6 +14,7 @@ import { registerSetupCommand } from './commands/setup';
 import { registerCodecServerCommand } from './commands/codec-server';
 import { registerSubjectQueryCommand } from './commands/subject-query';
 import { registerForgetCommand } from './commands/forget';
+import { registerWebhooksCommand } from './commands/webhooks';
 import { runProgram } from './run-program';
 
 function buildProgram(): Command {
@@ -36,6 +37,7 @@ function buildProgram(): Command {
   registerCodecServerCommand(program);
   registerSubjectQueryCommand(program);
   registerForgetCommand(program);
+  registerWebhooksCommand(program);
   return program;
 }
 

@@ -9,6 +9,7 @@ import { deletePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../s
 import { eraseFromCampaigns } from '../campaign/client/erase-from-campaigns';
 import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
 import { getPipeline } from './pipelines';
+import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
 /**
  * What erasing a person did, and what it could not do. A repetition finds no runs left (they were
@@ -26,6 +27,8 @@ export interface ForgetReport {
 }
 
 export interface ForgetSubjectOptions {
+  /** Whose subject: only this tenant's runs, stored objects and campaign lines are erased. Default: `default`. */
+  tenant?: string;
   /** How long to wait for each cancelled run to close before deleting. Default 60 s. */
   closeTimeoutMs?: number;
   /** Receives the audit line (no subject id, no personal data). */
@@ -35,7 +38,8 @@ export interface ForgetSubjectOptions {
 }
 
 /**
- * Erases a person: first from the campaigns (their stored manifest lines, and every open campaign
+ * Erases a person of one tenant (another tenant's subject of the same id is another person, left
+ * whole): first from the tenant's campaigns (their stored manifest lines, and every open campaign
  * holding them is told, so none starts them afterwards; src/campaign/client/erase-from-campaigns.ts); then
  * cancels their open runs (and waits for them to close, so no archive copy lands
  * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
@@ -53,12 +57,13 @@ export async function forgetSubject(
   subjectId: string,
   options: ForgetSubjectOptions = {},
 ): Promise<ForgetReport> {
-  const prefix = subjectPrefix(subjectId);
+  const tenant = options.tenant ?? DEFAULT_TENANT;
+  const prefix = subjectPrefix(tenant, subjectId);
   const subject = prefix.slice('subjects/'.length, -1);
   const campaigns = options.manifestDir
-    ? await eraseFromCampaigns(client, options.manifestDir, subjectId)
+    ? await eraseFromCampaigns(client, options.manifestDir, tenant, subjectId)
     : { lines: 0, campaignsTold: 0, pipelineIds: [] };
-  const listed = await listPipelines(client, { subjectId, limit: MAX_LIST_LIMIT });
+  const listed = await listPipelines(client, { tenant, subjectId, limit: MAX_LIST_LIMIT });
   const runs = [...listed, ...(await unlisted(client, campaigns.pipelineIds, listed))];
   const closeTimeoutMs = options.closeTimeoutMs ?? 60_000;
   const modelIds = new Set<number>();
@@ -90,6 +95,7 @@ export async function forgetSubject(
   for (const each of prefixes) remaining += (await store.list(each)).length;
   options.audit?.({
     event: 'subject-erased',
+    tenant,
     subject,
     objectsDeleted: deleted,
     objectsRemaining: remaining,

@@ -12,6 +12,8 @@ import {
   SubjectIdAttribute,
 } from '../contracts/search-attributes';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../contracts/workflow-ids';
+import { tenantClause } from './tenant-runs';
 import { InputError } from '../errors';
 
 /** Run states a listing can be narrowed to, as Temporal's visibility queries spell them. */
@@ -59,12 +61,10 @@ const queryValue = (what: string) =>
       `a ${what} with quotes, backslashes or control characters cannot be searched for`,
     );
 
-const listOptionsSchema = z.strictObject({
-  status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),
-  subjectId: queryValue('subject id').optional(),
-  campaignId: queryValue('campaign id').optional(),
-  /** Only runs of these kinds; every kind by default. */
-  kind: z.enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]]).optional(),
+/** What every paged listing takes: whose runs, a page size and where the previous page ended. */
+export const pagedListFields = {
+  /** Whose runs: a listing only ever shows one tenant's (the AvatarTenant search attribute). */
+  tenant: z.string().regex(TENANT_ID_PATTERN, 'is not a tenant id ([a-z0-9-], at most 40)'),
   limit: z
     .number()
     .int('must be a whole number')
@@ -73,6 +73,16 @@ const listOptionsSchema = z.strictObject({
     .default(20),
   /** Where the previous page ended (its nextCursor); the first page without one. */
   cursor: z.string().min(1, 'must not be empty').max(4096, 'is not a cursor of this listing').optional(),
+};
+
+const listOptionsSchema = z.strictObject({
+  ...pagedListFields,
+  tenant: pagedListFields.tenant.default(DEFAULT_TENANT),
+  status: z.enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]]).optional(),
+  subjectId: queryValue('subject id').optional(),
+  campaignId: queryValue('campaign id').optional(),
+  /** Only runs of these kinds; every kind by default. */
+  kind: z.enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]]).optional(),
 });
 export type ListPipelinesOptions = z.input<typeof listOptionsSchema>;
 
@@ -99,8 +109,8 @@ export interface PipelinePage {
 }
 
 /**
- * The newest pipeline runs first (Temporal's visibility order: open runs by start time, then
- * closed ones by close time), narrowed by state, subject, campaign and kind. Filters are search
+ * One tenant's newest pipeline runs first (Temporal's visibility order: open runs by start time,
+ * then closed ones by close time), narrowed by state, subject, campaign and kind. Filters are search
  * attributes in the visibility query, so every page is filled on the server: subject ids are
  * matched as SubjectId holds them (with payload encryption, their keyed hash under every key).
  */
@@ -152,7 +162,10 @@ type ParsedListOptions = z.output<typeof listOptionsSchema>;
 
 function visibilityQuery(client: Client, options: ParsedListOptions): string {
   const kinds = options.kind ? [options.kind] : PIPELINE_KINDS;
-  const clauses = [`WorkflowType IN (${kinds.map((kind) => `'${KIND_WORKFLOW_TYPES[kind]}'`).join(', ')})`];
+  const clauses = [
+    tenantClause(options.tenant),
+    `WorkflowType IN (${kinds.map((kind) => `'${KIND_WORKFLOW_TYPES[kind]}'`).join(', ')})`,
+  ];
   if (options.status) clauses.push(`ExecutionStatus = '${STATUS_QUERY_VALUES[options.status]}'`);
   if (options.subjectId !== undefined) {
     const codec = encryptionCodecOf(client.options.loadedDataConverter);
@@ -169,11 +182,11 @@ function visibilityQuery(client: Client, options: ParsedListOptions): string {
  * A cursor is Temporal's page token, tagged with the query it pages through: a cursor handed to a
  * listing with other filters is refused instead of paging through something else.
  */
-function encodeCursor(token: Buffer, query: string): string {
+export function encodeCursor(token: Buffer, query: string): string {
   return `${queryTag(query)}.${token.toString('base64url')}`;
 }
 
-function decodeCursor(cursor: string, query: string): Buffer {
+export function decodeCursor(cursor: string, query: string): Buffer {
   const [tag, token, ...rest] = cursor.split('.');
   if (rest.length > 0 || !token || !/^[A-Za-z0-9_-]+$/.test(token)) throw badCursor();
   if (tag !== queryTag(query)) {
@@ -188,11 +201,11 @@ function queryTag(query: string): string {
   return createHash('sha256').update(query).digest('base64url').slice(0, 12);
 }
 
-function badCursor(): InputError {
+export function badCursor(): InputError {
   return new InputError([{ path: 'cursor', message: 'is not a cursor of this listing' }]);
 }
 
-function isInvalidArgument(err: unknown): boolean {
+export function isInvalidArgument(err: unknown): boolean {
   // gRPC status 3 (INVALID_ARGUMENT).
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 3;
 }

@@ -11,7 +11,12 @@ import {
   type TrainingResult,
   type TrainingWorkflowInput,
 } from '../contracts/model-runs';
-import { GENERATION_WORKFLOW_ID_PREFIX, TRAINING_WORKFLOW_ID_PREFIX } from '../contracts/workflow-ids';
+import {
+  GENERATION_WORKFLOW_ID_PREFIX,
+  TRAINING_WORKFLOW_ID_PREFIX,
+  tenantWorkflowId,
+  DEFAULT_TENANT,
+} from '../contracts/workflow-ids';
 import type { PipelineProgress } from '../contracts/pipeline-state';
 import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../contracts/workflow-definitions';
 import type { ProviderClient } from '../provider/client';
@@ -19,6 +24,7 @@ import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames }
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { ProviderCatalog } from './provider-catalog';
 import { planRetry, RetryRefusedError, type RetryPlan } from './retry-plan';
+import { tenantModelIds, tenantProviderReads } from './tenant-runs';
 import { InputError } from '../errors';
 
 /** Where runs go and how a repeated request is recognised (as for pipelines). */
@@ -30,15 +36,15 @@ export type ProviderReads = Pick<
   'listModels' | 'listOrders' | 'listModelOrders' | 'listStyles'
 >;
 
-export function trainingWorkflowId(requestId?: string): string {
-  return `${TRAINING_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`;
+export function trainingWorkflowId(tenant: string, requestId?: string): string {
+  return tenantWorkflowId(tenant, `${TRAINING_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`);
 }
 
-export function generationWorkflowId(requestId?: string): string {
-  return `${GENERATION_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`;
+export function generationWorkflowId(tenant: string, requestId?: string): string {
+  return tenantWorkflowId(tenant, `${GENERATION_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`);
 }
 
-/** A retry is named after the run it retries, so the two are found together. */
+/** A retry is named after the run it retries (so it is of the same tenant), and the two are found together. */
 export function retryWorkflowId(retriedId: string, requestId?: string): string {
   return `${retriedId}/retry-${requestId ?? randomUUID()}`;
 }
@@ -63,11 +69,12 @@ export async function startTraining(
 ): Promise<StartedRun> {
   const input: TrainingWorkflowInput = {
     ...validateTrainingRequest(request),
+    tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.training,
-    workflowId: trainingWorkflowId(options.requestId),
+    workflowId: trainingWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
     taskQueue: options.taskQueue,
     input,
     requestFingerprint: options.requestFingerprint,
@@ -76,7 +83,8 @@ export async function startTraining(
 }
 
 /**
- * Starts a generation run under an existing model, after asking the provider that the model is a
+ * Starts a generation run under an existing model of the tenant's (one its runs trained: another
+ * tenant's model is refused as the provider's unknown ids are), after asking the provider that the model is a
  * DONE model of the requested gender and that every style is offered (an InputError names
  * each field otherwise, and nothing is started). `fields` names the fields as the caller's surface
  * spells them.
@@ -91,8 +99,16 @@ export async function startGeneration(
   if (validated.retry) {
     throw new InputError([{ path: 'retry', message: 'is set by retries only: use retry' }]);
   }
-  await checkGenerationTarget(provider, validated, options.fields ?? REQUEST_FIELD_NAMES);
-  return startGenerationRun(client, validated, generationWorkflowId(options.requestId), options);
+  const visible = tenantProviderReads(provider, () =>
+    tenantModelIds(client, options.tenant ?? DEFAULT_TENANT),
+  );
+  await checkGenerationTarget(visible, validated, options.fields ?? REQUEST_FIELD_NAMES);
+  return startGenerationRun(
+    client,
+    validated,
+    generationWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
+    options,
+  );
 }
 
 /**
@@ -107,7 +123,7 @@ export async function startRetry(
   retriedId: string,
   options: StartModelRunOptions,
 ): Promise<StartedRun & { plan: RetryPlan }> {
-  const plan = await planRetry(client, retriedId);
+  const plan = await planRetry(client, options.tenant ?? DEFAULT_TENANT, retriedId);
   const found = await new ProviderCatalog(provider).lookup(plan.modelId);
   if (found.kind !== 'model' || found.model.gender === undefined) {
     throw new RetryRefusedError(retriedId, `its model ${plan.modelId} is no longer a model at the provider`);
@@ -132,6 +148,7 @@ async function startGenerationRun(
 ): Promise<StartedRun> {
   const input: GenerationWorkflowInput = {
     ...validated,
+    tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
   };

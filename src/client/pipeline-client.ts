@@ -19,6 +19,7 @@ import {
   type PipelineSummary,
 } from './list-pipelines';
 import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
+import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
 export type { TemporalConfig };
 
@@ -49,6 +50,11 @@ export type PipelineClientSettings = Partial<TemporalConfig> & {
    * watching pipelines never needs it.
    */
   provider?: AppConfig['provider'];
+  /**
+   * The tenant this client acts for: runs it starts are the tenant's (workflow ids `<tenant>.…`,
+   * AvatarTenant), and it lists, retries and generates only within the tenant. Default `default`.
+   */
+  tenant?: string;
 };
 
 /** Starts, finds and lists avatar pipelines on one Temporal cluster. */
@@ -56,6 +62,8 @@ export interface PipelineClient {
   readonly config: TemporalConfig;
   /** Where every run this client starts goes (task queue, provider task queue) and whether it archives. */
   readonly placement: RunPlacement;
+  /** The tenant every run this client starts, lists or retries belongs to. */
+  readonly tenant: string;
   /** The Temporal client underneath, for anything beyond pipelines. */
   readonly temporal: Client;
   /**
@@ -107,7 +115,7 @@ export async function createPipelineClient(
   settings: PipelineClientSettings = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
-  const { providerTaskQueue, provider: _provider, ...temporalSettings } = settings;
+  const { providerTaskQueue, provider: _provider, tenant = DEFAULT_TENANT, ...temporalSettings } = settings;
   const resolved = starterSettingsOf(env, parseEnv(env), process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
@@ -119,16 +127,18 @@ export async function createPipelineClient(
     (provider ??= new ProviderClient(settings.provider ?? loadConfig(env).provider));
   const runOptions = (requestId: string | undefined) => ({
     ...placement,
+    tenant,
     ...(requestId ? { requestId } : {}),
   });
   return {
     config,
     placement,
+    tenant,
     temporal,
     start: (request, options = {}) => startPipeline(temporal, request, runOptions(options.requestId)),
     get: (workflowId) => getPipeline(temporal, workflowId),
-    list: (options) => listPipelines(temporal, options),
-    listPage: (options) => listPipelinePage(temporal, options),
+    list: (options) => listPipelines(temporal, { tenant, ...options }),
+    listPage: (options) => listPipelinePage(temporal, { tenant, ...options }),
     train: async (request, options = {}) =>
       getTraining(
         temporal,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
-import { PIPELINE_WORKFLOW_ID_PREFIX } from '../contracts/workflow-ids';
+import { PIPELINE_WORKFLOW_ID_PREFIX, tenantWorkflowId, DEFAULT_TENANT } from '../contracts/workflow-ids';
 import {
   pipelineInputSchema,
   type PipelineInput,
@@ -42,8 +42,9 @@ export function validatePipelineRequest(request: unknown): PipelineInput {
   return parsed.data;
 }
 
-export function pipelineWorkflowId(requestId?: string): string {
-  return `${PIPELINE_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`;
+/** `<tenant>.avatar-pipeline-<request id>`: one tenant's request ids never meet another's. */
+export function pipelineWorkflowId(tenant: string, requestId?: string): string {
+  return tenantWorkflowId(tenant, `${PIPELINE_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`);
 }
 
 /** Validates, then starts one pipeline (or finds the run its request id started); an invalid request starts nothing. */
@@ -70,12 +71,13 @@ export async function startPipelineRun(
 ): Promise<StartedRun> {
   const input: PipelineWorkflowInput = {
     ...validated,
+    tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.pipeline,
-    workflowId: options.workflowId ?? pipelineWorkflowId(options.requestId),
+    workflowId: options.workflowId ?? pipelineWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
     taskQueue: options.taskQueue,
     input,
     requestFingerprint: options.requestFingerprint,

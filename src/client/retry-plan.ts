@@ -1,8 +1,9 @@
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { GenerationResult, PipelineResult } from '../contracts/pipeline-state';
 import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { InputError } from '../errors';
+import { runOfTenant } from './tenant-runs';
 
 /** What a retry generates again, and what it keeps, under the model the first run trained. */
 export interface RetryPlan {
@@ -32,20 +33,14 @@ export class RetryRefusedError extends InputError {
  * style that did not end DONE is generated again under the same model. Only runs that got as far
  * as generating can be retried: a PARTIAL result, or a failure because no style succeeded.
  */
-export async function planRetry(client: Client, workflowId: string): Promise<RetryPlan> {
+export async function planRetry(client: Client, tenant: string, workflowId: string): Promise<RetryPlan> {
   const handle = client.workflow.getHandle(workflowId);
-  // A workflow that is not a run (a campaign, a claim, a callback delivery) is answered exactly as
-  // an id nobody used: otherwise the answer would tell which internal ids exist.
+  // A workflow that is not a run (a campaign, a claim, a callback delivery) or is another tenant's
+  // is answered exactly as an id nobody used: otherwise the answer would tell which ids exist.
   const unknown = () => new RetryRefusedError(workflowId, `no pipeline with id ${workflowId}`, true);
-  let status: string;
-  try {
-    const description = await handle.describe();
-    if (!RUN_WORKFLOW_TYPES.has(description.type)) throw unknown();
-    status = description.status.name;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw unknown();
-    throw err;
-  }
+  const description = await runOfTenant(client, tenant, workflowId);
+  if (!description || !RUN_WORKFLOW_TYPES.has(description.type)) throw unknown();
+  const status = description.status.name;
   if (status === 'RUNNING') {
     throw new RetryRefusedError(workflowId, 'is still running: retry it once it has ended');
   }

@@ -9,10 +9,17 @@ import type { Priority, TypedSearchAttributes } from '@temporalio/common';
 import { encryptionCodecOf } from '../codec/data-converter';
 import type { RunPlacement } from '../config/run-placement';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
+import { tenantOfWorkflowId } from '../contracts/workflow-ids';
 import { AvatarPipelineError } from '../errors';
 
 /** What every start of a pipeline, training or generation takes: its placement, and how a repeated request is recognised. */
 export interface StartOptions extends RunPlacement {
+  /**
+   * Whose run it is: the tenant of the API caller's credential, or the CLI's `--tenant`. It prefixes
+   * the workflow id (tenantWorkflowId) and is kept in the AvatarTenant search attribute and the memo.
+   * Default: DEFAULT_TENANT (`default`).
+   */
+  tenant?: string;
   /** The caller's id for this request: the same id again answers the run it started instead of starting a second. */
   requestId?: string;
   /**
@@ -30,8 +37,11 @@ export interface RunStart {
   workflowType: string;
   workflowId: string;
   taskQueue: string;
-  /** The workflow's one argument; its subjectId and campaignId also go to the memo and search attributes. */
-  input: object & { subjectId?: string | undefined; campaignId?: string | undefined };
+  /**
+   * The workflow's one argument; its tenant, subjectId and campaignId also go to the memo and search
+   * attributes, so the run, its listing and its children agree on whose it is.
+   */
+  input: object & { tenant: string; subjectId?: string | undefined; campaignId?: string | undefined };
   /** A digest of the request, kept in the memo, so a reused request id with another request can be refused. */
   requestFingerprint?: string | undefined;
   /** What the Temporal UI shows for the run from its start (payloads: encrypted with the rest). */
@@ -66,11 +76,17 @@ export interface StartedRun {
  * not payloads and stay plaintext on the server.
  */
 export async function startRunOnce(client: Client, start: RunStart): Promise<StartedRun> {
-  const { subjectId, campaignId } = start.input;
+  const { tenant, subjectId, campaignId } = start.input;
+  if (tenantOfWorkflowId(start.workflowId) !== tenant) {
+    throw new Error(
+      `workflow id "${start.workflowId}" is not one of tenant "${tenant}" (see tenantWorkflowId)`,
+    );
+  }
   const codec = encryptionCodecOf(client.options.loadedDataConverter);
   const subjectKey = subjectId && (codec ? codec.subjectToken(subjectId) : subjectId);
   const memo = {
     ...start.memo,
+    tenant,
     ...(start.requestFingerprint ? { requestFingerprint: start.requestFingerprint } : {}),
     ...(subjectId ? { subjectId } : {}),
     ...(campaignId ? { campaignId } : {}),
@@ -82,10 +98,11 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
       args: [start.input],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...(Object.keys(memo).length > 0 ? { memo } : {}),
+      memo,
       typedSearchAttributes:
         start.searchAttributes ??
         pipelineStartAttributes({
+          tenant,
           ...(subjectKey ? { subjectKey } : {}),
           ...(campaignId ? { campaignId } : {}),
         }),

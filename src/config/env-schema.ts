@@ -252,7 +252,19 @@ export const envSchema = z.object({
     'Base URL of the Temporal Web UI (e.g. http://localhost:8233); API answers then link to the run there.',
   ),
   CALLBACK_SIGNING_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
-    'HMAC-SHA256 key of completion callbacks (API and workers, 16+ characters); without it `callbackUrl` is refused.',
+    'Signing key of `callbackUrl` deliveries (API and workers, 16+ characters): a `whsec_…` secret, or text whose receivers use `whsec_` + its base64; without it `callbackUrl` is refused.',
+  ),
+  CALLBACK_SIGNING_SECRET_PREVIOUS: optional(z.string().min(16, 'must be at least 16 characters')).describe(
+    'The callback secret being rotated out: deliveries carry a signature with each key until it is unset.',
+  ),
+  CALLBACK_LEGACY_SIGNATURE: withDefault(booleanFlag, 'false').describe(
+    'Also send the old `X-Avatar-Signature: t=…,v1=<hex>` header beside the Standard Webhooks headers (for one release).',
+  ),
+  WEBHOOK_SIGNING_KEY: optional(z.string().min(32, 'must be at least 32 characters')).describe(
+    "Server key that every registered webhook endpoint's `whsec_` secret is derived from (API and workers, 32+ characters); without it `POST /v1/webhooks` is refused.",
+  ),
+  WEBHOOK_LOG_RETENTION_DAYS: withDefault(positiveInt, 14).describe(
+    'Days a webhook delivery (with its attempts) stays in the delivery log.',
   ),
   CALLBACK_PRIVATE_HOSTS: withDefault(list(','), '').describe(
     'Hosts whose private or loopback addresses callbacks may reach, comma separated (public hosts need no listing).',

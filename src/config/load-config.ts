@@ -68,6 +68,14 @@ export interface AppConfig {
     signingSecret?: string;
     /** Hosts whose private addresses callbacks may reach (CALLBACK_PRIVATE_HOSTS). */
     privateHosts: string[];
+    /** CALLBACK_SIGNING_SECRET_PREVIOUS: still signed with while receivers move to the new secret. */
+    previousSigningSecret?: string;
+    /** CALLBACK_LEGACY_SIGNATURE: also send `X-Avatar-Signature`. */
+    legacySignature?: boolean;
+    /** WEBHOOK_SIGNING_KEY: registered endpoints' secrets are derived from it; never part of workflow input. */
+    webhookKey?: string;
+    /** WEBHOOK_LOG_RETENTION_DAYS. */
+    logRetentionDays?: number;
   };
   /**
    * Per-tenant settings (API_TENANTS_FILE), read through tenantSettingsOf; a tenant not named has the
@@ -140,6 +148,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     callbacks: {
       ...(e.CALLBACK_SIGNING_SECRET ? { signingSecret: e.CALLBACK_SIGNING_SECRET } : {}),
       privateHosts: e.CALLBACK_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
+      ...(e.CALLBACK_SIGNING_SECRET_PREVIOUS
+        ? { previousSigningSecret: e.CALLBACK_SIGNING_SECRET_PREVIOUS }
+        : {}),
+      legacySignature: e.CALLBACK_LEGACY_SIGNATURE,
+      ...(e.WEBHOOK_SIGNING_KEY ? { webhookKey: e.WEBHOOK_SIGNING_KEY } : {}),
+      logRetentionDays: e.WEBHOOK_LOG_RETENTION_DAYS,
     },
     worker: {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,

@@ -8,11 +8,14 @@ import { ConfigError } from './config-error';
 export const SCOPES = ['start', 'read', 'cancel', 'erase'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** The tenant of a bare `API_TOKENS` entry (one without `tenant:`). */
-export const DEFAULT_TENANT = 'default';
-
-/** A tenant id as API_TOKENS and API_TENANTS_FILE name it; it also goes into workflow ids. */
-export const TENANT_ID = /^[a-z0-9-]{1,40}$/;
+/**
+ * The tenant of a bare `API_TOKENS` entry (one without `tenant:`), and a tenant id as API_TOKENS
+ * and API_TENANTS_FILE name it: defined with the workflow ids they go into, whose form relies on a
+ * tenant id never holding a "." (workflow-ids.ts).
+ */
+import { TENANT_ID_PATTERN as TENANT_ID } from '../contracts/workflow-ids';
+export { DEFAULT_TENANT } from '../contracts/workflow-ids';
+export { TENANT_ID };
 export const TENANT_ID_RULE = 'a tenant id is 1-40 lowercase letters, digits or "-"';
 
 /** The campaign priority a tenant's campaigns may reach when the file says nothing (Temporal: 1 is highest). */

@@ -32,7 +32,7 @@ export const trainingInputSchema = z
 export type TrainingRequest = z.input<typeof trainingInputSchema>;
 export type TrainingInput = z.output<typeof trainingInputSchema>;
 /** What the training workflow receives: the request plus the provider task queue the starter resolved. */
-export type TrainingWorkflowInput = TrainingInput & { providerTaskQueue: string };
+export type TrainingWorkflowInput = TrainingInput & { tenant: string; providerTaskQueue: string };
 
 /** A trained model: generate under it with a generation run, as often as wanted. */
 export interface TrainingResult {
@@ -69,6 +69,8 @@ export type GenerationInput = z.output<typeof generationInputSchema>;
  * by the starter, and for a campaign's subject that names a modelId, the campaign to report to.
  */
 export type GenerationWorkflowInput = GenerationInput & {
+  /** Whose run it is (as PipelineWorkflowInput's). */
+  tenant: string;
   providerTaskQueue: string;
   archiveAvatars?: boolean;
   campaignId?: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { genderSchema, stylesSchema } from '../provider/request-schemas';
+import { eventFilterSchema } from './webhook-events';
 import { MAX_DEADLINE_MS, MAX_POLL_INTERVAL_MS, MAX_SELFIES, MAX_STYLES } from './limits';
 
 /**
@@ -92,12 +93,18 @@ export const pipelineInputSchema = z
     /** How long each style's generation may take. */
     generationDeadlineMs: deadlineMsSchema.default(60 * 60 * 1000),
     polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
-    /** Receives the signed end-of-pipeline event (completed, failed or cancelled); see src/callbacks. */
+    /** Receives the run's webhook events, signed (Standard Webhooks); see src/webhooks. */
     callbackUrl: callbackUrlSchema.optional(),
+    /** The events callbackUrl receives (names, `<group>.*`, `*`); by default the run's end. */
+    callbackEvents: eventFilterSchema.optional(),
   })
   .refine((input) => input.mainImageIndex < input.images.length, {
     path: ['mainImageIndex'],
     message: 'must point at one of the images',
+  })
+  .refine((input) => input.callbackEvents === undefined || input.callbackUrl !== undefined, {
+    path: ['callbackEvents'],
+    message: 'needs a callbackUrl to deliver to',
   });
 
 /** What callers write (defaults optional) and what validation makes of it (defaults filled in). */
@@ -110,7 +117,12 @@ export type PipelineInput = z.output<typeof pipelineInputSchema>;
  * and whether avatars are copied into the blob store as they are produced (ARCHIVE_AVATARS; absent
  * means no archiving).
  */
-export type PipelineWorkflowInput = PipelineInput & { providerTaskQueue: string; archiveAvatars?: boolean };
+export type PipelineWorkflowInput = PipelineInput & {
+  /** Whose run it is (from the starter's credential, never from a request): where its avatars are archived. */
+  tenant: string;
+  providerTaskQueue: string;
+  archiveAvatars?: boolean;
+};
 
 /** Fields only a campaign sets on the pipelines it starts; a caller setting one is refused, by name. */
 export const CAMPAIGN_SET_FIELDS = ['campaignId'] as const;

@@ -19,6 +19,8 @@ import type { PipelineStage } from './pipeline-state';
  */
 export const SubjectIdAttribute = defineSearchAttributeKey('SubjectId', SearchAttributeType.KEYWORD);
 export const CampaignIdAttribute = defineSearchAttributeKey('CampaignId', SearchAttributeType.KEYWORD);
+/** Whose run it is: the tenant of the credential that started it (or of the campaign that did). */
+export const TenantAttribute = defineSearchAttributeKey('AvatarTenant', SearchAttributeType.KEYWORD);
 /** The provider's model (training order) id, once the pipeline has one. */
 export const ModelIdAttribute = defineSearchAttributeKey('ModelId', SearchAttributeType.INT);
 /** The pipeline's stage (creating-model, uploading-selfies, …, done, failed, cancelled). */
@@ -26,16 +28,26 @@ export const PipelineStageAttribute = defineSearchAttributeKey('PipelineStage', 
 
 /** Every custom search attribute the package uses: what setup registers on a namespace. */
 export const PIPELINE_SEARCH_ATTRIBUTES = [
+  TenantAttribute,
   SubjectIdAttribute,
   CampaignIdAttribute,
   ModelIdAttribute,
   PipelineStageAttribute,
 ] as const;
 
+/** What a campaign itself is found by: its tenant, and its CampaignId (which its pipelines carry too). */
+export function campaignStartAttributes(tenant: string, campaignId: string): TypedSearchAttributes {
+  return new TypedSearchAttributes([
+    { key: TenantAttribute, value: tenant },
+    { key: CampaignIdAttribute, value: campaignId },
+  ]);
+}
+
 /** The stage a pipeline is in when it starts. */
 export const INITIAL_PIPELINE_STAGE: PipelineStage = 'creating-model';
 
 export interface PipelineStartAttributes {
+  tenant: string;
   /** The value for SubjectId: the subject id, or its search token when payloads are encrypted. */
   subjectKey?: string;
   campaignId?: string;
@@ -47,7 +59,10 @@ export interface PipelineStartAttributes {
  * namespace that lacks them) runs the same, only without these columns.
  */
 export function pipelineStartAttributes(start: PipelineStartAttributes): TypedSearchAttributes {
-  const pairs: SearchAttributePair[] = [{ key: PipelineStageAttribute, value: INITIAL_PIPELINE_STAGE }];
+  const pairs: SearchAttributePair[] = [
+    { key: TenantAttribute, value: start.tenant },
+    { key: PipelineStageAttribute, value: INITIAL_PIPELINE_STAGE },
+  ];
   if (start.subjectKey) pairs.push({ key: SubjectIdAttribute, value: start.subjectKey });
   if (start.campaignId) pairs.push({ key: CampaignIdAttribute, value: start.campaignId });
   return new TypedSearchAttributes(pairs);

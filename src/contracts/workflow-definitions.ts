@@ -15,7 +15,9 @@ export const WORKFLOW_TYPES = {
   /** Styles generated under a model that is already DONE (also what a retry runs). */
   generation: 'avatarGeneration',
   claim: 'providerOrderClaim',
-  callback: 'pipelineCallback',
+  /** A run's or campaign's webhook events, delivered in order (`<source>/webhooks`). */
+  webhookDelivery: 'webhookDelivery',
+  webhookRedelivery: 'webhookRedelivery',
   campaign: 'avatarCampaign',
 } as const;
 

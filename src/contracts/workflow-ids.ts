@@ -27,6 +27,42 @@ export function hasReservedPrefix(id: string): boolean {
   return RESERVED_WORKFLOW_ID_PREFIXES.some((prefix) => lower.startsWith(prefix));
 }
 
+/**
+ * A tenant id: what `API_TOKENS` (`tenant:token`) and the tenants file name. It holds neither `.`
+ * nor any character outside [a-z0-9-], which is what makes tenantWorkflowId injective.
+ */
+export const TENANT_ID_PATTERN = /^[a-z0-9-]{1,40}$/;
+
+/** The tenant of runs started without one named: a bare API token, the CLI without `--tenant`. */
+export const DEFAULT_TENANT = 'default';
+
+/** Between the tenant and the rest of a workflow id: a character no tenant id holds, and safe in a URL path. */
+const TENANT_SEPARATOR = '.';
+
+/**
+ * Every run of a tenant has the workflow id `<tenant>.<id>`, where `<id>` is the id the run had
+ * before tenants (a reserved prefix and a request id, a campaign id, `<campaign>/<subject>`, …).
+ * A tenant id holds no `.`, so the tenant is everything before the first `.`: two (tenant, id)
+ * pairs never make one workflow id, whatever dashes either holds, and ids of one tenant keep the
+ * reserved-prefix protection among themselves. Claim ids (`provider-claim:…`) are no tenant's:
+ * their `:` comes before any `.`. Children named after their parent (`<pipeline>/callback`,
+ * `<pipeline>/retry-<key>`, `<campaign>/<subject>`) inherit the tenant. The id stays one URL
+ * path segment, as the API's routes take it.
+ */
+export function tenantWorkflowId(tenant: string, id: string): string {
+  if (!TENANT_ID_PATTERN.test(tenant))
+    throw new Error(`invalid tenant id "${tenant}": expected [a-z0-9-]{1,40}`);
+  return `${tenant}${TENANT_SEPARATOR}${id}`;
+}
+
+/** The tenant a workflow id of tenantWorkflowId names; undefined for an id of no tenant (a claim). */
+export function tenantOfWorkflowId(workflowId: string): string | undefined {
+  const end = workflowId.indexOf(TENANT_SEPARATOR);
+  if (end < 0) return undefined;
+  const tenant = workflowId.slice(0, end);
+  return TENANT_ID_PATTERN.test(tenant) ? tenant : undefined;
+}
+
 /** The claim of one provider model: `provider-claim:<provider scope>:model:<id>`. */
 export function claimWorkflowId(providerScope: string, modelId: number): string {
   return `${CLAIM_WORKFLOW_ID_PREFIX}${providerScope}:model:${modelId}`;

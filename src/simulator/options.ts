@@ -16,6 +16,8 @@ const wallProgressionSchema = z.object({
   mode: z.literal('wall'),
   trainingMs: count.default(5_000),
   generationMs: count.default(3_000),
+  /** Generation time of orders for particular styles (by style id), instead of generationMs. */
+  generationMsByStyle: z.record(z.string(), count).default({}),
 });
 
 /**

@@ -28,7 +28,10 @@ export function planRun(order: OrderRecord, options: ResolvedSimulatorOptions, n
   const training = order.kind === 'model';
   const progression = options.progression;
   if (progression.mode === 'wall') {
-    const durationMs = training ? progression.trainingMs : progression.generationMs;
+    const byStyle = order.styles.map((style) => progression.generationMsByStyle[String(style)]);
+    const durationMs = training
+      ? progression.trainingMs
+      : (byStyle.find((ms) => ms !== undefined) ?? progression.generationMs);
     return { mode: 'wall', startedAt: now, durationMs, ...outcome };
   }
   const callsNeeded = training ? progression.trainingCalls : progression.generationCalls;

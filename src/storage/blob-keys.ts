@@ -29,12 +29,15 @@ export function assertValidPrefix(prefix: string): string {
 }
 
 /**
- * The directory of everything stored for one person. Subject ids are the caller's names for
- * people (possibly an e-mail address), so the key holds a hash: bucket listings and logs never
- * show the id, and erasing a person is deleting one prefix.
+ * The directory of everything stored for one person of one tenant. Subject ids are the caller's
+ * names for people (possibly an e-mail address), so the key holds a hash: bucket listings and logs
+ * never show the id, and erasing a person is deleting one prefix. The tenant is part of what is
+ * hashed: two tenants' `u-1` are two people, and one's erasure leaves the other's avatars.
  */
-export function subjectPrefix(subjectId: string): string {
-  const digest = createHash('sha256').update(`avatar-pipeline subject\0${subjectId}`, 'utf8').digest('hex');
+export function subjectPrefix(tenant: string, subjectId: string): string {
+  const digest = createHash('sha256')
+    .update(`avatar-pipeline subject\0${tenant}\0${subjectId}`, 'utf8')
+    .digest('hex');
   return `subjects/${digest.slice(0, 32)}/`;
 }
 
@@ -43,8 +46,15 @@ export function pipelinePrefix(pipelineId: string): string {
   return `pipelines/${keySegment(pipelineId)}/`;
 }
 
-export function ownerPrefix(owner: { subjectId?: string | undefined; pipelineId: string }): string {
-  return owner.subjectId === undefined ? pipelinePrefix(owner.pipelineId) : subjectPrefix(owner.subjectId);
+/** A run's workflow id carries its tenant (tenantWorkflowId), so the pipeline prefix needs none added. */
+export function ownerPrefix(owner: {
+  tenant: string;
+  subjectId?: string | undefined;
+  pipelineId: string;
+}): string {
+  return owner.subjectId === undefined
+    ? pipelinePrefix(owner.pipelineId)
+    : subjectPrefix(owner.tenant, owner.subjectId);
 }
 
 export interface AvatarIds {

@@ -7,13 +7,14 @@ import {
 } from '@temporalio/worker';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { createCallbackActivities } from '../../activities/callback-activities';
 import { createCampaignActivities } from '../campaign/activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
-import { avatarAddressRules, openBlobStore, type BlobStore } from '../storage';
+import { createWebhookActivities } from '../../activities/webhook-activities';
+import { avatarAddressRules, BlobLinkSigner, openBlobStore, type BlobStore } from '../storage';
+import { ARCHIVE_ROUTE_PREFIX } from '../api/archive-links';
 import { temporalConnectionOptions } from '../client/connection-options';
 import { TemporalUnreachableError } from '../client/temporal-unreachable';
 import { pipelineDataConverter } from '../codec/data-converter';
@@ -27,6 +28,7 @@ import { combineCallObservers, providerCallObserver } from './provider-call-obse
 import { providerScope } from './provider-scope';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
 import { pipelineWorkflowBundle } from './workflow-bundle';
+import { WebhookMetrics } from '../webhooks/webhook-metrics';
 
 export interface PipelineWorkerOptions {
   config: Pick<
@@ -34,6 +36,8 @@ export interface PipelineWorkerOptions {
     'provider' | 'temporal' | 'imageAccess' | 'worker' | 'placement' | 'campaigns' | 'storage'
   > & {
     callbacks?: AppConfig['callbacks'];
+    /** API_PUBLIC_URL only: the base of the API's archive links that webhook events carry. */
+    api?: Pick<AppConfig['api'], 'publicUrl'>;
   };
   connection?: NativeConnection;
   onProviderCall?: (call: CallRecord) => void;
@@ -43,7 +47,7 @@ export interface PipelineWorkerOptions {
 }
 
 /**
- * The worker on the pipeline task queue: the bundled workflows and the light activities (callback
+ * The worker on the pipeline task queue: the bundled workflows and the light activities (webhook
  * delivery, claim checks, campaign manifest pages). Provider calls run on the provider task queue only; see
  * createProviderWorker.
  */
@@ -65,7 +69,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
         store: blobStoreOf(options.config),
         rules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
       }),
-      ...createCallbackActivities(config.callbacks ?? { privateHosts: [] }),
+      ...webhookActivities(options.config),
       ...createClaimActivities(),
       ...createGrantedRateActivities(Runtime.instance().metricMeter),
       ...createCampaignActivities({
@@ -200,6 +204,37 @@ function providerActivities(options: PipelineWorkerOptions, reporter?: ProviderA
     ...(writeSettleMs !== undefined ? { writeSettleMs } : {}),
   });
 }
+
+/** Webhook delivery: endpoints and the delivery log in the blob store, secrets from the configuration. */
+function webhookActivities(config: PipelineWorkerOptions['config']) {
+  const store = blobStoreOf(config);
+  return createWebhookActivities({
+    store,
+    ...(config.callbacks ?? { privateHosts: [] }),
+    metrics: new WebhookMetrics(Runtime.instance().metricMeter),
+    linkArchived: archiveLinker(config, store),
+  });
+}
+
+/**
+ * Links to archived avatars for webhook events: presigned by an S3 store; for a filesystem store,
+ * the API's own signed `/archive/` links when the worker knows the API's address and the link
+ * secret the API verifies with (API_PUBLIC_URL, STORAGE_LINK_SECRET); otherwise none (the event
+ * then carries each avatar's archiveKey only).
+ */
+export function archiveLinker(config: PipelineWorkerOptions['config'], store: BlobStore) {
+  const apiOrigin = config.api?.publicUrl;
+  const secret = config.storage?.linkSecret;
+  const signer = apiOrigin && secret ? new BlobLinkSigner(secret) : undefined;
+  return async (key: string): Promise<string | undefined> => {
+    const presigned = await store.signedUrl(key, ARCHIVE_LINK_TTL_SECONDS);
+    if (presigned !== undefined || signer === undefined) return presigned;
+    return `${apiOrigin}${ARCHIVE_ROUTE_PREFIX}${signer.sign(key, Date.now() + ARCHIVE_LINK_TTL_SECONDS * 1000)}`;
+  };
+}
+
+/** How long an archived avatar's link in a webhook event works. */
+const ARCHIVE_LINK_TTL_SECONDS = 24 * 60 * 60;
 
 const stores = new Map<string, BlobStore>();
 /**

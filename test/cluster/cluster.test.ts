@@ -50,6 +50,7 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
       namespace: NAMESPACE,
     });
     expect(customAttributes).toMatchObject({
+      AvatarTenant: KEYWORD,
       SubjectId: KEYWORD,
       CampaignId: KEYWORD,
       PipelineStage: KEYWORD,
@@ -135,16 +136,23 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
       // PostgreSQL visibility finds exactly the expected runs by each search attribute.
       const pipelines = summary.subjects.map((s) => s.workflowId);
       expect(
-        await listedExactly(cluster, `CampaignId = '${campaignId}'`, [...pipelines, summary.workflowId]),
+        await listedExactly(cluster, `CampaignId = '${summary.workflowId}'`, [
+          ...pipelines,
+          summary.workflowId,
+        ]),
       ).toEqual([...pipelines, summary.workflowId].sort());
       expect(
-        await listedExactly(cluster, `CampaignId = '${campaignId}' AND PipelineStage = 'done'`, pipelines),
+        await listedExactly(
+          cluster,
+          `CampaignId = '${summary.workflowId}' AND PipelineStage = 'done'`,
+          pipelines,
+        ),
       ).toEqual([...pipelines].sort());
       const s7 = summary.subjects.find((s) => s.subjectId === 's7')!;
       expect(await listedExactly(cluster, `SubjectId = 's7'`, [s7.workflowId])).toEqual([s7.workflowId]);
       expect(await listedExactly(cluster, `PipelineStage = 'training'`, [])).toEqual([]);
       expect(
-        await listedExactly(cluster, `ModelId = ${s7.modelId!} AND CampaignId = '${campaignId}'`, [
+        await listedExactly(cluster, `ModelId = ${s7.modelId!} AND CampaignId = '${summary.workflowId}'`, [
           s7.workflowId,
         ]),
       ).toEqual([s7.workflowId]);

@@ -1,15 +1,8 @@
-import path from 'node:path';
-import { Writable } from 'node:stream';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FastifyInstance } from 'fastify';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { testConfig } from '../helpers/pipeline-worker';
-import { writeSelfies } from '../helpers/selfie-files';
+import { FAST_POLLING } from '../helpers/e2e-pipeline';
+import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
+import { logSink } from '../helpers/log-sink';
 import { openEventStream } from '../helpers/sse-client';
-import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { apiCaller, startTestApi } from '../helpers/test-api';
+import { apiCaller } from '../helpers/test-api';
 
 /*
  * Issue #25 item 6 on a real stack (dev server, workers, simulator, API, filesystem archive): an
@@ -22,70 +15,30 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff]);
 
 describe('browser access tokens on a real stack', () => {
-  let env: TestWorkflowEnvironment;
-  let sim: RunningSimulator;
-  let workers: PipelineWorkers;
-  let running: Promise<void>;
-  let app: FastifyInstance;
-  let base: string;
-  let selfies: { dir: string; files: string[] };
+  let stack: InProcessStack;
   let logged = '';
 
   beforeAll(async () => {
-    env = await createDevServerEnv();
-    selfies = await writeSelfies(2, 'access-tokens-');
-    const scratch = await makeScratchDir('access-tokens');
-    const blobDir = path.join(scratch, 'blobs');
-    sim = await startSimulator({
-      basePath: uniqueBasePath('access-tokens'),
-      progression: { mode: 'wall', trainingMs: 300, generationMs: 150 },
-      avatarsPerOrder: 2,
+    stack = await startInProcessStack({
+      name: 'access-tokens',
+      tokens: [`acme:${TOKEN}`],
+      selfies: 2,
+      simulator: { trainingMs: 300, generationMs: 150, avatarsPerOrder: 2 },
+      api: { accessTokenSecret: 'access-e2e-secret-of-32-characters!!' },
+      // Warnings only, as an operator might run it: audit lines are written whatever the level.
+      logger: { level: 'warn', stream: logSink((text) => (logged += text)) },
     });
-    const base_ = testConfig({
-      taskQueue: uniqueName('access-tokens'),
-      providerUrl: sim.url,
-      imageRoots: [selfies.dir, blobDir],
-      archiveAvatars: true,
-    });
-    const config = {
-      ...base_,
-      api: {
-        ...base_.api,
-        tokens: [`acme:${TOKEN}`],
-        blobDir: path.join(scratch, 'uploads'),
-        accessTokenSecret: 'access-e2e-secret-of-32-characters!!',
-      },
-      campaigns: { dir: path.join(scratch, 'campaigns'), maxInFlight: 4 },
-      storage: {
-        target: { kind: 'fs' as const, dir: blobDir },
-        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-      },
-    };
-    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
-    running = workers.run();
-    // Warnings only, as an operator might run it: audit lines are written whatever the level.
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged += chunk.toString();
-        done();
-      },
-    });
-    ({ app, base } = await startTestApi({ config, client: env.client, logger: { level: 'warn', stream } }));
   });
 
   afterAll(async () => {
-    await app?.close();
-    workers?.shutdown();
-    await running;
-    await sim?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
-  const call = apiCaller(() => base, TOKEN);
-  const withToken = (token: string) => apiCaller(() => base, token);
+  const call = apiCaller(() => stack.base, TOKEN);
+  const withToken = (token: string) => apiCaller(() => stack.base, token);
   const start = async (subjectId: string) => {
     const started = await call('POST', '/v1/pipelines', {
-      images: [selfies.files[0]],
+      images: [stack.selfies.files[0]],
       styles: [3],
       gender: 1,
       subjectId,
@@ -111,7 +64,7 @@ describe('browser access tokens on a real stack', () => {
     const runUrl = (id: string) => `/v1/pipelines/${encodeURIComponent(id)}`;
 
     // X's events, with the token in the query as a browser's EventSource sends it, to the result.
-    const stream = await openEventStream(`${base}${runUrl(x)}/events?access_token=${token}`, {});
+    const stream = await openEventStream(`${stack.base}${runUrl(x)}/events?access_token=${token}`, {});
     expect(stream.status).toBe(200);
     const names: string[] = [];
     for (;;) {
@@ -134,7 +87,7 @@ describe('browser access tokens on a real stack', () => {
     const avatars = view.result.generations.flatMap((g) => g.avatars);
     expect(avatars.length).toBe(2);
     for (const avatar of avatars) {
-      expect(avatar.archivedUrl).toMatch(new RegExp(`^${base}/archive/`));
+      expect(avatar.archivedUrl).toMatch(new RegExp(`^${stack.base}/archive/`));
       const image = await fetch(avatar.archivedUrl!);
       expect(image.status).toBe(200);
       const bytes = Buffer.from(await image.arrayBuffer());
@@ -162,7 +115,7 @@ describe('browser access tokens on a real stack', () => {
       status: 404,
       text: noRoute.text.replace('/v1/no-such-route', '/v1/pipelines'),
     });
-    expect((await fetch(`${base}/v1/pipelines?access_token=${token}`)).status).toBe(404);
+    expect((await fetch(`${stack.base}/v1/pipelines?access_token=${token}`)).status).toBe(404);
 
     // A short-lived token works, then expires.
     const short = await grant(x, 3);
@@ -216,7 +169,7 @@ describe('browser access tokens on a real stack', () => {
       ].map((line) => ({ workflowId: undefined, subject: undefined, erasedRuns: undefined, ...line })),
     );
     const auditText = JSON.stringify(audit);
-    for (const secret of [token, short.token, TOKEN, 'u-x', 'u-y', selfies.files[0]!])
+    for (const secret of [token, short.token, TOKEN, 'u-x', 'u-y', stack.selfies.files[0]!])
       expect(auditText).not.toContain(secret);
   }, 180_000);
 });

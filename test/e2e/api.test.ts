@@ -1,22 +1,23 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Writable } from 'node:stream';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../src/api/server';
 import { lazyTemporalClient } from '../../src/api/temporal-client';
-import { SIGNATURE_HEADER, verifyCallbackSignature } from '../../src/callbacks/signature';
+import { Webhook } from 'standardwebhooks';
 import { ConfigError } from '../../src/config/config-error';
 import type { AppConfig } from '../../src/config/load-config';
 import { MAX_SELFIES } from '../../src/contracts/limits';
-import type { PipelineEvent } from '../../src/contracts/pipeline-event';
+import type { WebhookEnvelope } from '../../src/contracts/webhook-events';
+import { whsecOf } from '../../src/webhooks/standard-signature';
 import { SubjectIdAttribute } from '../../src/contracts/search-attributes';
 import { ProviderClient } from '../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
+import { logSink } from '../helpers/log-sink';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
@@ -58,7 +59,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     // Deliveries answer 503 once per event, then 200: a delivered callback has been retried.
     const refusedOnce = new Set<string>();
     receiver = await startTestHttpServer((req, res) => {
-      const eventId = String(req.headers['x-avatar-event-id']);
+      const eventId = String(req.headers['webhook-id']);
       if (!refusedOnce.has(eventId)) {
         refusedOnce.add(eventId);
         res.writeHead(503).end();
@@ -85,7 +86,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     ({ app, base } = await startTestApi({
       config,
       client: env.client,
-      logger: { level: 'info', stream: lineSink(logLines) },
+      logger: { level: 'info', stream: logSink((line) => logLines.push(line)) },
     }));
   });
 
@@ -163,15 +164,33 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     }
   }
 
-  async function deliveries(eventId: string, count = 1, timeoutMs = 20_000) {
+  /** The deliveries of one event type of run `id` the receiver has had (every attempt). */
+  async function deliveries(id: string, type: string, count = 1, timeoutMs = 20_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = receiver.requests.filter((r) => r.headers['x-avatar-event-id'] === eventId);
+      const found = receiver.requests.filter((r) => {
+        const event = JSON.parse(r.body) as WebhookEnvelope;
+        return event.type === type && event.source === id;
+      });
       if (found.length >= count) return found;
-      if (Date.now() > deadline) throw new Error(`no callback ${eventId} (${found.length} of ${count})`);
+      if (Date.now() > deadline)
+        throw new Error(`no callback ${type} of ${id} (${found.length} of ${count})`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+
+  /** Verifies a delivery as a receiver holding the callback secret would (Standard Webhooks). */
+  const verified = (request: { headers: Record<string, unknown>; body: string }, secret = SECRET) => {
+    const headers = Object.fromEntries(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(request.headers[h])]),
+    );
+    try {
+      new Webhook(whsecOf(Buffer.from(secret))).verify(request.body, headers);
+      return true;
+    } catch {
+      return false;
+    }
+  };
 
   const blobCount = async () =>
     (await readdir(blobDir, { recursive: true }).catch(() => [] as string[])).filter((f) =>
@@ -192,7 +211,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
 
     expect(started.status).toBe(202);
     const id: string = started.body.workflowId;
-    expect(id).toMatch(/^avatar-pipeline-/);
+    expect(id).toMatch(/^default\.avatar-pipeline-/);
     expect(started.body).toEqual({
       workflowId: id,
       created: true,
@@ -214,7 +233,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     };
     expect(input.images).toHaveLength(3);
     for (const image of input.images)
-      expect(image).toMatch(/^blob:uploads\/avatar-pipeline-[^/]+\/[^/]+\/selfie-\d\.png$/);
+      expect(image).toMatch(/^blob:uploads\/default\.avatar-pipeline-[^/]+\/[^/]+\/selfie-\d\.png$/);
     expect(input.mainImageIndex).toBe(1);
     // Started like the client package starts pipelines: searchable by subject in the Temporal UI.
     const description = await env.client.workflow.getHandle(id).describe();
@@ -242,22 +261,21 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     ]);
     expect(sim.stats().orders.find((o) => o.id === final.result.modelId)).toMatchObject({ uploads: 3 });
 
-    const [refused, delivered] = await deliveries(`${id}:completed`, 2);
-    expect(refused!.headers['x-avatar-delivery-attempt']).toBe('1');
-    expect(delivered!.headers['x-avatar-delivery-attempt']).toBe('2');
+    const [refused, delivered] = await deliveries(id, 'pipeline.completed', 2);
+    // One webhook-id across the attempts.
+    expect(delivered!.headers['webhook-id']).toBe(refused!.headers['webhook-id']);
     expect(delivered!.url).toBe('/hooks/avatars?tenant=t1');
-    const signature = delivered!.headers[SIGNATURE_HEADER.toLowerCase()] as string;
-    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(verifyCallbackSignature(signature, delivered!.body, SECRET)).toBe(true);
-    expect(verifyCallbackSignature(signature, delivered!.body, 'another-secret-123456')).toBe(false);
-    expect(verifyCallbackSignature(signature, delivered!.body.replace('DONE', 'DOME'), SECRET)).toBe(false);
-    const event = JSON.parse(delivered!.body) as PipelineEvent;
+    expect(delivered!.headers['x-avatar-signature']).toBeUndefined();
+    expect(verified(delivered!)).toBe(true);
+    expect(verified(delivered!, 'another-secret-123456')).toBe(false);
+    expect(verified({ ...delivered!, body: delivered!.body.replace('DONE', 'DOME') })).toBe(false);
+    const event = JSON.parse(delivered!.body) as WebhookEnvelope;
     expect(event).toMatchObject({
       type: 'pipeline.completed',
-      workflowId: id,
-      subjectId: 'person-multipart',
+      source: id,
+      data: { workflowId: id, subjectId: 'person-multipart' },
     });
-    expect(event.type === 'pipeline.completed' && event.result).toEqual(final.result);
+    expect(event.type === 'pipeline.completed' && event.data.result).toEqual(final.result);
 
     const after = await watch(id, (b) => b.callback?.state === 'delivered', 10_000);
     expect(after.at(-1).callback).toEqual({ state: 'delivered' });
@@ -291,11 +309,12 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: expect.stringContaining('already ended'), issues: [] });
 
-    const [, delivered] = await deliveries(`${id}:cancelled`, 2);
-    expect(JSON.parse(delivered!.body)).toMatchObject({ type: 'pipeline.cancelled', workflowId: id });
-    expect(
-      verifyCallbackSignature(delivered!.headers['x-avatar-signature'] as string, delivered!.body, SECRET),
-    ).toBe(true);
+    const [, delivered] = await deliveries(id, 'pipeline.cancelled', 2);
+    expect(JSON.parse(delivered!.body)).toMatchObject({
+      type: 'pipeline.cancelled',
+      data: { workflowId: id },
+    });
+    expect(verified(delivered!)).toBe(true);
   });
 
   test('a failed pipeline: GET reports the failure and the callback announces it', async () => {
@@ -321,13 +340,14 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     expect(final.result).toBeUndefined();
     expect(final.progress.stage).toBe('failed');
 
-    const [, delivered] = await deliveries(`${id}:failed`, 2);
-    const event = JSON.parse(delivered!.body) as PipelineEvent;
-    expect(event).toMatchObject({ type: 'pipeline.failed', workflowId: id, subjectId: 'person-failing' });
-    expect(event.type === 'pipeline.failed' && event.error).toEqual(final.error);
-    expect(
-      verifyCallbackSignature(delivered!.headers['x-avatar-signature'] as string, delivered!.body, SECRET),
-    ).toBe(true);
+    const [, delivered] = await deliveries(id, 'pipeline.failed', 2);
+    const event = JSON.parse(delivered!.body) as WebhookEnvelope;
+    expect(event).toMatchObject({
+      type: 'pipeline.failed',
+      data: { workflowId: id, subjectId: 'person-failing' },
+    });
+    expect(event.type === 'pipeline.failed' && event.data.error).toEqual(final.error);
+    expect(verified(delivered!)).toBe(true);
   });
 
   test('Idempotency-Key: a repeat answers the same run and starts nothing; a different request with the key is refused', async () => {
@@ -335,7 +355,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     const request = { images: selfies.files.slice(0, 2), styles: [8], gender: 1, polling: FAST_POLLING };
     const first = await call('POST', '/v1/pipelines', { body: request, headers: { 'idempotency-key': key } });
     expect(first.status).toBe(202);
-    expect(first.body.workflowId).toBe(`avatar-pipeline-${key}`);
+    expect(first.body.workflowId).toBe(`default.avatar-pipeline-${key}`);
     const runId = (await env.client.workflow.getHandle(first.body.workflowId).describe()).runId;
 
     const repeat = await call('POST', '/v1/pipelines', {
@@ -564,6 +584,11 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/pipelines/{id}/retry',
       '/v1/styles',
       '/v1/subjects/{subjectId}',
+      '/v1/webhooks',
+      '/v1/webhooks/{id}',
+      '/v1/webhooks/{id}/deliveries',
+      '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      '/v1/webhooks/{id}/rotate-secret',
     ]);
 
     const docs = await fetch(`${base}/docs`);
@@ -601,12 +626,3 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     await expect(build({ tokens: [] })).rejects.toThrow(/API_TOKENS/);
   });
 });
-
-function lineSink(lines: string[]): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-}

@@ -925,7 +925,7 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
     // The CLI control (a good run, waited for) goes alongside the rows, which run up front, a few at
     // a time (each is a process start); the tests check them.
     const controlId = uniqueName('control-cli');
-    controls.push(`avatar-pipeline-${controlId}`);
+    controls.push(`default.avatar-pipeline-${controlId}`);
     cliControl = runCli(['run', ...run(files, []).slice(1), '--request-id', controlId, '--json'], baseEnv, {
       timeoutMs: 60_000,
     });
@@ -935,7 +935,7 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       let args = row.args(files);
       if (args[0] === 'run') args = [...args, '--request-id', id, '--json'];
       if (args[0] === 'campaign') args = [...args, '--campaign-id', id, '--json'];
-      const workflowId = args[0] === 'run' ? `avatar-pipeline-${id}` : id;
+      const workflowId = args[0] === 'run' ? `default.avatar-pipeline-${id}` : `default.${id}`;
       wouldStart.set(`cli:${row.name}`, workflowId);
       const rowEnv: Record<string, string> = { ...baseEnv };
       for (const [name, value] of Object.entries(row.env ?? {})) {
@@ -996,7 +996,7 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
 
   test.each(API_ROWS.map((row) => [row.name, row] as const))('api: %s', async (name, row) => {
     const key = uniqueName(`bad-${slug(name)}`);
-    const workflowId = `avatar-pipeline-${key}`;
+    const workflowId = `default.avatar-pipeline-${key}`;
     wouldStart.set(`api:${name}`, workflowId);
     const answer = await call(await row.request(files), key);
     expect({ status: answer.status, body: answer.body }).toEqual({
@@ -1031,8 +1031,8 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       key,
     );
     expect(started.status).toBe(202);
-    controls.push(`avatar-pipeline-${key}`);
-    await env.client.workflow.getHandle(`avatar-pipeline-${key}`).result();
+    controls.push(`default.avatar-pipeline-${key}`);
+    await env.client.workflow.getHandle(`default.avatar-pipeline-${key}`).result();
 
     const ran = await cliControl;
     expect(ran.stderr).not.toMatch(/avatar-pipeline:/);

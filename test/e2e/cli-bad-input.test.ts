@@ -50,7 +50,7 @@ describe('avatar-pipeline run with bad input', () => {
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toBe('');
     await expect(
-      env.client.workflow.getHandle(`avatar-pipeline-${requestId}`).describe(),
+      env.client.workflow.getHandle(`default.avatar-pipeline-${requestId}`).describe(),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
     const started = [];
     for await (const execution of env.client.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {

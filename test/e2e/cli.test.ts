@@ -104,11 +104,11 @@ describe('the avatar-pipeline command', () => {
       runCli(['run', '--images', ...selfies.files, '--styles', '5', '--gender', '2', '--json'], bad.env),
     ]);
 
-    expect(ok.stderr).toContain(`started avatar-pipeline-${requestId}`);
+    expect(ok.stderr).toContain(`started default.avatar-pipeline-${requestId}`);
     expect(ok.code).toBe(0);
     const printed: unknown = JSON.parse(ok.stdout);
     const result = resultSchema.parse(printed);
-    expect(result.workflowId).toBe(`avatar-pipeline-${requestId}`);
+    expect(result.workflowId).toBe(`default.avatar-pipeline-${requestId}`);
     expect(result.generations.map((g) => [g.styleId, g.status, g.avatars.length])).toEqual([
       [3, 'DONE', 3],
       [7, 'DONE', 3],
@@ -120,7 +120,7 @@ describe('the avatar-pipeline command', () => {
 
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
-    expect(failed.stderr).toMatch(/pipeline avatar-pipeline-\S+ failed: .*training/i);
+    expect(failed.stderr).toMatch(/pipeline default\.avatar-pipeline-\S+ failed: .*training/i);
 
     const [status, list, missing] = await Promise.all([
       runCli(['status', result.workflowId, '--json'], good.env),

@@ -82,7 +82,7 @@ describe('the client package, used as a library user would (src/index.ts)', () =
       };
       const requestId = uniqueName('request');
       const run = await pipelines.start(request, { requestId });
-      expect(run.workflowId).toBe(`avatar-pipeline-${requestId}`);
+      expect(run.workflowId).toBe(`default.avatar-pipeline-${requestId}`);
       const progress = await run.progress();
       expect(progress.workflowId).toBe(run.workflowId);
       expect(progress.styles.map((s) => s.styleId)).toEqual([3, 7]);

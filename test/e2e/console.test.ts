@@ -34,6 +34,8 @@ const policyViolations: string[] = [];
 /** Pages checked with axe-core, and what it found serious or critical on each. */
 const axeFindings: Record<string, string[]> = {};
 let firstRun = '';
+/** The campaign started with a small sample interval (its chart draws requests/s). */
+let ratesCampaign = '';
 
 beforeAll(async () => {
   requireCompiledCli();
@@ -114,8 +116,8 @@ function descriptionOf(locator: Locator): Promise<string> {
   );
 }
 
-async function checkAccessibility(name: string): Promise<void> {
-  const serious = await seriousAxeViolations(page);
+async function checkAccessibility(name: string, on: Page = page): Promise<void> {
+  const serious = await seriousAxeViolations(on);
   axeFindings[name] = serious.map(
     (v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`,
   );
@@ -127,7 +129,8 @@ async function go(link: 'Runs' | 'New run' | 'Models' | 'Campaigns' | 'Subjects'
     .getByRole('navigation', { name: 'Console' })
     .getByRole('link', { name: link, exact: true })
     .click();
-  await page.getByRole('heading', { level: 1 }).waitFor();
+  // The page it leads to, not the one still showing: each page's heading is its link's name.
+  await page.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
 }
 
 async function runsOfApi(query = ''): Promise<Array<{ workflowId: string; subjectId?: string }>> {
@@ -167,8 +170,8 @@ async function expectBarDone(name: string): Promise<void> {
 }
 
 /** Every avatar image of the page has loaded (naturalWidth > 0); answers how many there are. */
-async function loadedAvatars(): Promise<number> {
-  const images = page.getByRole('img', { name: /avatar \d+$/ });
+async function loadedAvatars(on: Page = page): Promise<number> {
+  const images = on.getByRole('img', { name: /avatar \d+$/ });
   await images.first().waitFor({ timeout: 60_000 });
   const widths = await images.evaluateAll((list) =>
     Promise.all(
@@ -345,6 +348,67 @@ describe('the web console', () => {
   );
 
   it(
+    'shares a run read-only: its link opens it in a fresh browser without the API token, and no other run',
+    async () => {
+      await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(firstRun)}`);
+      await page.getByRole('button', { name: 'Share' }).click();
+      const linkField = page.getByLabel('Read-only link to this run');
+      await linkField.waitFor();
+      const link = await linkField.inputValue();
+      expect(link).toContain(`/console/#/runs/${encodeURIComponent(firstRun)}?access_token=at1.`);
+      expect(await descriptionOf(linkField)).toMatch(/until \S+/);
+      await checkAccessibility('run with its shared link');
+
+      const guest = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      try {
+        const tab = await guest.newPage();
+        const apiCalls: string[] = [];
+        tab.on('request', (request) => {
+          const url = new URL(request.url());
+          if (url.pathname.startsWith('/v1/')) apiCalls.push(`${request.method()} ${url.pathname}`);
+        });
+        await tab.goto(link);
+        await tab.getByRole('heading', { level: 1, name: `Run ${firstRun}` }).waitFor();
+        await tab.getByRole('note').filter({ hasText: 'Signed in with a link to one run' }).waitFor();
+        await eventually(async () =>
+          expect(await tab.getByRole('progressbar').count()).toBeGreaterThanOrEqual(3),
+        );
+        expect(await loadedAvatars(tab)).toBeGreaterThanOrEqual(2);
+        // Read-only: no navigation to other pages, no action on the run.
+        expect(await tab.getByRole('navigation').count()).toBe(0);
+        for (const action of ['Cancel run', 'Retry failed styles', 'Share'])
+          expect(await tab.getByRole('button', { name: action, exact: true }).count()).toBe(0);
+        expect(await tab.getByRole('link', { name: 'Generate more styles' }).count()).toBe(0);
+        // The token left the address bar and sits in the tab's session storage, as the API token would.
+        expect(tab.url()).not.toContain('access_token');
+        const stored = await tab.evaluate(() =>
+          Object.keys((globalThis as unknown as PageDom).sessionStorage),
+        );
+        expect(stored).toContain('avatar-console.run-link');
+        expect(stored).not.toContain('avatar-console.token');
+        // The console used the token for the run's status and events only.
+        const runPath = `/v1/pipelines/${encodeURIComponent(firstRun)}`;
+        expect(
+          apiCalls.filter((call) => call !== `GET ${runPath}` && call !== `GET ${runPath}/events`),
+        ).toEqual([]);
+        await checkAccessibility('shared run', tab);
+
+        // Another run of the same tenant is not opened by the token: the API does not know it.
+        const other = (await runsOfApi()).find((run) => run.workflowId !== firstRun)!.workflowId;
+        await tab.goto(`${new URL(link).origin}/console/#/runs/${encodeURIComponent(other)}`);
+        await tab.getByRole('heading', { level: 1, name: `Run ${other}` }).waitFor();
+        await eventually(async () =>
+          expect(await tab.getByRole('alert').textContent()).toContain('No pipeline'),
+        );
+        expect(await tab.getByRole('progressbar').count()).toBe(0);
+      } finally {
+        await guest.close();
+      }
+    },
+    STEP_MS,
+  );
+
+  it(
     'lists the models, each DONE one with "Generate" for more styles',
     async () => {
       await go('Models');
@@ -428,7 +492,8 @@ describe('the web console', () => {
       await page.getByLabel('Manifest').setInputFiles(manifest);
       await page.getByLabel('Campaign id (optional)').fill('console-spring');
       await page.getByRole('button', { name: 'Start campaign' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Campaign console-spring' }).waitFor();
+      // Campaign ids carry their tenant: `<tenant>.console-spring`.
+      await page.getByRole('heading', { level: 1, name: /^Campaign [a-z0-9-]+\.console-spring$/ }).waitFor();
       // Paused, it starts no more subjects; resumed, it carries on.
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByRole('button', { name: 'Resume' }).click({ timeout: 30_000 });
@@ -463,6 +528,88 @@ describe('the web console', () => {
       const csv = await readFile((await download.path())!, 'utf8');
       expect(csv).toContain('camp-a');
       expect(csv).toContain('camp-b');
+    },
+    STEP_MS,
+  );
+
+  it(
+    'draws the accepted provider requests per second against the quota while the window is full',
+    async () => {
+      // A window of one that samples every 300 ms, with subjects waiting: it measures the provider's
+      // requests/s from its second sample on (the default samples every 10 s).
+      const subjects = ['rate-a', 'rate-b', 'rate-c'].map((subjectId) => ({
+        subjectId,
+        gender: 1,
+        styles: [3],
+        selfies,
+      }));
+      const answer = await fetch(`${stack.apiUrl}/v1/campaigns`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          campaignId: 'console-rates',
+          subjects,
+          options: {
+            autoWindow: { initial: 1, sampleEveryMs: 300 },
+            polling: { initialIntervalMs: 300, minIntervalMs: 200, maxIntervalMs: 500 },
+          },
+        }),
+      });
+      expect(answer.status).toBe(202);
+      ratesCampaign = ((await answer.json()) as { campaignId: string }).campaignId;
+      await page.goto(`${stack.apiUrl}/console/#/campaigns/${encodeURIComponent(ratesCampaign)}`);
+      const chart = page.getByRole('img', { name: /requests per second/ });
+      const pointsOf = (label: string) =>
+        chart
+          // Each line is named by its SVG <title>.
+          .locator('polyline', { has: page.locator('title', { hasText: label }) })
+          .evaluateAll((lines) =>
+            lines.flatMap(
+              (line) =>
+                (line as unknown as { getAttribute(name: string): string | null })
+                  .getAttribute('points')
+                  ?.split(' ') ?? [],
+            ),
+          );
+      await eventually(async () => {
+        expect((await pointsOf('accepted provider requests/s')).length).toBeGreaterThanOrEqual(2);
+        expect((await pointsOf('quota (requests/s)')).length).toBeGreaterThanOrEqual(2);
+      }, 90_000);
+      expect(await chart.locator('desc').textContent()).toMatch(
+        /accepted provider requests per second of a quota of 40/,
+      );
+      await checkAccessibility('campaign with requests per second');
+      // The chart draws the progress's numbers (window.providerRps and window.quotaRps), not its text.
+      const status = (await (
+        await fetch(`${stack.apiUrl}/v1/campaigns/${encodeURIComponent(ratesCampaign)}`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        })
+      ).json()) as { progress: { window: { providerRps?: unknown; quotaRps?: unknown } } };
+      expect(status.progress.window).toMatchObject({ providerRps: expect.any(Number), quotaRps: 40 });
+      const counts = page.getByRole('group', { name: 'Subjects by state' });
+      await eventually(async () => expect(await counts.textContent()).toMatch(/Done\s*3/), 90_000);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'lists the campaigns of the API (GET /v1/campaigns), newest first, not only those started from the tab',
+    async () => {
+      await go('Campaigns');
+      const list = page.getByRole('table', { name: 'Campaigns, newest first' });
+      await list.waitFor();
+      const ids = await list
+        .getByRole('row')
+        .evaluateAll((rows) =>
+          rows.slice(1).map((row) => (row as unknown as { textContent: string }).textContent),
+        );
+      // The campaign started with a JSON request (not from the tab) is there, and it ended last.
+      expect(ids[0]).toContain(ratesCampaign);
+      expect(ids.some((row) => /^[a-z0-9-]+\.console-spring/.test(row))).toBe(true);
+      expect(ids[0]).toMatch(/completed\s*3/);
+      await checkAccessibility('campaigns list');
+      await list.getByRole('link', { name: ratesCampaign, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: `Campaign ${ratesCampaign}` }).waitFor();
     },
     STEP_MS,
   );

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FastifyInstance } from 'fastify';
 import { startCampaign } from '../../src/campaign/client/campaigns';
 import { startPipeline } from '../../src/client/pipelines';
 import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
-import { claimWorkflowId } from '../../src/contracts/workflow-ids';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { claimWorkflowId, DEFAULT_TENANT } from '../../src/contracts/workflow-ids';
+import { TenantAttribute } from '../../src/contracts/search-attributes';
 import { providerScope } from '../../src/worker/provider-scope';
-import { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { testConfig } from '../helpers/pipeline-worker';
-import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { apiCaller, startTestApi } from '../helpers/test-api';
+import { FAST_POLLING } from '../helpers/e2e-pipeline';
+import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
+import { uniqueName } from '../helpers/temporal-env';
+import { apiCaller } from '../helpers/test-api';
 import { InputError } from '../../src/errors';
 
 const TOKEN = 'internal-ids-token-0123456789';
@@ -25,70 +20,51 @@ const FIRST_MODEL_ID = 1001;
  * a caller nor probed through the API.
  */
 describe('internal workflow ids (dev server, workers, simulator, API)', () => {
-  let env: TestWorkflowEnvironment;
-  let sim: RunningSimulator;
-  let workers: PipelineWorkers;
-  let running: Promise<void>;
-  let app: FastifyInstance;
-  let base: string;
-  let selfies: { dir: string; files: string[] };
-  let config: ReturnType<typeof testConfig>;
+  let stack: InProcessStack;
   /** Workflows this test started at internal ids, on a queue no worker polls; terminated at the end. */
   const squatters: string[] = [];
   const idleQueue = uniqueName('nobody-polls');
 
   beforeAll(async () => {
-    env = await createDevServerEnv();
-    selfies = await writeSelfies(1, 'internal-ids-');
-    sim = await startSimulator({
-      basePath: uniqueBasePath('internal-ids'),
-      progression: { mode: 'wall', trainingMs: 300, generationMs: 200 },
-      avatarsPerOrder: 1,
+    stack = await startInProcessStack({
+      name: 'internal-ids',
+      tokens: [TOKEN],
+      selfies: 1,
+      simulator: { trainingMs: 300, generationMs: 200, avatarsPerOrder: 1 },
+      archive: false,
     });
-    const manifestDir = await makeScratchDir('internal-ids');
-    const base_ = testConfig({
-      taskQueue: uniqueName('internal-ids'),
-      providerUrl: sim.url,
-      imageRoots: [selfies.dir],
-    });
-    config = {
-      ...base_,
-      api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(selfies.dir, 'blobs') },
-      campaigns: { dir: manifestDir, maxInFlight: 4 },
-    };
-    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
-    running = workers.run();
-    ({ app, base } = await startTestApi({ config, client: env.client }));
   });
 
   afterAll(async () => {
-    await app?.close();
     for (const id of squatters) {
-      await env.client.workflow
+      await stack?.env.client.workflow
         .getHandle(id)
         .terminate('test over')
         .catch(() => undefined);
     }
-    workers?.shutdown();
-    await running;
-    await sim?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
-  const call = apiCaller(() => base, TOKEN);
+  const call = apiCaller(() => stack.base, TOKEN);
 
   /** Starts a workflow of `type` at `workflowId` that stays open (no worker polls its queue). */
   async function squat(workflowId: string, type: string): Promise<void> {
-    await env.client.workflow.start(type, { workflowId, taskQueue: idleQueue, args: [] });
+    // The caller's own tenant: only the workflow's type stands between it and the caller.
+    await stack.env.client.workflow.start(type, {
+      workflowId,
+      taskQueue: idleQueue,
+      args: [],
+      typedSearchAttributes: [{ key: TenantAttribute, value: DEFAULT_TENANT }],
+    });
     squatters.push(workflowId);
   }
 
-  const scope = () => providerScope(sim.url);
+  const scope = () => providerScope(stack.sim.url);
 
   test('campaigns cannot take claim ids, and a claim id held by anything else does not block pipelines', async () => {
     // A provider served at the root of its host has claim ids that pass the campaign id charset.
-    const claimId = claimWorkflowId(new URL(sim.url).host, FIRST_MODEL_ID);
-    const [selfie] = selfies.files as [string];
+    const claimId = claimWorkflowId(new URL(stack.sim.url).host, FIRST_MODEL_ID);
+    const [selfie] = stack.selfies.files as [string];
     // Through the API, and through the client package that the CLI uses.
     const refused = await call('POST', '/v1/campaigns', {
       campaignId: claimId,
@@ -102,12 +78,12 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
     });
     await expect(
       startCampaign(
-        env.client,
+        stack.env.client,
         [{ subjectId: 'u1', gender: 1, styles: [3], images: [selfie], mainImageIndex: 0, row: 2 }],
         {
-          ...config.placement,
-          manifestDir: config.campaigns.dir,
-          campaignId: `Provider-Claim:${new URL(sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
+          ...stack.config.placement,
+          manifestDir: stack.config.campaigns.dir,
+          campaignId: `Provider-Claim:${new URL(stack.sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
         },
       ),
     ).rejects.toBeInstanceOf(InputError);
@@ -116,28 +92,28 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
     for (let id = FIRST_MODEL_ID; id < FIRST_MODEL_ID + 8; id++)
       await squat(claimWorkflowId(scope(), id), WORKFLOW_TYPES.campaign);
     const pipeline = await startPipeline(
-      env.client,
+      stack.env.client,
       { images: [selfie], styles: [3], gender: 1, polling: FAST_POLLING },
-      config.placement,
+      stack.config.placement,
     );
     const result = await pipeline.result();
     expect(result.modelId).toBe(FIRST_MODEL_ID);
     expect(result.generations.map((g) => g.status)).toEqual(['DONE']);
     // The order is still claimed once, at the id after the squatted one.
-    const claim = await env.client.workflow
+    const claim = await stack.env.client.workflow
       .getHandle(`${claimWorkflowId(scope(), FIRST_MODEL_ID)}/1`)
       .describe();
     expect(claim.type).toBe(WORKFLOW_TYPES.claim);
   }, 60_000);
 
   test('ids that are not a pipeline, or not a campaign, get exactly the unknown-id answer', async () => {
-    const pipelineId = `avatar-pipeline-${randomUUID()}`;
+    const pipelineId = `default.avatar-pipeline-${randomUUID()}`;
     const claimId = claimWorkflowId(scope(), 99_999);
-    const callbackId = `${pipelineId}/callback`;
-    const campaignId = uniqueName('oracle-campaign');
+    const callbackId = `${pipelineId}/webhooks`;
+    const campaignId = `default.${uniqueName('oracle-campaign')}`;
     await squat(pipelineId, WORKFLOW_TYPES.pipeline);
     await squat(claimId, WORKFLOW_TYPES.claim);
-    await squat(callbackId, WORKFLOW_TYPES.callback);
+    await squat(callbackId, WORKFLOW_TYPES.webhookDelivery);
     await squat(campaignId, WORKFLOW_TYPES.campaign);
 
     /** The answer with the id asked for replaced, so answers about two ids compare. */
@@ -146,7 +122,7 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
       return { status, body: JSON.parse(JSON.stringify(body).split(id).join('<id>')) as unknown };
     };
     const retry = (id: string) => `/v1/pipelines/${id}/retry`;
-    const unknownRetry = await answer('POST', retry, `avatar-pipeline-${randomUUID()}`);
+    const unknownRetry = await answer('POST', retry, `default.avatar-pipeline-${randomUUID()}`);
     expect(unknownRetry.status).toBe(404);
     for (const id of [claimId, callbackId, campaignId])
       expect({ id, ...(await answer('POST', retry, id)) }).toEqual({ id, ...unknownRetry });

@@ -36,11 +36,14 @@ describe('worker metrics, logs and traces', () => {
     env = await createDevServerEnv();
     const { address, namespace } = devServerUnderTest();
     const selfies = await writeSelfies(2, 'metrics-selfies-');
-    // A tight rate limit, so that some answers are 429s and the rate-limit counter has something to count.
+    // Some answers must be 429s, so that the rate-limit counters have something to count. Whether a
+    // pipeline's own requests overrun a bucket depends on how fast a (possibly loaded) machine sends
+    // them, so the bucket starts with one token that takes 10 s to come back: the pipeline's second
+    // request is refused whatever the timing. Once it has been, the limit is relaxed to a tight one.
     sim = await startSimulator({
       apiKey: PROVIDER_KEY,
       progression: { mode: 'wall', trainingMs: 800, generationMs: 300 },
-      rateLimit: { requestsPerSecond: 8, burst: 2, retryAfterSeconds: 1 },
+      rateLimit: { requestsPerSecond: 0.1, burst: 1, retryAfterSeconds: 1 },
     });
     collector = await OtlpReceiver.start();
     const port = await findFreePort();
@@ -86,6 +89,8 @@ describe('worker metrics, logs and traces', () => {
       placementFrom({ taskQueue }),
     );
     workflowId = pipeline.workflowId;
+    await waitUntil('a request answered 429', () => sim.stats().rateLimited > 0, worker);
+    sim.setOptions({ rateLimit: { requestsPerSecond: 8, burst: 2, retryAfterSeconds: 1 } });
     await pipeline.result();
   });
   afterAll(async () => {

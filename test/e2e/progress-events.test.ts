@@ -6,6 +6,8 @@ import { DEFAULT_API_LIMITS } from '../../src/api/server';
 import { followProgress, type ProgressStreamEvent } from '../../src/client/progress-stream';
 import { progressChangesQuery } from '../../src/contracts/progress-feed';
 import type { PipelineProgress, PipelineResult } from '../../src/contracts/pipeline-state';
+import { pipelineStartAttributes } from '../../src/contracts/search-attributes';
+import { DEFAULT_TENANT, tenantWorkflowId } from '../../src/contracts/workflow-ids';
 import { testConfig } from '../helpers/pipeline-worker';
 import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
@@ -56,12 +58,14 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
     await env?.teardown();
   });
 
+  /** Starts a stand-in pipeline as the API token's tenant (a bare token's: `default`) starts its runs. */
   async function start(steps: number, capacity?: number): Promise<string> {
-    const workflowId = uniqueName('stand-in');
+    const workflowId = tenantWorkflowId(DEFAULT_TENANT, uniqueName('stand-in'));
     await env.client.workflow.start('avatarPipeline', {
       taskQueue,
       workflowId,
       args: [{ steps, ...(capacity ? { capacity } : {}) }],
+      typedSearchAttributes: pipelineStartAttributes({ tenant: DEFAULT_TENANT }),
     });
     return workflowId;
   }

@@ -165,7 +165,7 @@ describe('object storage end to end (S3 backend)', () => {
 
   test('uploads land in the bucket, a worker without the API files trains from them, and archived avatars outlive the provider', async () => {
     const id = await start('person-archive');
-    const owner = `e2e/${subjectPrefix('person-archive')}`;
+    const owner = `e2e/${subjectPrefix('default', 'person-archive')}`;
     const uploads = await keysUnder(`e2e/${uploadsPrefix(id)}`);
     expect(uploads.filter((key) => key.endsWith('.png'))).toHaveLength(3);
 
@@ -190,7 +190,7 @@ describe('object storage end to end (S3 backend)', () => {
 
   test('the store down for 20 s mid-archive: every avatar archived once, none lost', async () => {
     const id = await start('person-outage');
-    const owner = `e2e/${subjectPrefix('person-outage')}`;
+    const owner = `e2e/${subjectPrefix('default', 'person-outage')}`;
     // Wait for the first archived avatar, then take the store away.
     const deadline = Date.now() + 60_000;
     let before: string[] = [];
@@ -219,7 +219,7 @@ describe('object storage end to end (S3 backend)', () => {
     const id = await start('person-forget', '3');
     const view = await finished(id);
     expect(avatarsOf(view).every((a) => typeof a.archivedUrl === 'string')).toBe(true);
-    const owner = `e2e/${subjectPrefix('person-forget')}`;
+    const owner = `e2e/${subjectPrefix('default', 'person-forget')}`;
     expect((await keysUnder(owner)).length).toBeGreaterThan(0);
 
     const first = await call('DELETE', '/v1/subjects/person-forget');
@@ -266,9 +266,9 @@ describe('object storage end to end (S3 backend)', () => {
       await sweep();
       expect(await keysUnder(`e2e/${uploadsPrefix(done)}`)).toEqual([]);
       expect(await keysUnder(`e2e/${uploadsPrefix(cancelled)}`)).toEqual([]);
-      expect(await keysUnder(`e2e/${subjectPrefix('person-cancelled')}`)).toEqual([]);
+      expect(await keysUnder(`e2e/${subjectPrefix('default', 'person-cancelled')}`)).toEqual([]);
       // The finished pipeline keeps its archived avatars: retention is about selfies.
-      expect(await keysUnder(`e2e/${subjectPrefix('person-retained')}avatars/`)).not.toEqual([]);
+      expect(await keysUnder(`e2e/${subjectPrefix('default', 'person-retained')}avatars/`)).not.toEqual([]);
     } finally {
       pipelineObjects.close();
     }

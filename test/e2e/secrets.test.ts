@@ -31,7 +31,15 @@ const PROVIDER_KEY = `sk-live-SECRET-${randomBytes(12).toString('hex')}`;
 const TOKEN_START = `tok-start-SECRET-${randomBytes(12).toString('hex')}`;
 const TOKEN_READ = `tok-read-SECRET-${randomBytes(12).toString('hex')}`;
 const SIGNING_SECRET = `whsec-SECRET-${randomBytes(16).toString('hex')}`;
-const SECRETS = { PROVIDER_KEY, TOKEN_START, TOKEN_READ, SIGNING_SECRET };
+const WEBHOOK_KEY = `webhook-key-SECRET-${randomBytes(16).toString('hex')}`;
+/** Every secret of the run; the registered endpoint's whsec_ secret joins once the API made it. */
+const SECRETS: Record<string, string> = {
+  PROVIDER_KEY,
+  TOKEN_START,
+  TOKEN_READ,
+  SIGNING_SECRET,
+  WEBHOOK_KEY,
+};
 
 interface HistoryJson {
   events: {
@@ -77,6 +85,7 @@ describe('secrets stay out of histories and logs of a full run', () => {
       BLOB_DIR: path.join(root, 'blobs'),
       CALLBACK_SIGNING_SECRET: SIGNING_SECRET,
       CALLBACK_PRIVATE_HOSTS: '127.0.0.1',
+      WEBHOOK_SIGNING_KEY: WEBHOOK_KEY,
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'json',
     };
@@ -97,6 +106,17 @@ describe('secrets stay out of histories and logs of a full run', () => {
   });
 
   test('a pipeline started through the API, with uploads and a callback: no secret or selfie byte in any history, no secret in any log', async () => {
+    // A registered endpoint too: its secret is answered once and must go nowhere else.
+    const registered = await fetch(`${apiUrl}/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN_START}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${receiver.origin}/hooks/endpoint` }),
+    });
+    expect(registered.status).toBe(201);
+    SECRETS.ENDPOINT_SECRET = ((await registered.json()) as { secret: string }).secret;
+    // The key bytes behind whsec_, as a signer would hold them.
+    SECRETS.ENDPOINT_KEY_BASE64 = SECRETS.ENDPOINT_SECRET.slice('whsec_'.length);
+
     // Start: the selfies uploaded through the API, which passes the workers references to them.
     const form = new FormData();
     for (const [i, png] of selfies.entries()) form.append('selfies', new Blob([png]), `s${i + 1}.png`);
@@ -128,7 +148,7 @@ describe('secrets stay out of histories and logs of a full run', () => {
     );
     expect(final).toMatchObject({ state: 'completed' });
     expect(final!.result!.generations.map((g) => g.avatars.length)).toEqual([2, 2]);
-    const callbackId = `${workflowId}/callback`;
+    const callbackId = `${workflowId}/webhooks`;
     await waitFor(
       'the callback delivery to complete',
       async () =>
@@ -140,6 +160,8 @@ describe('secrets stay out of histories and logs of a full run', () => {
       30_000,
     );
     expect(receiver.requests.filter((r) => r.url === '/hooks/done')).toHaveLength(1);
+    // started, trained, two styles, completed.
+    expect(receiver.requests.filter((r) => r.url === '/hooks/endpoint')).toHaveLength(5);
     // The key was in use: the simulator refuses requests without it, and it made the model and orders.
     expect(sim.stats().totals).toMatchObject({ modelsCreated: 1, generationOrdersCreated: 2, uploads: 2 });
 

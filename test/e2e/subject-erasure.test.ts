@@ -1,15 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FastifyInstance } from 'fastify';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { testConfig } from '../helpers/pipeline-worker';
-import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { apiCaller, startTestApi } from '../helpers/test-api';
+import { FAST_POLLING } from '../helpers/e2e-pipeline';
+import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
+import { uniqueName } from '../helpers/temporal-env';
+import { apiCaller } from '../helpers/test-api';
 
 const TOKEN = 'erasure-token-0123456789';
 
@@ -27,62 +22,27 @@ async function filesUnder(dir: string): Promise<Array<{ name: string; text: stri
 }
 
 describe('erasing a campaign subject (dev server, workers, simulator, API, archive)', () => {
-  let env: TestWorkflowEnvironment;
-  let sim: RunningSimulator;
-  let workers: PipelineWorkers;
-  let running: Promise<void>;
-  let app: FastifyInstance;
-  let base: string;
-  let manifestDir: string;
-  let blobDir: string;
-  let selfies: { dir: string; files: string[] };
+  let stack: InProcessStack;
 
   beforeAll(async () => {
-    env = await createDevServerEnv();
-    selfies = await writeSelfies(2, 'erasure-');
-    const scratch = await makeScratchDir('erasure');
-    manifestDir = path.join(scratch, 'campaigns');
-    blobDir = path.join(scratch, 'blobs');
-    sim = await startSimulator({
-      basePath: uniqueBasePath('erasure'),
-      progression: { mode: 'wall', trainingMs: 200, generationMs: 150 },
-      avatarsPerOrder: 2,
+    stack = await startInProcessStack({
+      name: 'erasure',
+      tokens: [TOKEN],
+      selfies: 2,
+      simulator: { trainingMs: 200, generationMs: 150, avatarsPerOrder: 2 },
     });
-    const base_ = testConfig({
-      taskQueue: uniqueName('erasure'),
-      providerUrl: sim.url,
-      imageRoots: [selfies.dir, blobDir],
-      archiveAvatars: true,
-    });
-    const config = {
-      ...base_,
-      api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(scratch, 'uploads') },
-      campaigns: { dir: manifestDir, maxInFlight: 4 },
-      storage: {
-        target: { kind: 'fs' as const, dir: blobDir },
-        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-      },
-    };
-    workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
-    running = workers.run();
-    ({ app, base } = await startTestApi({ config, client: env.client }));
   });
 
   afterAll(async () => {
-    await app?.close();
-    workers?.shutdown();
-    await running;
-    await sim?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
-  const call = apiCaller(() => base, TOKEN);
+  const call = apiCaller(() => stack.base, TOKEN);
 
   test('once erased, dave appears in no summary, result, manifest copy, run or archive; erin is intact', async () => {
-    const [daveSelfie, erinSelfie] = selfies.files as [string, string];
-    const campaignId = uniqueName('erasure-campaign');
+    const [daveSelfie, erinSelfie] = stack.selfies.files as [string, string];
     const started = await call('POST', '/v1/campaigns', {
-      campaignId,
+      campaignId: uniqueName('erasure-campaign'),
       subjects: [
         { subjectId: 'dave', gender: 1, styles: [3, 5], selfies: [daveSelfie] },
         { subjectId: 'erin', gender: 2, styles: [3], selfies: [erinSelfie] },
@@ -90,6 +50,9 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       options: { polling: FAST_POLLING },
     });
     expect(started.status).toBe(202);
+    // The campaign's id is its workflow id: the caller's name in the caller's tenant.
+    const { campaignId } = started.body as { campaignId: string };
+    expect(campaignId).toMatch(/^default\.erasure-campaign-/);
     const summaryUrl = `/v1/campaigns/${campaignId}/summary`;
     type Summary = {
       status: string;
@@ -149,15 +112,15 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     const progressAfter = await call('GET', `/v1/campaigns/${campaignId}`);
     expect(progressAfter.status).toBe(200);
     unseen('progress', progressAfter.text);
-    const events = await fetch(`${base}/v1/campaigns/${campaignId}/events`, {
+    const events = await fetch(`${stack.base}/v1/campaigns/${campaignId}/events`, {
       headers: { authorization: `Bearer ${TOKEN}` },
       signal: AbortSignal.timeout(60_000),
     });
     const stream = await events.text();
     expect(stream).toContain('event: result');
     unseen('events', stream);
-    for (const file of await filesUnder(manifestDir)) unseen(`CAMPAIGN_DIR/${file.name}`, file.text);
-    expect((await filesUnder(manifestDir)).some((f) => f.text.includes(erinSelfie))).toBe(true);
+    for (const file of await filesUnder(stack.manifestDir)) unseen(`CAMPAIGN_DIR/${file.name}`, file.text);
+    expect((await filesUnder(stack.manifestDir)).some((f) => f.text.includes(erinSelfie))).toBe(true);
     for (const url of [runUrl(dave.workflowId), `${runUrl(dave.workflowId)}/events`]) {
       // Temporal deletes in the background, within moments.
       let answer = await call('GET', url);
@@ -169,7 +132,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       // The unknown-id answer repeats the id asked for, nothing else.
       unseen(url, answer.text.split(dave.workflowId).join('<id>'));
     }
-    for (const file of await filesUnder(blobDir)) {
+    for (const file of await filesUnder(stack.blobDir)) {
       unseen(`blob name ${file.name}`, file.name);
       unseen(`blob ${file.name}`, file.text);
     }
@@ -181,13 +144,13 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
   test('erased while their campaign runs: never started, and named in no progress, event, summary or result', async () => {
     // Slow training keeps two subjects in flight while the others wait in the page the campaign
     // has read; one selfie is too few for the provider now, so ivy fails at once.
-    sim.setOptions({
+    stack.sim.setOptions({
       minTrainingImages: 2,
       progression: { mode: 'wall', trainingMs: 8_000, generationMs: 150 },
     });
     try {
-      const campaignId = uniqueName('erasure-running');
-      const both = selfies.files;
+      const campaignName = uniqueName('erasure-running');
+      const both = stack.selfies.files;
       const subject = (subjectId: string, files = both) => ({
         subjectId,
         gender: 1,
@@ -195,7 +158,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
         selfies: files,
       });
       const started = await call('POST', '/v1/campaigns', {
-        campaignId,
+        campaignId: campaignName,
         subjects: [
           subject('ivy', [both[0]!]),
           subject('frank'),
@@ -206,6 +169,8 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
         options: { polling: FAST_POLLING, maxInFlight: 2, fixedWindow: true },
       });
       expect(started.status).toBe(202);
+      const campaignId = `default.${campaignName}`;
+      expect((started.body as { campaignId: string }).campaignId).toBe(campaignId);
       const erasedNames = ['ivy', 'frank', 'gina'];
       const named = (text: string) =>
         erasedNames.filter((n) => text.includes(`"${n}"`) || text.includes(`/${n}"`));
@@ -246,12 +211,12 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       // gina was never started: her pipeline's id was never taken.
-      await expect(env.client.workflow.getHandle(`${campaignId}/gina`).describe()).rejects.toThrow(
+      await expect(stack.env.client.workflow.getHandle(`${campaignId}/gina`).describe()).rejects.toThrow(
         WorkflowNotFoundError,
       );
       // frank's cancelled run is deleted (in the background) and not started again.
       for (let i = 0; ; i++) {
-        const found = await env.client.workflow
+        const found = await stack.env.client.workflow
           .getHandle(`${campaignId}/frank`)
           .describe()
           .then(
@@ -273,7 +238,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
         ['ann', 'DONE'],
         ['hal', 'DONE'],
       ]);
-      const events = await fetch(`${base}/v1/campaigns/${campaignId}/events`, {
+      const events = await fetch(`${stack.base}/v1/campaigns/${campaignId}/events`, {
         headers: { authorization: `Bearer ${TOKEN}` },
         signal: AbortSignal.timeout(60_000),
       });
@@ -292,7 +257,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       expect(views['results.csv']).toContain('\nann,');
       expect(views['results.csv']).toContain('\nhal,');
     } finally {
-      sim.setOptions({
+      stack.sim.setOptions({
         minTrainingImages: 1,
         progression: { mode: 'wall', trainingMs: 200, generationMs: 150 },
       });

@@ -1,19 +1,17 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { FastifyInstance } from 'fastify';
+import { startTraining } from '../../src/client/model-runs';
 import { getPipeline } from '../../src/client/pipelines';
 import type { PipelineResult } from '../../src/contracts/pipeline-state';
-import { ProviderClient } from '../../src/provider/client';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
-import { createTestWorker, testConfig } from '../helpers/pipeline-worker';
+import { placementFrom } from '../../src/config/run-placement';
+import { ModelIdAttribute } from '../../src/contracts/search-attributes';
+import { FAST_POLLING } from '../helpers/e2e-pipeline';
+import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { runCli } from '../helpers/run-cli';
-import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { devServerUnderTest, uniqueName } from '../helpers/temporal-env';
 import { openEventStream } from '../helpers/sse-client';
 import { requireCompiledCli } from '../helpers/worker-process';
-import { startTestApi, withApi } from '../helpers/test-api';
 
 const TOKEN = 'models-e2e-token-0123456789';
 
@@ -22,59 +20,38 @@ const TOKEN = 'models-e2e-token-0123456789';
  * and the API, with the simulator's own records as the judge of what the provider was asked.
  */
 describe('train once, generate later, retry without retraining', () => {
-  let env: TestWorkflowEnvironment;
-  let sim: RunningSimulator;
-  let workers: PipelineWorkers;
-  let workersRun: Promise<void>;
-  let app: FastifyInstance;
-  let base: string;
+  let stack: InProcessStack;
   let selfiesDir: string;
+  let taskQueue: string;
   let cliEnv: Record<string, string>;
-  const taskQueue = uniqueName('train-generate');
 
   beforeAll(async () => {
     requireCompiledCli();
-    env = await createDevServerEnv();
-    const selfies = await writeSelfies(2, 'train-generate-selfies-');
-    selfiesDir = selfies.dir;
-    sim = await startSimulator({
-      basePath: uniqueBasePath('train-generate'),
-      progression: { mode: 'wall', trainingMs: 800, generationMs: 400 },
+    stack = await startInProcessStack({
+      name: 'train-generate',
+      tokens: [TOKEN],
+      selfies: 2,
+      simulator: { trainingMs: 800, generationMs: 400 },
+      archive: false,
     });
-    workers = await createTestWorker({
-      connection: env.nativeConnection,
-      taskQueue,
-      providerUrl: sim.url,
-      imageRoots: [selfiesDir],
-    });
-    workersRun = workers.run();
-    // The API's upload janitor owns its blob directory (the first root): a scratch one, not the selfies.
-    const blobDir = await makeScratchDir('train-generate-blobs');
-    const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [blobDir, selfiesDir] });
-    ({ app, base } = await startTestApi({
-      config: withApi(config, { tokens: [TOKEN] }),
-      client: env.client,
-    }));
+    selfiesDir = stack.selfies.dir;
+    taskQueue = stack.config.temporal.taskQueue;
     const { address, namespace } = devServerUnderTest();
     cliEnv = {
       TEMPORAL_ADDRESS: address,
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      PROVIDER_BASE_URL: sim.url,
+      PROVIDER_BASE_URL: stack.sim.url,
       PROVIDER_API_KEY: 'sim-key',
     };
   });
 
   afterAll(async () => {
-    await app?.close();
-    workers?.shutdown();
-    await workersRun;
-    await sim?.stop();
-    await env?.teardown();
+    await stack?.stop();
   });
 
   async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-    const response = await fetch(`${base}${url}`, {
+    const response = await fetch(`${stack.base}${url}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
@@ -86,13 +63,13 @@ describe('train once, generate later, retry without retraining', () => {
   async function startedRuns(): Promise<string[]> {
     await delay(500);
     const ids: string[] = [];
-    for await (const run of env.client.workflow.list({ query: `TaskQueue = '${taskQueue}'` }))
+    for await (const run of stack.env.client.workflow.list({ query: `TaskQueue = '${taskQueue}'` }))
       ids.push(run.workflowId);
     return ids.sort();
   }
 
   const generationOrders = (modelId: number) =>
-    sim.stats().orders.filter((o) => o.kind === 'generation' && o.parent === modelId);
+    stack.sim.stats().orders.filter((o) => o.kind === 'generation' && o.parent === modelId);
 
   let modelId: number;
 
@@ -107,7 +84,7 @@ describe('train once, generate later, retry without retraining', () => {
     const training = JSON.parse(trained.stdout) as { workflowId: string; modelId: number; status: string };
     expect(training.status).toBe('DONE');
     modelId = training.modelId;
-    const status = await fetch(`${base}/v1/pipelines/${training.workflowId}`, {
+    const status = await fetch(`${stack.base}/v1/pipelines/${training.workflowId}`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(status.status).toBe(200);
@@ -129,14 +106,14 @@ describe('train once, generate later, retry without retraining', () => {
 
     const byApi = await post(`/v1/models/${modelId}/generations`, { styles: [7], polling: FAST_POLLING });
     expect(byApi.status).toBe(202);
-    const apiResult = await getPipeline(env.client, byApi.body.workflowId).result();
+    const apiResult = await getPipeline(stack.env.client, byApi.body.workflowId).result();
     expect(apiResult).toMatchObject({
       modelId,
       status: 'DONE',
       generations: [{ styleId: 7, status: 'DONE' }],
     });
 
-    const stats = sim.stats();
+    const stats = stack.sim.stats();
     expect(stats.totals.modelsCreated).toBe(1);
     const model = stats.orders.find((o) => o.id === modelId)!;
     expect(model).toMatchObject({ kind: 'model', runs: 1, uploads: 2 });
@@ -147,11 +124,31 @@ describe('train once, generate later, retry without retraining', () => {
   });
 
   it('refuses generation on what is not a DONE model of that gender, or with an unknown style, naming the field; nothing starts', async () => {
-    const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 });
-    const untrained = (await provider.createModel({ styles: [3], gender: 1 })).id;
+    // A model of this tenant's own that is still training: a training run, on a simulator whose
+    // trainings now take ten minutes (a model the tenant's runs did not make is unknown to it).
+    stack.sim.setOptions({ progression: { mode: 'wall', trainingMs: 600_000, generationMs: 400 } });
+    const modelsBefore = stack.sim.stats().totals.modelsCreated;
+    const training = await startTraining(
+      stack.env.client,
+      { images: [path.join(selfiesDir, readdirSync(selfiesDir)[0]!)], styles: [3], gender: 1 },
+      { ...placementFrom({ taskQueue }), requestId: uniqueName('untrained') },
+    );
+    let untrained = 0;
+    for (let tries = 0; untrained === 0; tries++) {
+      if (tries > 200) throw new Error('the untrained model was not created');
+      await delay(100);
+      // Its ModelId reaches the run's search attributes once the provider made the model.
+      const { typedSearchAttributes } = await stack.env.client.workflow
+        .getHandle(training.workflowId)
+        .describe();
+      untrained =
+        stack.sim.stats().totals.modelsCreated > modelsBefore
+          ? Number(typedSearchAttributes.get(ModelIdAttribute) ?? 0)
+          : 0;
+    }
     const orderId = generationOrders(modelId)[0]!.id;
     const runsBefore = await startedRuns();
-    const ordersBefore = sim.stats().totals.generationOrdersCreated;
+    const ordersBefore = stack.sim.stats().totals.generationOrdersCreated;
 
     const cases: {
       model: number;
@@ -216,11 +213,13 @@ describe('train once, generate later, retry without retraining', () => {
       expect(cli.stdout).toBe('');
     }
     expect(await startedRuns()).toEqual(runsBefore);
-    expect(sim.stats().totals.generationOrdersCreated).toBe(ordersBefore);
+    expect(stack.sim.stats().totals.generationOrdersCreated).toBe(ordersBefore);
+    await stack.env.client.workflow.getHandle(training.workflowId).terminate('test done');
+    stack.sim.setOptions({ progression: { mode: 'wall', trainingMs: 800, generationMs: 400 } });
   });
 
   it('retries only the style that ended in ERROR, under the same model, and the result lists every style', async () => {
-    sim.setOptions({ failStyles: [7] });
+    stack.sim.setOptions({ failStyles: [7] });
     const first = await runCli(
       ['run', '--images', selfiesDir, '--styles', '3,7', '--gender', '2', '--subject', 'ben', '--json'],
       cliEnv,
@@ -232,8 +231,8 @@ describe('train once, generate later, retry without retraining', () => {
     expect(partial.generations.find((g) => g.styleId === 7)?.status).toBe('ERROR');
     const style3 = partial.generations.find((g) => g.styleId === 3)!;
 
-    sim.setOptions({ failStyles: [] });
-    const modelsBefore = sim.stats().totals.modelsCreated;
+    stack.sim.setOptions({ failStyles: [] });
+    const modelsBefore = stack.sim.stats().totals.modelsCreated;
     const retried = await post(
       `/v1/pipelines/${partial.workflowId}/retry`,
       {},
@@ -254,7 +253,7 @@ describe('train once, generate later, retry without retraining', () => {
     expect(again.status).toBe(200);
     expect(again.body.workflowId).toBe(retried.body.workflowId);
 
-    const combined = await getPipeline(env.client, retried.body.workflowId).result();
+    const combined = await getPipeline(stack.env.client, retried.body.workflowId).result();
     expect(combined.status).toBe('DONE');
     expect(combined.modelId).toBe(partial.modelId);
     expect(combined.generations.map((g) => [g.styleId, g.status])).toEqual([
@@ -263,7 +262,7 @@ describe('train once, generate later, retry without retraining', () => {
     ]);
     expect(combined.generations[0]).toEqual(style3);
 
-    const stats = sim.stats();
+    const stats = stack.sim.stats();
     expect(stats.totals.modelsCreated).toBe(modelsBefore);
     const orders = generationOrders(partial.modelId);
     expect(orders.filter((o) => o.styles.includes(3))).toHaveLength(1);
@@ -280,7 +279,7 @@ describe('train once, generate later, retry without retraining', () => {
       polling: FAST_POLLING,
     });
     expect(started.status).toBe(202);
-    const stream = await openEventStream(`${base}/v1/pipelines/${started.body.workflowId}/events`, {
+    const stream = await openEventStream(`${stack.base}/v1/pipelines/${started.body.workflowId}/events`, {
       authorization: `Bearer ${TOKEN}`,
     });
     const versions: number[] = [];
@@ -293,7 +292,7 @@ describe('train once, generate later, retry without retraining', () => {
     expect(versions).toEqual(versions.map((_, i) => versions[0]! + i));
     expect(last).toMatchObject({ event: 'result', id: 'end', data: { modelId, status: 'DONE' } });
 
-    const listed = await fetch(`${base}/v1/pipelines?kind=generation&limit=10`, {
+    const listed = await fetch(`${stack.base}/v1/pipelines?kind=generation&limit=10`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     const kinds = ((await listed.json()) as { pipelines: { kind: string; modelId?: number }[] }).pipelines;

@@ -65,6 +65,7 @@ describe('the API against its own OpenAPI document (Schemathesis)', () => {
     });
     const config = {
       ...base_,
+      callbacks: { ...base_.callbacks, webhookKey: 'fuzz-webhook-signing-key-0123456789abcdef' },
       temporal: { ...base_.temporal, address: devServerUnderTest().address },
       campaigns: { ...base_.campaigns, dir: path.join(workDir, 'campaigns') },
       api: {

@@ -26,6 +26,7 @@ export const DOCUMENTED_FILES = [
   'docs/provider-api.md',
   'docs/configuration.md',
   'docs/testing.md',
+  'docs/webhooks.md',
 ];
 
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell', 'console']);

@@ -24,7 +24,7 @@ import { tinyPng } from '../fixtures/images';
 
 const root = mkdtempSync(path.join(tmpdir(), 'avatar-archive-security-'));
 const store = new FsBlobStore(root);
-const owner = subjectPrefix('subject-ssrf');
+const owner = subjectPrefix('default', 'subject-ssrf');
 const png = tinyPng(8, 8);
 let provider: TestHttpServer;
 let inside: TestHttpServer;
@@ -146,6 +146,7 @@ describe('archiving refuses avatar URLs that lead into the worker network', () =
     const activities = createStorageActivities({ store, rules: avatarAddressRules(providerByName()) });
     const err: unknown = await new MockActivityEnvironment()
       .run(activities.archiveAvatar, {
+        tenant: 'default',
         pipelineId: 'wf-ssrf',
         modelId: 1,
         orderId: 2,

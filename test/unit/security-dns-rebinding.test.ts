@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createCallbackActivities } from '../../activities/callback-activities';
-import type { CallbackDelivery } from '../../src/contracts/pipeline-event';
+import { createWebhookActivities } from '../../activities/webhook-activities';
+import { callbackAttempt, UNUSED_STORE } from '../helpers/webhook-attempt';
 import { pinnedFetch } from '../../src/outbound/checked-fetch';
 import { readImage } from '../../src/images/read-image';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
@@ -32,29 +32,22 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-const delivery = (url: string): CallbackDelivery =>
-  ({
-    url,
-    event: {
-      type: 'pipeline.completed',
-      eventId: 'e-1',
-      workflowId: 'wf',
-      occurredAt: new Date(0).toISOString(),
-    },
-  }) as unknown as CallbackDelivery;
-
 describe('callback delivery connects to the checked address', () => {
   it('a name checked as public but answering loopback at connect time never reaches the loopback listener', async () => {
     // The check hears a public address (example.com's); the system resolver would say
     // 127.0.0.1 for "localhost". A delivery that resolved again would land on the listener.
-    const activities = createCallbackActivities({
+    const activities = createWebhookActivities({
+      store: UNUSED_STORE,
       signingSecret: 'secret',
       privateHosts: [],
       timeoutMs: 1_000,
       lookup: async () => [{ address: '93.184.216.34', family: 4 }],
     });
     await expect(
-      new MockActivityEnvironment().run(activities.notifyCallback, delivery(`http://localhost:${port}/hook`)),
+      new MockActivityEnvironment().run(
+        activities.deliverWebhook,
+        callbackAttempt(`http://localhost:${port}/hook`),
+      ),
     ).rejects.toThrow();
     expect(seen).toEqual([]);
   });

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createCallbackActivities } from '../../activities/callback-activities';
+import { createWebhookActivities } from '../../activities/webhook-activities';
+import { callbackAttempt, UNUSED_STORE } from '../helpers/webhook-attempt';
 import { CallbackTargetError, checkCallbackTarget } from '../../src/callbacks/callback-target';
-import type { CallbackDelivery } from '../../src/contracts/pipeline-event';
 import { resolveImageReference } from '../../src/images/image-access';
 import { isPrivateAddress } from '../../src/outbound/private-address';
 import { InputError } from '../../src/errors';
@@ -131,17 +131,6 @@ describe('end to end: no callback reaches a loopback listener through an IPv6 fo
   });
   afterAll(async () => new Promise<void>((r) => server.close(() => r())));
 
-  const delivery = (url: string): CallbackDelivery =>
-    ({
-      url,
-      event: {
-        type: 'pipeline.completed',
-        eventId: 'e-1',
-        workflowId: 'wf',
-        occurredAt: new Date(0).toISOString(),
-      },
-    }) as unknown as CallbackDelivery;
-
   it('the listener is reachable at [::ffff:127.0.0.1] from here (so the refusals below mean something)', async () => {
     const before = hits;
     const response = await fetch(`http://[::ffff:127.0.0.1]:${port}/probe`);
@@ -150,14 +139,18 @@ describe('end to end: no callback reaches a loopback listener through an IPv6 fo
   });
 
   it.each(['::ffff:127.0.0.1', '::ffff:7f00:1', '::127.0.0.1', '64:ff9b::127.0.0.1', '2002:7f00:1::'])(
-    'notifyCallback to http://[%s]:port is refused without a request',
+    'a callback delivery to http://[%s]:port is refused without a request',
     async (address) => {
       const before = hits;
-      const activities = createCallbackActivities({ signingSecret: 'secret', privateHosts: [] });
+      const activities = createWebhookActivities({
+        store: UNUSED_STORE,
+        signingSecret: 'secret',
+        privateHosts: [],
+      });
       const err: unknown = await new MockActivityEnvironment()
-        .run(activities.notifyCallback, delivery(`http://[${address}]:${port}/hook`))
+        .run(activities.deliverWebhook, callbackAttempt(`http://[${address}]:${port}/hook`))
         .catch((e: unknown) => e);
-      expect(err).toMatchObject({ type: 'CallbackRefused', nonRetryable: true });
+      expect(err).toMatchObject({ type: 'WebhookRefused', nonRetryable: true });
       expect(hits).toBe(before);
     },
   );

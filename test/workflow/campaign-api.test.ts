@@ -119,7 +119,7 @@ describe('campaign routes of the starter API', () => {
         'subjects.2.subjectId',
       ]),
     );
-    expect((await call('GET', `/v1/campaigns/${id}`)).status).toBe(404);
+    expect((await call('GET', `/v1/campaigns/default.${id}`)).status).toBe(404);
   });
 
   test('a 10,000-row manifest of duplicates is answered 422 with the first 100 issues and their total', async () => {
@@ -137,7 +137,7 @@ describe('campaign routes of the starter API', () => {
       /10000 problem\(s\) in 10000 of 10000 row\(s\).*first 100 of 10000 issues/,
     );
     expect(res.text.length).toBeLessThan(64 * 1024);
-    expect((await call('GET', `/v1/campaigns/${id}`)).status).toBe(404);
+    expect((await call('GET', `/v1/campaigns/default.${id}`)).status).toBe(404);
   });
 
   test("a campaign id in the pipelines' workflow-id space is refused, so it cannot squat an Idempotency-Key", async () => {
@@ -159,7 +159,7 @@ describe('campaign routes of the starter API', () => {
     expect(upload.json.issues).toEqual([
       { path: 'campaignId', message: expect.stringMatching(/must not start with "avatar-pipeline-"/) },
     ]);
-    expect((await call('GET', `/v1/pipelines/avatar-pipeline-${key}`)).status).toBe(404);
+    expect((await call('GET', `/v1/pipelines/default.avatar-pipeline-${key}`)).status).toBe(404);
   });
 
   test('an uploaded CSV with skipInvalid: the good rows run; status, summary, results as CSV and JSONL, retry', async () => {

@@ -30,7 +30,11 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
       namespace: env.namespace,
       taskQueue,
       workflowBundle,
-      activities: createCampaignActivities({ manifestDir }),
+      activities: {
+        ...createCampaignActivities({ manifestDir }),
+        // A campaign asks at start whether anything is subscribed to its webhooks: here nothing is.
+        webhookSubscribed: async () => ({ subscribed: false }),
+      },
       maxCachedWorkflows: 300,
       maxConcurrentWorkflowTaskExecutions: 50,
     });

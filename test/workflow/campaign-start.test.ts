@@ -43,10 +43,19 @@ describe('starting a campaign', () => {
 
     expect(description.type).toBe(WORKFLOW_TYPES.campaign);
     expect(description.priority).toMatchObject({ priorityKey: 2, fairnessKey: 'default', fairnessWeight: 1 });
-    expect(description.typedSearchAttributes.getAll().map((pair) => [pair.key.name, pair.value])).toEqual([
-      ['CampaignId', campaignId],
+    // Its id is the tenant's (`default.<name>`), and so are its search attributes and memo.
+    expect(handle.campaignId).toBe(`default.${campaignId}`);
+    const attributes = description.typedSearchAttributes.getAll().map((pair) => [pair.key.name, pair.value]);
+    expect(attributes.sort()).toEqual([
+      ['AvatarTenant', 'default'],
+      ['CampaignId', `default.${campaignId}`],
     ]);
-    expect(description.memo).toEqual({ kind: 'campaign', total: 2, fairnessKey: 'default' });
+    expect(description.memo).toEqual({
+      kind: 'campaign',
+      total: 2,
+      fairnessKey: 'default',
+      tenant: 'default',
+    });
     expect(await description.staticSummary()).toBe('Campaign of 2 subjects, 3 at a time');
   });
 
@@ -57,7 +66,7 @@ describe('starting a campaign', () => {
     const { runId } = await first.raw.describe();
 
     const again = await start(campaignId, taskQueue);
-    expect(again.campaignId).toBe(campaignId);
+    expect(again.campaignId).toBe(`default.${campaignId}`);
     expect((await again.raw.describe()).runId).toBe(runId);
 
     await first.raw.terminate('closed before the next start');

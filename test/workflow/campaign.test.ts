@@ -237,7 +237,10 @@ describe('campaigns on the dev server', () => {
       expect(interactiveWait).toBeGreaterThan(0);
       expect(interactiveWait * 2).toBeLessThan(campaignWait);
     });
-  });
+    // Forty pipelines, then their wind-down after the cancel (each child's cancel, end and report
+    // are workflow tasks): measured at 26-51 s on a 2-core machine under a load average of 9-16,
+    // the cancel's wind-down alone 4-27 s. Priority is what is asserted, not speed.
+  }, 150_000);
 
   /**
    * How long provider activities of these pipelines scheduled within [from, to]

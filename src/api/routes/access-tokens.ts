@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { getCampaign } from '../../campaign/client/campaigns';
 import {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   MAX_ACCESS_TOKEN_TTL_SECONDS,
@@ -40,9 +39,9 @@ const grantSchema = z
  * otherwise, as for any unknown id); needs the `read` scope (route-access.ts).
  */
 export function registerAccessTokenRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const exists: Record<RunKind, (id: string) => Promise<unknown>> = {
-    pipeline: (id) => describePipeline(ctx.client, id),
-    campaign: (id) => known(id, getCampaign(ctx.client, id, { manifestDir: ctx.config.campaigns.dir })),
+  const exists: Record<RunKind, (tenant: string, id: string) => Promise<unknown>> = {
+    pipeline: (tenant, id) => describePipeline(ctx.client, tenant, id),
+    campaign: (tenant, id) => known(ctx.client, tenant, id),
   };
   for (const kind of ['pipeline', 'campaign'] as const) {
     app.withTypeProvider<ZodTypeProvider>().route({
@@ -69,7 +68,7 @@ export function registerAccessTokenRoutes(app: FastifyInstance, ctx: ApiContext)
       },
       handler: async (request, reply) => {
         const { id } = request.params;
-        await exists[kind](id);
+        await exists[kind](request.caller.tenant, id);
         const ttlSeconds = request.body?.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
         const { token, expiresAtMs } = ctx.accessTokens.mint({
           tenant: request.caller.tenant,

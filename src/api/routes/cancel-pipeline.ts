@@ -26,7 +26,7 @@ export function registerCancelPipelineRoute(app: FastifyInstance, ctx: ApiContex
     },
     handler: async (request, reply) => {
       const { id } = request.params;
-      const description = await describePipeline(ctx.client, id);
+      const description = await describePipeline(ctx.client, request.caller.tenant, id);
       const state = stateOf(description);
       if (state !== 'running') throw new ApiError(409, `Pipeline ${id} has already ended (${state})`, []);
       await ctx.client.workflow.getHandle(id, description.runId).cancel();

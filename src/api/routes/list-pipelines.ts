@@ -104,6 +104,7 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
       const { subjectId, campaignId, status, kind, limit, cursor } = request.query;
       try {
         const page = await listPipelinePage(ctx.client, {
+          tenant: request.caller.tenant,
           limit,
           ...(subjectId ? { subjectId } : {}),
           ...(campaignId ? { campaignId } : {}),

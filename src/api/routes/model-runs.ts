@@ -14,6 +14,7 @@ import { modelIdParamsSchema } from '../model-schemas';
 import { BEARER_SCHEME } from '../openapi';
 import { answerStart, refuseReusedKey } from '../start-answer';
 import { checkRequest } from '../request-checks';
+import { providerOfTenant } from '../provider-read';
 import { linksSchema, pipelineIdParamsSchema } from '../response-schemas';
 import { InputError } from '../../errors';
 
@@ -50,8 +51,9 @@ const failures = {
 /** POST /models (train only), POST /models/:modelId/generations and POST /pipelines/:id/retry. */
 export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  const options = (requestId: string | undefined, request: unknown) => ({
+  const options = (tenant: string, requestId: string | undefined, request: unknown) => ({
     ...ctx.config.placement,
+    tenant,
     requestFingerprint: fingerprintOf(request),
     ...(requestId ? { requestId } : {}),
   });
@@ -83,7 +85,11 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
         imageAccess: ctx.config.imageAccess,
         offeredStyles: ctx.offeredStyles,
       });
-      const run = await startTraining(ctx.client, input, options(request.headers['idempotency-key'], input));
+      const run = await startTraining(
+        ctx.client,
+        input,
+        options(request.caller.tenant, request.headers['idempotency-key'], input),
+      );
       return answer(reply, run, fingerprintOf(input), ctx);
     },
   });
@@ -111,12 +117,12 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
     },
     handler: async (request, reply) => {
       const { modelId } = request.params;
-      const provider = ctx.provider;
-      const gender = request.body.gender ?? (await modelGender(ctx, modelId));
+      const { tenant } = request.caller;
+      const gender = request.body.gender ?? (await modelGender(ctx, tenant, modelId));
       const body = { ...request.body, modelId, gender };
       const run = await asApiStart(() =>
-        startGeneration(ctx.client, provider, body, {
-          ...options(request.headers['idempotency-key'], body),
+        startGeneration(ctx.client, ctx.provider, body, {
+          ...options(tenant, request.headers['idempotency-key'], body),
           fields: { modelId: 'params.modelId', gender: 'gender', style: (i) => `styles.${i}` },
         }),
       );
@@ -150,7 +156,12 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
       const requestId = request.headers['idempotency-key'];
       const run = await asApiStart(async () => {
         try {
-          return await startRetry(ctx.client, ctx.provider, id, options(requestId, { retry: id }));
+          return await startRetry(
+            ctx.client,
+            ctx.provider,
+            id,
+            options(request.caller.tenant, requestId, { retry: id }),
+          );
         } catch (err) {
           if (err instanceof RetryRefusedError) {
             throw new ApiError(err.notFound ? 404 : 409, `Cannot retry ${id}: ${err.reason}`, [
@@ -171,8 +182,9 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
 }
 
 /** The model's gender as the provider records it; an id that is no model is left for the full check to name. */
-async function modelGender(ctx: ApiContext, modelId: number): Promise<1 | 2> {
-  const found = await asApiStart(() => new ProviderCatalog(ctx.provider).lookup(modelId, 'params.modelId'));
+async function modelGender(ctx: ApiContext, tenant: string, modelId: number): Promise<1 | 2> {
+  const provider = providerOfTenant(ctx, tenant);
+  const found = await asApiStart(() => new ProviderCatalog(provider).lookup(modelId, 'params.modelId'));
   if (found.kind !== 'model') return 1;
   if (found.model.gender === undefined) {
     throw ApiError.invalid([

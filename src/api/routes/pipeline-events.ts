@@ -40,7 +40,7 @@ export function registerPipelineEventsRoute(app: FastifyInstance, ctx: ApiContex
     handler: async (request, reply) => {
       const { id } = request.params;
       const after = resumePoint(request);
-      await describePipeline(ctx.client, id);
+      await describePipeline(ctx.client, request.caller.tenant, id);
       if (after === END_EVENT_ID) return reply.code(204).send(null);
       await streamProgressEvents<PipelineProgress, PipelineResult>(request, reply, ctx.progressHub, id, {
         afterVersion: after,

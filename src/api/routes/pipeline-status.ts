@@ -25,7 +25,12 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
       },
     },
     handler: async (request) => {
-      const status = await pipelineStatus(ctx.client, request.params.id, ctx.links(request.params.id));
+      const status = await pipelineStatus(
+        ctx.client,
+        request.caller.tenant,
+        request.params.id,
+        ctx.links(request.params.id),
+      );
       // A training run's result has no avatars to link.
       if (status.result === undefined || !('generations' in status.result)) return status;
       // The configured public address; without one, the address this request came to (its Host header).

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ProviderCatalog } from '../../client/provider-catalog';
 import { errorBodySchema } from '../api-error';
@@ -11,11 +11,13 @@ import {
   ordersQuerySchema,
 } from '../model-schemas';
 import { BEARER_SCHEME } from '../openapi';
-import { readFromProvider } from '../provider-read';
+import { providerOfTenant, readFromProvider } from '../provider-read';
 
 /** GET /models, GET /models/:modelId and GET /orders: the provider's own records, read through its client. */
 export function registerProviderModelRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const catalog = new ProviderCatalog(ctx.provider);
+  // Per request: the tenant's view of the shared provider account.
+  const catalogOf = (request: FastifyRequest) =>
+    new ProviderCatalog(providerOfTenant(ctx, request.caller.tenant));
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const failures = {
     401: errorBodySchema.describe('Missing or wrong bearer token'),
@@ -28,12 +30,14 @@ export function registerProviderModelRoutes(app: FastifyInstance, ctx: ApiContex
     schema: {
       summary: "The provider's models",
       description:
-        'Every model of the provider account (orders with parent 0) with its status, newest first. A DONE model can generate more styles without training again.',
+        'The caller\u2019s models (orders with parent 0 that its own runs trained; the provider account is shared between tenants) with their status, newest first. A DONE model can generate more styles without training again.',
       tags: ['models'],
       security: [{ [BEARER_SCHEME]: [] }],
       response: { 200: modelListSchema.describe('The models'), ...failures },
     },
-    handler: async () => ({ models: await readFromProvider(() => catalog.listModels(), 'modelId') }),
+    handler: async (request) => ({
+      models: await readFromProvider(() => catalogOf(request).listModels(), 'modelId'),
+    }),
   });
 
   typed.route({
@@ -52,7 +56,8 @@ export function registerProviderModelRoutes(app: FastifyInstance, ctx: ApiContex
         ...failures,
       },
     },
-    handler: (request) => readFromProvider(() => catalog.getModel(request.params.modelId), 'params.modelId'),
+    handler: (request) =>
+      readFromProvider(() => catalogOf(request).getModel(request.params.modelId), 'params.modelId'),
   });
 
   typed.route({
@@ -61,7 +66,7 @@ export function registerProviderModelRoutes(app: FastifyInstance, ctx: ApiContex
     schema: {
       summary: "The provider's orders",
       description:
-        'Every order of the account, models (modelId 0) and generation orders, newest first; with `modelId`, only the generation orders under that model.',
+        'The caller\u2019s orders (its models, modelId 0, and the generation orders under them), newest first; with `modelId`, only the generation orders under that model.',
       tags: ['models'],
       security: [{ [BEARER_SCHEME]: [] }],
       querystring: ordersQuerySchema,
@@ -75,7 +80,7 @@ export function registerProviderModelRoutes(app: FastifyInstance, ctx: ApiContex
     handler: async (request) => {
       const { modelId } = request.query;
       const orders = await readFromProvider(
-        () => catalog.listOrders(modelId === undefined ? {} : { modelId }),
+        () => catalogOf(request).listOrders(modelId === undefined ? {} : { modelId }),
         'querystring.modelId',
       );
       return { orders };

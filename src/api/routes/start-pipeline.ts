@@ -49,12 +49,14 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
       },
     },
     handler: async (request, reply) => {
-      const workflowId = pipelineWorkflowId(request.headers['idempotency-key']);
+      const { tenant } = request.caller;
+      const workflowId = pipelineWorkflowId(tenant, request.headers['idempotency-key']);
       const prepared = await prepare(request, ctx, workflowId);
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
         const run = await startPipelineRun(ctx.client, prepared.input, {
           ...ctx.config.placement,
+          tenant,
           requestFingerprint: fingerprint,
           workflowId,
         });

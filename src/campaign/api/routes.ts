@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Multipart } from '@fastify/multipart';
-import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ import {
 } from '../manifest';
 import { manifestModelCheck } from '../../client/generation-check';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
+import { runOfTenant } from '../../client/tenant-runs';
 import {
   campaignIdSchema,
   type campaignOptionsSchema,
@@ -45,8 +46,10 @@ import {
   streamProgressEvents,
 } from '../../api/event-stream';
 import { BEARER_SCHEME } from '../../api/openapi';
+import { providerOfTenant } from '../../api/provider-read';
 import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
 import { InputError } from '../../errors';
+import { registerListCampaignsRoute } from './list-campaigns-route';
 
 const MANIFEST_FIELD = 'manifest';
 
@@ -69,6 +72,7 @@ const campaignStreamEventSchema = progressEventSchema(
 /**
  * Campaign routes, registered inside the API's authenticated /v1 scope:
  * POST /campaigns (JSON subjects, or a CSV/JSONL manifest uploaded as multipart field `manifest`),
+ * GET /campaigns (list-campaigns-route.ts),
  * GET /campaigns/:id, GET /campaigns/:id/summary, GET /campaigns/:id/events (Server-Sent Events),
  * POST /campaigns/:id/{pause,resume,cancel,retry}, GET /campaigns/:id/results.csv and results.jsonl.
  */
@@ -84,6 +88,8 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     events: `/v1/campaigns/${encodeURIComponent(id)}/events`,
   });
   const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { manifestDir: campaigns.dir });
+
+  registerListCampaignsRoute(app, ctx);
 
   api.route({
     method: 'POST',
@@ -115,7 +121,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         imageAccess: ctx.config.imageAccess,
         ...(knownStyles ? { knownStyles } : {}),
         // Rows with a modelId: the same model checks as a generation start (one read of the lists).
-        checkModel: manifestModelCheck(ctx.provider),
+        checkModel: manifestModelCheck(providerOfTenant(ctx, request.caller.tenant)),
       };
       const validation =
         form.kind === 'json'
@@ -132,6 +138,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       try {
         const campaign = await startCampaign(ctx.client, validation.subjects, {
           ...placement,
+          tenant: request.caller.tenant,
           manifestDir: campaigns.dir,
           defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),
@@ -172,7 +179,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     handler: async (request) => {
       const { id } = request.params;
       const campaign = handle(id);
-      const status = await known(id, campaign);
+      const status = await known(ctx.client, request.caller.tenant, id);
       const progress = await campaign.progress().catch(() => undefined);
       return { campaignId: id, status, ...(progress ? { progress } : {}), links: links(id) };
     },
@@ -191,7 +198,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     },
     handler: async (request) => {
       const campaign = handle(request.params.id);
-      await known(request.params.id, campaign);
+      await known(ctx.client, request.caller.tenant, request.params.id);
       return campaign.summary();
     },
   });
@@ -212,7 +219,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       const { id } = request.params;
       const after = resumePoint(request);
       const campaign = handle(id);
-      await known(id, campaign);
+      await known(ctx.client, request.caller.tenant, id);
       if (after === END_EVENT_ID) return reply.code(204).send(null);
       await streamProgressEvents<CampaignProgress, FinalLedger>(request, reply, ctx.progressHub, id, {
         afterVersion: after,
@@ -248,7 +255,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       handler: async (request) => {
         const { id } = request.params;
         const campaign = handle(id);
-        const status = await known(id, campaign);
+        const status = await known(ctx.client, request.caller.tenant, id);
         if (status !== 'RUNNING') throw new ApiError(409, `Campaign ${id} is not running (${status})`, []);
         return campaign[action]();
       },
@@ -277,7 +284,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     handler: async (request, reply) => {
       const { id } = request.params;
       const campaign = handle(id);
-      await known(id, campaign);
+      await known(ctx.client, request.caller.tenant, id);
       try {
         const report = await campaign.retry(request.body?.subjectIds);
         return await reply.code(202).send({ queued: report.queued.length, progress: report.progress });
@@ -304,7 +311,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       },
       handler: async (request, reply) => {
         const campaign = handle(request.params.id);
-        await known(request.params.id, campaign);
+        await known(ctx.client, request.caller.tenant, request.params.id);
         return reply
           .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
           .header('content-disposition', `attachment; filename="${request.params.id}-results.${format}"`)
@@ -422,18 +429,12 @@ function manifestMessage(validation: ManifestValidation): string {
 export const unknownCampaign = (id: string): ApiError => new ApiError(404, `No campaign ${id}`, []);
 
 /**
- * The campaign's Temporal status. An id Temporal does not know and one held by another kind of
- * workflow (a pipeline, a claim) get the same 404, so the answer tells nothing about internal ids.
+ * The campaign's Temporal status. An id Temporal does not know, one held by another kind of
+ * workflow (a pipeline, a claim) and another tenant's campaign get the same 404, so the answer
+ * tells nothing about internal ids or other tenants' campaigns.
  */
-export async function known(id: string, campaign: CampaignHandle): Promise<string> {
-  const unknown = () => unknownCampaign(id);
-  let description;
-  try {
-    description = await campaign.raw.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === 5)) throw unknown();
-    throw err;
-  }
-  if (description.type !== WORKFLOW_TYPES.campaign) throw unknown();
+export async function known(client: Client, tenant: string, id: string): Promise<string> {
+  const description = await runOfTenant(client, tenant, id);
+  if (description?.type !== WORKFLOW_TYPES.campaign) throw unknownCampaign(id);
   return description.status.name;
 }

@@ -12,6 +12,7 @@ import {
 import { answering } from '../../api/contract-schema';
 import { MAX_LISTED_ISSUES } from '../../api/api-error';
 import { MAX_MANIFEST_ROWS } from '../manifest';
+import { PIPELINE_STATES } from '../../api/response-schemas';
 
 /** The campaign API's answers, each tied to the contract type it answers (see answering). */
 
@@ -43,6 +44,18 @@ export const campaignProgressSchema = answering<CampaignProgress>()(
             .string()
             .describe('Why the window has this size (growing, holding, backlog, rate-limited, …)'),
           detail: z.string().describe('The figures behind the reason'),
+          providerRps: z
+            .number()
+            .optional()
+            .describe(
+              "Provider requests per second accepted (not 429) at the auto window's last sample; with quotaRps, once the window has measured both",
+            ),
+          quotaRps: z
+            .number()
+            .optional()
+            .describe(
+              "The provider's quota in requests per second (PROVIDER_MAX_RPS) that providerRps counts against",
+            ),
         })
         .describe('The in-flight window now and why'),
       inFlight: z.array(z.string()).describe('Subjects running now (up to 50 listed)'),
@@ -64,6 +77,27 @@ export const campaignStatusSchema = z
     links: z.record(z.string(), z.string()),
   })
   .meta({ id: 'CampaignStatus' });
+
+const campaignListItemSchema = z.object({
+  campaignId: z.string(),
+  state: z
+    .enum(PIPELINE_STATES)
+    .describe(
+      'Temporal\u2019s state of the campaign\u2019s workflow (a paused campaign is running; GET /v1/campaigns/{id} tells)',
+    ),
+  total: z.number().optional().describe('Subjects started'),
+  startedAt: z.string(),
+  closedAt: z.string().optional(),
+  links: z.object({ self: z.string(), events: z.string() }),
+});
+
+/** GET /v1/campaigns: one page of the caller's campaigns. */
+export const campaignListSchema = z
+  .object({
+    campaigns: z.array(campaignListItemSchema).describe('Newest first'),
+    nextCursor: z.string().optional().describe('Pass as `cursor` for the next page; absent on the last page'),
+  })
+  .meta({ id: 'CampaignList' });
 
 const subjectSchema = answering<SubjectSummary>()(
   z.object({

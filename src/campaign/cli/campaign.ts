@@ -7,6 +7,7 @@ import { startCampaign, type CampaignHandle } from '../client/campaigns';
 import { manifestModelCheck } from '../../client/generation-check';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { connectClient } from '../../client/connect';
+import { tenantOption } from '../../cli/tenant-flag';
 import type { CampaignOptions, CampaignSummary, OperatorCampaignOption } from '../contracts/campaign';
 import { campaignShare, type OperatorCampaignChoice } from '../contracts/campaign-share';
 import { DEFAULT_TENANT, tenantSettingsOf } from '../../config/tenants';
@@ -21,6 +22,8 @@ import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '../../errors';
 
 export interface CampaignCommandOptions {
+  /** --tenant (commander fills in `default`). */
+  tenant?: string;
   manifest: string;
   json?: boolean;
   maxInFlight?: string;
@@ -52,6 +55,7 @@ export function registerCampaignCommand(program: Command): void {
     .option('--fixed-window', 'keep exactly --max-in-flight subjects running instead of sizing the window')
     .option('--skip-invalid', 'start the valid rows and report the invalid ones, instead of starting nothing')
     .option('--campaign-id <id>', 'name the campaign; starting the same id again attaches to it')
+    .addOption(tenantOption('campaign it is (its id becomes <tenant>.<campaign id>)'))
     .option('--subjects-per-run <n>', 'subjects per workflow run before it continues as new (default 400)')
     .option('--priority <1-5>', 'Temporal priority of campaign work; interactive pipelines use 3 (default 4)')
     .option(
@@ -93,12 +97,13 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   const { priorityKey, fairnessWeight, ...campaignOptions } = optionsFromFlags(options);
   // An operator starting a campaign directly chooses its share (the API's callers cannot); what
   // the operator does not choose comes from the tenants file.
-  const tenant = tenantSettingsOf(loadConfig(), DEFAULT_TENANT);
+  const tenant = options.tenant ?? DEFAULT_TENANT;
+  const tenantSettings = tenantSettingsOf(loadConfig(), tenant);
   const tenantShare = {
-    fairnessWeight: tenant.fairnessWeight,
-    priorityCeiling: tenant.campaignPriorityCeiling,
+    fairnessWeight: tenantSettings.fairnessWeight,
+    priorityCeiling: tenantSettings.campaignPriorityCeiling,
   };
-  const share = campaignShare(DEFAULT_TENANT, tenantShare, {
+  const share = campaignShare(tenant, tenantShare, {
     ...(priorityKey !== undefined ? { priorityKey } : {}),
     ...(fairnessWeight !== undefined ? { fairnessWeight } : {}),
   });
@@ -131,6 +136,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   try {
     const campaign = await startCampaign(client, validation.subjects, {
       ...settings.placement,
+      ...(options.tenant ? { tenant: options.tenant } : {}),
       manifestDir: settings.campaigns.dir,
       defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,

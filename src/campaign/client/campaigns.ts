@@ -23,8 +23,8 @@ import {
   type SubjectSummary,
 } from '../contracts/campaign';
 import type { PipelineResult } from '../../contracts/pipeline-state';
-import { CampaignIdAttribute } from '../../contracts/search-attributes';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { campaignStartAttributes } from '../../contracts/search-attributes';
+import { DEFAULT_TENANT, tenantWorkflowId } from '../../contracts/workflow-ids';
 import { encryptionCodecOf } from '../../codec/data-converter';
 import { startRunOnce } from '../../client/start-run';
 import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../manifest-store';
@@ -46,6 +46,11 @@ import type { RunPlacement } from '../../config/run-placement';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
 export interface StartCampaignOptions extends RunPlacement {
+  /**
+   * Whose campaign: its workflow id is `<tenant>.<campaign id>` (tenantWorkflowId) and its pipelines
+   * are the tenant's. Default: DEFAULT_TENANT (`default`).
+   */
+  tenant?: string;
   /** CAMPAIGN_DIR: where the subjects are stored for the workers to read. */
   manifestDir: string;
   /** Also the idempotency key: starting the same id again attaches to that campaign. */
@@ -110,7 +115,8 @@ export async function startCampaign(
   const share = options.share ?? campaignShare('default');
   const named = options.campaignId === undefined ? undefined : campaignIdSchema.safeParse(options.campaignId);
   if (named && !named.success) throw InputError.fromZod(named.error, ['campaignId']);
-  const campaignId = named?.data ?? newCampaignId();
+  const tenant = options.tenant ?? DEFAULT_TENANT;
+  const campaignId = tenantWorkflowId(tenant, named?.data ?? newCampaignId());
   // Search attributes are plaintext on the server: with payload encryption, only a keyed hash of the id.
   const codec = encryptionCodecOf(client.options.loadedDataConverter);
   const keyed = subjects.map((s) => ({
@@ -119,6 +125,7 @@ export async function startCampaign(
   }));
   const manifest = await storeCampaignManifest(options.manifestDir, campaignId, keyed);
   const input: CampaignInput = {
+    tenant,
     manifest,
     ...campaignWindow(settings, options.defaultMaxInFlight),
     ...share,
@@ -143,7 +150,7 @@ export async function startCampaign(
     taskQueue: options.taskQueue,
     input,
     priority: campaignPriority(input, campaignId),
-    searchAttributes: campaignAttributes(campaignId),
+    searchAttributes: campaignStartAttributes(tenant, campaignId),
     // The fairness key tells the in-flight window which campaigns share the tenant's share.
     memo: { kind: 'campaign', total: subjects.length, fairnessKey: share.fairnessKey },
     summary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
@@ -295,20 +302,16 @@ async function restart(
     args: [{ ...outcome.settings, carried, retry: { indexes: wanted } }],
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     priority: campaignPriority(outcome.settings, raw.workflowId),
-    typedSearchAttributes: campaignAttributes(raw.workflowId),
+    typedSearchAttributes: campaignStartAttributes(outcome.settings.tenant, raw.workflowId),
     memo: {
       kind: 'campaign',
       total: outcome.total,
+      tenant: outcome.settings.tenant,
       fairnessKey: outcome.settings.fairnessKey ?? raw.workflowId,
     },
     staticSummary: `Campaign of ${outcome.total} subjects: retry of ${wanted.length}`,
   });
   return { queued: wanted, progress: await handle.query(campaignProgressQuery) };
-}
-
-/** The campaign itself is found by its CampaignId too (with its pipelines). */
-function campaignAttributes(campaignId: string): TypedSearchAttributes {
-  return new TypedSearchAttributes([{ key: CampaignIdAttribute, value: campaignId }]);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { eraseFromCampaignManifests } from '../manifest-store';
 import { subjectWorkflowId } from '../contracts/campaign-state';
+import { tenantOfWorkflowId } from '../../contracts/workflow-ids';
 import { subjectsErasedSignal } from '../contracts/definitions';
 
 /** What erasing a person from the campaigns did. */
@@ -17,7 +18,7 @@ export interface CampaignErasure {
 }
 
 /**
- * Erases a person from the campaigns: their lines in the stored manifests under `manifestDir`
+ * Erases a person from the tenant's campaigns (ids `<tenant>.…`): their lines in the stored manifests under `manifestDir`
  * (CAMPAIGN_DIR) first, so a campaign that reads its page afterwards skips them; then each
  * campaign whose manifest held them is told the erased lines by index, since a running one may
  * hold their page in memory already: it never starts them, cancels their pipeline if it runs,
@@ -26,13 +27,17 @@ export interface CampaignErasure {
 export async function eraseFromCampaigns(
   client: Client,
   manifestDir: string,
+  tenant: string,
   subjectId: string,
 ): Promise<CampaignErasure> {
-  const erasures = await eraseFromCampaignManifests(manifestDir, subjectId);
+  const erasures = await eraseFromCampaignManifests(
+    manifestDir,
+    subjectId,
+    (campaignId) => tenantOfWorkflowId(campaignId) === tenant,
+  );
   let campaignsTold = 0;
   const pipelineIds: string[] = [];
   for (const { campaignId, indexes, workflowKeys } of erasures) {
-    if (campaignId === undefined) continue;
     const told = await client.workflow
       .getHandle(campaignId)
       .signal(subjectsErasedSignal, { indexes })

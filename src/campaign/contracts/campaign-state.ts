@@ -119,9 +119,14 @@ export interface CampaignWindowView {
   cap?: number;
   reason: string;
   detail: string;
+  /** The provider's accepted requests/s at the window's last sample, and the quota: when it measured both. */
+  providerRps?: number;
+  quotaRps?: number;
 }
 
 export interface CampaignInput {
+  /** Whose campaign it is: its pipelines carry the tenant too (search attribute, input). */
+  tenant: string;
   manifest: ManifestRef;
   /** The window's cap (auto) or size (fixed), as window says. */
   maxInFlight: number;

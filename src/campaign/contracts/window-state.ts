@@ -103,4 +103,10 @@ export interface WindowState {
   congested: boolean;
   /** The tenant's open campaigns sharing its window when more than one (tenant-window.ts). */
   campaignsSharing?: number;
+  /**
+   * The provider's accepted requests/s over the last sample and the quota it counts against, when
+   * the sample had both (a quota the worker knows and a previous reading to measure from).
+   */
+  providerRps?: number;
+  quotaRps?: number;
 }

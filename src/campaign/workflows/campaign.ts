@@ -46,6 +46,7 @@ import { failureOutcome } from './report';
 import { SubjectPages } from './subjects';
 import { watchUnheardChildren, type RunningChild } from './unheard';
 import { CampaignWindow } from './window';
+import { CampaignWebhooks } from './webhooks';
 import { ProgressLog } from '../../../workflows/progress-log';
 
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
@@ -101,10 +102,12 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   const changed = () => {
     unrecorded = true;
   };
+  const webhooks = new CampaignWebhooks(input);
   const recordProgress = () => {
     if (!unrecorded) return;
     unrecorded = false;
     feed.record(progress());
+    webhooks.changed();
   };
   for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
     track(index, workflowId, subjectId);
@@ -290,6 +293,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     }
   });
 
+  void CancellationScope.nonCancellable(() => webhooks.announceProgress(progress));
+
   const launch = async (index: number, subject: CampaignSubject) => {
     const workflowId = subjectWorkflowId(campaignId, subject);
     track(index, workflowId, subject.subjectId);
@@ -334,6 +339,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
         watching = false;
         await condition(() => startsPending.size === 0 && allHandlersFinished());
         recordProgress();
+        webhooks.stop();
         return await continueOnCurrentVersion({
           ...settingsOf(input),
           carried: {
@@ -377,6 +383,12 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   await condition(allHandlersFinished);
   const outcomes = ledger.carry().outcomes;
   upsertMemo({ state: ledger.cancelled ? 'cancelled' : 'completed' });
+  await webhooks.completed({
+    campaignId,
+    state: ledger.cancelled ? 'cancelled' : 'completed',
+    total: ledger.total,
+    counts: ledger.counts(),
+  });
   return {
     campaignId,
     state: ledger.cancelled ? 'cancelled' : 'completed',
@@ -424,14 +436,16 @@ async function startSubject(
       fairnessKey: input.fairnessKey ?? campaignId,
       fairnessWeight: input.fairnessWeight,
     },
-    memo: { subjectId: subject.subjectId, campaignId },
+    memo: { subjectId: subject.subjectId, campaignId, tenant: input.tenant },
     // As every starter does: the UI filters a campaign's pipelines by CampaignId (SubjectId keyed when encrypted).
     typedSearchAttributes: pipelineStartAttributes({
+      tenant: input.tenant,
       ...(subject.searchKey ? { subjectKey: subject.searchKey } : {}),
       campaignId,
     }),
   };
   const shared = {
+    tenant: input.tenant,
     styles: subject.styles,
     gender: subject.gender,
     subjectId: subject.subjectId,

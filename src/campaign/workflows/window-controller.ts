@@ -142,6 +142,7 @@ export function nextWindow(
         lastRateLimited: sample.rateLimited > 0,
         congested,
         ...(averages ? { averages } : {}),
+        ...(quota && elapsedS ? { providerRps: Math.round(served * 100) / 100, quotaRps: quota } : {}),
       },
       sample,
       tuning,

@@ -143,6 +143,9 @@ export class CampaignWindow {
       cap: this.tuning.cap,
       reason: state.reason,
       detail: shared ? `${shared.slice(2)}${state.detail}` : state.detail,
+      ...(state.providerRps !== undefined && state.quotaRps !== undefined
+        ? { providerRps: state.providerRps, quotaRps: state.quotaRps }
+        : {}),
     };
   }
 

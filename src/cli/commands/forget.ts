@@ -5,6 +5,7 @@ import { loadConfig } from '../../config/load-config';
 import { openBlobStore } from '../../storage';
 import { reportError } from '../fail';
 import { printableJson, printableLines } from '../printable';
+import { tenantOption } from '../tenant-flag';
 
 export function registerForgetCommand(program: Command): void {
   program
@@ -13,18 +14,20 @@ export function registerForgetCommand(program: Command): void {
       'Erase a subject: cancel their open pipelines, delete their stored selfies and archived avatars',
     )
     .argument('<subjectId>', 'the subject id the pipelines were started with')
+    .addOption(tenantOption("subject it is (another tenant's subject of the same id is left alone)"))
     .option('--json', 'print the report as one JSON document')
     .addHelpText(
       'after',
       '\nThe provider offers no way to delete, so the report lists the model and order ids it still holds.\nTheir runs are deleted from Temporal and their campaign entries erased; repeating the command is harmless. Exit codes: 0 done, 2 bad configuration, 1 failure.',
     )
-    .action(async (subjectId: string, options: { json?: boolean }) => {
+    .action(async (subjectId: string, options: { json?: boolean; tenant: string }) => {
       try {
         const config = loadConfig();
         const store = openBlobStore(config.storage!);
         const pipelines = await createPipelineClient();
         try {
           const report = await forgetSubject(pipelines.temporal, store, subjectId, {
+            tenant: options.tenant,
             manifestDir: config.campaigns.dir,
             // The audit line names the subject only by its hash.
             audit: (entry) => process.stderr.write(printableJson(entry, 0)),

@@ -7,11 +7,13 @@ import {
   type PipelineStatusFilter,
 } from '../../client/list-pipelines';
 import { createPipelineClient } from '../../client/pipeline-client';
+import { tenantOption } from '../tenant-flag';
 import type { PipelineSummary } from '../../client/list-pipelines';
 import { reportError } from '../fail';
 import { printable, printableJson, writeLines } from '../printable';
 
 interface ListFlags {
+  tenant: string;
   status?: PipelineStatusFilter;
   subject?: string;
   campaign?: string;
@@ -51,6 +53,7 @@ export function registerListCommand(program: Command): void {
       `only runs in this state (${PIPELINE_STATUS_FILTERS.join(', ')})`,
       parseStatus,
     )
+    .addOption(tenantOption('runs to list'))
     .option('--subject <id>', 'only runs for this subject (the --subject given to `run`)')
     .option('--campaign <id>', 'only runs of this campaign')
     .option('--kind <kind>', `only runs of this kind (${PIPELINE_KINDS.join(', ')})`, parseKind)
@@ -61,7 +64,7 @@ export function registerListCommand(program: Command): void {
     )
     .action(async (flags: ListFlags) => {
       try {
-        const pipelines = await createPipelineClient();
+        const pipelines = await createPipelineClient({ tenant: flags.tenant });
         try {
           const runs = await pipelines.list({
             limit: flags.limit,

@@ -9,6 +9,7 @@ import {
   type StartModelRunOptions,
 } from '../../client/model-runs';
 import { createPipelineClient, type PipelineClient } from '../../client/pipeline-client';
+import { tenantOption } from '../tenant-flag';
 import { getPipeline } from '../../client/pipelines';
 import { ProviderCatalog } from '../../client/provider-catalog';
 import { loadConfig } from '../../config/load-config';
@@ -50,6 +51,7 @@ export function registerModelRunCommands(program: Command): void {
     .option('--main-image <n>', 'position of the main training image among the selfies (1 = first)', '1')
     .option('--subject <id>', 'a name for the person, shown in the Temporal UI and in `list`')
     .option('--request-id <id>', 'idempotency key: the same id attaches to the same run')
+    .addOption(tenantOption('run it is'))
     .option('--json', 'print exactly one JSON document ({workflowId, modelId, status}) on stdout')
     .addHelpText(
       'after',
@@ -58,7 +60,7 @@ export function registerModelRunCommands(program: Command): void {
     .action(async (flags: TrainFlags) => {
       await exitWith(async () => {
         const input = await trainingFromFlags(flags);
-        return withClient(async (pipelines) => {
+        return withClient(flags.tenant, async (pipelines) => {
           const run = await startTraining(pipelines.temporal, input, runOptions(pipelines, flags.requestId));
           return waitFor(getTraining(pipelines.temporal, run.workflowId), flags.json, describeTraining);
         });
@@ -73,6 +75,7 @@ export function registerModelRunCommands(program: Command): void {
     .option('--gender <1|2>', 'the gender the model was trained for (default: as the provider records it)')
     .option('--subject <id>', 'a name for the person, shown in the Temporal UI and in `list`')
     .option('--request-id <id>', 'idempotency key: the same id attaches to the same run')
+    .addOption(tenantOption('run it is'))
     .option('--json', 'print exactly one JSON document (the result) on stdout; progress goes to stderr')
     .addHelpText(
       'after',
@@ -84,7 +87,7 @@ export function registerModelRunCommands(program: Command): void {
         const provider = new ProviderClient(loadConfig().provider);
         const gender =
           flags.gender === undefined ? await recordedGender(provider, flags.model) : genderFlag(flags.gender);
-        return withClient(async (pipelines) => {
+        return withClient(flags.tenant, async (pipelines) => {
           const run = await startGeneration(
             pipelines.temporal,
             provider,
@@ -101,15 +104,16 @@ export function registerModelRunCommands(program: Command): void {
     .description('Generate again, under the same model, the styles of a run that did not end DONE')
     .argument('<workflowId>', 'a pipeline, generation or retry run that ended PARTIAL or with no style DONE')
     .option('--request-id <id>', 'idempotency key: the same id attaches to the same retry')
+    .addOption(tenantOption("run is retried (the retry is the tenant's too)"))
     .option('--json', 'print exactly one JSON document (the combined result) on stdout')
     .addHelpText(
       'after',
       `\nStyles that ended DONE keep their avatars and are not generated again; the result lists every style.\n${EXIT_CODES}`,
     )
-    .action(async (workflowId: string, flags: { requestId?: string; json?: boolean }) => {
+    .action(async (workflowId: string, flags: { requestId?: string; json?: boolean; tenant: string }) => {
       await exitWith(async () => {
         const provider = new ProviderClient(loadConfig().provider);
-        return withClient(async (pipelines) => {
+        return withClient(flags.tenant, async (pipelines) => {
           const run = await startRetry(
             pipelines.temporal,
             provider,
@@ -133,6 +137,7 @@ interface TrainFlags {
   mainImage: string;
   subject?: string;
   requestId?: string;
+  tenant: string;
   json?: boolean;
 }
 
@@ -142,6 +147,7 @@ interface GenerateFlags {
   gender?: string;
   subject?: string;
   requestId?: string;
+  tenant: string;
   json?: boolean;
 }
 
@@ -153,8 +159,11 @@ async function exitWith(run: () => Promise<number>): Promise<void> {
   }
 }
 
-async function withClient(use: (pipelines: PipelineClient) => Promise<number>): Promise<number> {
-  const pipelines = await createPipelineClient();
+async function withClient(
+  tenant: string,
+  use: (pipelines: PipelineClient) => Promise<number>,
+): Promise<number> {
+  const pipelines = await createPipelineClient({ tenant });
   try {
     return await use(pipelines);
   } finally {
@@ -165,6 +174,7 @@ async function withClient(use: (pipelines: PipelineClient) => Promise<number>): 
 function runOptions(pipelines: PipelineClient, requestId: string | undefined): StartModelRunOptions {
   return {
     ...pipelines.placement,
+    tenant: pipelines.tenant,
     ...(requestId ? { requestId } : {}),
   };
 }

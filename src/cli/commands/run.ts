@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { createPipelineClient } from '../../client/pipeline-client';
+import { tenantOption } from '../tenant-flag';
 import { validatePipelineRequest } from '../../client/pipelines';
 import type { PipelineInput } from '../../contracts/pipeline-input';
 import { EXIT } from '../exit-codes';
@@ -26,6 +27,7 @@ interface RunOptions {
   mainImage: string;
   subject?: string;
   requestId?: string;
+  tenant: string;
   json?: boolean;
 }
 
@@ -56,6 +58,7 @@ export function registerRunCommand(program: Command): void {
         'Example: avatar-pipeline run --images samples/selfies --styles 3,7 --gender 1 --json',
       ].join('\n'),
     )
+    .addOption(tenantOption('run it is'))
     .action(async (options: RunOptions) => {
       try {
         process.exitCode = await runPipeline(options);
@@ -71,7 +74,7 @@ async function runPipeline(options: RunOptions): Promise<number> {
     input.styles,
     await askOfferedStyles((line) => process.stderr.write(printableLines(line))),
   );
-  const pipelines = await createPipelineClient();
+  const pipelines = await createPipelineClient({ tenant: options.tenant });
   try {
     const handle = await pipelines.start(input, options.requestId ? { requestId: options.requestId } : {});
     writeLines(process.stderr, `started ${handle.workflowId}`);

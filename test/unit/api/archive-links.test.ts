@@ -10,7 +10,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('linkArchivedAvatars', () => {
   const store = new FsBlobStore(root);
   const signer = new BlobLinkSigner('link secret for the tests');
-  const owner = subjectPrefix('subject-a');
+  const owner = subjectPrefix('default', 'subject-a');
   const result = {
     generations: [
       {

@@ -5,12 +5,23 @@ import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { lazyTemporalClient } from '../../../src/api/temporal-client';
 import { ModelNotFoundError, ProviderCatalog } from '../../../src/client/provider-catalog';
+import type * as TenantRuns from '../../../src/client/tenant-runs';
 import { ProviderClient } from '../../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { testConfig } from '../../helpers/pipeline-worker';
 import { createModelWithSelfie, finishedGeneration, trainedModel } from '../simulator/support/scenario';
 
 const TOKEN = 'models-token-0123456789';
+
+/**
+ * The models the caller's runs trained: the API reads them from Temporal's visibility store
+ * (tenantModelIds), which this test has none of, so it names them itself.
+ */
+const mockOwnModels = new Set<number>();
+jest.mock('../../../src/client/tenant-runs', () => ({
+  ...jest.requireActual<typeof TenantRuns>('../../../src/client/tenant-runs'),
+  tenantModelIds: () => Promise.resolve(mockOwnModels),
+}));
 
 describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /v1/orders', () => {
   let sim: RunningSimulator;
@@ -29,6 +40,7 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
     trained = await trainedModel(sim);
     untrained = await createModelWithSelfie(sim, 2);
     generation = await finishedGeneration(sim, trained, [3]);
+    mockOwnModels.add(trained).add(untrained);
     const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 });
     catalog = new ProviderCatalog(provider);
     const settings = testConfig({ taskQueue: 'unused', providerUrl: sim.url, imageRoots: [blobRoot] });
@@ -120,6 +132,24 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
     expect(malformed.json().issues[0].path).toBe('params.modelId');
 
     expect((await get('/v1/models', null)).statusCode).toBe(401);
+  });
+
+  it('shows a tenant only the models its runs trained: any other is answered as an unknown id', async () => {
+    mockOwnModels.delete(untrained);
+    try {
+      const models = await get('/v1/models');
+      expect(models.json().models.map((m: { modelId: number }) => m.modelId)).toEqual([trained]);
+      const other = await get(`/v1/models/${untrained}`);
+      const unknown = await get('/v1/models/9999');
+      expect(other.statusCode).toBe(404);
+      expect(other.body.split(String(untrained)).join('<id>')).toBe(unknown.body.split('9999').join('<id>'));
+      expect((await get('/v1/orders')).json().orders.map((o: { orderId: number }) => o.orderId)).toEqual([
+        generation,
+        trained,
+      ]);
+    } finally {
+      mockOwnModels.add(untrained);
+    }
     expect((await get('/v1/orders', 'wrong-token')).statusCode).toBe(401);
   });
 

@@ -1,15 +1,17 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyInstance } from 'fastify';
 import { AccessTokenSigner } from '../../../src/api/access-tokens';
 import { createApiServer } from '../../../src/api/server';
 import { ROUTE_ACCESS } from '../../../src/api/route-access';
 import type { AppConfig } from '../../../src/config/load-config';
 import { tenantsFileSchema } from '../../../src/config/tenants';
+import { TenantAttribute } from '../../../src/contracts/search-attributes';
 import { WORKFLOW_TYPES } from '../../../src/contracts/workflow-definitions';
+import { logSink } from '../../helpers/log-sink';
 import { testConfig } from '../../helpers/pipeline-worker';
 
 const ACME = 'acme-token-0123456789abcdef';
@@ -18,20 +20,31 @@ const VIEWER = 'viewer-token-0123456789abcd';
 const PLAIN = 'plain-token-0123456789abcdef';
 const SECRET = 'an-access-token-secret-of-32-characters!';
 
-/** Runs the fake Temporal knows, by id: their workflow type. */
-const RUNS: Record<string, string> = {
-  'run-x': WORKFLOW_TYPES.pipeline,
-  'run-y': WORKFLOW_TYPES.pipeline,
-  'camp-1': WORKFLOW_TYPES.campaign,
+/** Runs the fake Temporal knows, by id: their workflow type and tenant (AvatarTenant; none: started outside the package). */
+const RUNS: Record<string, { type: string; tenant?: string }> = {
+  'acme.run-x': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
+  'acme.run-y': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
+  'acme.camp-1': { type: WORKFLOW_TYPES.campaign, tenant: 'acme' },
+  'viewer.run-v': { type: WORKFLOW_TYPES.pipeline, tenant: 'viewer' },
+  'default.run-p': { type: WORKFLOW_TYPES.pipeline, tenant: 'default' },
+  'acme.run-loose': { type: WORKFLOW_TYPES.pipeline },
 };
 
 /** Just enough of a Temporal client for status, events, cancel and access-token routes on running runs. */
 function fakeTemporal(): Client {
   const getHandle = (id: string) => ({
     describe: async () => {
-      const type = RUNS[id];
-      if (type === undefined) throw new WorkflowNotFoundError('not found', id, undefined);
-      return { type, runId: `${id}-run`, status: { name: 'RUNNING' }, startTime: new Date(0) };
+      const run = RUNS[id];
+      if (run === undefined) throw new WorkflowNotFoundError('not found', id, undefined);
+      return {
+        type: run.type,
+        runId: `${id}-run`,
+        status: { name: 'RUNNING' },
+        startTime: new Date(0),
+        typedSearchAttributes: new TypedSearchAttributes(
+          run.tenant === undefined ? [] : [{ key: TenantAttribute, value: run.tenant }],
+        ),
+      };
     },
     query: async () => undefined,
     cancel: async () => undefined,
@@ -66,17 +79,11 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
   let logged = '';
 
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged += chunk.toString();
-        done();
-      },
-    });
     app = await createApiServer({
       config: await apiConfig(),
       client: fakeTemporal(),
       provider: { listStyles: async () => [] } as never,
-      logger: { level: 'warn', stream },
+      logger: { level: 'warn', stream: logSink((text) => (logged += text)) },
     });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -117,15 +124,15 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       const erase = await call('DELETE', '/v1/subjects/u-1', VIEWER);
       expect(erase.status).toBe(403);
       expect(erase.body?.error).toMatch(/lacks the "erase" scope/);
-      const cancel = await call('POST', '/v1/pipelines/run-x/cancel', VIEWER);
+      const cancel = await call('POST', '/v1/pipelines/viewer.run-v/cancel', VIEWER);
       expect(cancel.status).toBe(403);
       expect(cancel.body?.error).toMatch(/lacks the "cancel" scope/);
-      expect((await call('GET', '/v1/pipelines/run-x', VIEWER)).status).toBe(200);
+      expect((await call('GET', '/v1/pipelines/viewer.run-v', VIEWER)).status).toBe(200);
     });
 
     test('tenant and bare tokens hold every scope when the file says nothing of them', async () => {
-      expect((await call('POST', '/v1/pipelines/run-x/cancel', PLAIN)).status).toBe(202);
-      expect((await call('POST', '/v1/pipelines/run-y/cancel', ACME)).status).toBe(202);
+      expect((await call('POST', '/v1/pipelines/default.run-p/cancel', PLAIN)).status).toBe(202);
+      expect((await call('POST', '/v1/pipelines/acme.run-y/cancel', ACME)).status).toBe(202);
     });
 
     test('every /v1 route has its entry in the one table; the OpenAPI document names scopes and the 403', async () => {
@@ -160,13 +167,13 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
   describe('browser access tokens', () => {
     test('are granted 201 with an expiry, 1 hour by default, and hold no API token', async () => {
       const before = Date.now();
-      const { token, expiresAt } = await grant('pipelines', 'run-x');
+      const { token, expiresAt } = await grant('pipelines', 'acme.run-x');
       const ttl = Date.parse(expiresAt) - before;
       expect(ttl).toBeGreaterThan(3598_000);
       expect(ttl).toBeLessThanOrEqual(3600_000);
       const payload = Buffer.from(token.split('.')[1]!, 'base64url').toString();
       expect(payload).not.toContain(ACME);
-      expect(payload).not.toContain('run-x');
+      expect(payload).not.toContain('acme.run-x');
       expect(JSON.parse(payload)).toMatchObject({ t: 'acme', k: 'pipeline' });
     });
 
@@ -177,64 +184,73 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       [{ ttlSeconds: 1.5 }, 'ttlSeconds'],
       [{ scope: 'write' }, ''],
     ])('refuse the body %j with 422 naming the field', async (body, field) => {
-      const answer = await call('POST', '/v1/pipelines/run-x/access-tokens', ACME, body);
+      const answer = await call('POST', '/v1/pipelines/acme.run-x/access-tokens', ACME, body);
       expect(answer.status).toBe(422);
       expect(JSON.stringify(answer.body)).toContain(field);
     });
 
     test('are granted only for a run that exists, with the read scope', async () => {
-      const unknown = await call('POST', '/v1/pipelines/run-none/access-tokens', ACME);
-      expect(unknown).toEqual({ status: 404, body: { error: 'No pipeline run-none', issues: [] } });
-      const campaign = await call('POST', '/v1/campaigns/run-x/access-tokens', ACME);
-      expect(campaign).toEqual({ status: 404, body: { error: 'No campaign run-x', issues: [] } });
-      expect((await call('POST', '/v1/pipelines/run-x/access-tokens', VIEWER)).status).toBe(201);
-      expect((await call('POST', '/v1/pipelines/run-x/access-tokens')).status).toBe(401);
+      const unknown = await call('POST', '/v1/pipelines/acme.run-none/access-tokens', ACME);
+      expect(unknown).toEqual({ status: 404, body: { error: 'No pipeline acme.run-none', issues: [] } });
+      const campaign = await call('POST', '/v1/campaigns/acme.run-x/access-tokens', ACME);
+      expect(campaign).toEqual({ status: 404, body: { error: 'No campaign acme.run-x', issues: [] } });
+      expect((await call('POST', '/v1/pipelines/viewer.run-v/access-tokens', VIEWER)).status).toBe(201);
+      // Another tenant's run, and a run of no tenant, are unknown to the caller.
+      expect(await call('POST', '/v1/pipelines/viewer.run-v/access-tokens', ACME)).toEqual({
+        status: 404,
+        body: { error: 'No pipeline viewer.run-v', issues: [] },
+      });
+      expect(await call('POST', '/v1/pipelines/acme.run-loose/access-tokens', ACME)).toEqual({
+        status: 404,
+        body: { error: 'No pipeline acme.run-loose', issues: [] },
+      });
+      expect((await call('POST', '/v1/pipelines/acme.run-x/access-tokens')).status).toBe(401);
     });
 
     test('open their run\u2019s status and events, as bearer or ?access_token=', async () => {
-      const { token } = await grant('pipelines', 'run-x');
-      const asBearer = await call('GET', '/v1/pipelines/run-x', token);
+      const { token } = await grant('pipelines', 'acme.run-x');
+      const asBearer = await call('GET', '/v1/pipelines/acme.run-x', token);
       expect(asBearer.status).toBe(200);
-      expect(asBearer.body?.workflowId).toBe('run-x');
-      const asQuery = await call('GET', `/v1/pipelines/run-x?access_token=${encodeURIComponent(token)}`);
+      expect(asBearer.body?.workflowId).toBe('acme.run-x');
+      const asQuery = await call('GET', `/v1/pipelines/acme.run-x?access_token=${encodeURIComponent(token)}`);
       expect(asQuery.status).toBe(200);
       // The stream's end, which the route answers 204 once the run is known.
-      const events = await fetch(`${base}/v1/pipelines/run-x/events?access_token=${token}`, {
+      const events = await fetch(`${base}/v1/pipelines/acme.run-x/events?access_token=${token}`, {
         headers: { 'last-event-id': 'end' },
       });
       expect(events.status).toBe(204);
-      const campaignToken = (await grant('campaigns', 'camp-1')).token;
-      expect((await call('GET', `/v1/campaigns/camp-1?access_token=${campaignToken}`)).status).toBe(200);
+      const campaignToken = (await grant('campaigns', 'acme.camp-1')).token;
+      expect((await call('GET', `/v1/campaigns/acme.camp-1?access_token=${campaignToken}`)).status).toBe(200);
     });
 
     test('get exactly an unknown id\u2019s answer on another run, of either kind', async () => {
-      const { token } = await grant('pipelines', 'run-x');
-      const other = await call('GET', `/v1/pipelines/run-y?access_token=${token}`);
-      const unknownWithApiToken = await call('GET', '/v1/pipelines/run-none', ACME);
-      expect(other).toEqual({ status: 404, body: { error: 'No pipeline run-y', issues: [] } });
+      const { token } = await grant('pipelines', 'acme.run-x');
+      const other = await call('GET', `/v1/pipelines/acme.run-y?access_token=${token}`);
+      const unknownWithApiToken = await call('GET', '/v1/pipelines/acme.run-none', ACME);
+      expect(other).toEqual({ status: 404, body: { error: 'No pipeline acme.run-y', issues: [] } });
       expect(unknownWithApiToken).toEqual({
         status: 404,
-        body: { error: 'No pipeline run-none', issues: [] },
+        body: { error: 'No pipeline acme.run-none', issues: [] },
       });
-      expect(await call('GET', '/v1/pipelines/run-y/events', token)).toEqual(other);
-      expect(await call('GET', '/v1/campaigns/run-x', token)).toEqual({
+      expect(await call('GET', '/v1/pipelines/acme.run-y/events', token)).toEqual(other);
+      expect(await call('GET', '/v1/campaigns/acme.run-x', token)).toEqual({
         status: 404,
-        body: { error: 'No campaign run-x', issues: [] },
+        body: { error: 'No campaign acme.run-x', issues: [] },
       });
     });
 
     test('get the answer for something that does not exist on every other route', async () => {
-      const { token } = await grant('pipelines', 'run-x');
+      const { token } = await grant('pipelines', 'acme.run-x');
       const bogus = await call('GET', '/v1/pipelines', 'at1.bogus.token');
       expect(bogus.status).toBe(401);
-      const noSuchRun = await call('GET', '/v1/pipelines/run-none', ACME);
-      const onRunRoutes = { status: 404, body: { error: 'No pipeline run-x', issues: [] } };
+      const noSuchRun = await call('GET', '/v1/pipelines/acme.run-none', ACME);
+      const onRunRoutes = { status: 404, body: { error: 'No pipeline acme.run-x', issues: [] } };
       for (const [method, url] of [
-        ['POST', '/v1/pipelines/run-x/cancel'],
-        ['POST', '/v1/pipelines/run-x/access-tokens'],
+        ['POST', '/v1/pipelines/acme.run-x/cancel'],
+        ['POST', '/v1/pipelines/acme.run-x/access-tokens'],
       ] as const) {
         expect({ url, ...(await call(method, url, token)) }).toEqual({ url, ...onRunRoutes });
-        expect(noSuchRun.body).toEqual({ error: 'No pipeline run-none', issues: [] });
+        expect(noSuchRun.body).toEqual({ error: 'No pipeline acme.run-none', issues: [] });
       }
       for (const [method, url] of [
         ['GET', '/v1/pipelines'],
@@ -247,27 +263,27 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         expect({ url, ...(await call(method, `${url}?access_token=${token}`)) }).toEqual({ url, ...noRoute });
       }
       // An API token is never taken from the query (it would land in logs and browser histories).
-      expect((await call('GET', `/v1/pipelines/run-x?access_token=${ACME}`)).status).toBe(401);
+      expect((await call('GET', `/v1/pipelines/acme.run-x?access_token=${ACME}`)).status).toBe(401);
     });
 
     test('stop working when they expire, or when signed with another key', async () => {
       const signer = new AccessTokenSigner(SECRET);
       const grantOf = (expiresAtMs: number) =>
-        signer.mint({ tenant: 'acme', kind: 'pipeline', runId: 'run-x', expiresAtMs }).token;
+        signer.mint({ tenant: 'acme', kind: 'pipeline', runId: 'acme.run-x', expiresAtMs }).token;
       const expired = grantOf(Date.now() - 1000);
-      expect(await call('GET', `/v1/pipelines/run-x?access_token=${expired}`)).toEqual({
+      expect(await call('GET', `/v1/pipelines/acme.run-x?access_token=${expired}`)).toEqual({
         status: 404,
-        body: { error: 'No pipeline run-x', issues: [] },
+        body: { error: 'No pipeline acme.run-x', issues: [] },
       });
       const live = grantOf(Date.now() + 60_000);
-      expect((await call('GET', `/v1/pipelines/run-x?access_token=${live}`)).status).toBe(200);
+      expect((await call('GET', `/v1/pipelines/acme.run-x?access_token=${live}`)).status).toBe(200);
       const forged = new AccessTokenSigner('another-secret-of-at-least-32-chars!!').mint({
         tenant: 'acme',
         kind: 'pipeline',
-        runId: 'run-x',
+        runId: 'acme.run-x',
         expiresAtMs: Date.now() + 60_000,
       }).token;
-      expect((await call('GET', `/v1/pipelines/run-x?access_token=${forged}`)).status).toBe(401);
+      expect((await call('GET', `/v1/pipelines/acme.run-x?access_token=${forged}`)).status).toBe(401);
       // A payload edited to another run breaks the signature.
       const [prefix, , mac] = live.split('.');
       const otherPayload = Buffer.from(
@@ -277,7 +293,7 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         }),
       ).toString('base64url');
       expect(
-        (await call('GET', `/v1/pipelines/run-x?access_token=${prefix}.${otherPayload}.${mac}`)).status,
+        (await call('GET', `/v1/pipelines/acme.run-x?access_token=${prefix}.${otherPayload}.${mac}`)).status,
       ).toBe(401);
     });
   });
@@ -294,14 +310,14 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       });
       try {
         const url = await limited.listen({ port: 0, host: '127.0.0.1' });
-        const get = (token: string) =>
-          fetch(`${url}/v1/pipelines/run-x`, { headers: { authorization: `Bearer ${token}` } });
+        const get = (token: string, run = 'acme.run-x') =>
+          fetch(`${url}/v1/pipelines/${run}`, { headers: { authorization: `Bearer ${token}` } });
         for (const token of [ACME, ACME_2, ACME]) expect((await get(token)).status).toBe(200);
         const refused = await get(ACME_2);
         expect(refused.status).toBe(429);
         expect(await refused.text()).toMatch(/at most 3 a minute for all of this tenant's tokens together/);
         // Another tenant's token keeps its own budget.
-        expect((await get(PLAIN)).status).toBe(200);
+        expect((await get(PLAIN, 'default.run-p')).status).toBe(200);
       } finally {
         await limited.close();
       }
@@ -311,9 +327,9 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
   describe('audit', () => {
     test('grants and cancels are logged as JSON lines with the tenant and ids, never the token', async () => {
       logged = '';
-      const { token } = await grant('pipelines', 'run-x');
-      await call('POST', '/v1/pipelines/run-y/cancel', ACME);
-      await call('GET', `/v1/pipelines/run-x?access_token=${token}`);
+      const { token } = await grant('pipelines', 'acme.run-x');
+      await call('POST', '/v1/pipelines/acme.run-y/cancel', ACME);
+      await call('GET', `/v1/pipelines/acme.run-x?access_token=${token}`);
       const lines = logged
         .split('\n')
         .filter((line) => line !== '')
@@ -323,10 +339,10 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         expect.objectContaining({
           tenant: 'acme',
           action: 'pipeline.access-token',
-          workflowId: 'run-x',
+          workflowId: 'acme.run-x',
           expiresAt: expect.any(String),
         }),
-        expect.objectContaining({ tenant: 'acme', action: 'pipeline.cancel', workflowId: 'run-y' }),
+        expect.objectContaining({ tenant: 'acme', action: 'pipeline.cancel', workflowId: 'acme.run-y' }),
       ]);
       expect(logged).not.toContain(token);
       expect(logged).not.toContain(ACME);
@@ -339,27 +355,22 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         provider: { listStyles: async () => [] } as never,
         logger: {
           level: 'info',
-          stream: new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              logged += chunk.toString();
-              done();
-            },
-          }),
+          stream: logSink((text) => (logged += text)),
         },
       });
       try {
         logged = '';
         const url = await verbose.listen({ port: 0, host: '127.0.0.1' });
         const token = (await (
-          await fetch(`${url}/v1/pipelines/run-x/access-tokens`, {
+          await fetch(`${url}/v1/pipelines/acme.run-x/access-tokens`, {
             method: 'POST',
             headers: { authorization: `Bearer ${ACME}` },
           })
         ).json()) as { token: string };
-        await fetch(`${url}/v1/pipelines/run-x?access_token=${token.token}`);
-        await fetch(`${url}/v1/pipelines/run-y?x=1&access_token=${token.token}`);
-        expect(logged).toContain('/v1/pipelines/run-x?access_token=[redacted]');
-        expect(logged).toContain('/v1/pipelines/run-y?x=1&access_token=[redacted]');
+        await fetch(`${url}/v1/pipelines/acme.run-x?access_token=${token.token}`);
+        await fetch(`${url}/v1/pipelines/acme.run-y?x=1&access_token=${token.token}`);
+        expect(logged).toContain('/v1/pipelines/acme.run-x?access_token=[redacted]');
+        expect(logged).toContain('/v1/pipelines/acme.run-y?x=1&access_token=[redacted]');
         expect(logged).not.toContain(token.token);
         expect(logged).not.toContain(token.token.split('.')[2]!);
       } finally {

@@ -65,6 +65,20 @@ describe('the auto in-flight window', () => {
     expect(next.size).toBe(135);
   });
 
+  it('reports the accepted requests/s and the quota as numbers once a sample measured both', () => {
+    const start = initialWindow(tuning);
+    // 25 answers over 10 s, 5 of them 429: 2 accepted a second, of a quota of 20.
+    const measured = nextWindow(
+      start,
+      calm(start, { requests: 25, rateLimited: 5, elapsedMs: 10_000, quotaRps: 20 }),
+      tuning,
+    );
+    expect(measured).toMatchObject({ providerRps: 2, quotaRps: 20 });
+    // Without the time since the previous reading, or without a quota, there is nothing to report.
+    expect(nextWindow(start, calm(start, { quotaRps: 20 }), tuning)).not.toHaveProperty('providerRps');
+    expect(nextWindow(start, calm(start, { elapsedMs: 10_000 }), tuning)).not.toHaveProperty('quotaRps');
+  });
+
   it('does not grow when the window is not full (the window is not the limit)', () => {
     const start = { ...initialWindow(tuning), size: 40 };
     const next = nextWindow(start, calm(start, { inFlight: 12 }), tuning);

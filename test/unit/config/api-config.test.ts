@@ -23,7 +23,7 @@ describe('API and callback configuration', () => {
         eventStreamsPerToken: 20,
       },
     });
-    expect(config.callbacks).toEqual({ privateHosts: [] });
+    expect(config.callbacks).toEqual({ privateHosts: [], legacySignature: false, logRetentionDays: 14 });
   });
 
   it('reads every variable', () => {
@@ -71,6 +71,8 @@ describe('API and callback configuration', () => {
     expect(config.callbacks).toEqual({
       signingSecret: 'a-long-enough-secret',
       privateHosts: ['receiver.internal', '127.0.0.1'],
+      legacySignature: false,
+      logRetentionDays: 14,
     });
   });
 

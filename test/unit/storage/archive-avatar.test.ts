@@ -14,7 +14,7 @@ import { tinyJpeg, tinyPng } from '../../fixtures/images';
 
 const root = mkdtempSync(path.join(tmpdir(), 'archive-avatar-'));
 const store = new FsBlobStore(root);
-const owner = subjectPrefix('subject-1');
+const owner = subjectPrefix('default', 'subject-1');
 let provider: TestHttpServer;
 /** The test provider's own host (127.0.0.1) is trusted, as PROVIDER_BASE_URL's is. */
 const rules = () => avatarAddressRules(provider.origin);

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import {
+  WEBHOOK_EVENT_TYPES,
+  webhookEnvelopeSchema,
+  type WebhookEventType,
+} from '../contracts/webhook-events';
+
+const WHEN: Record<WebhookEventType, string> = {
+  'pipeline.started': 'A run has started.',
+  'training.completed': 'The run\u2019s model is trained.',
+  'training.failed': 'Training failed (the run fails too: pipeline.failed follows).',
+  'style.completed':
+    'One style\u2019s avatars are collected (and archived): sent as each style ends, before the run ends.',
+  'style.failed': 'One style failed; the others go on.',
+  'pipeline.completed': 'The run ended with avatars (DONE, or PARTIAL when some style failed).',
+  'pipeline.failed': 'The run failed.',
+  'pipeline.cancelled': 'The run was cancelled.',
+  'campaign.progress': 'A campaign\u2019s counts changed (at most one event every 30 seconds).',
+  'campaign.completed': 'A campaign ended (completed or cancelled).',
+};
+
+/**
+ * The events POSTed to webhook endpoints and callback URLs, as OpenAPI webhooks: one entry per
+ * event type, its body's JSON schema from the contract. The document is OpenAPI 3.0, whose
+ * extension form of 3.1's `webhooks` is `x-webhooks` (same shape; Redoc renders it).
+ */
+export function webhookDocs(): Record<string, unknown> {
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary: type,
+          description: `${WHEN[type]} Signed with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature); any 2xx answer acknowledges it, anything else is retried for up to 3 days.`,
+          tags: ['webhooks'],
+          parameters: [
+            { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' } },
+            { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' } },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: z.toJSONSchema(webhookEnvelopeSchema(type), { target: 'openapi-3.0', io: 'output' }),
+              },
+            },
+          },
+          responses: { '200': { description: 'Received (any 2xx)' } },
+        },
+      },
+    ]),
+  );
+}

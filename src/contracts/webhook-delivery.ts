@@ -1,0 +1,67 @@
+/**
+ * How workflows hand events to webhook delivery: the delivery workflow's input, its signal and
+ * where a delivery goes. Plain types and definitions only (no zod): imported by workflow code.
+ */
+import { defineSignal } from '@temporalio/workflow';
+import type { AnnouncedEvent, WebhookEnvelope, WebhookEventType } from './webhook-events';
+
+/** What `callbackUrl` receives when the request names no `callbackEvents`: the run's end. */
+export const DEFAULT_CALLBACK_EVENTS: readonly WebhookEventType[] = [
+  'pipeline.completed',
+  'pipeline.failed',
+  'pipeline.cancelled',
+];
+
+/** The tenant of a run started without one (as src/api/caller.ts DEFAULT_TENANT). */
+export const WEBHOOK_DEFAULT_TENANT = 'default';
+
+/** A workflow input's tenant (runs and campaigns carry one once their starter sets it), else the default. */
+export function tenantOf(input: object): string {
+  return 'tenant' in input && typeof input.tenant === 'string' ? input.tenant : WEBHOOK_DEFAULT_TENANT;
+}
+
+/** A registered endpoint (by id: its URL and secret stay in the endpoint store) or the request's callbackUrl. */
+export type WebhookTarget = { kind: 'endpoint'; endpointId: string } | { kind: 'callback'; url: string };
+
+/** The per-request callback: its URL and the events it asked for. */
+export interface CallbackSubscription {
+  url: string;
+  events: string[];
+}
+
+/** Whose events and where they may go besides the tenant's registered endpoints. */
+export interface WebhookSource {
+  tenant: string;
+  callback?: CallbackSubscription;
+}
+
+export interface WebhookDeliveryInput extends WebhookSource {
+  /** The run or campaign whose events these are. */
+  source: string;
+  /** State handed over at continue-as-new. */
+  carried?: {
+    received: number;
+    inbox: WebhookEnvelope[];
+    queues: Array<{ target: WebhookTarget; events: WebhookEnvelope[] }>;
+    closing: boolean;
+  };
+}
+
+/** One event for the delivery workflow; `last` when nothing follows it (the run or campaign ended). */
+export interface AnnouncedSignal {
+  event: AnnouncedEvent;
+  last?: boolean;
+}
+
+export const webhookEventSignal = defineSignal<[AnnouncedSignal]>('webhookEvent');
+
+/** A delivery from the log sent again (same webhook-id). */
+export interface RedeliveryInput {
+  tenant: string;
+  endpointId: string;
+  deliveryId: string;
+}
+
+export function deliveryWorkflowId(source: string): string {
+  return `${source}/webhooks`;
+}

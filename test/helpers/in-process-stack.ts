@@ -1,0 +1,115 @@
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FastifyInstance } from 'fastify';
+import type { ApiServerOptions } from '../../src/api/server';
+import type { AppConfig } from '../../src/config/load-config';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import { uniqueBasePath } from './e2e-pipeline';
+import { testConfig } from './pipeline-worker';
+import { writeSelfies } from './selfie-files';
+import { createDevServerEnv, makeScratchDir, uniqueName } from './temporal-env';
+import { startTestApi } from './test-api';
+
+export interface InProcessStackOptions {
+  /** Prefix of the stack's task queue, simulator base path, scratch and selfie directories. */
+  name: string;
+  /** API_TOKENS entries: `token` or `tenant:token`. */
+  tokens: string[];
+  /** How many synthetic selfies to write (the stack's first image root). */
+  selfies: number;
+  /** The simulator's wall-clock timings and avatars per order (the simulator's default when absent). */
+  simulator: { trainingMs: number; generationMs: number; avatarsPerOrder?: number };
+  /** ARCHIVE_AVATARS, into the blob store; on unless false. */
+  archive?: boolean;
+  /** More API settings (ACCESS_TOKEN_SECRET, limits, …) over the stack's tokens and BLOB_DIR. */
+  api?: Partial<AppConfig['api']>;
+  /** The API server's logger; none when absent. */
+  logger?: ApiServerOptions['logger'];
+}
+
+export interface InProcessStack {
+  /** On the run's dev server; its client reaches the stack's workflows. */
+  env: TestWorkflowEnvironment;
+  sim: RunningSimulator;
+  workers: PipelineWorkers;
+  app: FastifyInstance;
+  /** The API's http://127.0.0.1:<port> */
+  base: string;
+  /** What the workers and the API were started with. */
+  config: AppConfig;
+  selfies: { dir: string; files: string[] };
+  /** A fresh directory inside the run's directory, holding the ones below. */
+  scratch: string;
+  /** The filesystem blob store (BLOB_DIR: uploaded selfies, archived avatars), an image root. */
+  blobDir: string;
+  /** CAMPAIGN_DIR: campaign manifest copies. */
+  manifestDir: string;
+  /** Closes the API, shuts the workers down (awaiting their run), stops the simulator, closes the env. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The dev server, a wall-clock simulator, pipeline and provider workers on a fresh task queue and
+ * the starter API in this process, all on one configuration, as an end-to-end test of the API
+ * against real runs needs them. Whatever had started when a step fails is stopped before the
+ * failure is thrown.
+ */
+export async function startInProcessStack(options: InProcessStackOptions): Promise<InProcessStack> {
+  const stops: Array<() => Promise<unknown>> = [];
+  const stop = async (): Promise<void> => {
+    for (const step of stops.reverse().splice(0)) await step();
+  };
+  try {
+    const env = await createDevServerEnv();
+    stops.push(() => env.teardown());
+    const selfies = await writeSelfies(options.selfies, `${options.name}-`);
+    const scratch = await makeScratchDir(options.name);
+    const blobDir = path.join(scratch, 'blobs');
+    const manifestDir = path.join(scratch, 'campaigns');
+    const sim = await startSimulator({
+      basePath: uniqueBasePath(options.name),
+      progression: {
+        mode: 'wall',
+        trainingMs: options.simulator.trainingMs,
+        generationMs: options.simulator.generationMs,
+      },
+      ...(options.simulator.avatarsPerOrder !== undefined
+        ? { avatarsPerOrder: options.simulator.avatarsPerOrder }
+        : {}),
+    });
+    stops.push(() => sim.stop());
+    const base_ = testConfig({
+      taskQueue: uniqueName(options.name),
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir, blobDir],
+      archiveAvatars: options.archive ?? true,
+    });
+    const config: AppConfig = {
+      ...base_,
+      api: { ...base_.api, tokens: options.tokens, blobDir, ...options.api },
+      campaigns: { dir: manifestDir, maxInFlight: 4 },
+      // As loadConfig fills it in: the API and the workers share one store, so uploads reach the runs.
+      storage: {
+        target: { kind: 'fs', dir: blobDir },
+        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+      },
+    };
+    const workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
+    const running = workers.run();
+    stops.push(async () => {
+      workers.shutdown();
+      await running;
+    });
+    const { app, base } = await startTestApi({
+      config,
+      client: env.client,
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    });
+    stops.push(() => app.close());
+    return { env, sim, workers, app, base, config, selfies, scratch, blobDir, manifestDir, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
