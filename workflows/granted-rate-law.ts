@@ -18,8 +18,7 @@
  *      rate nobody uses is no evidence that the provider would grant it, and a rate raised that way
  *      turns the next burst of demand into 429s;
  *   5. otherwise increase, additively per second of the sample: fast (`fastShare` of the ceiling per
- *      second) up to `kneeBand` × the knee, then, after `settleMs` there (each probe past the knee
- *      costs a few 429s, so probes are spaced out), a slow probe (`probeShare` of the ceiling per
+ *      second) up to `kneeBand` × the knee, then a slow probe (`probeShare` of the ceiling per
  *      second) that doubles every `probeDoublingMs` it goes on without a 429: near the knee the
  *      provider is probed gently; once it is clearly past it (the other client went away) the
  *      rate climbs back as fast as below it.
@@ -34,8 +33,6 @@ export interface GrantedRateTuning {
   floorShare: number;
   /** Increase per second below the knee, as a share of the ceiling. */
   fastShare: number;
-  /** After a cut, the rate stays at the knee band this long before it probes above it. */
-  settleMs: number;
   /** Increase per second near the knee at first, as a share of the ceiling; doubles every probeDoublingMs. */
   probeShare: number;
   probeDoublingMs: number;
@@ -53,7 +50,6 @@ export const DEFAULT_GRANTED_RATE_TUNING: GrantedRateTuning = {
   decrease: 0.85,
   floorShare: 0.02,
   fastShare: 0.05,
-  settleMs: 10_000,
   probeShare: 0.005,
   probeDoublingMs: 5_000,
   kneeBand: 0.95,
@@ -146,14 +142,7 @@ export function nextGrantedRate(
     };
   }
   const probingSince = state.probingSince ?? now;
-  const probingFor = now - probingSince - tuning.settleMs;
-  if (probingFor < 0) {
-    return {
-      state: { ...state, probingSince },
-      reason: `settling at ${state.rate.toFixed(2)}/s below the knee before probing (${summary})`,
-    };
-  }
-  const doublings = probingFor / tuning.probeDoublingMs;
+  const doublings = Math.max(0, now - probingSince) / tuning.probeDoublingMs;
   const step = Math.min(fast, tuning.probeShare * ceiling * 2 ** doublings);
   const rate = Math.min(ceiling, state.rate + step * stepS);
   return {

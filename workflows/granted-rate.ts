@@ -11,7 +11,6 @@ import {
   makeContinueAsNewFunc,
   proxyLocalActivities,
   setHandler,
-  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { GrantedRateActivities } from '../activities/granted-rate-activities';
@@ -80,10 +79,13 @@ export async function providerGrantedRate(input: GrantedRateInput): Promise<void
     await condition(() => pending.length > 0 || versionChanged());
     if (pending.length === 0)
       await continueOnCurrentVersion({ ...input, ceiling: state.ceiling, carried: state });
-    // The sample starts where the first report's counts do, not at the end of a silence.
+    // The sample starts where the first report's counts do, not at the end of a silence. A 429 is
+    // acted on at once: waiting for the rest of the sample would only add 429s.
     const startedAt = Date.now() - Math.max(...pending.map((a) => a.windowMs));
     const rest = startedAt + SAMPLE_MS - Date.now();
-    if (rest > 0) await sleep(rest);
+    if (rest > 0 && !pending.some((a) => a.rateLimited > 0)) {
+      await condition(() => pending.some((a) => a.rateLimited > 0), rest);
+    }
     const sample = sampleOf(pending.splice(0), Date.now() - startedAt, state.ceiling);
     const decision = nextGrantedRate(state, sample, Date.now());
     state = decision.state;

@@ -18,6 +18,8 @@ export interface ProviderAnswerReporterOptions {
   ceiling: number;
   /** How often counts are sent, ms. */
   intervalMs?: number;
+  /** How soon counts are sent after a 429, ms: the controller cuts the rate on it without waiting for the interval. */
+  rateLimitedDelayMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -29,7 +31,9 @@ const QUIET_FLUSHES_BEFORE_STOP = 5;
  * the first report of a deployment starts the controller, a report after it continued as new
  * reaches its new run, and a quiet second sends nothing. One signal a second per worker, whatever
  * the request rate, keeps the controller's history small; a lost report only delays a reaction by
- * a second, so failures are logged and the counts dropped.
+ * a second, so failures are logged and the counts dropped. A 429 is sent sooner (at most one early
+ * report per `rateLimitedDelayMs`): every second of delay before the cut is a second of 429s for
+ * every client of the key.
  */
 export class ProviderAnswerReporter {
   readonly workerId = randomUUID();
@@ -38,6 +42,7 @@ export class ProviderAnswerReporter {
   private retryAfterMs = 0;
   private countingSince = Date.now();
   private timer: NodeJS.Timeout | undefined;
+  private early: NodeJS.Timeout | undefined;
   private quietFlushes = 0;
   private sending: Promise<void> = Promise.resolve();
 
@@ -48,6 +53,10 @@ export class ProviderAnswerReporter {
     if (call.outcome === 'rate-limited') {
       this.rateLimited++;
       this.retryAfterMs = Math.max(this.retryAfterMs, call.retryAfterMs ?? 0);
+      this.early ??= setTimeout(() => {
+        this.early = undefined;
+        void this.flush();
+      }, this.options.rateLimitedDelayMs ?? 100).unref();
     } else if (call.httpStatus !== undefined) {
       // Any other answer means the provider took the request: a 4xx or 5xx is not a quota signal.
       this.accepted++;
@@ -68,7 +77,9 @@ export class ProviderAnswerReporter {
   /** Stops the timer and sends what is left. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.early) clearTimeout(this.early);
     this.timer = undefined;
+    this.early = undefined;
     await this.flush();
   }
 

@@ -55,4 +55,25 @@ describe('the provider answer reporter', () => {
     expect(calls).toHaveLength(1);
     await reporter.stop();
   });
+
+  it('sends a 429 at once, not at the next interval, with one early report for a burst', async () => {
+    const { client, calls } = fakeClient();
+    const reporter = new ProviderAnswerReporter({
+      client,
+      controllerTaskQueue: 'q',
+      providerTaskQueue: 'q-provider',
+      ceiling: 20,
+      intervalMs: 60_000,
+      rateLimitedDelayMs: 20,
+    });
+    reporter.observe(ok);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(calls).toHaveLength(0);
+    for (let i = 0; i < 5; i++) reporter.observe(limited(1_000));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.signalArgs).toMatchObject([{ accepted: 1, rateLimited: 5 }]);
+    await reporter.stop();
+    expect(calls).toHaveLength(1);
+  });
 });
