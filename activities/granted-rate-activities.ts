@@ -1,13 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
+import { setProviderQueueRateLimit } from '../src/client/provider-queue-rate';
 
 export const GRANTED_RATE_METRICS = {
   granted: 'avatar_pipeline_provider_granted_rps',
   ceiling: 'avatar_pipeline_provider_ceiling_rps',
 } as const;
-
-// TASK_QUEUE_TYPE_ACTIVITY (numbers: the proto package is not a dependency).
-const TYPE_ACTIVITY = 2;
 
 /**
  * The activity of the provider rate controller (workflows/granted-rate.ts): it sets the provider
@@ -35,17 +33,16 @@ export function createGrantedRateActivities(meter: MetricMeter) {
       reason: string;
     }): Promise<void> {
       const { client } = Context.current();
-      await client.workflowService.updateTaskQueueConfig({
-        namespace: client.options.namespace,
-        identity: client.options.identity ?? 'avatar-pipeline provider rate controller',
-        taskQueue: input.providerTaskQueue,
-        taskQueueType: TYPE_ACTIVITY,
-        // The server keeps the reason with the limit (shown by `temporal task-queue config get`); it is bounded.
-        updateQueueRateLimit: {
-          rateLimit: { requestsPerSecond: input.rate },
-          reason: input.reason.slice(0, 200),
+      await setProviderQueueRateLimit(
+        client.workflowService,
+        {
+          namespace: client.options.namespace,
+          identity: client.options.identity ?? 'avatar-pipeline provider rate controller',
+          providerTaskQueue: input.providerTaskQueue,
         },
-      });
+        input.rate,
+        input.reason,
+      );
       const tags = { task_queue: input.providerTaskQueue };
       granted.set(input.rate, tags);
       ceiling.set(input.ceiling, tags);

@@ -24,6 +24,7 @@ import type { CallRecord } from '../provider/http-transport';
 import { providerAnswerTally } from '../campaign/provider-queue-signals';
 import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
 import { ProviderAnswerReporter } from './provider-answer-reporter';
+import { setProviderQueueRateLimit } from '../client/provider-queue-rate';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
 import { providerScope } from './provider-scope';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
@@ -99,6 +100,9 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
   const connection = options.connection ?? (await connect(config));
   const dataConverter = pipelineDataConverter(config.temporal.encryption);
   const rate = config.worker.providerMaxRequestsPerSecond;
+  if (rate !== undefined && config.worker.providerRateControl === 'fixed') {
+    await removeLearnedRate(options, connection);
+  }
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -182,6 +186,30 @@ function grantedRateReporter(
     onError: (err) =>
       Runtime.instance().logger.warn('provider rate report not delivered', { error: String(err) }),
   });
+}
+
+/**
+ * With PROVIDER_RATE_CONTROL=fixed, a rate the controller set earlier (adaptive before) would go on
+ * overriding this worker's PROVIDER_MAX_RPS on the server: it is removed. A server without task queue
+ * configuration has none to remove, so a refusal is only logged.
+ */
+async function removeLearnedRate(
+  options: PipelineWorkerOptions,
+  connection: NativeConnection,
+): Promise<void> {
+  const { config } = options;
+  await setProviderQueueRateLimit(
+    connection.workflowService,
+    {
+      namespace: config.temporal.namespace,
+      identity: 'avatar-pipeline provider worker',
+      providerTaskQueue: config.placement.providerTaskQueue,
+    },
+    undefined,
+    'PROVIDER_RATE_CONTROL=fixed: the workers set the rate (PROVIDER_MAX_RPS)',
+  ).catch((err: unknown) =>
+    Runtime.instance().logger.warn('the provider queue rate limit was not removed', { error: String(err) }),
+  );
 }
 
 function providerActivities(options: PipelineWorkerOptions, reporter?: ProviderAnswerReporter) {

@@ -4,6 +4,9 @@ import { createCampaignActivities } from '../../src/campaign/activities';
 import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
 import { grantedRateQuery, grantedRateWorkflowId } from '../../src/contracts/granted-rate';
 import { ProviderAnswerReporter } from '../../src/worker/provider-answer-reporter';
+import { setProviderQueueRateLimit } from '../../src/client/provider-queue-rate';
+import { loadConfig } from '../../src/config/load-config';
+import { createProviderWorker } from '../../src/worker/create-worker';
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { createDevServerEnv, devServerUnderTest, uniqueName } from '../helpers/temporal-env';
 import { fanOutTouches } from '../workflows/queue-rate-workflows';
@@ -132,6 +135,34 @@ describe('the provider rate controller', () => {
       workers.forEach((w) => w.shutdown());
       await Promise.all(running);
       await second.close();
+    }
+  });
+
+  it('is removed by a provider worker with PROVIDER_RATE_CONTROL=fixed, so PROVIDER_MAX_RPS applies again', async () => {
+    const pipelineQueue = uniqueName('fixed');
+    const providerQueue = `${pipelineQueue}-provider`;
+    // What an adaptive deployment's controller left on the server.
+    await setProviderQueueRateLimit(
+      env.client.workflowService,
+      { namespace: env.namespace ?? 'default', identity: 'test', providerTaskQueue: providerQueue },
+      2.5,
+      'learned earlier',
+    );
+    expect(await queueRate(providerQueue)).toBeCloseTo(2.5, 5);
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: devServerUnderTest().address,
+      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+      TEMPORAL_TASK_QUEUE: pipelineQueue,
+      PROVIDER_MAX_RPS: '4',
+      PROVIDER_RATE_CONTROL: 'fixed',
+    });
+    const worker = await createProviderWorker({ config, connection: env.nativeConnection });
+    const running = worker.run();
+    try {
+      expect(await queueRate(providerQueue)).toBeUndefined();
+    } finally {
+      worker.shutdown();
+      await running;
     }
   });
 });
