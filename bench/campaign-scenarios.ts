@@ -88,12 +88,17 @@ export interface CampaignWorker {
 }
 
 /** The product's worker as the campaign scenarios run it: the quota, and room for every subject. */
-export async function startCampaignWorker(context: Context, sim: RunningSimulator): Promise<CampaignWorker> {
+export async function startCampaignWorker(
+  context: Context,
+  sim: RunningSimulator,
+  env: Record<string, string> = {},
+): Promise<CampaignWorker> {
   const worker = await startBenchWorker(context.stack, sim, path.dirname(context.selfie), {
     PROVIDER_MAX_RPS: String(scaled(context.scale).rps),
     WORKER_MAX_CONCURRENT_ACTIVITIES: '200',
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '50',
     WORKER_MAX_CACHED_WORKFLOWS: '4000',
+    ...env,
   });
   return { worker, placement: worker.placement };
 }
@@ -109,7 +114,7 @@ function subjectsOf(context: Context, count: number, prefix: string): CampaignSu
   }));
 }
 
-function launchCampaign(
+export function launchCampaign(
   context: Context,
   on: CampaignWorker,
   count: number,
@@ -302,7 +307,7 @@ function statusCallsByKind(stats: SimulatorStats): string {
   return `status calls per model ${perOrder('model')}, per generation order ${perOrder('generation')}`;
 }
 
-function loadLine(): string {
+export function loadLine(): string {
   const [one, five] = os.loadavg();
   return `machine load average ${one!.toFixed(1)} (1 min), ${five!.toFixed(1)} (5 min) on ${os.cpus().length} cores`;
 }

@@ -5,3 +5,4 @@ export { avatarGeneration } from './avatar-generation';
 export { providerOrderClaim } from './obtain-model';
 export { webhookDelivery, webhookRedelivery } from './webhook-delivery';
 export { avatarCampaign } from '../src/campaign/workflows/campaign';
+export { providerGrantedRate } from './granted-rate';

@@ -18,7 +18,7 @@ export interface CampaignActivityDependencies {
   manifestDir: string;
   /** Workflows this worker keeps cached (WORKER_MAX_CACHED_WORKFLOWS): what it can hold without replaying. */
   maxCachedWorkflows?: number;
-  /** PROVIDER_MAX_RPS: the provider queue's rate limit, the quota the window fills. */
+  /** PROVIDER_MAX_RPS: the ceiling of the provider queue's rate limit. */
   providerMaxRps?: number;
 }
 
@@ -34,7 +34,8 @@ export function createCampaignActivities({
      * answers (src/campaign/provider-queue-signals.ts), and the subjects this worker can hold
      * without replaying: its workflow cache, one workflow per subject (a subject's pipeline stays
      * open from start to end and collects its styles' avatars itself), and the quota: the
-     * provider queue's rate limit as this worker's configuration states it (PROVIDER_MAX_RPS).
+     * provider queue's rate limit as the server applies it, which the provider rate controller
+     * sets to what the provider grants (never above PROVIDER_MAX_RPS, the quota before it has).
      */
     async observeProviderQueue(input: {
       providerTaskQueue: string;
@@ -47,7 +48,7 @@ export function createCampaignActivities({
     > {
       const { client } = Context.current();
       const { fairnessKey, ...queues } = input;
-      const [reading, campaignsSharing] = await Promise.all([
+      const [{ queueRateLimit, ...reading }, campaignsSharing] = await Promise.all([
         readProviderQueue(client, queues),
         fairnessKey === undefined
           ? undefined
@@ -57,7 +58,7 @@ export function createCampaignActivities({
         ...reading,
         ...(campaignsSharing !== undefined ? { campaignsSharing } : {}),
         ...(maxCachedWorkflows ? { workerCapacity: maxCachedWorkflows } : {}),
-        ...(providerMaxRps ? { quotaRps: providerMaxRps } : {}),
+        ...(providerMaxRps ? { quotaRps: Math.min(providerMaxRps, queueRateLimit ?? providerMaxRps) } : {}),
       };
     },
 

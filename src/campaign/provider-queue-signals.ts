@@ -5,7 +5,9 @@
  *   DescribeTaskQueue with stats: the server rate-limits that queue at PROVIDER_MAX_RPS, so demand
  *   above the quota waits there, whichever worker or campaign it comes from;
  * - the provider's answers (all, 429, errors) counted by this worker process's provider client,
- *   as running totals that the campaign turns into per-sample counts.
+ *   as running totals that the campaign turns into per-sample counts;
+ * - the provider queue's rate limit as the server holds it (its task queue configuration): the rate
+ *   the provider rate controller (workflows/granted-rate.ts) learned the provider grants.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -43,7 +45,7 @@ export async function readProviderQueue(
   client: Client,
   queues: { providerTaskQueue: string; workflowTaskQueue?: string },
   tally: ProviderAnswerTally = providerAnswerTally,
-): Promise<ProviderQueueReading> {
+): Promise<ProviderQueueReading & { queueRateLimit?: number }> {
   const { providerTaskQueue, workflowTaskQueue } = queues;
   const describe = (name: string, taskQueueType: number) =>
     client.workflowService.describeTaskQueue({
@@ -51,15 +53,18 @@ export async function readProviderQueue(
       taskQueue: { name, kind: KIND_NORMAL },
       taskQueueType,
       reportStats: true,
+      reportConfig: taskQueueType === TYPE_ACTIVITY,
     });
   const [answer, workflows] = await Promise.all([
     describe(providerTaskQueue, TYPE_ACTIVITY),
     workflowTaskQueue === undefined ? undefined : describe(workflowTaskQueue, TYPE_WORKFLOW),
   ]);
-  const stats = answer.stats;
+  const { stats } = answer;
   const age = stats?.approximateBacklogAge;
   const workflowAge = workflows?.stats?.approximateBacklogAge;
+  const queueRateLimit = answer.config?.queueRateLimit?.rateLimit?.requestsPerSecond ?? undefined;
   return {
+    ...(queueRateLimit !== undefined ? { queueRateLimit } : {}),
     backlogCount: Number(stats?.approximateBacklogCount ?? 0),
     backlogAgeMs: milliseconds(age),
     ...(workflows ? { workflowBacklogAgeMs: milliseconds(workflowAge) } : {}),

@@ -97,7 +97,13 @@ export const envSchema = z.object({
     'How long the retry of a create, upload or run whose answer timed out waits before looking for it, so it finds the write instead of making a second one. Set it above the longest time your provider may still act on an abandoned request.',
   ),
   PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')).describe(
-    "The provider's request quota: provider requests per second across all workers, enforced by Temporal on the provider task queue. Unset: no limit.",
+    "The most provider requests per second the key may use, across all workers: the ceiling of the provider task queue's rate limit (with PROVIDER_RATE_CONTROL=adaptive, the rate the provider grants, learned from its answers; with fixed, this rate). Unset: no limit.",
+  ),
+  PROVIDER_RATE_CONTROL: withDefault(
+    z.enum(['adaptive', 'fixed'], { error: 'must be adaptive or fixed' }),
+    'adaptive',
+  ).describe(
+    'With PROVIDER_MAX_RPS: `adaptive` lets one controller workflow per provider task queue lower the rate on 429s and probe back up to PROVIDER_MAX_RPS (other clients of the key keep their share); `fixed` holds the rate at PROVIDER_MAX_RPS (a key this deployment has to itself).',
   ),
   PROVIDER_TASK_QUEUE: optional(z.string().min(1)).describe(
     'Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS. Unset: `<TEMPORAL_TASK_QUEUE>-provider`.',

@@ -94,6 +94,8 @@ export interface AppConfig {
      * the provider's quota (one request per activity); unlimited when absent.
      */
     providerMaxRequestsPerSecond?: number;
+    /** PROVIDER_RATE_CONTROL: whether the provider rate controller moves the rate under the ceiling. */
+    providerRateControl?: 'adaptive' | 'fixed';
     /** Worker Deployment Version (TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_WORKER_BUILD_ID); unversioned when absent. */
     deployment?: { name: string; buildId: string };
   };
@@ -159,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
       ...(e.PROVIDER_MAX_RPS !== undefined ? { providerMaxRequestsPerSecond: e.PROVIDER_MAX_RPS } : {}),
+      providerRateControl: e.PROVIDER_RATE_CONTROL,
       ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
         ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }
         : {}),

@@ -38,6 +38,8 @@ export interface CallRecord {
   outcome: 'ok' | ProviderError['kind'];
   httpStatus?: number;
   durationMs: number;
+  /** A 429's Retry-After, in ms, when the provider sent one. */
+  retryAfterMs?: number;
 }
 
 export interface CallOptions {
@@ -93,8 +95,9 @@ export class HttpTransport {
       this.record(request, 'ok', httpStatus, started);
       return result;
     } catch (err) {
-      const kind = (err as Partial<ProviderError>).kind ?? 'unavailable';
-      this.record(request, kind, httpStatus ?? (err as Partial<ProviderError>).httpStatus, started);
+      const failure = err as Partial<ProviderError> & { retryAfterMs?: number };
+      const kind = failure.kind ?? 'unavailable';
+      this.record(request, kind, httpStatus ?? failure.httpStatus, started, failure.retryAfterMs);
       throw err;
     }
   }
@@ -176,6 +179,7 @@ export class HttpTransport {
     outcome: CallRecord['outcome'],
     httpStatus: number | undefined,
     started: number,
+    retryAfterMs?: number,
   ) {
     this.options.onCall?.({
       method: request.method,
@@ -183,6 +187,7 @@ export class HttpTransport {
       outcome,
       httpStatus,
       durationMs: performance.now() - started,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     });
   }
 }

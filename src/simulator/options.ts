@@ -42,6 +42,11 @@ export const rateLimitSchema = z.object({
   burst: positiveCount.optional(),
   /** Fixed Retry-After value; without it the header says when the next token arrives. */
   retryAfterSeconds: positiveCount.optional(),
+  /**
+   * Requests per second another client of the same key takes from the bucket (the app's own
+   * calls, a staging deployment): a shared key. Its answers are counted in the stats' `sharedClient`.
+   */
+  sharedRps: z.number().nonnegative('must be 0 or more').optional(),
 });
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 

@@ -20,6 +20,8 @@ export class SimulatorRuntime {
   private resolved: ResolvedSimulatorOptions;
   private random: SeededRandom;
   private bucket: TokenBucket | null;
+  /** The shared client's answers (rateLimit.sharedRps); kept across quota changes, cleared by reset. */
+  private sharedClient = { requests: 0, rateLimited: 0 };
   private stateFile: StateFile | null;
 
   constructor(
@@ -29,7 +31,8 @@ export class SimulatorRuntime {
     this.input = { ...input };
     this.resolved = parseSimulatorOptions(this.input);
     this.random = new SeededRandom(this.resolved.seed);
-    this.bucket = this.resolved.rateLimit === null ? null : new TokenBucket(this.resolved.rateLimit);
+    this.bucket =
+      this.resolved.rateLimit === null ? null : new TokenBucket(this.resolved.rateLimit, this.sharedClient);
     this.stateFile = this.resolved.stateFile === null ? null : new StateFile(this.resolved.stateFile);
     const loaded = this.stateFile?.load() ?? null;
     if (loaded !== null) this.store.restore(loaded.state, loaded.images);
@@ -56,7 +59,8 @@ export class SimulatorRuntime {
     this.resolved = resolved;
     if (resolved.seed !== previous.seed) this.random = new SeededRandom(resolved.seed);
     if (JSON.stringify(resolved.rateLimit) !== JSON.stringify(previous.rateLimit)) {
-      this.bucket = resolved.rateLimit === null ? null : new TokenBucket(resolved.rateLimit);
+      this.bucket =
+        resolved.rateLimit === null ? null : new TokenBucket(resolved.rateLimit, this.sharedClient);
     }
     if (resolved.stateFile !== previous.stateFile) {
       this.stateFile?.flush(this.store);
@@ -72,7 +76,9 @@ export class SimulatorRuntime {
     this.counters.clear();
     this.renderer.clear();
     this.random = new SeededRandom(this.resolved.seed);
-    this.bucket = this.resolved.rateLimit === null ? null : new TokenBucket(this.resolved.rateLimit);
+    this.sharedClient = { requests: 0, rateLimited: 0 };
+    this.bucket =
+      this.resolved.rateLimit === null ? null : new TokenBucket(this.resolved.rateLimit, this.sharedClient);
     this.stateFile?.removeImages();
     this.stateFile?.saveNow(this.store);
   }
@@ -91,7 +97,13 @@ export class SimulatorRuntime {
 
   stats(): SimulatorStats {
     const orders = settleAll(this.lifecycle());
-    return { ...this.counters.snapshot(), totals: orderTotals(orders), orders: orders.map(orderStats) };
+    this.bucket?.advance(this.now());
+    return {
+      ...this.counters.snapshot(),
+      ...(this.resolved.rateLimit?.sharedRps ? { sharedClient: { ...this.sharedClient } } : {}),
+      totals: orderTotals(orders),
+      orders: orders.map(orderStats),
+    };
   }
 
   /** Saves after a request that changed state: at once for writes, batched for status-call counters. */

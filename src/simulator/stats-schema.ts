@@ -32,6 +32,8 @@ export const simulatorStatsSchema = z.object({
     byStatus: z.record(z.string(), counter),
   }),
   rateLimited: counter,
+  /** With rateLimit.sharedRps: the other client of the key, its requests and how many were refused (429). */
+  sharedClient: z.object({ requests: counter, rateLimited: counter }).optional(),
   faults: z.object({
     serverErrors: counter,
     lostResponses: counter,

@@ -6,6 +6,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import { createCampaignActivities } from '../campaign/activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
@@ -22,6 +23,9 @@ import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '../provider/client';
 import type { CallRecord } from '../provider/http-transport';
 import { providerAnswerTally } from '../campaign/provider-queue-signals';
+import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
+import { ProviderAnswerReporter } from './provider-answer-reporter';
+import { setProviderQueueRateLimit } from '../client/provider-queue-rate';
 import { combineCallObservers, providerCallObserver } from './provider-call-observer';
 import { providerScope } from './provider-scope';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
@@ -70,6 +74,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
       ...webhookActivities(options.config),
       ...createOrderDurationActivities({ store: blobStoreOf(options.config) }),
       ...createClaimActivities(),
+      ...createGrantedRateActivities(Runtime.instance().metricMeter),
       ...createCampaignActivities({
         manifestDir: config.campaigns.dir,
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
@@ -97,12 +102,15 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
   const connection = options.connection ?? (await connect(config));
   const dataConverter = pipelineDataConverter(config.temporal.encryption);
   const rate = config.worker.providerMaxRequestsPerSecond;
+  if (rate !== undefined && config.worker.providerRateControl === 'fixed') {
+    await removeLearnedRate(options, connection);
+  }
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.placement.providerTaskQueue,
     ...(dataConverter ? { dataConverter } : {}),
-    activities: providerActivities(options),
+    activities: providerActivities(options, grantedRateReporter(options, connection)),
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: config.worker.shutdownGraceMs,
@@ -156,12 +164,64 @@ function connect(config: PipelineWorkerOptions['config']): Promise<NativeConnect
   });
 }
 
-function providerActivities(options: PipelineWorkerOptions) {
+/**
+ * With a ceiling (PROVIDER_MAX_RPS), the provider answers go to the rate controller, which sets the
+ * provider queue's rate limit to what the provider grants (workflows/granted-rate.ts).
+ */
+function grantedRateReporter(
+  options: PipelineWorkerOptions,
+  connection: NativeConnection,
+): ProviderAnswerReporter | undefined {
+  const { config } = options;
+  const ceiling = config.worker.providerMaxRequestsPerSecond;
+  if (ceiling === undefined || config.worker.providerRateControl === 'fixed') return undefined;
+  const dataConverter = pipelineDataConverter(config.temporal.encryption);
+  return new ProviderAnswerReporter({
+    client: new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      ...(dataConverter ? { dataConverter } : {}),
+    }),
+    controllerTaskQueue: config.placement.taskQueue,
+    providerTaskQueue: config.placement.providerTaskQueue,
+    ceiling,
+    onError: (err) =>
+      Runtime.instance().logger.warn('provider rate report not delivered', { error: String(err) }),
+  });
+}
+
+/**
+ * With PROVIDER_RATE_CONTROL=fixed, a rate the controller set earlier (adaptive before) would go on
+ * overriding this worker's PROVIDER_MAX_RPS on the server: it is removed. A server without task queue
+ * configuration has none to remove, so a refusal is only logged.
+ */
+async function removeLearnedRate(
+  options: PipelineWorkerOptions,
+  connection: NativeConnection,
+): Promise<void> {
+  const { config } = options;
+  await setProviderQueueRateLimit(
+    connection.workflowService,
+    {
+      namespace: config.temporal.namespace,
+      identity: 'avatar-pipeline provider worker',
+      providerTaskQueue: config.placement.providerTaskQueue,
+    },
+    undefined,
+    'PROVIDER_RATE_CONTROL=fixed: the workers set the rate (PROVIDER_MAX_RPS)',
+  ).catch((err: unknown) =>
+    Runtime.instance().logger.warn('the provider queue rate limit was not removed', { error: String(err) }),
+  );
+}
+
+function providerActivities(options: PipelineWorkerOptions, reporter?: ProviderAnswerReporter) {
   const { writeSettleMs, ...clientOptions } = options.config.provider;
-  // The metrics, and the totals the campaigns' auto window reads (src/campaign/provider-queue-signals.ts).
+  // The metrics, the totals the campaigns' auto window reads (src/campaign/provider-queue-signals.ts)
+  // and the rate controller's reports.
   const observeCall = combineCallObservers(
     providerCallObserver(Runtime.instance().metricMeter),
     providerAnswerTally.observe,
+    ...(reporter ? [reporter.observe] : []),
   );
   const provider = new ProviderClient({
     ...clientOptions,

@@ -1,6 +1,7 @@
 import { chaosSizeFromEnv } from './harness/chaos-size';
 import { providerChaosScenario } from './scenarios/provider-chaos';
 import { providerOutageScenario } from './scenarios/provider-outage';
+import { rateControllerKillScenario } from './scenarios/rate-controller-kill';
 import { serverRestartScenario } from './scenarios/server-restart';
 import { twoWorkersScenario } from './scenarios/two-workers';
 import { workerKillsScenario } from './scenarios/worker-kills';
@@ -42,4 +43,9 @@ describe(`chaos suite (${size.label}: ${size.subjects} subjects)`, () => {
     timeout,
   );
   test('5. two worker processes sharing one campaign', () => twoWorkersScenario(size), timeout);
+  test(
+    '6. the rate controller’s worker SIGKILLed while the provider grants less than PROVIDER_MAX_RPS',
+    () => rateControllerKillScenario(size),
+    timeout,
+  );
 });

@@ -1,6 +1,7 @@
 import { FAST_SIZE } from '../chaos/harness/chaos-size';
 import { providerChaosScenario } from '../chaos/scenarios/provider-chaos';
 import { providerOutageScenario } from '../chaos/scenarios/provider-outage';
+import { rateControllerKillScenario } from '../chaos/scenarios/rate-controller-kill';
 import { serverRestartScenario } from '../chaos/scenarios/server-restart';
 import { twoWorkersScenario } from '../chaos/scenarios/two-workers';
 import { workerKillsScenario } from '../chaos/scenarios/worker-kills';
@@ -37,4 +38,9 @@ describe('chaos (fast subset)', () => {
     timeout,
   );
   test('5. two worker processes sharing one campaign', () => twoWorkersScenario(FAST_SIZE), timeout);
+  test(
+    '6. the rate controller’s worker SIGKILLed while the provider grants less than PROVIDER_MAX_RPS',
+    () => rateControllerKillScenario(FAST_SIZE),
+    timeout,
+  );
 });

@@ -47,6 +47,7 @@ describe('loadConfig defaults', () => {
       maxConcurrentActivities: 50,
       maxConcurrentWorkflowTasks: 20,
       maxCachedWorkflows: 500,
+      providerRateControl: 'adaptive',
       shutdownGraceMs: 30_000,
     });
   });

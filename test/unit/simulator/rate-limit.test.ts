@@ -37,4 +37,38 @@ describe('simulator rate limit', () => {
     sim.setOptions({ rateLimit: null });
     expect((await call(sim, 'GET', '/styles/list')).status).toBe(200);
   });
+
+  it('models a shared key: another client takes its requests from the same bucket, and is refused when it is empty', async () => {
+    // 10/s with another client at 4/s: 6/s are left for ours.
+    sim.setOptions({ rateLimit: { requestsPerSecond: 10, burst: 10, sharedRps: 4 } });
+    const ours = { accepted: 0, limited: 0 };
+    const send = async () => {
+      const { status } = await call(sim, 'GET', '/styles/list');
+      if (status === 429) ours.limited++;
+      else ours.accepted++;
+    };
+    // 6/s for 10 s: within what is left, so neither client is refused (beyond the first instant's burst).
+    for (let i = 0; i < 60; i++) {
+      now += 1000 / 6;
+      await send();
+    }
+    const polite = sim.stats().sharedClient!;
+    expect(ours.limited).toBe(0);
+    expect(polite.requests).toBeGreaterThanOrEqual(40);
+    expect(polite.rateLimited).toBe(0);
+    // 10/s for 10 s: more than is left, and the other client gets 429s too.
+    for (let i = 0; i < 100; i++) {
+      now += 100;
+      await send();
+    }
+    const greedy = sim.stats().sharedClient!;
+    // 100 + 40 requests for 100 tokens and a burst of at most 10: about 30 refused, on both sides.
+    expect(ours.limited).toBeGreaterThan(5);
+    expect(greedy.rateLimited).toBeGreaterThan(5);
+    expect(ours.limited + greedy.rateLimited).toBeGreaterThanOrEqual(25);
+    // The quota changes while the other client keeps sending; its counts carry over.
+    sim.setOptions({ rateLimit: { requestsPerSecond: 5, sharedRps: 4 } });
+    expect(sim.stats().sharedClient!.requests).toBeGreaterThanOrEqual(greedy.requests);
+    sim.setOptions({ rateLimit: null });
+  });
 });

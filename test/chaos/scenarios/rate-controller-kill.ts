@@ -1,0 +1,107 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { grantedRateQuery, grantedRateWorkflowId } from '../../../src/contracts/granted-rate';
+import { ChaosStage } from '../harness/chaos-stage';
+import type { ChaosSize } from '../harness/chaos-size';
+import { describeProviderLoad, expectExactCounts } from '../harness/exact-counts';
+import { reported, ScenarioReport } from '../harness/scenario-report';
+
+// TASK_QUEUE_TYPE_ACTIVITY
+const TYPE_ACTIVITY = 2;
+
+/**
+ * Scenario 6: the provider grants less than PROVIDER_MAX_RPS (the quota is shared or was lowered),
+ * so the provider rate controller (workflows/granted-rate.ts) learns a lower rate; then the worker
+ * process it runs on is SIGKILLed mid-campaign and started again. The learned rate must outlive the
+ * process (it is the workflow's state, not the worker's): the queue's rate limit never goes back to
+ * the ceiling nor above it, the 429s stay few, and the campaign ends with exact counts at the
+ * provider (0 duplicate writes).
+ */
+export async function rateControllerKillScenario(size: ChaosSize): Promise<void> {
+  const report = new ScenarioReport('the rate controller’s worker SIGKILLed', size.label);
+  const granted = 4;
+  const ceiling = 10;
+  const stage = await ChaosStage.open({
+    name: 'rate-controller-kill',
+    size,
+    provider: { rateLimit: { requestsPerSecond: granted, burst: granted } },
+    workerEnv: { PROVIDER_MAX_RPS: String(ceiling), PROVIDER_RATE_CONTROL: 'adaptive' },
+  });
+  const { client, namespace } = stage.temporal;
+  const providerQueue = `${stage.taskQueue}-provider`;
+  const queueRate = async (): Promise<number | undefined> => {
+    const answer = await client.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: providerQueue, kind: 1 },
+      taskQueueType: TYPE_ACTIVITY,
+      reportConfig: true,
+    });
+    return answer.config?.queueRateLimit?.rateLimit?.requestsPerSecond ?? undefined;
+  };
+  // The queue's rate as the server holds it, every 250 ms from the start to the end of the campaign.
+  const rates: { at: number; rate: number | undefined }[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      rates.push({ at: Date.now(), rate: await queueRate().catch(() => undefined) });
+      await delay(250);
+    }
+  })();
+  try {
+    await reported(report, async () => {
+      let worker = await stage.startWorker();
+      const campaign = await stage.startCampaign();
+      const controller = client.workflow.getHandle(grantedRateWorkflowId(providerQueue));
+      report.note(`campaign ${campaign.campaignId} started, worker ${worker.pid}`);
+
+      // The controller learns that the provider grants less than the ceiling.
+      const deadline = Date.now() + size.scenarioTimeoutMs / 2;
+      let learned: number | undefined;
+      while (learned === undefined || learned >= ceiling) {
+        if (Date.now() > deadline) throw new Error(`the controller did not cut the rate (${learned})`);
+        await delay(250);
+        learned = (await controller.query(grantedRateQuery).catch(() => undefined))?.rate;
+      }
+      expect(await stage.campaignRunning(campaign)).toBe(true);
+      const killedAt = Date.now();
+      const atKill = stage.provider.stats();
+      await stage.killWorker(worker);
+      report.note(
+        `controller at ${learned.toFixed(2)}/s (ceiling ${ceiling}): worker ${worker.pid} SIGKILLed`,
+      );
+      worker = await stage.startWorker();
+
+      const summary = await stage.campaignSummary(campaign, size.scenarioTimeoutMs);
+      report.note(`campaign ended: ${summary.succeeded}/${summary.total} succeeded`);
+      const view = await controller.query(grantedRateQuery);
+      report.note(`controller after: ${view.rate.toFixed(2)}/s, ${view.reason}`);
+      expect(await stage.stopWorker(worker)).toBe(0);
+      sampling = false;
+      await sampler;
+
+      // One controller across the kill, still running (a continuation carries the learned state).
+      expect((await controller.describe()).status.name).toBe('RUNNING');
+      const set = rates.filter((r) => r.rate !== undefined).map((r) => ({ ...r, rate: r.rate! }));
+      const afterKill = set.filter((r) => r.at >= killedAt);
+      report.note(
+        `queue rate after the kill: ${afterKill.length} samples, highest ${Math.max(...afterKill.map((r) => r.rate)).toFixed(2)}/s`,
+      );
+      expect(set.every((r) => r.rate <= ceiling)).toBe(true);
+      expect(afterKill.length).toBeGreaterThan(0);
+      // Bounded: the restart did not send it back to the ceiling (where the provider would refuse 6 in 10).
+      expect(Math.max(...afterKill.map((r) => r.rate))).toBeLessThan(ceiling);
+
+      const stats = stage.provider.stats();
+      report.note(`provider: ${describeProviderLoad(stats)}`);
+      // Learning cost some 429s before the kill; after it, the learned rate holds them down.
+      const sent = stats.requests.total - atKill.requests.total;
+      const refused = stats.rateLimited - atKill.rateLimited;
+      report.note(`429s after the kill: ${refused} of ${sent} requests (before it: ${atKill.rateLimited})`);
+      expect(refused / sent).toBeLessThanOrEqual(0.1);
+      expectExactCounts(summary, stats, size);
+    });
+  } finally {
+    sampling = false;
+    await sampler;
+    await stage.close();
+  }
+}
