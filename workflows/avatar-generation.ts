@@ -5,7 +5,7 @@ import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';
-import { PipelineTracker } from './pipeline-tracker';
+import { PipelineTracker, styleAvatarsOf } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
 import { collectStyle, type CollectSettings } from './style-avatars';
 
@@ -171,6 +171,7 @@ async function generateStyle(
       providerStatus: 'DONE',
       progress: 100,
       avatarCount: generated.avatars.length,
+      avatars: styleAvatarsOf(generated),
     });
     return generated;
   } catch (err) {
