@@ -1,4 +1,4 @@
-import { activeToken, forgetRunLink, forgetToken, savedRunLink } from './session';
+import { activeToken, forgetSharedLink, forgetToken, savedSharedLink } from './session';
 
 /** One problem the API named: `path` is the field (`styles.1`, `manifest.3.gender`), `message` why. */
 export interface Issue {
@@ -46,8 +46,8 @@ export async function callApi<T>(
   }
   const response = await fetch(path, { method, headers, ...(body !== undefined ? { body } : {}) });
   if (response.status === 401) {
-    // The credential refused is the one sent: a shared run link's while the tab follows one.
-    if (savedRunLink()) forgetRunLink();
+    // The credential refused is the one sent: a shared link's while the tab follows one.
+    if (savedSharedLink()) forgetSharedLink();
     else forgetToken();
     onUnauthorized();
   }

@@ -11,10 +11,10 @@ import { RunsPage } from './pages/runs-page';
 import { SignInPage } from './pages/sign-in-page';
 import { SubjectsPage } from './pages/subjects-page';
 import { Navigation } from './parts/navigation';
-import { SharedRunBanner } from './parts/shared-run-banner';
+import { SharedLinkBanner } from './parts/shared-link-banner';
 import { useRoute, type Route } from './router';
-import { takeRunLinkFromUrl } from './run-link';
-import { forgetRunLink, forgetToken, savedRunLink, savedToken, type RunLink } from './session';
+import { takeSharedLinkFromUrl } from './shared-link';
+import { forgetSharedLink, forgetToken, savedSharedLink, savedToken, type SharedLink } from './session';
 
 function Page({ route }: { route: Route }) {
   const [section = 'runs', id, action] = route.path;
@@ -29,23 +29,29 @@ function Page({ route }: { route: Route }) {
 }
 
 /**
- * A tab opened from a shared run link shows runs only, read-only, with the link's token: its run,
- * or, asked for another, the API's answer for a run it does not know.
+ * A tab opened from a shared link shows pages of the link's kind only (runs or campaigns),
+ * read-only, with the link's token: its run or campaign, or, asked for another, the API's answer
+ * for one it does not know.
  */
-function SharedRunPage({ route, link }: { route: Route; link: RunLink }) {
-  const [section, id] = route.path;
-  return <RunPage workflowId={section === 'runs' && id ? id : link.workflowId} readOnly />;
+function SharedPage({ route, link }: { route: Route; link: SharedLink }) {
+  const [section, asked] = route.path;
+  const id = section === link.section && asked ? asked : link.id;
+  return link.section === 'runs' ? (
+    <RunPage workflowId={id} readOnly />
+  ) : (
+    <CampaignPage campaignId={id} readOnly />
+  );
 }
 
 function Console() {
   const route = useRoute();
   const [signedIn, setSignedIn] = useState(() => savedToken() !== undefined);
-  const [link, setLink] = useState(savedRunLink);
+  const [link, setLink] = useState(savedSharedLink);
   useEffect(
     () =>
       whenUnauthorized(() => {
         setSignedIn(savedToken() !== undefined);
-        setLink(savedRunLink());
+        setLink(savedSharedLink());
       }),
     [],
   );
@@ -55,14 +61,14 @@ function Console() {
   }, [route.path.join('/'), signedIn, link]);
   if (link) {
     const leave = () => {
-      forgetRunLink();
+      forgetSharedLink();
       setLink(undefined);
     };
     return (
       <>
-        <SharedRunBanner onLeave={leave} />
+        <SharedLinkBanner section={link.section} onLeave={leave} />
         <main id="main">
-          <SharedRunPage route={route} link={link} />
+          <SharedPage route={route} link={link} />
         </main>
       </>
     );
@@ -82,5 +88,5 @@ function Console() {
   );
 }
 
-takeRunLinkFromUrl();
+takeSharedLinkFromUrl();
 render(<Console />, document.getElementById('console')!);

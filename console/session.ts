@@ -1,11 +1,15 @@
 /** The bearer token lives in this tab's session storage only: closing the tab signs out. */
 const TOKEN_KEY = 'avatar-console.token';
-/** A shared run link's browser access token, kept like the API token (this tab only). */
-const RUN_LINK_KEY = 'avatar-console.run-link';
+/** A shared link's browser access token, kept like the API token (this tab only). */
+const SHARED_LINK_KEY = 'avatar-console.shared-link';
 
-/** A shared run link: a read-only browser access token for one run. */
-export interface RunLink {
-  workflowId: string;
+/** What a shared link opens: one run or one campaign. */
+export type SharedSection = 'runs' | 'campaigns';
+
+/** A shared link: a read-only browser access token for one run or one campaign. */
+export interface SharedLink {
+  section: SharedSection;
+  id: string;
   token: string;
 }
 
@@ -21,26 +25,28 @@ export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
-export function savedRunLink(): RunLink | undefined {
+export function savedSharedLink(): SharedLink | undefined {
   try {
-    const link = JSON.parse(sessionStorage.getItem(RUN_LINK_KEY) ?? 'null') as Partial<RunLink> | null;
-    return typeof link?.workflowId === 'string' && typeof link.token === 'string'
-      ? { workflowId: link.workflowId, token: link.token }
+    const link = JSON.parse(sessionStorage.getItem(SHARED_LINK_KEY) ?? 'null') as Partial<SharedLink> | null;
+    return (link?.section === 'runs' || link?.section === 'campaigns') &&
+      typeof link.id === 'string' &&
+      typeof link.token === 'string'
+      ? { section: link.section, id: link.id, token: link.token }
       : undefined;
   } catch {
     return undefined;
   }
 }
 
-export function saveRunLink(link: RunLink): void {
-  sessionStorage.setItem(RUN_LINK_KEY, JSON.stringify(link));
+export function saveSharedLink(link: SharedLink): void {
+  sessionStorage.setItem(SHARED_LINK_KEY, JSON.stringify(link));
 }
 
-export function forgetRunLink(): void {
-  sessionStorage.removeItem(RUN_LINK_KEY);
+export function forgetSharedLink(): void {
+  sessionStorage.removeItem(SHARED_LINK_KEY);
 }
 
-/** What the console's calls carry: a shared run link's token while the tab follows one, else the API token. */
+/** What the console's calls carry: a shared link's token while the tab follows one, else the API token. */
 export function activeToken(): string | undefined {
-  return savedRunLink()?.token ?? savedToken();
+  return savedSharedLink()?.token ?? savedToken();
 }

@@ -99,6 +99,7 @@ export type {
   PipelineProgress,
   PipelineResult,
   PipelineStage,
+  StyleAvatar,
   StyleProgress,
   StyleStage,
 } from './contracts/pipeline-state';

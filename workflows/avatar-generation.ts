@@ -8,7 +8,7 @@ import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campai
 import { GenerationWatch } from './generation-watch';
 import { expectedDuration, recordDuration } from './order-durations';
 import type { FinishBounds } from './polling';
-import { PipelineTracker } from './pipeline-tracker';
+import { PipelineTracker, styleAvatarsOf } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
 import { collectStyle, type CollectSettings } from './style-avatars';
 
@@ -181,6 +181,7 @@ async function generateStyle(
       providerStatus: 'DONE',
       progress: 100,
       avatarCount: generated.avatars.length,
+      avatars: styleAvatarsOf(generated),
     });
     return generated;
   } catch (err) {

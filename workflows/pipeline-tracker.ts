@@ -12,6 +12,7 @@ import {
   type GenerationResult,
   type PipelineProgress,
   type PipelineStage,
+  type StyleAvatar,
   type StyleProgress,
 } from '../src/contracts/pipeline-state';
 import {
@@ -64,6 +65,7 @@ export class PipelineTracker {
           ...(g.orderId !== undefined ? { orderId: g.orderId } : {}),
           providerStatus: 'DONE',
           avatarCount: g.avatars.length,
+          avatars: styleAvatarsOf(g),
         })),
         ...start.styles.map((styleId): StyleProgress => ({ styleId, stage: 'pending' })),
       ],
@@ -177,6 +179,14 @@ class PipelineSearchAttributes {
   model(modelId: number): void {
     if (this.enabled) upsertSearchAttributes([{ key: ModelIdAttribute, value: modelId }]);
   }
+}
+
+/** A done style's avatars as its progress names them: ids and archive keys only. */
+export function styleAvatarsOf(generation: GenerationResult): StyleAvatar[] {
+  return generation.avatars.map((a) => ({
+    avatarId: a.avatarId,
+    ...(a.archiveKey !== undefined ? { archiveKey: a.archiveKey } : {}),
+  }));
 }
 
 /** Markdown for the Temporal UI's "current details". */

@@ -4,6 +4,7 @@ import type { CampaignProgress, CampaignStatus } from '../api-types';
 import { followStream, type StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
 import { PageHeading } from '../parts/page-heading';
+import { ShareLink } from '../parts/share-link';
 import { sampleOf, ThroughputChart, type ThroughputSample } from '../parts/throughput-chart';
 
 const COUNTS: Array<[keyof CampaignProgress['counts'], string]> = [
@@ -15,8 +16,11 @@ const COUNTS: Array<[keyof CampaignProgress['counts'], string]> = [
   ['cancelled', 'Cancelled'],
 ];
 
-/** One campaign: counts and the throughput chart live from its event stream, and its controls. */
-export function CampaignPage({ campaignId }: { campaignId: string }) {
+/**
+ * One campaign: counts and the throughput chart live from its event stream, its results, and its
+ * controls. `readOnly`: opened from a shared link, whose token reads this campaign only (no controls).
+ */
+export function CampaignPage({ campaignId, readOnly = false }: { campaignId: string; readOnly?: boolean }) {
   const base = `/v1/campaigns/${encodeURIComponent(campaignId)}`;
   const [status, setStatus] = useState<CampaignStatus | undefined>();
   const [progress, setProgress] = useState<CampaignProgress | undefined>();
@@ -134,22 +138,22 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
             </div>
           )}
           <div class="actions">
-            {state === 'running' && (
+            {!readOnly && state === 'running' && (
               <button type="button" onClick={act('pause', 'Paused: no more subjects start.')} disabled={busy}>
                 Pause
               </button>
             )}
-            {state === 'paused' && (
+            {!readOnly && state === 'paused' && (
               <button type="button" onClick={act('resume', 'Resumed.')} disabled={busy}>
                 Resume
               </button>
             )}
-            {open && (
+            {!readOnly && open && (
               <button type="button" onClick={act('cancel', 'Cancellation requested.')} disabled={busy}>
                 Cancel campaign
               </button>
             )}
-            {retryable && (
+            {!readOnly && retryable && (
               <button type="button" onClick={act('retry', 'Failed subjects started again.')} disabled={busy}>
                 Retry failed subjects
               </button>
@@ -158,6 +162,7 @@ export function CampaignPage({ campaignId }: { campaignId: string }) {
               Download results (CSV)
             </button>
           </div>
+          {!readOnly && <ShareLink section="campaigns" id={campaignId} />}
           <Alert kind="info">{notice}</Alert>
         </section>
       )}

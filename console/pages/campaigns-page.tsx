@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiFailure, callApi, messageOf, type Issue } from '../api';
 import type { CampaignList, CampaignStarted } from '../api-types';
+import { useLiveList } from '../live-list';
 import { Alert } from '../parts/alert';
 import { FieldError } from '../parts/field-error';
 import { PageHeading } from '../parts/page-heading';
@@ -34,22 +35,28 @@ export function CampaignsPage() {
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
   const [openId, setOpenId] = useState('');
-  const [listed, setListed] = useState<CampaignList['campaigns'] | undefined>();
-  const [nextCursor, setNextCursor] = useState<string | undefined>();
-  const [listError, setListError] = useState('');
+  // The first page is live (its event stream); pages after it are read once, on demand.
+  const live = useLiveList<CampaignList>('/v1/campaigns?limit=20');
+  const [more, setMore] = useState<CampaignList | undefined>();
+  const [moreError, setMoreError] = useState('');
+  const firstIds = new Set(live.page?.campaigns.map((c) => c.campaignId));
+  const listed = live.page && [
+    ...live.page.campaigns,
+    ...(more?.campaigns ?? []).filter((c) => !firstIds.has(c.campaignId)),
+  ];
+  const nextCursor = more ? more.nextCursor : live.page?.nextCursor;
+  const listError = live.error || moreError;
 
-  const loadList = async (cursor?: string) => {
+  const loadMore = async (cursor: string) => {
     try {
-      const search = new URLSearchParams({ limit: '20', ...(cursor ? { cursor } : {}) });
+      const search = new URLSearchParams({ limit: '20', cursor });
       const page = await callApi<CampaignList>('GET', `/v1/campaigns?${search.toString()}`);
-      setListed((old) => [...(cursor ? (old ?? []) : []), ...page.campaigns]);
-      setNextCursor(page.nextCursor);
-      setListError('');
+      setMore((old) => ({ ...page, campaigns: [...(old?.campaigns ?? []), ...page.campaigns] }));
+      setMoreError('');
     } catch (err) {
-      setListError(`The campaigns could not be listed: ${messageOf(err)}`);
+      setMoreError(messageOf(err));
     }
   };
-  useEffect(() => void loadList(), []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -178,7 +185,7 @@ export function CampaignsPage() {
       </section>
       <section aria-labelledby="list-heading">
         <h2 id="list-heading">Your campaigns</h2>
-        <Alert>{listError}</Alert>
+        <Alert>{listError && `The campaigns could not be listed: ${listError}`}</Alert>
         {listed === undefined && !listError && <p role="status">Loading campaigns…</p>}
         {listed?.length === 0 && <p role="status">No campaigns yet.</p>}
         {listed && listed.length > 0 && (
@@ -211,7 +218,7 @@ export function CampaignsPage() {
           </table>
         )}
         {nextCursor && (
-          <button type="button" class="quiet" onClick={() => void loadList(nextCursor)}>
+          <button type="button" class="quiet" onClick={() => void loadMore(nextCursor)}>
             More campaigns
           </button>
         )}

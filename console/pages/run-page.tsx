@@ -3,12 +3,12 @@ import { callApi, messageOf } from '../api';
 import type { PipelineProgress, PipelineResult, PipelineStatus, RunStarted } from '../api-types';
 import { followStream, type StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
-import { AvatarGallery } from '../parts/avatar-gallery';
+import { AvatarGallery, galleryOfProgress, galleryOfResult, useSteadyLinks } from '../parts/avatar-gallery';
 import { PageHeading } from '../parts/page-heading';
 import { ProgressBars } from '../parts/progress-bars';
+import { ShareLink } from '../parts/share-link';
 import { styleName, useStyles } from '../parts/style-choices';
 import { href, navigate } from '../router';
-import { runLinkUrl } from '../run-link';
 
 const STREAM_WORDS: Record<StreamState, string> = {
   connecting: 'Connecting to live updates…',
@@ -18,12 +18,6 @@ const STREAM_WORDS: Record<StreamState, string> = {
   refused: 'Live updates refused',
 };
 
-/** POST /v1/pipelines/{id}/access-tokens. */
-interface AccessToken {
-  token: string;
-  expiresAt: string;
-}
-
 /**
  * One run: its progress live from the event stream, its archived avatars once collected, and what
  * can be done with it (cancel, retry the failed styles, generate more styles, open it in Temporal,
@@ -31,7 +25,6 @@ interface AccessToken {
  */
 export function RunPage({ workflowId, readOnly = false }: { workflowId: string; readOnly?: boolean }) {
   const { styles } = useStyles(!readOnly);
-  const [shared, setShared] = useState<{ url: string; expiresAt: string } | undefined>();
   const [status, setStatus] = useState<PipelineStatus | undefined>();
   const [progress, setProgress] = useState<PipelineProgress | undefined>();
   const [stream, setStream] = useState<StreamState>('connecting');
@@ -54,7 +47,6 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
   useEffect(() => {
     setStatus(undefined);
     setProgress(undefined);
-    setShared(undefined);
     void load();
     return followStream(
       `/v1/pipelines/${encodeURIComponent(workflowId)}/events`,
@@ -103,19 +95,13 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
       navigate(['runs', started.workflowId]);
     });
 
-  const share = () =>
-    act(async () => {
-      const grant = await callApi<AccessToken>(
-        'POST',
-        `/v1/pipelines/${encodeURIComponent(workflowId)}/access-tokens`,
-        { body: {} },
-      );
-      setShared({ url: runLinkUrl(workflowId, grant.token), expiresAt: grant.expiresAt });
-    });
-
   const result = status?.result as (PipelineResult & { subjectId?: string }) | undefined;
   const modelId = result?.modelId ?? progress?.modelId;
   const generations = result && 'generations' in result ? result.generations : [];
+  // Each style's avatars as soon as it is done; the result's once the run has ended.
+  const gallery = useSteadyLinks(
+    result && 'generations' in result ? galleryOfResult(result) : galleryOfProgress(progress),
+  );
   const failedStyles = generations
     .filter((g) => g.status !== 'DONE')
     .map((g) => styleName(styles, g.styleId));
@@ -174,33 +160,14 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
                   Open in Temporal UI
                 </a>
               )}
-              <button type="button" onClick={share} disabled={busy}>
-                Share
-              </button>
             </div>
           )}
-          {shared && (
-            <div class="share">
-              <label for="share-link">Read-only link to this run</label>
-              <input
-                id="share-link"
-                readOnly
-                value={shared.url}
-                aria-describedby="share-expiry"
-                onFocus={(e) => e.currentTarget.select()}
-              />
-              <p class="hint" id="share-expiry">
-                Anyone with this link can watch this run (its state, progress and avatars) until{' '}
-                <time dateTime={shared.expiresAt}>{new Date(shared.expiresAt).toLocaleString()}</time>;
-                nothing else.
-              </p>
-            </div>
-          )}
+          {!readOnly && <ShareLink section="runs" id={workflowId} />}
           <Alert kind="info">{notice}</Alert>
         </section>
       )}
       {progress && <ProgressBars progress={progress} styles={styles} />}
-      {status && <AvatarGallery generations={generations} styles={styles} running={!ended} />}
+      {status && <AvatarGallery gallery={gallery} styles={styles} running={!ended} />}
     </>
   );
 }

@@ -1,46 +1,23 @@
-import { useEffect, useState } from 'preact/hooks';
-import { callApi, messageOf } from '../api';
+import { useState } from 'preact/hooks';
 import type { PipelineListItem } from '../api-types';
+import { useLiveList } from '../live-list';
 import { Alert } from '../parts/alert';
 import { PageHeading } from '../parts/page-heading';
 import { href, navigate } from '../router';
 
 const STATES = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed-out'] as const;
-/** The list has no event stream: it is asked again this often while the page is open. */
-const REFRESH_MS = 3_000;
 
-/** The caller's runs, newest first, filtered by state and subject, refreshed while open. */
+/** The caller's runs, newest first, filtered by state and subject, live from the list's event stream. */
 export function RunsPage({ query }: { query: URLSearchParams }) {
   const state = query.get('state') ?? '';
   const subject = query.get('subject') ?? '';
-  const [runs, setRuns] = useState<PipelineListItem[] | undefined>();
-  const [error, setError] = useState('');
   const [subjectField, setSubjectField] = useState(subject);
   const [stateField, setStateField] = useState(state);
-
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const load = async () => {
-      const search = new URLSearchParams({ limit: '50' });
-      if (state) search.set('status', state);
-      if (subject) search.set('subjectId', subject);
-      try {
-        const answer = await callApi<{ pipelines: PipelineListItem[] }>('GET', `/v1/pipelines?${search}`);
-        if (stopped) return;
-        setRuns(answer.pipelines);
-        setError('');
-      } catch (err) {
-        if (!stopped) setError(messageOf(err));
-      }
-      if (!stopped) timer = setTimeout(load, REFRESH_MS);
-    };
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [state, subject]);
+  const search = new URLSearchParams({ limit: '50' });
+  if (state) search.set('status', state);
+  if (subject) search.set('subjectId', subject);
+  const { page, error } = useLiveList<{ pipelines: PipelineListItem[] }>(`/v1/pipelines?${search}`);
+  const runs = page?.pipelines;
 
   const filter = (event: Event) => {
     event.preventDefault();

@@ -5,6 +5,7 @@ import type { AccessTokenSigner } from './access-tokens';
 import type { BlobLinkSigner, BlobStore } from '../storage';
 import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../client/offered-styles';
+import type { LiveLists } from './live-lists';
 import type { ProgressHub } from './progress-hub';
 import type { TenantCampaignSettings } from '../campaign/contracts/campaign-share';
 
@@ -27,6 +28,8 @@ export interface ApiContext {
   links(workflowId: string): PipelineLinks;
   /** One watcher per run for every open event stream (GET …/events), with their caps. */
   progressHub: ProgressHub;
+  /** The live lists (GET /v1/pipelines and /v1/campaigns as event streams): one reader per list and query. */
+  liveLists: LiveLists;
   /** The tenants file's campaign settings of a tenant (fairness weight, priority ceiling), when it has any. */
   tenantCampaignSettings?: (tenant: string) => TenantCampaignSettings | undefined;
   /** The provider's style ids (cached), or undefined while the provider cannot be asked. */

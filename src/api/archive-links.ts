@@ -61,3 +61,34 @@ function ownerOf(key: string): string {
   const [kind = '', owner = ''] = key.split('/');
   return `${kind}/${owner}/`;
 }
+
+interface LinkableProgress {
+  styles: Array<{ avatars?: ArchivableAvatar[] }>;
+}
+
+/**
+ * Adds `archivedUrl` to the avatars of every done style of a run's progress, as linkArchivedAvatars
+ * does for its result: watchers show each style's avatars as soon as it is done.
+ */
+export async function linkProgressAvatars<T extends LinkableProgress>(
+  progress: T,
+  store: BlobStore,
+  signer: BlobLinkSigner,
+  apiOrigin: string,
+  nowMs = Date.now(),
+): Promise<T> {
+  if (!progress.styles.some((style) => style.avatars !== undefined)) return progress;
+  const linked = await linkArchivedAvatars(
+    { generations: progress.styles.map((style) => ({ avatars: style.avatars ?? [] })) },
+    store,
+    signer,
+    apiOrigin,
+    nowMs,
+  );
+  return {
+    ...progress,
+    styles: progress.styles.map((style, index) =>
+      style.avatars === undefined ? style : { ...style, avatars: linked.generations[index]!.avatars },
+    ),
+  };
+}

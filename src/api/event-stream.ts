@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError, errorBodySchema } from './api-error';
-import type { ProgressHub } from './progress-hub';
+import type { ProgressStreamEvent } from '../client/progress-stream';
+import type { ProgressHub, ProgressSubscription } from './progress-hub';
 
 /** The id of a stream's last event: a reconnect naming it is answered 204, which tells EventSource to stop. */
 export const END_EVENT_ID = 'end';
@@ -14,6 +15,11 @@ export const lastEventIdSchema = z
   .regex(/^(\d{1,15}|end)$/, 'must be the id of an event of this stream (a version number, or "end")')
   .optional()
   .describe('The id of the last event received: the stream resumes right after it');
+
+/** Whether a GET asks for Server-Sent Events (a live list) rather than one JSON answer (a HEAD never streams). */
+export function wantsEventStream(request: FastifyRequest): boolean {
+  return request.method === 'GET' && (request.headers.accept ?? '').includes('text/event-stream');
+}
 
 /** Where a reconnecting client left off: 0 for a new stream, 'end' once it saw the outcome. */
 export function resumePoint(request: FastifyRequest): number | typeof END_EVENT_ID {
@@ -151,24 +157,38 @@ export async function streamProgressEvents<P, R>(
   options: ProgressEventsOptions<P, R>,
 ): Promise<void> {
   const subscription = hub.open<P, R>(workflowId, request.credentialKey, options.afterVersion);
+  await pipeSubscription(request, reply, subscription, async (event) => {
+    if (event.type === 'progress') {
+      const { version, skipped } = event;
+      const progress = options.presentProgress
+        ? await options.presentProgress(event.progress)
+        : event.progress;
+      return { id: String(version), event: 'progress', data: { version, skipped, progress } };
+    }
+    if (event.type === 'result') {
+      const data = options.presentResult ? await options.presentResult(event.result) : event.result;
+      return { id: END_EVENT_ID, event: 'result', data };
+    }
+    return { id: END_EVENT_ID, event: 'error', data: event.error };
+  });
+}
+
+/**
+ * Writes a hub subscription's events as Server-Sent Events (each as `present` makes it) until it
+ * ends or the client goes; the subscription is opened by the caller, so a 429 is answered before
+ * the stream opens.
+ */
+export async function pipeSubscription<P, R>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  subscription: ProgressSubscription<P, R>,
+  present: (event: ProgressStreamEvent<P, R>) => Promise<ServerSentEvent>,
+): Promise<void> {
   const stream = openEventStream(request, reply);
   if (stream.signal.aborted) subscription.close();
   else stream.signal.addEventListener('abort', () => subscription.close(), { once: true });
   try {
-    for await (const event of subscription) {
-      if (event.type === 'progress') {
-        const { version, skipped } = event;
-        const progress = options.presentProgress
-          ? await options.presentProgress(event.progress)
-          : event.progress;
-        stream.send({ id: String(version), event: 'progress', data: { version, skipped, progress } });
-      } else if (event.type === 'result') {
-        const data = options.presentResult ? await options.presentResult(event.result) : event.result;
-        stream.send({ id: END_EVENT_ID, event: 'result', data });
-      } else {
-        stream.send({ id: END_EVENT_ID, event: 'error', data: event.error });
-      }
-    }
+    for await (const event of subscription) stream.send(await present(event));
   } catch (err) {
     // Not the run's error: the client may reconnect with its Last-Event-ID and lose nothing.
     request.log.error({ err }, 'event stream failed');

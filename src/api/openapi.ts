@@ -62,6 +62,7 @@ export async function registerOpenApi(
       const body = bodies[`${String(document.route.method)} ${document.url}`];
       if (body) return { ...transformed, schema: { ...transformed.schema, body } };
       if (document.url.endsWith('/events')) return asEventStream(transformed);
+      if (LIVE_LISTS.has(document.url)) return asJsonOrEventStream(transformed);
       if (document.url.startsWith('/archive/')) return asImage(transformed);
       if (document.url.endsWith('/results.csv')) return asText(transformed, 'text/csv', 'CSV rows');
       if (document.url.endsWith('/results.jsonl'))
@@ -75,6 +76,22 @@ export async function registerOpenApi(
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+}
+
+/** The lists that answer a live stream when asked for text/event-stream (live-lists.ts). */
+const LIVE_LISTS = new Set(['/v1/pipelines', '/v1/campaigns']);
+
+/** A live list's 200 answer: JSON, or text/event-stream whose every event's `data` is that same JSON. */
+function asJsonOrEventStream<T extends { schema: object }>(transformed: T): T {
+  const schema = transformed.schema as { response?: Record<string, { description?: string }> };
+  const ok = schema.response?.['200'];
+  if (!ok) return transformed;
+  const { description, ...data } = ok;
+  const content = { 'application/json': { schema: data }, 'text/event-stream': { schema: data } };
+  return {
+    ...transformed,
+    schema: { ...schema, response: { ...schema.response, 200: { description, content } } },
+  };
 }
 
 /** An event stream's 200 answer is text/event-stream; its schema describes each event's `data`. */

@@ -25,6 +25,17 @@ export function queryFollower(client: Client, intervalMs = WATCH_INTERVAL_MS): R
   return (workflowId, signal) => followProgress(client, workflowId, { signal, minIntervalMs: intervalMs });
 }
 
+export interface HubOptions {
+  /**
+   * How many of the latest changes a watcher keeps for streams that join later or resume from
+   * further back. A feed of whole snapshots (a list) needs its latest one only.
+   * @default PROGRESS_FEED_CAPACITY (as many as a run keeps)
+   */
+  keep?: number;
+  /** What the key names, in a 429's message. @default `run <key>` */
+  nameOf?: (key: string) => string;
+}
+
 type ProgressEvent<P> = Extract<ProgressStreamEvent<P, never>, { type: 'progress' }>;
 
 /** One open stream of a run: the events it is owed, read in order by its route. */
@@ -45,11 +56,17 @@ export interface ProgressSubscription<P, R> extends AsyncIterable<ProgressStream
 export class ProgressHub {
   private readonly watchers = new Map<string, RunWatcher>();
   private readonly perToken = new Map<string, number>();
+  private readonly keep: number;
+  private readonly nameOf: (key: string) => string;
 
   constructor(
     private readonly follow: RunFollower,
     private readonly limits: EventStreamLimits,
-  ) {}
+    options: HubOptions = {},
+  ) {
+    this.keep = options.keep ?? PROGRESS_FEED_CAPACITY;
+    this.nameOf = options.nameOf ?? ((workflowId) => `run ${workflowId}`);
+  }
 
   /**
    * Opens a stream of `workflowId`'s progress after version `afterVersion` for the holder of
@@ -61,7 +78,7 @@ export class ProgressHub {
     if ((existing?.size ?? 0) >= perRun) {
       throw new ApiError(
         429,
-        `Too many event streams open on run ${workflowId}: at most ${perRun}; close one and retry`,
+        `Too many event streams open on ${this.nameOf(workflowId)}: at most ${perRun}; close one and retry`,
       );
     }
     const held = this.perToken.get(tokenKey) ?? 0;
@@ -99,7 +116,7 @@ export class ProgressHub {
   }
 
   private watch(workflowId: string): RunWatcher {
-    const watcher = new RunWatcher(this.follow, workflowId, () => {
+    const watcher = new RunWatcher(this.follow, workflowId, this.keep, () => {
       if (this.watchers.get(workflowId) === watcher) this.watchers.delete(workflowId);
     });
     this.watchers.set(workflowId, watcher);
@@ -117,6 +134,7 @@ class RunWatcher {
   constructor(
     follow: RunFollower,
     workflowId: string,
+    private readonly keep: number,
     private readonly gone: () => void,
   ) {
     void this.run(follow, workflowId);
@@ -147,7 +165,7 @@ class RunWatcher {
       for await (const event of follow(workflowId, this.abort.signal)) {
         if (event.type === 'progress') {
           this.kept.push(event);
-          if (this.kept.length > PROGRESS_FEED_CAPACITY) this.kept.shift();
+          if (this.kept.length > this.keep) this.kept.shift();
         } else {
           // The outcome is the last event: later streams of this run start a watcher of their own.
           this.gone();

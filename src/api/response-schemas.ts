@@ -6,6 +6,7 @@ import {
   type GenerationResult,
   type PipelineProgress,
   type PipelineResult,
+  type StyleAvatar,
   type StyleProgress,
 } from '../contracts/pipeline-state';
 import type { TrainingResult } from '../contracts/model-runs';
@@ -87,7 +88,22 @@ export const trainingResultSchema = answering<TrainingResult>()(
     .meta({ id: 'TrainingResult' }),
 );
 
-const styleProgressSchema = answering<StyleProgress>()(
+/** A done style's avatar as progress serves it: with a link to its archived copy, while that copy exists. */
+type ServedStyleAvatar = StyleAvatar & { archivedUrl?: string };
+type ServedStyleProgress = Omit<StyleProgress, 'avatars'> & { avatars?: ServedStyleAvatar[] };
+
+const styleAvatarSchema = answering<ServedStyleAvatar>()(
+  z.object({
+    avatarId: z.number(),
+    archiveKey: z.string().optional().describe('Key of the archived copy in the store'),
+    archivedUrl: z
+      .string()
+      .optional()
+      .describe('A signed, expiring link to the archived copy (absent once the subject is erased)'),
+  }),
+);
+
+const styleProgressSchema = answering<ServedStyleProgress>()(
   z.object({
     styleId: z.number(),
     stage: z.enum(STYLE_STAGES),
@@ -95,13 +111,19 @@ const styleProgressSchema = answering<StyleProgress>()(
     providerStatus: z.string().optional().describe("The provider's last status (unknown values kept)"),
     progress: z.number().optional(),
     avatarCount: z.number().optional(),
+    avatars: z
+      .array(styleAvatarSchema)
+      .optional()
+      .describe('Once the style is done: its avatars, each with a link to its archived copy'),
     error: z.string().optional(),
   }),
 );
 
 /** The pipeline's progress without who it is for: the status answer names the run already. */
 export const pipelineProgressSchema = answering<
-  Omit<PipelineProgress, 'workflowId' | 'subjectId' | 'campaignId'>
+  Omit<PipelineProgress, 'workflowId' | 'subjectId' | 'campaignId' | 'styles'> & {
+    styles: ServedStyleProgress[];
+  }
 >()(
   z
     .object({

@@ -54,8 +54,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/campaigns/:id/resume': { scope: 'cancel', audit: 'campaign.resume' },
   'POST /v1/campaigns/:id/cancel': { scope: 'cancel', audit: 'campaign.cancel' },
   'POST /v1/campaigns/:id/retry': { scope: 'cancel', audit: 'campaign.retry' },
-  'GET /v1/campaigns/:id/results.csv': read,
-  'GET /v1/campaigns/:id/results.jsonl': read,
+  'GET /v1/campaigns/:id/results.csv': { scope: 'read', runToken: 'campaign' },
+  'GET /v1/campaigns/:id/results.jsonl': { scope: 'read', runToken: 'campaign' },
   'POST /v1/campaigns/:id/access-tokens': { scope: 'read', audit: 'campaign.access-token' },
   // Webhook endpoints make the tenant's runs send events: changing them is a start-level right.
   'POST /v1/webhooks': { scope: 'start', audit: 'webhook.add' },

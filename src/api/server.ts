@@ -19,6 +19,7 @@ import { registerCampaignRoutes } from '../campaign/api/routes';
 import { registerConsoleRoutes } from './console-routes';
 import { declareCommonResponses } from './common-responses';
 import { answerRouterRefusal, installErrorHandling } from './error-handler';
+import { LiveLists } from './live-lists';
 import { ProgressHub, queryFollower } from './progress-hub';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
@@ -98,6 +99,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
 
   const store = openBlobStore(storageSettingsOf(config));
   app.addHook('onClose', () => store.close());
+  const streamLimits = { perRun: limits.eventStreamsPerRun, perToken: limits.eventStreamsPerToken };
   const ctx = createApiContext({
     config,
     client: options.client,
@@ -110,12 +112,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       const settings = tenantSettingsOf(config, tenant);
       return { fairnessWeight: settings.fairnessWeight, priorityCeiling: settings.campaignPriorityCeiling };
     },
-    progressHub: new ProgressHub(queryFollower(options.client), {
-      perRun: limits.eventStreamsPerRun,
-      perToken: limits.eventStreamsPerToken,
-    }),
+    progressHub: new ProgressHub(queryFollower(options.client), streamLimits),
+    liveLists: new LiveLists(streamLimits),
   });
-  app.addHook('onClose', async () => ctx.progressHub.close());
+  app.addHook('onClose', async () => {
+    ctx.progressHub.close();
+    ctx.liveLists.close();
+  });
   // Uploaded selfies are deleted when their pipeline no longer needs them (SELFIE_RETENTION).
   const janitor = startUploadJanitor({
     store,

@@ -38,7 +38,20 @@ export interface StyleProgress {
   providerStatus?: OrderStatus;
   progress?: number;
   avatarCount?: number;
+  /**
+   * Once the style is done: its avatars by id and archive key, so watchers show them before the
+   * run ends (the API turns each key into a link). Not the provider's URLs: they expire, and ids
+   * and keys keep the kept snapshots small.
+   */
+  avatars?: StyleAvatar[];
   error?: string;
+}
+
+/** A done style's avatar as progress names it. */
+export interface StyleAvatar {
+  avatarId: number;
+  /** Key of its copy in the blob store; absent when it was not archived. */
+  archiveKey?: string;
 }
 
 export interface PipelineProgress {

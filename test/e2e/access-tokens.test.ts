@@ -67,14 +67,25 @@ describe('browser access tokens on a real stack', () => {
     const stream = await openEventStream(`${stack.base}${runUrl(x)}/events?access_token=${token}`, {});
     expect(stream.status).toBe(200);
     const names: string[] = [];
+    let lastProgress:
+      { styles: Array<{ stage: string; avatars?: Array<{ archivedUrl?: string }> }> } | undefined;
     for (;;) {
       const event = await stream.next(60_000);
       if (event === undefined) break;
       names.push(event.event);
+      if (event.event === 'progress') lastProgress = event.data.progress;
     }
     stream.close();
     expect(names).toContain('progress');
     expect(names.at(-1)).toBe('result');
+    // The done style's avatars came with the progress, before the result, linked to the archive.
+    const done = lastProgress!.styles[0]!;
+    expect(done.stage).toBe('done');
+    expect(done.avatars).toHaveLength(2);
+    for (const avatar of done.avatars!) {
+      expect(avatar.archivedUrl).toMatch(new RegExp(`^${stack.base}/archive/`));
+      expect((await fetch(avatar.archivedUrl!)).status).toBe(200);
+    }
 
     // X's status, with the token as the bearer, and every archived avatar it links to.
     const status = await withToken(token)('GET', runUrl(x));

@@ -19,6 +19,8 @@ const ROOT = path.join(__dirname, '..', '..');
 const TOKEN = 'console-token-0123456789abcdef';
 const SCREENSHOTS = path.join(ROOT, 'docs', 'images');
 const STEP_MS = 120_000;
+/** The stack's simulator timings (startApiStack). */
+const SIM_PROGRESSION = { mode: 'wall', trainingMs: 1_500, generationMs: 300 } as const;
 
 let browser: Browser;
 let context: BrowserContext;
@@ -294,19 +296,28 @@ describe('the web console', () => {
         resumedAfter.push((await route.request().headerValue('last-event-id')) ?? '');
         await route.continue();
       });
+      // Pop Art takes the provider 12 s, Watercolor 0.3 s: Watercolor's avatars must show while
+      // Pop Art still runs, from the run's progress (its result comes only when both are done).
+      stack.sim.setOptions({ progression: { ...SIM_PROGRESSION, generationMsByStyle: { '5': 12_000 } } });
       await page.getByRole('button', { name: 'Start' }).click();
       firstRun = await startedRunId();
-      for (const bar of ['Training', 'Watercolor', 'Pop Art']) await expectBarDone(bar);
-      await page.unroute(events);
-      expect(resumedAfter[0]).toBe('1');
+      for (const bar of ['Training', 'Watercolor']) await expectBarDone(bar);
       await page
         .getByRole('img', { name: /^Watercolor avatar \d+$/ })
         .first()
         .waitFor({ timeout: 30_000 });
+      expect(await loadedAvatars()).toBeGreaterThanOrEqual(1);
+      const popArt = page.getByRole('progressbar', { name: 'Pop Art', exact: true });
+      expect(await popArt.evaluate((el) => (el as unknown as { value: number }).value)).toBeLessThan(100);
+      expect(await page.getByRole('img', { name: /^Pop Art avatar \d+$/ }).count()).toBe(0);
+      stack.sim.setOptions({ progression: SIM_PROGRESSION });
+      await expectBarDone('Pop Art');
+      await page.unroute(events);
+      expect(resumedAfter[0]).toBe('1');
       await page
         .getByRole('img', { name: /^Pop Art avatar \d+$/ })
         .first()
-        .waitFor();
+        .waitFor({ timeout: 30_000 });
       expect(await loadedAvatars()).toBeGreaterThanOrEqual(2);
       const temporal = page.getByRole('link', { name: 'Open in Temporal UI' });
       if (stack.env.TEMPORAL_UI_URL) {
@@ -384,7 +395,7 @@ describe('the web console', () => {
         const stored = await tab.evaluate(() =>
           Object.keys((globalThis as unknown as PageDom).sessionStorage),
         );
-        expect(stored).toContain('avatar-console.run-link');
+        expect(stored).toContain('avatar-console.shared-link');
         expect(stored).not.toContain('avatar-console.token');
         // The console used the token for the run's status and events only.
         const runPath = `/v1/pipelines/${encodeURIComponent(firstRun)}`;
@@ -449,6 +460,51 @@ describe('the web console', () => {
       await page.getByLabel('State').selectOption('failed');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByRole('status').filter({ hasText: 'No runs match' }).waitFor();
+    },
+    STEP_MS,
+  );
+
+  it(
+    'keeps the runs list live through its event stream: a run started elsewhere appears and reaches completed without a reload',
+    async () => {
+      await go('Runs');
+      const table = page.getByRole('table', { name: 'Newest first' });
+      await table.waitFor();
+      // Every list request from here on must be the stream (Accept: text/event-stream), not a re-read.
+      const listReads: string[] = [];
+      const onRequest = (request: { url(): string; headers(): Record<string, string> }) => {
+        const url = new URL(request.url());
+        if (url.pathname === '/v1/pipelines') listReads.push(request.headers().accept ?? '');
+      };
+      page.on('request', onRequest);
+      await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
+      try {
+        const answer = await fetch(`${stack.apiUrl}/v1/pipelines`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            images: selfies,
+            styles: [3],
+            gender: 2,
+            subjectId: 'console-live',
+            polling: { initialIntervalMs: 300, minIntervalMs: 200, maxIntervalMs: 1_000 },
+          }),
+        });
+        expect(answer.status).toBe(202);
+        const live = ((await answer.json()) as { workflowId: string }).workflowId;
+        const row = table
+          .getByRole('row')
+          .filter({ has: page.getByRole('link', { name: live, exact: true }) });
+        await row.waitFor({ timeout: 30_000 });
+        expect(await table.getByRole('row').nth(1).getByRole('link').textContent()).toBe(live);
+        await eventually(async () => expect(await row.textContent()).toContain('completed'), 60_000);
+        expect(
+          await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded),
+        ).toBe(true);
+      } finally {
+        page.off('request', onRequest);
+      }
+      expect(listReads.filter((accept) => !accept.includes('text/event-stream'))).toEqual([]);
     },
     STEP_MS,
   );
@@ -610,6 +666,77 @@ describe('the web console', () => {
       await checkAccessibility('campaigns list');
       await list.getByRole('link', { name: ratesCampaign, exact: true }).click();
       await page.getByRole('heading', { level: 1, name: `Campaign ${ratesCampaign}` }).waitFor();
+    },
+    STEP_MS,
+  );
+
+  it(
+    'shares a campaign read-only: its link opens it in a fresh browser without the API token, with the chart and results and no controls',
+    async () => {
+      // A campaign that keeps running while it is shared: its one style takes the provider 2 minutes.
+      stack.sim.setOptions({ progression: { ...SIM_PROGRESSION, generationMsByStyle: { '12': 120_000 } } });
+      const answer = await fetch(`${stack.apiUrl}/v1/campaigns`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          campaignId: 'console-shared',
+          subjects: [{ subjectId: 'shared-a', gender: 1, styles: [12], selfies }],
+          options: { autoWindow: { initial: 1, sampleEveryMs: 300 } },
+        }),
+      });
+      expect(answer.status).toBe(202);
+      const shared = ((await answer.json()) as { campaignId: string }).campaignId;
+      try {
+        await page.goto(`${stack.apiUrl}/console/#/campaigns/${encodeURIComponent(shared)}`);
+        await page.getByRole('heading', { level: 1, name: `Campaign ${shared}` }).waitFor();
+        await page.getByRole('button', { name: 'Pause' }).waitFor();
+        await page.getByRole('button', { name: 'Share' }).click();
+        const linkField = page.getByLabel('Read-only link to this campaign');
+        await linkField.waitFor();
+        const link = await linkField.inputValue();
+        expect(link).toContain(`/console/#/campaigns/${encodeURIComponent(shared)}?access_token=at1.`);
+        expect(await descriptionOf(linkField)).toMatch(/until \S+/);
+        await checkAccessibility('campaign with its shared link');
+
+        const guest = await browser.newContext({
+          viewport: { width: 1200, height: 900 },
+          acceptDownloads: true,
+        });
+        try {
+          const tab = await guest.newPage();
+          await tab.goto(link);
+          await tab.getByRole('heading', { level: 1, name: `Campaign ${shared}` }).waitFor();
+          await tab.getByRole('note').filter({ hasText: 'Signed in with a link to one campaign' }).waitFor();
+          await tab.getByRole('group', { name: 'Subjects by state' }).waitFor();
+          await tab.getByRole('img', { name: /requests per second/ }).waitFor();
+          // Read-only while the campaign runs (the owner's tab still offers Pause): no control, no share.
+          expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(1);
+          for (const action of ['Pause', 'Resume', 'Cancel campaign', 'Retry failed subjects', 'Share'])
+            expect(await tab.getByRole('button', { name: action, exact: true }).count()).toBe(0);
+          expect(await tab.getByRole('navigation').count()).toBe(0);
+          expect(tab.url()).not.toContain('access_token');
+          const [download] = await Promise.all([
+            tab.waitForEvent('download'),
+            tab.getByRole('button', { name: 'Download results (CSV)' }).click(),
+          ]);
+          expect(await readFile((await download.path())!, 'utf8')).toMatch(/^subjectId,modelId,styleId/);
+          await checkAccessibility('shared campaign', tab);
+          // Another campaign is not opened by the token: the API does not know it.
+          await tab.goto(`${new URL(link).origin}/console/#/campaigns/${encodeURIComponent(ratesCampaign)}`);
+          await tab.getByRole('heading', { level: 1, name: `Campaign ${ratesCampaign}` }).waitFor();
+          await eventually(async () =>
+            expect(await tab.getByRole('alert').first().textContent()).toContain('No campaign'),
+          );
+        } finally {
+          await guest.close();
+        }
+      } finally {
+        stack.sim.setOptions({ progression: SIM_PROGRESSION });
+        await fetch(`${stack.apiUrl}/v1/campaigns/${encodeURIComponent(shared)}/cancel`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
+      }
     },
     STEP_MS,
   );

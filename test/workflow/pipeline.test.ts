@@ -152,6 +152,16 @@ describe('avatar pipeline on the time-skipping server', () => {
       // Provider progress as the polls saw it, rising, then done with the avatars.
       expect(new Set(polled.map((s) => s.progress)).size).toBeGreaterThan(1);
       expect(seen[seen.length - 1]).toMatchObject({ stage: 'done', orderId: g.orderId, avatarCount: 8 });
+      // The done style names its avatars (ids and archive keys, never the provider's URLs), so a
+      // watcher shows them before the run ends.
+      const named = seen[seen.length - 1]!.avatars;
+      expect(named).toEqual(
+        g.avatars.map((a) => ({
+          avatarId: a.avatarId,
+          ...(a.archiveKey !== undefined ? { archiveKey: a.archiveKey } : {}),
+        })),
+      );
+      expect(JSON.stringify(named)).not.toContain('http');
     }
   });
 

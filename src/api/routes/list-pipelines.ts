@@ -13,6 +13,8 @@ import {
 } from '../../client/list-pipelines';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
+import { wantsEventStream } from '../event-stream';
+import { LIVE_LIST_DESCRIPTION } from '../live-lists';
 import { BEARER_SCHEME } from '../openapi';
 import { stateOfStatus } from '../pipeline-view';
 import { linksSchema, PIPELINE_STATES } from '../response-schemas';
@@ -80,19 +82,56 @@ const pipelineListSchema = z
   })
   .meta({ id: 'PipelineList' });
 
+/** What a page of the list is read for: the caller's tenant and the query's filters. */
+type PipelineListQuery = Omit<z.infer<typeof listQuerySchema>, 'cursor'> & {
+  tenant: string;
+  cursor?: string;
+};
+
 export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext): void {
+  const read = async (query: PipelineListQuery): Promise<z.infer<typeof pipelineListSchema>> => {
+    const { tenant, subjectId, campaignId, status, kind, limit, cursor } = query;
+    try {
+      const page = await listPipelinePage(ctx.client, {
+        tenant,
+        limit,
+        ...(subjectId ? { subjectId } : {}),
+        ...(campaignId ? { campaignId } : {}),
+        ...(status ? { status } : {}),
+        ...(kind ? { kind } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      return {
+        pipelines: page.pipelines.map((run) => listItem(run, ctx)),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      // The cursor has the right form (the schema checked it), so it names a page this listing never had.
+      const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
+      if (err.issues.every((i) => i.path === 'cursor'))
+        throw new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
+      throw ApiError.invalid(issues);
+    }
+  };
+  const stream = ctx.liveLists.define('pipelines', read);
+
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'GET',
     url: '/pipelines',
     schema: {
-      summary: 'List pipeline runs',
-      description:
+      summary: 'List pipeline runs, once or live',
+      description: [
         'Newest first (open runs by start time, then ended runs by end time, as Temporal\u2019s visibility store orders them), narrowed by subject, campaign, state and kind, one page at a time.',
+        LIVE_LIST_DESCRIPTION,
+      ].join('\n\n'),
       tags: ['pipelines'],
       security: [{ [BEARER_SCHEME]: [] }],
       querystring: listQuerySchema,
       response: {
-        200: pipelineListSchema.describe('One page of runs'),
+        200: pipelineListSchema.describe(
+          'One page of runs (each `list` event of the stream: the first page)',
+        ),
         401: errorBodySchema.describe('Missing or wrong bearer token'),
         404: errorBodySchema.describe(
           'No such page: the cursor is not one this listing handed out (another listing\u2019s, or made up)',
@@ -100,30 +139,13 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
         422: errorBodySchema.describe('A filter, the limit or the cursor is invalid'),
       },
     },
-    handler: async (request) => {
-      const { subjectId, campaignId, status, kind, limit, cursor } = request.query;
-      try {
-        const page = await listPipelinePage(ctx.client, {
-          tenant: request.caller.tenant,
-          limit,
-          ...(subjectId ? { subjectId } : {}),
-          ...(campaignId ? { campaignId } : {}),
-          ...(status ? { status } : {}),
-          ...(kind ? { kind } : {}),
-          ...(cursor ? { cursor } : {}),
-        });
-        return {
-          pipelines: page.pipelines.map((run) => listItem(run, ctx)),
-          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-        };
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        // The cursor has the right form (the schema checked it), so it names a page this listing never had.
-        const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
-        if (err.issues.every((i) => i.path === 'cursor'))
-          throw new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
-        throw ApiError.invalid(issues);
-      }
+    handler: async (request, reply) => {
+      const query = { ...request.query, tenant: request.caller.tenant };
+      // Read once either way: a bad filter or cursor is answered before any stream opens.
+      const page = await read(query);
+      if (!wantsEventStream(request)) return page;
+      const { tenant, subjectId, campaignId, status, kind, limit } = query;
+      await stream(request, reply, { tenant, subjectId, campaignId, status, kind, limit });
     },
   });
 }

@@ -12,9 +12,11 @@ import {
   resumePoint,
   streamProgressEvents,
 } from '../event-stream';
+import { linkProgressAvatars } from '../archive-links';
 import { BEARER_SCHEME } from '../openapi';
 import { describePipeline } from '../pipeline-view';
 import { pipelineIdParamsSchema, pipelineProgressSchema, pipelineResultSchema } from '../response-schemas';
+import { archiveOrigin } from './pipeline-status';
 
 /** What each event's `data` holds, by event name; documented as the stream's schema. */
 export const pipelineStreamEventSchema = progressEventSchema(
@@ -42,8 +44,11 @@ export function registerPipelineEventsRoute(app: FastifyInstance, ctx: ApiContex
       const after = resumePoint(request);
       await describePipeline(ctx.client, request.caller.tenant, id);
       if (after === END_EVENT_ID) return reply.code(204).send(null);
+      const origin = archiveOrigin(ctx, request);
       await streamProgressEvents<PipelineProgress, PipelineResult>(request, reply, ctx.progressHub, id, {
         afterVersion: after,
+        // Each done style's avatars with links to their archived copies, as GET /pipelines/{id} serves them.
+        presentProgress: (progress) => linkProgressAvatars(progress, ctx.store, ctx.linkSigner, origin),
       });
     },
   });

@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
-import { linkArchivedAvatars } from '../archive-links';
+import { linkArchivedAvatars, linkProgressAvatars } from '../archive-links';
 import { BEARER_SCHEME } from '../openapi';
 import { pipelineStatus } from '../pipeline-view';
 import { pipelineIdParamsSchema, pipelineStatusSchema } from '../response-schemas';
@@ -31,14 +31,21 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
         request.params.id,
         ctx.links(request.params.id),
       );
+      const origin = archiveOrigin(ctx, request);
+      const progress =
+        status.progress && (await linkProgressAvatars(status.progress, ctx.store, ctx.linkSigner, origin));
+      const linked = { ...status, ...(progress ? { progress } : {}) };
       // A training run's result has no avatars to link.
-      if (status.result === undefined || !('generations' in status.result)) return status;
-      // The configured public address; without one, the address this request came to (its Host header).
-      const origin = ctx.config.api.publicUrl ?? `${request.protocol}://${request.host}`;
+      if (status.result === undefined || !('generations' in status.result)) return linked;
       return {
-        ...status,
+        ...linked,
         result: await linkArchivedAvatars(status.result, ctx.store, ctx.linkSigner, origin),
       };
     },
   });
+}
+
+/** Where archive links point: the configured public address, else the address this request came to (its Host header). */
+export function archiveOrigin(ctx: ApiContext, request: FastifyRequest): string {
+  return ctx.config.api.publicUrl ?? `${request.protocol}://${request.host}`;
 }

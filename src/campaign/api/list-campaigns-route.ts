@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { MAX_LIST_LIMIT } from '../../client/list-pipelines';
 import { ApiError, errorBodySchema } from '../../api/api-error';
 import type { ApiContext } from '../../api/api-context';
+import { wantsEventStream } from '../../api/event-stream';
+import { LIVE_LIST_DESCRIPTION } from '../../api/live-lists';
 import { BEARER_SCHEME } from '../../api/openapi';
 import { stateOfStatus } from '../../api/pipeline-view';
 import { InputError } from '../../errors';
@@ -27,20 +29,59 @@ const listQuerySchema = z.object({
     .describe('nextCursor of the previous page (empty: the first page)'),
 });
 
-/** GET /v1/campaigns: the caller's tenant's campaigns, newest first, one page at a time. */
+/** What a page of the list is read for: the caller's tenant and the query. */
+type CampaignListQuery = Omit<z.infer<typeof listQuerySchema>, 'cursor'> & {
+  tenant: string;
+  cursor?: string;
+};
+
+/** GET /v1/campaigns: the caller's tenant's campaigns, newest first, one page at a time, once or live. */
 export function registerListCampaignsRoute(app: FastifyInstance, ctx: ApiContext): void {
+  const read = async (query: CampaignListQuery): Promise<z.infer<typeof campaignListSchema>> => {
+    const { tenant, limit, cursor } = query;
+    try {
+      const page = await listCampaignPage(ctx.client, { tenant, limit, ...(cursor ? { cursor } : {}) });
+      return {
+        campaigns: page.campaigns.map((campaign) => {
+          const self = `/v1/campaigns/${encodeURIComponent(campaign.campaignId)}`;
+          return {
+            campaignId: campaign.campaignId,
+            state: stateOfStatus(campaign.status),
+            ...(campaign.total !== undefined ? { total: campaign.total } : {}),
+            startedAt: campaign.startTime.toISOString(),
+            ...(campaign.closeTime ? { closedAt: campaign.closeTime.toISOString() } : {}),
+            links: { self, events: `${self}/events` },
+          };
+        }),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      // The cursor has the right form (the schema checked it), so it names a page this listing never had.
+      const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
+      if (err.issues.every((i) => i.path === 'cursor'))
+        throw new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
+      throw ApiError.invalid(issues);
+    }
+  };
+  const stream = ctx.liveLists.define('campaigns', read);
+
   app.withTypeProvider<ZodTypeProvider>().route({
     method: 'GET',
     url: '/campaigns',
     schema: {
-      summary: 'List campaigns',
-      description:
+      summary: 'List campaigns, once or live',
+      description: [
         'The caller\u2019s campaigns, newest first (open ones by start time, then ended ones by end time, as Temporal\u2019s visibility store orders them), one page at a time.',
+        LIVE_LIST_DESCRIPTION,
+      ].join('\n\n'),
       tags: ['campaigns'],
       security: [{ [BEARER_SCHEME]: [] }],
       querystring: listQuerySchema,
       response: {
-        200: campaignListSchema.describe('One page of campaigns'),
+        200: campaignListSchema.describe(
+          'One page of campaigns (each `list` event of the stream: the first page)',
+        ),
         401: errorBodySchema.describe('Missing or wrong bearer token'),
         404: errorBodySchema.describe(
           'No such page: the cursor is not one this listing handed out (another listing\u2019s, or made up)',
@@ -48,36 +89,12 @@ export function registerListCampaignsRoute(app: FastifyInstance, ctx: ApiContext
         422: errorBodySchema.describe('The limit or the cursor is invalid'),
       },
     },
-    handler: async (request) => {
-      const { limit, cursor } = request.query;
-      try {
-        const page = await listCampaignPage(ctx.client, {
-          tenant: request.caller.tenant,
-          limit,
-          ...(cursor ? { cursor } : {}),
-        });
-        return {
-          campaigns: page.campaigns.map((campaign) => {
-            const self = `/v1/campaigns/${encodeURIComponent(campaign.campaignId)}`;
-            return {
-              campaignId: campaign.campaignId,
-              state: stateOfStatus(campaign.status),
-              ...(campaign.total !== undefined ? { total: campaign.total } : {}),
-              startedAt: campaign.startTime.toISOString(),
-              ...(campaign.closeTime ? { closedAt: campaign.closeTime.toISOString() } : {}),
-              links: { self, events: `${self}/events` },
-            };
-          }),
-          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-        };
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        // The cursor has the right form (the schema checked it), so it names a page this listing never had.
-        const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
-        if (err.issues.every((i) => i.path === 'cursor'))
-          throw new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
-        throw ApiError.invalid(issues);
-      }
+    handler: async (request, reply) => {
+      const query = { ...request.query, tenant: request.caller.tenant };
+      // Read once either way: a bad limit or cursor is answered before any stream opens.
+      const page = await read(query);
+      if (!wantsEventStream(request)) return page;
+      await stream(request, reply, { tenant: query.tenant, limit: query.limit });
     },
   });
 }

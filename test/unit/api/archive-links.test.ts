@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { linkArchivedAvatars } from '../../../src/api/archive-links';
+import { linkArchivedAvatars, linkProgressAvatars } from '../../../src/api/archive-links';
 import { BlobLinkSigner, deletePrefix, FsBlobStore, subjectPrefix } from '../../../src/storage';
 
 const root = mkdtempSync(path.join(tmpdir(), 'archive-links-'));
@@ -37,5 +37,29 @@ describe('linkArchivedAvatars', () => {
     await deletePrefix(store, owner);
     const linked = await linkArchivedAvatars(result, store, signer, 'http://api.test');
     expect(linked.generations[0]!.avatars.every((a) => !('archivedUrl' in a))).toBe(true);
+  });
+});
+
+describe('linkProgressAvatars', () => {
+  const store = new FsBlobStore(path.join(root, 'progress'));
+  const signer = new BlobLinkSigner('link secret for the tests');
+  const owner = subjectPrefix('default', 'subject-b');
+
+  it('links the avatars of each done style, and leaves the styles still running as they are', async () => {
+    const key = `${owner}avatars/9/11/5.png`;
+    await store.put(key, Buffer.from('png'), 'image/png');
+    const progress = {
+      stage: 'generating',
+      styles: [
+        { styleId: 3, stage: 'done', avatars: [{ avatarId: 5, archiveKey: key }, { avatarId: 6 }] },
+        { styleId: 5, stage: 'polling' },
+      ],
+    };
+    const now = Date.UTC(2026, 0, 1);
+    const linked = await linkProgressAvatars(progress, store, signer, 'http://api.test', now);
+    const [archived, notArchived] = linked.styles[0]!.avatars as Array<{ archivedUrl?: string }>;
+    expect(signer.verify(archived!.archivedUrl!.slice('http://api.test/archive/'.length), now)).toBe(key);
+    expect(notArchived?.archivedUrl).toBeUndefined();
+    expect(linked.styles[1]).toEqual({ styleId: 5, stage: 'polling' });
   });
 });

@@ -8,6 +8,7 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { createApiServer } from '../../../src/api/server';
 import { MAX_LINK_TOKEN_LENGTH } from '../../../src/storage';
 import { testConfig } from '../../helpers/pipeline-worker';
+import { openEventStream } from '../../helpers/sse-client';
 
 const TOKEN = 'contract-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -154,5 +155,32 @@ describe('the API keeps to its OpenAPI document', () => {
     const response = await fetch(`${base}/v1/pipelines?cursor=AAAAAAAAAAAA.AAAA`, { headers: auth });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: string }).error).toMatch(/No such page/);
+  });
+
+  test('the lists answer JSON, or a stream of `list` events when asked for text/event-stream, as declared', async () => {
+    for (const [url, field] of [
+      ['/v1/pipelines', 'pipelines'],
+      ['/v1/campaigns', 'campaigns'],
+    ] as const) {
+      const ok = doc.paths[url]!.get!.responses['200'] as OpenAPIV3.ResponseObject;
+      expect({ url, types: Object.keys(ok.content!).sort() }).toEqual({
+        url,
+        types: ['application/json', 'text/event-stream'],
+      });
+      const once = await fetch(`${base}${url}`, { headers: auth });
+      expect(once.headers.get('content-type')).toMatch(/^application\/json/);
+      const stream = await openEventStream(`${base}${url}?limit=5`, auth);
+      try {
+        expect(stream.status).toBe(200);
+        expect(await stream.next(5_000)).toEqual({ event: 'list', data: { [field]: [] } });
+      } finally {
+        stream.close();
+      }
+      // A bad query is answered before any stream opens.
+      const refused = await fetch(`${base}${url}?limit=0`, {
+        headers: { ...auth, accept: 'text/event-stream' },
+      });
+      expect(refused.status).toBe(422);
+    }
   });
 });

@@ -25,6 +25,7 @@ const RUNS: Record<string, { type: string; tenant?: string }> = {
   'acme.run-x': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
   'acme.run-y': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
   'acme.camp-1': { type: WORKFLOW_TYPES.campaign, tenant: 'acme' },
+  'acme.camp-2': { type: WORKFLOW_TYPES.campaign, tenant: 'acme' },
   'viewer.run-v': { type: WORKFLOW_TYPES.pipeline, tenant: 'viewer' },
   'default.run-p': { type: WORKFLOW_TYPES.pipeline, tenant: 'default' },
   'acme.run-loose': { type: WORKFLOW_TYPES.pipeline },
@@ -236,6 +237,43 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       expect(await call('GET', '/v1/campaigns/acme.run-x', token)).toEqual({
         status: 404,
         body: { error: 'No campaign acme.run-x', issues: [] },
+      });
+    });
+
+    test('for a campaign (its share link) read its progress and results, and no other campaign, no run, no control', async () => {
+      const { token } = await grant('campaigns', 'acme.camp-1');
+      const own = '/v1/campaigns/acme.camp-1';
+      expect((await call('GET', own, token)).status).toBe(200);
+      const csv = await fetch(`${base}${own}/results.csv?access_token=${token}`);
+      expect(csv.status).toBe(200);
+      expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+      await csv.body?.cancel();
+      // This fake Temporal cannot answer the ledger the rows come from; the token was let through all the same.
+      const jsonl = await call('GET', `${own}/results.jsonl?access_token=${token}`);
+      expect(jsonl.body?.error).not.toBe('No campaign acme.camp-1');
+      const otherCampaign = { status: 404, body: { error: 'No campaign acme.camp-2', issues: [] } };
+      for (const url of [
+        '/v1/campaigns/acme.camp-2',
+        '/v1/campaigns/acme.camp-2/events',
+        '/v1/campaigns/acme.camp-2/results.csv',
+        '/v1/campaigns/acme.camp-2/results.jsonl',
+      ])
+        expect({ url, ...(await call('GET', url, token)) }).toEqual({ url, ...otherCampaign });
+      // Its own campaign's controls answer as an unknown campaign's: the token reads, nothing more.
+      for (const action of ['pause', 'resume', 'cancel', 'retry', 'access-tokens'])
+        expect(await call('POST', `${own}/${action}`, token)).toEqual({
+          status: 404,
+          body: { error: 'No campaign acme.camp-1', issues: [] },
+        });
+      // A run, even one named like the campaign, is unknown to it; so is every list.
+      expect(await call('GET', '/v1/pipelines/acme.run-x', token)).toEqual({
+        status: 404,
+        body: { error: 'No pipeline acme.run-x', issues: [] },
+      });
+      expect((await call('GET', '/v1/pipelines/acme.camp-1', token)).status).toBe(404);
+      expect((await call('GET', '/v1/campaigns', token)).body).toEqual({
+        error: 'No route GET /v1/campaigns',
+        issues: [],
       });
     });
 
