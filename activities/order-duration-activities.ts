@@ -18,15 +18,28 @@ import type { BlobStore } from '../src/storage';
 export function createOrderDurationActivities({ store }: { store: BlobStore }) {
   const durations = new OrderDurationStore(store);
   return {
-    /** null until enough runs of the kind have finished (estimate-duration.ts, MIN_RUNS). */
-    async expectedOrderDuration(input: { kind: OrderKind }): Promise<ExpectedDuration | null> {
-      const kind = orderKindSchema.parse(input.kind);
-      const expected = estimateDuration(await durations.recent(kind, RECENT_RUNS));
-      return expected === undefined ? null : expectedDurationSchema.parse(expected);
+    /**
+     * The expected finish of each kind asked for; a kind with too few finished runs is left out
+     * (estimate-duration.ts, MIN_RUNS). One call for all the kinds a run needs.
+     */
+    async expectedOrderDurations(input: {
+      kinds: OrderKind[];
+    }): Promise<Record<OrderKind, ExpectedDuration>> {
+      const kinds = [...new Set(input.kinds.map((kind) => orderKindSchema.parse(kind)))];
+      const answers = await Promise.all(
+        kinds.map(
+          async (kind) => [kind, estimateDuration(await durations.recent(kind, RECENT_RUNS))] as const,
+        ),
+      );
+      const known: Record<OrderKind, ExpectedDuration> = {};
+      for (const [kind, expected] of answers) {
+        if (expected !== undefined) known[kind] = expectedDurationSchema.parse(expected);
+      }
+      return known;
     },
 
-    async recordOrderDuration(input: FinishedOrder): Promise<void> {
-      await durations.record(finishedOrderSchema.parse(input));
+    async recordOrderDurations(input: { orders: FinishedOrder[] }): Promise<void> {
+      await Promise.all(input.orders.map((order) => durations.record(finishedOrderSchema.parse(order))));
     },
   };
 }

@@ -1,12 +1,12 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
-import { generationKind } from '../src/contracts/order-durations';
+import { generationKind, type ExpectedDuration, type FinishedOrder } from '../src/contracts/order-durations';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
 import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';
-import { expectedDuration, recordDuration } from './order-durations';
+import { expectedDurations, recordDurations } from './order-durations';
 import type { FinishBounds } from './polling';
 import { PipelineTracker, styleAvatarsOf } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
@@ -54,14 +54,26 @@ export async function generateStyles(
         }
       : {}),
   };
-  return Promise.all(
+  // Orders of one style take alike: their finished runs time this one's reads.
+  const expected = await expectedDurations(styles.map(generationKind));
+  const finished: FinishedOrder[] = [];
+  const generations = await Promise.all(
     styles.map(async (styleId) => {
-      const generation = await generateStyle(modelId, styleId, settings, tracker, watch, collect);
+      const timing = { expected: expected.get(generationKind(styleId)), finished };
+      const generation = await generateStyle(modelId, styleId, settings, tracker, watch, collect, timing);
       // Each style is announced as it ends, minutes before the run's end for a slower style.
       await webhooks.styleEnded(modelId, generation);
       return generation;
     }),
   );
+  await recordDurations(finished);
+  return generations;
+}
+
+/** A style's expected finish, and where its order's observed finish goes. */
+interface StyleTiming {
+  expected: ExpectedDuration | undefined;
+  finished: FinishedOrder[];
 }
 
 /**
@@ -134,6 +146,7 @@ async function generateStyle(
   tracker: PipelineTracker,
   watch: GenerationWatch,
   collect: CollectSettings,
+  timing: StyleTiming,
 ): Promise<GenerationResult> {
   const { route } = collect;
   let orderId: number | undefined;
@@ -145,9 +158,6 @@ async function generateStyle(
     );
     const order = created.orderId;
     orderId = order;
-    // Orders of one style take alike: their finished runs time this one's reads.
-    const kind = generationKind(styleId);
-    const expected = await expectedDuration(kind);
     tracker.style({ styleId, stage: 'running', orderId: order });
     const started = await writes.runOrder.executeWithOptions(
       { summary: `run order ${order} (style ${styleId})`, ...route },
@@ -156,7 +166,7 @@ async function generateStyle(
     tracker.style({ styleId, stage: 'polling', orderId: order, providerStatus: started.status });
     let finish: FinishBounds | undefined;
     await watch.untilDone({
-      ...(expected ? { expected } : {}),
+      ...(timing.expected ? { expected: timing.expected } : {}),
       onFinished: (bounds) => (finish = bounds),
       orderId: order,
       label: `generation of style ${styleId} (order ${order})`,
@@ -171,7 +181,14 @@ async function generateStyle(
           ...(s.progress !== undefined ? { progress: s.progress } : {}),
         }),
     });
-    if (finish) await recordDuration({ kind, orderId: order, seenDoneAt: Date.now(), ...finish });
+    if (finish) {
+      timing.finished.push({
+        kind: generationKind(styleId),
+        orderId: order,
+        seenDoneAt: Date.now(),
+        ...finish,
+      });
+    }
     tracker.style({ styleId, stage: 'collecting', orderId: order, providerStatus: 'DONE', progress: 100 });
     const generated = await collectStyle({ modelId, styleId, orderId: order }, collect);
     tracker.style({

@@ -3,7 +3,7 @@ import type { TrainingResult, TrainingWorkflowInput } from '../src/contracts/mod
 import { uploads, writes, type ProviderRoute } from './activity-proxies';
 import { trainingKind } from '../src/contracts/order-durations';
 import { obtainModel } from './obtain-model';
-import { expectedDuration, recordDuration } from './order-durations';
+import { expectedDurations, recordDurations } from './order-durations';
 import { PipelineTracker } from './pipeline-tracker';
 import { pollUntilDone, type FinishBounds } from './polling';
 
@@ -36,7 +36,7 @@ export async function trainModel(
   tracker.stage('training');
   // Trainings of as many selfies take alike: their finished runs time this one's status reads.
   const kind = trainingKind(input.images.length);
-  const expected = await expectedDuration(kind);
+  const expected = (await expectedDurations([kind])).get(kind);
   const started = await writes.runOrder.executeWithOptions(
     { summary: `run training of model ${modelId}`, ...route },
     [{ orderId: modelId }],
@@ -53,7 +53,7 @@ export async function trainModel(
     ...(expected ? { expected } : {}),
     onFinished: (bounds) => (finish = bounds),
   });
-  if (finish) await recordDuration({ kind, orderId: modelId, seenDoneAt: Date.now(), ...finish });
+  if (finish) await recordDurations([{ kind, orderId: modelId, seenDoneAt: Date.now(), ...finish }]);
   return modelId;
 }
 

@@ -6,6 +6,8 @@ import { generationKind, trainingKind } from '../../src/contracts/order-duration
 import { OrderDurationStore } from '../../src/order-durations/order-duration-store';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FsBlobStore } from '../../src/storage';
+import { Worker } from '@temporalio/worker';
+import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
@@ -31,7 +33,9 @@ describe('training status reads timed by learned durations (time-skipping server
   });
 
   /** Runs a one-style pipeline against a provider without progress figures; answers the model's status calls. */
-  async function trainOnce(): Promise<{ modelId: number; statusCalls: number }> {
+  async function trainOnce(
+    styles: number[] = [3],
+  ): Promise<{ modelId: number; statusCalls: number; workflowId: string }> {
     const clock = new SkippedClock(env);
     await clock.sync();
     sim = await startSimulator({
@@ -50,13 +54,13 @@ describe('training status reads timed by learned durations (time-skipping server
     const result = await worker.runUntil(async () => {
       const pipeline = await startPipeline(
         env.client,
-        { images: selfies.files, styles: [3], gender: 1 },
+        { images: selfies.files, styles, gender: 1 },
         placementFrom({ taskQueue }),
       );
       return pipeline.result();
     });
     const model = sim.stats().orders.find((o) => o.id === result.modelId)!;
-    return { modelId: result.modelId, statusCalls: model.statusCalls };
+    return { modelId: result.modelId, statusCalls: model.statusCalls, workflowId: result.workflowId };
   }
 
   test('after three 10-minute trainings of as many selfies, the next is seen within 5% in fewer reads', async () => {
@@ -87,6 +91,28 @@ describe('training status reads timed by learned durations (time-skipping server
     expect(generation.orderId).not.toBe(113);
     expect(generation.byMs).toBeGreaterThanOrEqual(MINUTE);
     expect(generation.byMs - MINUTE).toBeLessThanOrEqual(0.05 * MINUTE);
+  });
+
+  test('a run whose parallel styles read and record learned durations replays', async () => {
+    const durations = new OrderDurationStore(new FsBlobStore(selfies.dir));
+    const styles = [3, 5, 7];
+    for (const orderId of [101, 102, 103]) {
+      for (const styleId of styles) {
+        const byMs = MINUTE + styleId * 1_000;
+        const order = { kind: generationKind(styleId), orderId: orderId * 10 + styleId, seenDoneAt: orderId };
+        await durations.record({ ...order, afterMs: byMs - 2_000, byMs });
+      }
+    }
+    const { workflowId } = await trainOnce(styles);
+    for (const styleId of styles) expect(await durations.recent(generationKind(styleId), 10)).toHaveLength(4);
+    // The styles' learned durations are read and recorded by one local activity each way: parallel
+    // ones reach the workflow in completion order at first and in call order on replay.
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    await Worker.runReplayHistory(
+      { workflowBundle: await pipelineWorkflowBundle(), replayName: 'learned-polling' },
+      history,
+      workflowId,
+    );
   });
 
   test('the first trainings of a kind are polled as before and teach the later ones', async () => {

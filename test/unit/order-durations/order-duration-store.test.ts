@@ -52,30 +52,23 @@ describe('learned order durations in the blob store', () => {
     expect((await store.list('order-durations/')).length).toBe(2 * RECENT_RUNS);
   });
 
-  it('answers null until enough runs finished, then the figure they lead to expect', async () => {
+  it('leaves a kind out until enough runs finished, then answers the figure they lead to expect', async () => {
     const activities = createOrderDurationActivities({ store });
-    expect(await activities.expectedOrderDuration({ kind })).toBeNull();
-    for (const [id, byMs] of [
-      [1, 612_000],
-      [2, 614_000],
-      [3, 1_800_000],
-      [4, 616_000],
-    ] as const) {
-      await activities.recordOrderDuration(finished(id, byMs));
-    }
-    expect(await activities.expectedOrderDuration({ kind })).toEqual({
-      typicalMs: 603_000,
-      earliestMs: 572_850,
-      latestMs: 633_150,
-      runs: 4,
+    const other = 'generation-style-5';
+    expect(await activities.expectedOrderDurations({ kinds: [kind, other] })).toEqual({});
+    await activities.recordOrderDurations({
+      orders: [finished(1, 612_000), finished(2, 614_000), finished(3, 1_800_000), finished(4, 616_000)],
+    });
+    expect(await activities.expectedOrderDurations({ kinds: [kind, other] })).toEqual({
+      [kind]: { typicalMs: 603_000, earliestMs: 572_850, latestMs: 633_150, runs: 4 },
     });
   });
 
   it('refuses a kind that is no blob key segment, and a finish before its last unfinished read', async () => {
     const activities = createOrderDurationActivities({ store });
-    await expect(activities.expectedOrderDuration({ kind: '../x' })).rejects.toThrow(/lowercase/);
-    await expect(activities.recordOrderDuration({ ...finished(1), afterMs: 700_000 })).rejects.toThrow(
-      /afterMs/,
-    );
+    await expect(activities.expectedOrderDurations({ kinds: ['../x'] })).rejects.toThrow(/lowercase/);
+    await expect(
+      activities.recordOrderDurations({ orders: [{ ...finished(1), afterMs: 700_000 }] }),
+    ).rejects.toThrow(/afterMs/);
   });
 });
