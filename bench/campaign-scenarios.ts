@@ -109,15 +109,17 @@ function subjectsOf(context: Context, count: number, prefix: string): CampaignSu
   }));
 }
 
-function launchCampaign(
+/** A campaign of `subjects` (a count: subjects made here, named `<prefix>00001`…; or subjects read from a manifest). */
+export function launchCampaign(
   context: Context,
   on: CampaignWorker,
-  count: number,
+  subjects: number | CampaignSubject[],
   window: WindowChoice,
   extra: Partial<CampaignOptions> = {},
   prefix = 's',
 ): Promise<CampaignHandle> {
-  return startCampaign(context.stack.client, subjectsOf(context, count, prefix), {
+  const list = typeof subjects === 'number' ? subjectsOf(context, subjects, prefix) : subjects;
+  return startCampaign(context.stack.client, list, {
     ...on.placement,
     // Each campaign its own tenant: the scenarios compare campaigns that share nothing but the quota.
     share: campaignShare(`bench-${prefix}-${Date.now()}`),
@@ -302,7 +304,7 @@ function statusCallsByKind(stats: SimulatorStats): string {
   return `status calls per model ${perOrder('model')}, per generation order ${perOrder('generation')}`;
 }
 
-function loadLine(): string {
+export function loadLine(): string {
   const [one, five] = os.loadavg();
   return `machine load average ${one!.toFixed(1)} (1 min), ${five!.toFixed(1)} (5 min) on ${os.cpus().length} cores`;
 }
@@ -586,7 +588,7 @@ async function providerBacklog(stack: Stack, taskQueue: string, scale: Scale): P
   return { count: Number(answer.stats?.approximateBacklogCount ?? 0), ageS: ageMs / 1000 / scale.timeScale };
 }
 
-function markdownTable(rows: Record<string, string>[]): string {
+export function markdownTable(rows: Record<string, string>[]): string {
   const header = Object.keys(rows[0] ?? {});
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
