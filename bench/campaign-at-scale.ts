@@ -48,6 +48,8 @@ export interface ScaleRunOptions {
 interface Latencies {
   ms: number[];
   atMs: number[];
+  /** The campaign's run each answer came from (client calls only; a failed call: the run before it). */
+  runs: number[];
   failed: number;
   firstError?: string;
 }
@@ -162,6 +164,13 @@ export async function runAtScale(
       );
       if (l.firstError) say(`  A status call failed (${name}): ${l.firstError}`);
     }
+    const boundary = nearRunBoundaries(r.client);
+    if (boundary.near.length > 0)
+      say(
+        `  Client calls within ${BOUNDARY_SAMPLES} samples of a change of run (continue-as-new): max ` +
+          `${ms(Math.max(...boundary.near))} of ${boundary.near.length}; elsewhere: max ${ms(Math.max(...boundary.away))} ` +
+          `of ${boundary.away.length}.`,
+      );
   }
   const big = results[results.length - 1]!;
   const maxStatus = Math.max(...big.client.ms);
@@ -209,14 +218,18 @@ async function oneCampaign(context: Context, scale: Scale, options: ScaleRunOpti
     const manifestMs = Date.now() - read;
     const started = Date.now();
     const campaign = await launchCampaign(at, on, subjects, { kind: 'auto' });
-    const client: Latencies = { ms: [], atMs: [], failed: 0 };
-    const cli: Latencies = { ms: [], atMs: [], failed: 0 };
+    const client: Latencies = { ms: [], atMs: [], runs: [], failed: 0 };
+    const cli: Latencies = { ms: [], atMs: [], runs: [], failed: 0 };
     let running = true;
     const sampling = (async () => {
       while (running) {
-        await timed(client, started, () =>
-          getCampaign(context.stack.client, campaign.campaignId, { manifestDir }).progress(),
-        );
+        await timed(client, started, async () => {
+          const progress = await getCampaign(context.stack.client, campaign.campaignId, {
+            manifestDir,
+          }).progress();
+          client.runs.push(progress.run);
+        });
+        if (client.runs.length < client.ms.length) client.runs.push(client.runs.at(-1) ?? 0);
         await delay(1_000);
       }
     })();
@@ -304,6 +317,18 @@ async function timed(
     into.failed++;
     into.firstError ??= err instanceof Error ? err.message : String(err);
   }
+}
+
+/** Samples on either side of a change of run counted as at the boundary. */
+const BOUNDARY_SAMPLES = 3;
+
+/** Client-call latencies near a change of the campaign's run (continue-as-new) and away from one. */
+function nearRunBoundaries(l: Latencies): { near: number[]; away: number[] } {
+  const changes = l.runs.flatMap((run, i) => (i > 0 && run !== l.runs[i - 1] ? [i] : []));
+  const near: number[] = [];
+  const away: number[] = [];
+  l.ms.forEach((ms, i) => (changes.some((c) => Math.abs(c - i) <= BOUNDARY_SAMPLES) ? near : away).push(ms));
+  return { near, away };
 }
 
 /** `avatar-pipeline campaigns status <id>` as an operator runs it; rejects unless it exits 0. */
