@@ -42,6 +42,8 @@ export const STATUS_TARGET_MS = 1_000;
 export interface ScaleRunOptions {
   /** Wall seconds between two real-CLI status calls (0: none). */
   cliEveryS: number;
+  /** The campaigns' subjectsPerRun; undefined: the product's default. */
+  subjectsPerRun?: number;
 }
 
 /** Latencies in ms (and when each call began, wall ms into the campaign) and the calls that failed. */
@@ -99,7 +101,8 @@ export async function runAtScale(
   const sizes = baseline > 0 && baseline < scale.subjects ? [baseline, scale.subjects] : [scale.subjects];
   say(
     `## Scale: ${sizes.map((n) => n.toLocaleString('en-US')).join(' (baseline), then ')} subjects × ` +
-      `${scale.styles.length} styles at R = ${scale.rps}/s, auto window`,
+      `${scale.styles.length} styles at R = ${scale.rps}/s, auto window, ` +
+      `${options.subjectsPerRun ?? 'the default'} subjects per run`,
   );
   say(
     '`campaigns status` latency: "client" is the call the CLI makes (a fresh handle\'s progress(): progress query, ' +
@@ -217,7 +220,13 @@ async function oneCampaign(context: Context, scale: Scale, options: ScaleRunOpti
     const subjects = await manifestSubjects(context, scale);
     const manifestMs = Date.now() - read;
     const started = Date.now();
-    const campaign = await launchCampaign(at, on, subjects, { kind: 'auto' });
+    const campaign = await launchCampaign(
+      at,
+      on,
+      subjects,
+      { kind: 'auto' },
+      options.subjectsPerRun !== undefined ? { subjectsPerRun: options.subjectsPerRun } : {},
+    );
     const client: Latencies = { ms: [], atMs: [], runs: [], failed: 0 };
     const cli: Latencies = { ms: [], atMs: [], runs: [], failed: 0 };
     let running = true;

@@ -9,7 +9,7 @@
  *     [--styles 2] [--training 90] [--generation 20] [--rps 20] [--time-scale 1] [--fixed 50]
  *     [--runs-subjects 1000] [--per-run 100] [--fair-big 300] [--fair-small 30] [--fair-later 30]
  *     [--priority-campaign 300] [--priority-after 60] [--baseline-subjects 1000]
- *     [--status-cli-every 30] [--write [--append]]
+ *     [--status-cli-every 30] [--scale-per-run N] [--write [--append]]
  *
  * Scenarios (bench/campaign-scenarios.ts):
  * - quota: N subjects under quota R: the auto window, a fixed window of 50 and a naive
@@ -123,6 +123,9 @@ async function main(): Promise<void> {
     if (scenarios.includes('scale'))
       await runAtScale(context, numberArg(argv, 'baseline-subjects', 1000), {
         cliEveryS: numberArg(argv, 'status-cli-every', 30),
+        ...(argv.includes('--scale-per-run')
+          ? { subjectsPerRun: numberArg(argv, 'scale-per-run', 400) }
+          : {}),
       });
   } finally {
     await stack.close();
