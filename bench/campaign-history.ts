@@ -2,6 +2,8 @@
  * A campaign of 5,000 small subjects keeps every run's history under Temporal's warnings
  * (10,240 events, 10 MB): the campaign workflow as shipped (default 400 subjects per run), with
  * a stand-in pipeline that finishes at once (the same one the tests use), on its own dev server.
+ * While it runs, `campaigns status`'s client call (a fresh handle's progress()) is timed once a
+ * second: what the campaign's size costs that call, the ledger and manifest of every subject.
  *
  *   npm run bench:campaign-history          (or: node dist/bench/campaign-history.js --subjects 5000)
  */
@@ -9,8 +11,12 @@ import { placementFrom } from '../src/config/run-placement';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createCampaignActivities } from '../src/campaign/activities';
-import { startCampaign } from '../src/campaign/client/campaigns';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { getCampaign, startCampaign } from '../src/campaign/client/campaigns';
 import type { CampaignSubject } from '../src/campaign/contracts/campaign';
+import { percentile } from './campaign-at-scale';
+import { loadLine } from './campaign-scenarios';
 import { startStack } from './campaign-stack';
 
 const WARN_EVENTS = 10_240;
@@ -33,7 +39,11 @@ async function main(): Promise<void> {
         workflowsPath: path.resolve(__dirname, '../../test/workflows/campaign-stand-in.ts'),
         logger: new DefaultLogger('WARN'),
       }),
-      activities: createCampaignActivities({ manifestDir }),
+      activities: {
+        ...createCampaignActivities({ manifestDir }),
+        // A campaign asks at start whether anything is subscribed to its webhooks: here nothing is.
+        webhookSubscribed: async () => ({ subscribed: false }),
+      },
       maxCachedWorkflows: 500,
       maxConcurrentWorkflowTaskExecutions: 50,
     });
@@ -45,7 +55,10 @@ async function main(): Promise<void> {
       mainImageIndex: 0,
       row: n + 2,
     }));
+    console.log(`Load before: ${loadLine()}.`);
     const started = Date.now();
+    const statusMs: number[] = [];
+    let statusFailed = 0;
     const { summary, campaignId } = await worker.runUntil(async () => {
       const campaign = await startCampaign(stack.client, subjects, {
         ...placementFrom({ taskQueue }),
@@ -53,11 +66,30 @@ async function main(): Promise<void> {
         pipelineWorkflowType: 'standInPipeline',
         options: { maxInFlight: 200 },
       });
-      return { summary: await campaign.result(), campaignId: campaign.campaignId };
+      let running = true;
+      const sampling = (async () => {
+        while (running) {
+          const t = performance.now();
+          await getCampaign(stack.client, campaign.campaignId, { manifestDir })
+            .progress()
+            .catch(() => void statusFailed++);
+          statusMs.push(performance.now() - t);
+          await delay(1_000);
+        }
+      })();
+      const summary = await campaign.result().finally(() => (running = false));
+      await sampling;
+      return { summary, campaignId: campaign.campaignId };
     });
     const seconds = (Date.now() - started) / 1000;
     console.log(
       `${count} subjects in ${seconds.toFixed(0)} s: ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.total} in the summary`,
+    );
+    console.log(`Load after: ${loadLine()}.`);
+    console.log(
+      `campaigns status (client call, once a second, ${statusMs.length} calls, ${statusFailed} failed): ` +
+        `p50 ${percentile(statusMs, 0.5).toFixed(0)} ms, p99 ${percentile(statusMs, 0.99).toFixed(0)} ms, ` +
+        `max ${Math.max(...statusMs).toFixed(0)} ms`,
     );
     const rows: { run: number; status: string; events: number; bytes: number }[] = [];
     for await (const run of stack.client.workflow.list({ query: `WorkflowId = '${campaignId}'` })) {

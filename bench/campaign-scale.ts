@@ -9,6 +9,7 @@
  * the full-scale run; makespans are printed in scaled seconds and in full-scale seconds (÷ s).
  */
 import { pollingOptionsSchema, type PollingOptions } from '../src/contracts/pipeline-input';
+import { DEFAULT_STYLES } from '../src/simulator';
 
 export interface Scale {
   subjects: number;
@@ -19,6 +20,18 @@ export interface Scale {
   rps: number;
   /** Multiplies every duration (1 = real time); rates are divided by it. */
   timeScale: number;
+}
+
+/**
+ * The first `count` style ids of the simulator's catalog, the styles a campaign of the bench asks
+ * for: an id outside the catalog is an order the simulator refuses, so every subject would fail.
+ */
+export function catalogStyles(count: number): number[] {
+  if (!Number.isInteger(count) || count < 1 || count > DEFAULT_STYLES.length)
+    throw new Error(
+      `--styles must be a whole number from 1 to ${DEFAULT_STYLES.length} (the simulator's catalog)`,
+    );
+  return DEFAULT_STYLES.slice(0, count).map((style) => style.id);
 }
 
 /** Wall-clock figures of a scale. */

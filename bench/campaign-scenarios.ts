@@ -114,15 +114,17 @@ function subjectsOf(context: Context, count: number, prefix: string): CampaignSu
   }));
 }
 
+/** A campaign of `subjects` (a count: subjects made here, named `<prefix>00001`…; or subjects read from a manifest). */
 export function launchCampaign(
   context: Context,
   on: CampaignWorker,
-  count: number,
+  subjects: number | CampaignSubject[],
   window: WindowChoice,
   extra: Partial<CampaignOptions> = {},
   prefix = 's',
 ): Promise<CampaignHandle> {
-  return startCampaign(context.stack.client, subjectsOf(context, count, prefix), {
+  const list = typeof subjects === 'number' ? subjectsOf(context, subjects, prefix) : subjects;
+  return startCampaign(context.stack.client, list, {
     ...on.placement,
     // Each campaign its own tenant: the scenarios compare campaigns that share nothing but the quota.
     share: campaignShare(`bench-${prefix}-${Date.now()}`),
@@ -591,7 +593,7 @@ async function providerBacklog(stack: Stack, taskQueue: string, scale: Scale): P
   return { count: Number(answer.stats?.approximateBacklogCount ?? 0), ageS: ageMs / 1000 / scale.timeScale };
 }
 
-function markdownTable(rows: Record<string, string>[]): string {
+export function markdownTable(rows: Record<string, string>[]): string {
   const header = Object.keys(rows[0] ?? {});
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [

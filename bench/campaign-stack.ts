@@ -47,6 +47,8 @@ export interface WorkerProcess {
   pid: number;
   /** Peak resident set size so far (VmHWM), in bytes. */
   peakRss(): number;
+  /** CPU time used so far (user + system), in seconds. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,9 @@ export const IMAGE_MEMORY_SETTINGS = {
   nodeArgs: ['--optimize-for-size'],
   env: { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=2' },
 } as const;
+
+/** USER_HZ: Linux reports process times in hundredths of a second on every common build. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** `avatar-pipeline worker` with the given environment; resolves once both its task queues have pollers. */
 export async function startWorkerProcess(
@@ -85,6 +90,12 @@ export async function startWorkerProcess(
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
       return kb ? Number(kb) * 1024 : NaN;
+    },
+    cpuSeconds: () => {
+      // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): utime and stime in ticks.
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
     },
     stop: async () => {
       child.kill('SIGTERM');

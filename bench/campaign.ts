@@ -8,7 +8,8 @@
  *     [--quota-approaches auto,fixed,naive]
  *     [--styles 2] [--training 90] [--generation 20] [--rps 20] [--time-scale 1] [--fixed 50]
  *     [--runs-subjects 1000] [--per-run 100] [--fair-big 300] [--fair-small 30] [--fair-later 30]
- *     [--priority-campaign 300] [--priority-after 60] [--write [--append]]
+ *     [--priority-campaign 300] [--priority-after 60] [--baseline-subjects 1000]
+ *     [--status-cli-every 30] [--scale-per-run N] [--write [--append]]
  *
  * Scenarios (bench/campaign-scenarios.ts):
  * - quota: N subjects under quota R: the auto window, a fixed window of 50 and a naive
@@ -22,6 +23,9 @@
  * - priority: an interactive pipeline started while a campaign saturates the quota (once the
  *   provider queue has a backlog, at least --priority-after s in), beside the same pipeline on an
  *   idle system, with the queue's backlog when it started and while it ran.
+ * - scale (only when named): the same campaign at --baseline-subjects, then at --subjects (e.g.
+ *   10,000): makespan vs 1.15 × (bound + ramp), the largest history of any run, the worker's peak
+ *   RSS and CPU, `campaigns status` latency throughout (bench/campaign-at-scale.ts).
  * --time-scale s multiplies every duration and divides every rate (see campaign-scale.ts); the
  * output says so. --write records the output in bench/RESULTS.md (its campaign section);
  * --append adds it to that section instead of replacing it.
@@ -31,7 +35,8 @@ import path from 'node:path';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { startStack } from './campaign-stack';
 import { recordCampaignSection } from './campaign-results';
-import { bounds, minimalRequestsPerSubject, scaled, type Scale } from './campaign-scale';
+import { bounds, catalogStyles, minimalRequestsPerSubject, scaled, type Scale } from './campaign-scale';
+import { runAtScale } from './campaign-at-scale';
 import { runFairness, runPriority, runQuota, runRunBoundaries, type Context } from './campaign-scenarios';
 
 /** `--name <number>` from the command line, or the fallback. */
@@ -45,13 +50,11 @@ function stringArg(argv: string[], name: string, fallback: string): string {
   return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
 }
 
-const ALL_STYLES = [3, 5, 7, 9, 11];
-
 async function main(): Promise<void> {
   const argv = process.argv;
   const scale: Scale = {
     subjects: numberArg(argv, 'subjects', 300),
-    styles: ALL_STYLES.slice(0, numberArg(argv, 'styles', 2)),
+    styles: catalogStyles(numberArg(argv, 'styles', 2)),
     trainingS: numberArg(argv, 'training', 90),
     generationS: numberArg(argv, 'generation', 20),
     rps: numberArg(argv, 'rps', 20),
@@ -117,6 +120,13 @@ async function main(): Promise<void> {
         numberArg(argv, 'priority-campaign', 300),
         numberArg(argv, 'priority-after', 60),
       );
+    if (scenarios.includes('scale'))
+      await runAtScale(context, numberArg(argv, 'baseline-subjects', 1000), {
+        cliEveryS: numberArg(argv, 'status-cli-every', 30),
+        ...(argv.includes('--scale-per-run')
+          ? { subjectsPerRun: numberArg(argv, 'scale-per-run', 400) }
+          : {}),
+      });
   } finally {
     await stack.close();
   }
