@@ -59,13 +59,19 @@ export const IMAGE_MEMORY_SETTINGS = {
   env: { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=2' },
 } as const;
 
-/** `avatar-pipeline worker` with the given environment; resolves once both its task queues have pollers. */
+/** This checkout's `avatar-pipeline` (its compiled code in dist/). */
+export const OWN_BIN = path.resolve(__dirname, '../../bin/avatar-pipeline.js');
+
+/**
+ * `avatar-pipeline worker` with the given environment; resolves once both its task queues have
+ * pollers. `bin`: another build's `bin/avatar-pipeline.js` (a baseline measured beside this one).
+ */
 export async function startWorkerProcess(
   stack: Stack,
   env: Record<string, string>,
   queues: { pipeline: string; provider: string },
+  bin = OWN_BIN,
 ): Promise<WorkerProcess> {
-  const bin = path.resolve(__dirname, '../../bin/avatar-pipeline.js');
   const log = openSync(path.join(stack.dir, 'worker.log'), 'a');
   const child: ChildProcess = spawn(process.execPath, [...IMAGE_MEMORY_SETTINGS.nodeArgs, bin, 'worker'], {
     env: { ...process.env, ...IMAGE_MEMORY_SETTINGS.env, ...env },
