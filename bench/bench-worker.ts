@@ -14,6 +14,8 @@ export async function startBenchWorker(
   sim: RunningSimulator,
   imageDir: string,
   env: Record<string, string> = {},
+  /** Another build's `bin/avatar-pipeline.js`; this checkout's by default. */
+  bin?: string,
 ): Promise<BenchWorker> {
   const placement = placementFrom({
     taskQueue: `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
@@ -34,6 +36,7 @@ export async function startBenchWorker(
       ...env,
     },
     { pipeline: taskQueue, provider: providerTaskQueue },
+    bin,
   );
   return { ...worker, placement };
 }

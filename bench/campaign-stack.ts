@@ -64,13 +64,19 @@ export const IMAGE_MEMORY_SETTINGS = {
 /** USER_HZ: Linux reports process times in hundredths of a second on every common build. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** `avatar-pipeline worker` with the given environment; resolves once both its task queues have pollers. */
+/** This checkout's `avatar-pipeline` (its compiled code in dist/). */
+export const OWN_BIN = path.resolve(__dirname, '../../bin/avatar-pipeline.js');
+
+/**
+ * `avatar-pipeline worker` with the given environment; resolves once both its task queues have
+ * pollers. `bin`: another build's `bin/avatar-pipeline.js` (a baseline measured beside this one).
+ */
 export async function startWorkerProcess(
   stack: Stack,
   env: Record<string, string>,
   queues: { pipeline: string; provider: string },
+  bin = OWN_BIN,
 ): Promise<WorkerProcess> {
-  const bin = path.resolve(__dirname, '../../bin/avatar-pipeline.js');
   const log = openSync(path.join(stack.dir, 'worker.log'), 'a');
   const child: ChildProcess = spawn(process.execPath, [...IMAGE_MEMORY_SETTINGS.nodeArgs, bin, 'worker'], {
     env: { ...process.env, ...IMAGE_MEMORY_SETTINGS.env, ...env },

@@ -4,7 +4,7 @@
  * (started, workflow bundle loaded, nothing to do), and the CPU time the worker spent (what a small
  * sticky cache costs in replays of evicted workflows).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startPipeline, type PipelineHandle } from '../src/client/pipelines';
 import { startSimulator } from '../src/simulator';
@@ -19,6 +19,8 @@ export interface InFlight {
   peakRssMb: number;
   /** User plus system CPU seconds of the worker process from its start to the last result. */
   workerCpuS: number;
+  /** The same CPU seconds by thread name (the workflow thread, the SDK core's tokio threads, V8's GC helpers…), largest first. */
+  workerCpuByThread: Record<string, number>;
   wallS: number;
 }
 
@@ -31,11 +33,13 @@ export async function measureInFlight(
   pipelines = 1_000,
   /** Worker settings over the product's defaults (e.g. WORKER_MAX_CACHED_WORKFLOWS). */
   workerEnv: Record<string, string> = {},
+  /** Another build's `bin/avatar-pipeline.js` (a baseline); this checkout's by default. */
+  workerBin?: string,
 ): Promise<InFlight> {
   const sim = await startSimulator({
     progression: { mode: 'wall', trainingMs: TRAINING_MS, generationMs: 2_000 },
   });
-  const worker = await startBenchWorker(stack, sim, selfie.dir, workerEnv);
+  const worker = await startBenchWorker(stack, sim, selfie.dir, workerEnv, workerBin);
   try {
     await delay(2_000);
     const idleRss = rssOf(worker.pid, 'VmRSS');
@@ -86,6 +90,7 @@ export async function measureInFlight(
       clearInterval(sampler);
     });
     const workerCpuS = cpuSecondsOf(worker.pid);
+    const workerCpuByThread = cpuSecondsByThread(worker.pid);
     return {
       pipelines,
       maxOpenAtOnce: maxOpen,
@@ -93,6 +98,7 @@ export async function measureInFlight(
       idleRssMb: mb(idleRss),
       peakRssMb: mb(peakRss),
       workerCpuS,
+      workerCpuByThread,
       wallS: (Date.now() - started) / 1000,
     };
   } finally {
@@ -106,9 +112,30 @@ function rssOf(pid: number, field: 'VmRSS'): number {
   return kb ? Number(kb) * 1024 : NaN;
 }
 
-/** utime + stime of /proc/<pid>/stat (fields 14 and 15, after the parenthesised command name). */
 function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return cpuSecondsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/**
+ * Live threads only: a thread that ended took its CPU time with it from this view (the process's
+ * own total keeps it), so the parts may add up to less than workerCpuS.
+ */
+function cpuSecondsByThread(pid: number): Record<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const seconds = cpuSecondsOfStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+      byName.set(name, (byName.get(name) ?? 0) + seconds);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return Object.fromEntries([...byName].sort((a, b) => b[1] - a[1]));
+}
+
+/** utime + stime of a /proc stat line (fields 14 and 15, after the parenthesised command name). */
+function cpuSecondsOfStat(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerSecond = 100; // USER_HZ, 100 on Linux
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;

@@ -2,14 +2,17 @@
  * The scale of one worker, each figure beside its baseline in the same run:
  * - history events of a 1-selfie × 3-style pipeline with its claim workflow, beside
  *   the target and the count before style progress stopped being signalled on every poll;
- * - peak worker RSS with N pipelines open at once (1,000 by default) under the product's defaults
- *   (`avatar-pipeline worker` with the image's memory settings, IMAGE_MEMORY_SETTINGS in
- *   bench/campaign-stack.ts, and sticky cache DEFAULT_MAX_CACHED_WORKFLOWS), beside the same load
- *   with the cache of the earlier run (every open workflow cached: 2 × N + 100), with the worker's
- *   CPU time for each (what evictions cost in replays).
+ * - peak worker RSS and the worker's CPU time (what evictions cost in replays) with N pipelines
+ *   open at once (1,000 by default) under the product's defaults (`avatar-pipeline worker` with
+ *   the image's memory settings, IMAGE_MEMORY_SETTINGS in bench/campaign-stack.ts, and sticky
+ *   cache DEFAULT_MAX_CACHED_WORKFLOWS), beside the same load with the cache of the earlier run
+ *   (every open workflow cached: 2 × N + 100), or with another build's worker and its defaults
+ *   (--baseline-bin: e.g. a copy of the commit before a change, built). The worker's CPU by
+ *   thread goes to stderr.
  *
  *   npm run bench:scale                     (builds, then runs dist/bench/scale.js)
  *   node dist/bench/scale.js [--pipelines 1000] [--history-runs 3] [--skip-baseline]
+ *        [--baseline-bin <checkout>/bin/avatar-pipeline.js --baseline-label "before, 82ea2f4"]
  *
  * --skip-baseline measures only the product's defaults (for iterating; the row then says so).
  *
@@ -29,6 +32,7 @@ import { markdownTable, type Row } from './report-table';
 const HISTORY_TARGET = 200;
 const HISTORY_BEFORE = 440;
 const RSS_TARGET_MB = 400;
+const CPU_TARGET_S = 150;
 
 export async function historyRows(
   stack: Stack,
@@ -53,41 +57,77 @@ export async function historyRows(
   ];
 }
 
+/** What the product's defaults are measured beside. */
+export type MemoryBaseline =
+  /** This build with the cache of the earlier run: every open workflow cached (2 × N + 100). */
+  | { kind: 'earlier-cache' }
+  /** Another build (e.g. the commit before a change) with its own defaults. */
+  | { kind: 'build'; bin: string; label: string }
+  | { kind: 'none' };
+
 export async function memoryRows(
   stack: Stack,
   selfie: { path: string; dir: string },
   pipelines: number,
-  options: { baseline?: boolean } = {},
+  baseline: MemoryBaseline = { kind: 'earlier-cache' },
 ): Promise<Row[]> {
   step(`${pipelines} pipelines in flight, the worker's defaults`);
   const ours = await measureInFlight(stack, selfie, pipelines);
+  logCpu('defaults', ours);
   const earlierCache = pipelines * 2 + 100;
-  let earlier: InFlight | undefined;
-  if (options.baseline !== false) {
+  let before: InFlight | undefined;
+  let beforeLabel = 'not measured (--skip-baseline)';
+  if (baseline.kind === 'earlier-cache') {
     step(
       `${pipelines} pipelines in flight, the earlier cache: sticky cache ${earlierCache} (every open workflow cached)`,
     );
-    earlier = await measureInFlight(stack, selfie, pipelines, {
+    before = await measureInFlight(stack, selfie, pipelines, {
       WORKER_MAX_CACHED_WORKFLOWS: String(earlierCache),
     });
+    beforeLabel = `earlier cache, sticky cache ${earlierCache}`;
+  } else if (baseline.kind === 'build') {
+    step(`${pipelines} pipelines in flight, ${baseline.label} (${baseline.bin}) with its defaults`);
+    before = await measureInFlight(stack, selfie, pipelines, {}, baseline.bin);
+    beforeLabel = `${baseline.label}, its defaults`;
   }
+  if (before) logCpu(beforeLabel, before);
   const all = (load: InFlight) => load.done === load.pipelines && load.maxOpenAtOnce === load.pipelines;
   return [
     {
-      figure: `peak worker RSS, ${ours.maxOpenAtOnce} pipelines open at once (${ours.done}/${ours.pipelines} done in ${ours.wallS.toFixed(0)} s; idle worker ${ours.idleRssMb.toFixed(0)} MB)`,
+      figure: `peak worker RSS and worker CPU, ${ours.maxOpenAtOnce} pipelines open at once (${ours.done}/${ours.pipelines} done in ${ours.wallS.toFixed(0)} s; idle worker ${ours.idleRssMb.toFixed(0)} MB)`,
       product: `${ours.peakRssMb.toFixed(0)} MB, worker CPU ${ours.workerCpuS.toFixed(0)} s (defaults: sticky cache ${DEFAULT_MAX_CACHED_WORKFLOWS}; the image's memory settings: ${imageMemorySettings()})`,
-      baseline: earlier
-        ? `earlier cache, sticky cache ${earlierCache}: ${earlier.peakRssMb.toFixed(0)} MB, worker CPU ${earlier.workerCpuS.toFixed(0)} s (${earlier.done}/${earlier.pipelines} done in ${earlier.wallS.toFixed(0)} s)`
-        : 'not measured (--skip-baseline)',
-      target: `≤ ${RSS_TARGET_MB} MB`,
-      met: all(ours) && (earlier === undefined || all(earlier)) && ours.peakRssMb <= RSS_TARGET_MB,
+      baseline: before
+        ? `${beforeLabel}: ${before.peakRssMb.toFixed(0)} MB, worker CPU ${before.workerCpuS.toFixed(0)} s (${before.done}/${before.pipelines} done in ${before.wallS.toFixed(0)} s)`
+        : beforeLabel,
+      target: `≤ ${RSS_TARGET_MB} MB and ≤ ${CPU_TARGET_S} s`,
+      met:
+        all(ours) &&
+        (before === undefined || all(before)) &&
+        ours.peakRssMb <= RSS_TARGET_MB &&
+        ours.workerCpuS <= CPU_TARGET_S,
     },
   ];
+}
+
+/** The worker's CPU by thread, to stderr: where the seconds went (workflow thread, SDK core, GC). */
+function logCpu(what: string, load: InFlight): void {
+  const threads = Object.entries(load.workerCpuByThread)
+    .filter(([, seconds]) => seconds >= 0.5)
+    .map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`)
+    .join(', ');
+  process.stderr.write(
+    `  ${what}: peak RSS ${load.peakRssMb.toFixed(0)} MB, CPU ${load.workerCpuS.toFixed(1)} s (live threads: ${threads})\n`,
+  );
 }
 
 function imageMemorySettings(): string {
   const env = Object.entries(IMAGE_MEMORY_SETTINGS.env).map(([name, value]) => `${name}=${value}`);
   return [...env, `node ${IMAGE_MEMORY_SETTINGS.nodeArgs.join(' ')}`].join(', ');
+}
+
+function stringArg(argv: string[], name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
 }
 
 export function step(what: string): void {
@@ -97,14 +137,19 @@ export function step(what: string): void {
 async function main(): Promise<void> {
   const pipelines = numberArg(process.argv, 'pipelines', 1_000);
   const historyRuns = numberArg(process.argv, 'history-runs', 3);
-  const baseline = !process.argv.includes('--skip-baseline');
+  const baselineBin = stringArg(process.argv, 'baseline-bin');
+  const baseline: MemoryBaseline = process.argv.includes('--skip-baseline')
+    ? { kind: 'none' }
+    : baselineBin
+      ? { kind: 'build', bin: baselineBin, label: stringArg(process.argv, 'baseline-label') ?? 'before' }
+      : { kind: 'earlier-cache' };
   const stack = await startStack();
   const selfie = { path: path.join(stack.dir, 'selfie.png'), dir: stack.dir };
   writeFileSync(selfie.path, syntheticSelfiePng(1, 64));
   const rows: Row[] = [];
   try {
     rows.push(...(await historyRows(stack, selfie, historyRuns)));
-    rows.push(...(await memoryRows(stack, selfie, pipelines, { baseline })));
+    rows.push(...(await memoryRows(stack, selfie, pipelines, baseline)));
   } finally {
     await stack.close();
   }

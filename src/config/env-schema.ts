@@ -22,8 +22,10 @@ export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 /**
  * Sticky cache of a worker (docs/operations.md, "Worker memory"): what the worker holds without replaying, and
  * so the campaigns' bound on subjects in flight per worker (a subject keeps one workflow open, its pipeline).
+ * 1,000 open pipelines fit in it: the worker's memory target is set at that load, and an evicted run costs
+ * a replay of its history at each of its later workflow tasks (bench/RESULTS.md).
  */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
 
 const blankAsUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;

@@ -41,9 +41,20 @@ export function workflowBundleFile(variant: WorkflowBundleVariant, dir = WORKFLO
   return path.join(dir, `${name}.js`);
 }
 
+/**
+ * The workflow modules are evaluated once per worker thread, when its V8 context is made, and
+ * shared (frozen) by every run on it, instead of once per run at its start and at every replay of
+ * a run the sticky cache evicted: less heap per cached run and less CPU per replay
+ * (docs/operations.md, "Worker memory"). Sharing needs modules that keep no state of their own at
+ * module level (constants, definitions and activity proxies only); a run's state lives in its
+ * workflow function's scope. The OpenTelemetry interceptors (tracing) keep theirs per run.
+ */
+const PRELOADED_MODULES = [WORKFLOWS_PATH];
+
 export function workflowBundleOptions(variant: WorkflowBundleVariant, logger?: Logger): BundleOptions {
   return {
     workflowsPath: WORKFLOWS_PATH,
+    preloadModules: PRELOADED_MODULES,
     ...(variant.encodedFailures ? { failureConverterPath: ENCODED_FAILURE_CONVERTER_PATH } : {}),
     ...(variant.tracing ? { workflowInterceptorModules: [TRACING_WORKFLOW_INTERCEPTORS] } : {}),
     ...(logger ? { logger } : {}),

@@ -46,7 +46,7 @@ describe('loadConfig defaults', () => {
     expect(config.worker).toEqual({
       maxConcurrentActivities: 50,
       maxConcurrentWorkflowTasks: 20,
-      maxCachedWorkflows: 500,
+      maxCachedWorkflows: 1_000,
       providerRateControl: 'adaptive',
       shutdownGraceMs: 30_000,
     });
