@@ -296,9 +296,10 @@ describe('the web console', () => {
         resumedAfter.push((await route.request().headerValue('last-event-id')) ?? '');
         await route.continue();
       });
-      // Pop Art takes the provider 12 s, Watercolor 0.3 s: Watercolor's avatars must show while
+      // Pop Art takes the provider 30 s, Watercolor 0.3 s: Watercolor's avatars must show while
       // Pop Art still runs, from the run's progress (its result comes only when both are done).
-      stack.sim.setOptions({ progression: { ...SIM_PROGRESSION, generationMsByStyle: { '5': 12_000 } } });
+      // Polling, collecting and archiving Watercolor's took over 12 s on a loaded CI machine.
+      stack.sim.setOptions({ progression: { ...SIM_PROGRESSION, generationMsByStyle: { '5': 30_000 } } });
       await page.getByRole('button', { name: 'Start' }).click();
       firstRun = await startedRunId();
       for (const bar of ['Training', 'Watercolor']) await expectBarDone(bar);
