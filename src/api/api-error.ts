@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AvatarPipelineError, type InputError } from '../errors';
+import { AvatarPipelineError, InputError } from '../errors';
 
 export interface ApiIssue {
   /** Dotted field path, e.g. `styles.0`, `selfies.2`, `headers.idempotency-key`; '' for the whole request. */
@@ -46,6 +46,18 @@ export class ApiError extends AvatarPipelineError {
 
   static invalid(issues: ApiIssue[]): ApiError {
     return new ApiError(422, 'The request is invalid', issues);
+  }
+
+  /**
+   * A listing's page could not be read for the query: a cursor of the right form that names no page
+   * this listing handed out is 404 "No such page"; any other issue is 422. Other errors pass on.
+   */
+  static fromListingError(err: unknown): unknown {
+    if (!(err instanceof InputError)) return err;
+    const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
+    if (err.issues.every((i) => i.path === 'cursor'))
+      return new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
+    return ApiError.invalid(issues);
   }
 
   body(): ErrorBody {

@@ -18,7 +18,6 @@ import { LIVE_LIST_DESCRIPTION } from '../live-lists';
 import { BEARER_SCHEME } from '../openapi';
 import { stateOfStatus } from '../pipeline-view';
 import { linksSchema, PIPELINE_STATES } from '../response-schemas';
-import { InputError } from '../../errors';
 
 /**
  * A filter goes into a visibility query between quotes (SEARCHABLE_TEXT); an empty value
@@ -106,12 +105,8 @@ export function registerListPipelinesRoute(app: FastifyInstance, ctx: ApiContext
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
     } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      // The cursor has the right form (the schema checked it), so it names a page this listing never had.
-      const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
-      if (err.issues.every((i) => i.path === 'cursor'))
-        throw new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
-      throw ApiError.invalid(issues);
+      // A cursor the schema let through has the right form, so it names a page this listing never had.
+      throw ApiError.fromListingError(err);
     }
   };
   const stream = ctx.liveLists.define('pipelines', read);

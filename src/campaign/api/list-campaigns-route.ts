@@ -8,7 +8,6 @@ import { wantsEventStream } from '../../api/event-stream';
 import { LIVE_LIST_DESCRIPTION } from '../../api/live-lists';
 import { BEARER_SCHEME } from '../../api/openapi';
 import { stateOfStatus } from '../../api/pipeline-view';
-import { InputError } from '../../errors';
 import { listCampaignPage } from '../client/list-campaigns';
 import { campaignListSchema } from './schemas';
 
@@ -56,12 +55,8 @@ export function registerListCampaignsRoute(app: FastifyInstance, ctx: ApiContext
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
     } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      // The cursor has the right form (the schema checked it), so it names a page this listing never had.
-      const issues = err.issues.map((i) => ({ ...i, path: `querystring.${i.path}` }));
-      if (err.issues.every((i) => i.path === 'cursor'))
-        throw new ApiError(404, 'No such page: the cursor is not one this listing handed out', issues);
-      throw ApiError.invalid(issues);
+      // A cursor the schema let through has the right form, so it names a page this listing never had.
+      throw ApiError.fromListingError(err);
     }
   };
   const stream = ctx.liveLists.define('campaigns', read);
