@@ -5,6 +5,7 @@
  */
 import type { RunPlacement } from '../src/config/run-placement';
 import { setMaxListeners } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -14,6 +15,7 @@ import type { CampaignOptions, CampaignSubject } from '../src/campaign/contracts
 import { DEFAULT_WINDOW_TUNING } from '../src/campaign/workflows/window-controller';
 import { campaignShare } from '../src/campaign/contracts/campaign-share';
 import { ProviderClient } from '../src/provider/client';
+import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import type { RunningSimulator, SimulatorStats, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';
 import {
@@ -26,7 +28,7 @@ import {
   type Scale,
 } from './campaign-scale';
 import { startBenchWorker } from './bench-worker';
-import { freshSimulator, RateSampler, type Stack, type WorkerProcess } from './campaign-stack';
+import { freshSimulator, RateSampler, startStack, type Stack, type WorkerProcess } from './campaign-stack';
 
 export interface Context {
   stack: Stack;
@@ -34,6 +36,15 @@ export interface Context {
   image: Buffer;
   scale: Scale;
   say: (line?: string) => void;
+}
+
+/** A dev server and one selfie file every campaign of the benchmark uploads. */
+export async function openContext(scale: Scale, say: Context['say']): Promise<Context> {
+  const stack = await startStack();
+  const selfie = path.join(stack.dir, 'selfie.png');
+  const image = syntheticSelfiePng(1, 64);
+  writeFileSync(selfie, image);
+  return { stack, selfie, image, scale, say };
 }
 
 export type WindowChoice = { kind: 'auto'; cap?: number } | { kind: 'fixed'; size: number };

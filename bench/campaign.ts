@@ -30,14 +30,10 @@
  * output says so. --write records the output in bench/RESULTS.md (its campaign section);
  * --append adds it to that section instead of replacing it.
  */
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
-import { startStack } from './campaign-stack';
 import { recordCampaignSection } from './campaign-results';
 import { bounds, catalogStyles, minimalRequestsPerSubject, scaled, type Scale } from './campaign-scale';
 import { runAtScale } from './campaign-at-scale';
-import { runFairness, runPriority, runQuota, runRunBoundaries, type Context } from './campaign-scenarios';
+import { openContext, runFairness, runPriority, runQuota, runRunBoundaries } from './campaign-scenarios';
 
 /** `--name <number>` from the command line, or the fallback. */
 export function numberArg(argv: string[], name: string, fallback: number): number {
@@ -93,11 +89,8 @@ async function main(): Promise<void> {
   );
   say();
 
-  const stack = await startStack();
-  const selfie = path.join(stack.dir, 'selfie.png');
-  const image = syntheticSelfiePng(1, 64);
-  writeFileSync(selfie, image);
-  const context: Context = { stack, selfie, image, scale, say };
+  const context = await openContext(scale, say);
+  const { stack } = context;
   try {
     if (scenarios.includes('quota'))
       await runQuota(context, fixed, stringArg(argv, 'quota-approaches', 'auto,fixed,naive').split(','));

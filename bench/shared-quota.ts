@@ -22,27 +22,24 @@
  * scaled, so a time-scaled run gives it less scenario time to react. Times are printed in
  * full-scale seconds.
  */
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { grantedRateQuery, grantedRateWorkflowId } from '../src/contracts/granted-rate';
-import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { numberArg } from './campaign';
-import { scaled, type Scale } from './campaign-scale';
+import { catalogStyles, scaled, type Scale } from './campaign-scale';
 import {
   launchCampaign,
   loadLine,
+  openContext,
   simulatorOptions,
   startCampaignWorker,
   type Context,
 } from './campaign-scenarios';
-import { freshSimulator, startStack } from './campaign-stack';
+import { freshSimulator } from './campaign-stack';
 import { OutsideClient } from './outside-client';
 
 type Control = 'adaptive' | 'fixed';
 
 /** Style ids of the simulator's catalog. */
-const STYLES = [3, 5, 7, 8, 11];
 
 interface Scenario {
   name: 'shared' | 'halved';
@@ -252,7 +249,7 @@ async function main(): Promise<void> {
   const argv = process.argv;
   const scale: Scale = {
     subjects: numberArg(argv, 'subjects', 300),
-    styles: STYLES.slice(0, numberArg(argv, 'styles', 4)),
+    styles: catalogStyles(numberArg(argv, 'styles', 4)),
     trainingS: numberArg(argv, 'training', 90),
     generationS: numberArg(argv, 'generation', 20),
     rps: numberArg(argv, 'rps', 20),
@@ -287,11 +284,8 @@ async function main(): Promise<void> {
         `${scaled(scale).rps.toFixed(1)}/s of wall time); the controller's own timings are not scaled. ` +
         `Times below are full-scale seconds.`,
     );
-  const stack = await startStack();
-  const selfie = path.join(stack.dir, 'selfie.png');
-  const image = syntheticSelfiePng(1, 64);
-  writeFileSync(selfie, image);
-  const context: Context = { stack, selfie, image, scale, say };
+  const context = await openContext(scale, say);
+  const { stack } = context;
   try {
     for (const scenario of scenarios) {
       say(
