@@ -108,6 +108,15 @@ describe('training status reads timed by learned durations (time-skipping server
     // The styles' learned durations are read and recorded by one local activity each way: parallel
     // ones reach the workflow in completion order at first and in call order on replay.
     const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    // One read and one record for the training, one of each for all three styles together.
+    const durationMarkers = (history.events ?? []).filter((event) =>
+      (event.markerRecordedEventAttributes?.details?.data?.payloads ?? []).some((payload) =>
+        Buffer.from(payload.data ?? [])
+          .toString()
+          .includes('OrderDuration'),
+      ),
+    );
+    expect(durationMarkers).toHaveLength(4);
     await Worker.runReplayHistory(
       { workflowBundle: await pipelineWorkflowBundle(), replayName: 'learned-polling' },
       history,
