@@ -28,16 +28,23 @@ function fakeClient() {
   return { client, calls };
 }
 
+/** A reporter to the controller of queue `q-provider` (ceiling 20/s) that sends only when flushed or on a 429. */
+function reporterWithFakeClient(rateLimitedDelayMs?: number) {
+  const { client, calls } = fakeClient();
+  const reporter = new ProviderAnswerReporter({
+    client,
+    controllerTaskQueue: 'q',
+    providerTaskQueue: 'q-provider',
+    ceiling: 20,
+    intervalMs: 60_000,
+    ...(rateLimitedDelayMs !== undefined ? { rateLimitedDelayMs } : {}),
+  });
+  return { reporter, calls };
+}
+
 describe('the provider answer reporter', () => {
   it('sends one batched report per flush, with the longest Retry-After, to the queue’s controller', async () => {
-    const { client, calls } = fakeClient();
-    const reporter = new ProviderAnswerReporter({
-      client,
-      controllerTaskQueue: 'q',
-      providerTaskQueue: 'q-provider',
-      ceiling: 20,
-      intervalMs: 60_000,
-    });
+    const { reporter, calls } = reporterWithFakeClient();
     for (let i = 0; i < 50; i++) reporter.observe(ok);
     reporter.observe(limited(2_000));
     reporter.observe(limited(5_000));
@@ -57,15 +64,7 @@ describe('the provider answer reporter', () => {
   });
 
   it('sends a 429 at once, not at the next interval, with one early report for a burst', async () => {
-    const { client, calls } = fakeClient();
-    const reporter = new ProviderAnswerReporter({
-      client,
-      controllerTaskQueue: 'q',
-      providerTaskQueue: 'q-provider',
-      ceiling: 20,
-      intervalMs: 60_000,
-      rateLimitedDelayMs: 20,
-    });
+    const { reporter, calls } = reporterWithFakeClient(20);
     reporter.observe(ok);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(calls).toHaveLength(0);
