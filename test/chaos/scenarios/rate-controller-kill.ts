@@ -53,10 +53,13 @@ export async function rateControllerKillScenario(size: ChaosSize): Promise<void>
       const controller = client.workflow.getHandle(grantedRateWorkflowId(providerQueue));
       report.note(`campaign ${campaign.campaignId} started, worker ${worker.pid}`);
 
-      // The controller learns that the provider grants less than the ceiling.
+      // The controller learns that the provider grants less than the ceiling: its first cut may
+      // come from a sample that under-reads the refusals (a cut to 8.5/s has been seen), so the
+      // kill waits for a rate near the grant.
       const deadline = Date.now() + size.scenarioTimeoutMs / 2;
+      const learnedBelow = 1.5 * granted;
       let learned: number | undefined;
-      while (learned === undefined || learned >= ceiling) {
+      while (learned === undefined || learned > learnedBelow) {
         if (Date.now() > deadline) throw new Error(`the controller did not cut the rate (${learned})`);
         await delay(250);
         learned = (await controller.query(grantedRateQuery).catch(() => undefined))?.rate;
@@ -92,11 +95,17 @@ export async function rateControllerKillScenario(size: ChaosSize): Promise<void>
 
       const stats = stage.provider.stats();
       report.note(`provider: ${describeProviderLoad(stats)}`);
-      // Learning cost some 429s before the kill; after it, the learned rate holds them down.
+      // Learning cost some 429s before the kill; after it, the learned rate holds them down. The
+      // share after it includes the rest of the law's convergence and its probing: from a cut to
+      // 4.25/s its band recovers to 4.75/s (about 16% refused at a grant of 4) before the next
+      // cut, and runs killed at a first cut have seen 6% to 11% in all. A controller whose state
+      // died with its worker would send at the ceiling again, where 6 in 10 are refused: the bound
+      // sits well between the two.
       const sent = stats.requests.total - atKill.requests.total;
       const refused = stats.rateLimited - atKill.rateLimited;
       report.note(`429s after the kill: ${refused} of ${sent} requests (before it: ${atKill.rateLimited})`);
-      expect(refused / sent).toBeLessThanOrEqual(0.1);
+      const refusedAtCeiling = 1 - granted / ceiling;
+      expect(refused / sent).toBeLessThanOrEqual(refusedAtCeiling / 3);
       expectExactCounts(summary, stats, size);
     });
   } finally {
