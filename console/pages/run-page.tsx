@@ -32,15 +32,20 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
   const retryKey = useRef(crypto.randomUUID());
+  const loads = useRef(0);
 
+  // Loads overlap (the page's first one, the stream's end, an action's): only the newest answer
+  // is shown, so a slow answer read while the run was running never hides its end.
   const load = async () => {
+    const mine = ++loads.current;
     try {
       const answer = await callApi<PipelineStatus>('GET', `/v1/pipelines/${encodeURIComponent(workflowId)}`);
+      if (mine !== loads.current) return;
       setStatus(answer);
       if (answer.progress) setProgress(answer.progress);
       setError('');
     } catch (err) {
-      setError(messageOf(err));
+      if (mine === loads.current) setError(messageOf(err));
     }
   };
 
@@ -54,14 +59,14 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
         if (event.event === 'progress') {
           const data = JSON.parse(event.data) as { progress: PipelineProgress };
           setProgress(data.progress);
-        } else if (event.event === 'result' || event.event === 'error') {
-          // The status carries the archived avatars' links and the final state.
-          void load();
         }
       },
       (state, detail) => {
         setStream(state);
-        if (state === 'refused' && detail) void load();
+        // The stream ends after the run's result or error event, or at once (204) when the run
+        // ended before it connected: either way the status now carries the final state and the
+        // archived avatars' links.
+        if (state === 'ended' || (state === 'refused' && detail)) void load();
       },
     );
   }, [workflowId]);

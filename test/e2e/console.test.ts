@@ -320,6 +320,9 @@ describe('the web console', () => {
         .first()
         .waitFor({ timeout: 30_000 });
       expect(await loadedAvatars()).toBeGreaterThanOrEqual(2);
+      // The page follows the run to its end: what an ended run offers replaces "Cancel run".
+      await page.getByRole('link', { name: 'Generate more styles' }).waitFor({ timeout: 30_000 });
+      expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
       const temporal = page.getByRole('link', { name: 'Open in Temporal UI' });
       if (stack.env.TEMPORAL_UI_URL) {
         expect(await temporal.getAttribute('href')).toMatch(
