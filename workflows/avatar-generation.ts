@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
-import { generationKind, type ExpectedDuration, type FinishedOrder } from '../src/contracts/order-durations';
+import type { ExpectedDuration, FinishedOrder } from '../src/contracts/order-durations';
+import { generationKind } from '../src/contracts/order-kinds';
 import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
 import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';

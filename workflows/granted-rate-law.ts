@@ -24,7 +24,7 @@
  *      rate climbs back as fast as below it.
  * The rate stays within [floor, ceiling]; at the ceiling the knee is forgotten.
  */
-import type { GrantedRateState } from '../src/contracts/granted-rate';
+import type { GrantedRateState } from '../src/contracts/granted-rate-state';
 
 export interface GrantedRateTuning {
   /** Cut to this share of the accepted rate on a 429. */

@@ -19,8 +19,8 @@ import {
   providerAnswersSignal,
   type GrantedRateInput,
   type GrantedRateView,
-  type ProviderAnswers,
 } from '../src/contracts/granted-rate';
+import type { ProviderAnswers } from '../src/contracts/granted-rate-state';
 import { initialGrantedRate, nextGrantedRate, type AnswersSample } from './granted-rate-law';
 
 const { setProviderQueueRate } = proxyLocalActivities<GrantedRateActivities>({

@@ -1,7 +1,7 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { TrainingResult, TrainingWorkflowInput } from '../src/contracts/model-runs';
 import { uploads, writes, type ProviderRoute } from './activity-proxies';
-import { trainingKind } from '../src/contracts/order-durations';
+import { trainingKind } from '../src/contracts/order-kinds';
 import { obtainModel } from './obtain-model';
 import { expectedDurations, recordDurations } from './order-durations';
 import { PipelineTracker } from './pipeline-tracker';

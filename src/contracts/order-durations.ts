@@ -1,6 +1,8 @@
 /**
  * How long provider orders of one kind take, as learned from finished ones: what the duration
- * activities answer and record, and what the poll schedule reads (workflows/polling.ts).
+ * activities answer and record, and what the poll schedule reads (workflows/polling.ts). Workflows
+ * import this module for its types only (zod stays out of the workflow bundle); the kinds' names
+ * are in order-kinds.ts.
  */
 import { z } from 'zod';
 
@@ -11,14 +13,6 @@ export const orderKindSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, 'must be lowercase letters, digits and dashes');
 export type OrderKind = z.output<typeof orderKindSchema>;
-
-export function trainingKind(selfieCount: number): OrderKind {
-  return `training-${selfieCount}-selfies`;
-}
-
-export function generationKind(styleId: number): OrderKind {
-  return `generation-style-${styleId}`;
-}
 
 /**
  * One order that finished: it ended after the last status read that showed it unfinished and by

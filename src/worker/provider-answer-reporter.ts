@@ -5,8 +5,8 @@ import {
   grantedRateWorkflowId,
   providerAnswersSignal,
   type GrantedRateInput,
-  type ProviderAnswers,
 } from '../contracts/granted-rate';
+import type { ProviderAnswers } from '../contracts/granted-rate-state';
 import type { CallRecord } from '../provider/http-transport';
 
 export interface ProviderAnswerReporterOptions {

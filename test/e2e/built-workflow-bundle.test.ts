@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type * as WorkflowBundleModule from '../../src/worker/workflow-bundle';
 
@@ -25,6 +25,53 @@ describe('the workflow bundles built by npm run build', () => {
       );
       expect(bundle).toEqual({ codePath });
       expect(existsSync(codePath) && statSync(codePath).size).toBeGreaterThan(100_000);
+    },
+  );
+});
+
+/**
+ * Every worker thread compiles and keeps the whole bundle, so a library the workflows do not run
+ * costs memory on every worker (zod alone doubled the bundle when two contracts imported it for
+ * their schemas). The bundles hold the SDK and what it depends on, and the project's own code.
+ */
+describe('what the workflow bundles hold', () => {
+  const ROOT = path.join(__dirname, '..', '..');
+  const packageOf = (source: string): string | undefined => {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source);
+    return match?.[1];
+  };
+  const sdkClosure = (): Set<string> => {
+    const seen = new Set<string>();
+    const visit = (name: string) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      const manifest = JSON.parse(
+        readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8'),
+      ) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+      for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })) {
+        if (existsSync(path.join(ROOT, 'node_modules', dep, 'package.json'))) visit(dep);
+      }
+    };
+    for (const name of readdirSync(path.join(ROOT, 'node_modules', '@temporalio'))) {
+      visit(`@temporalio/${name}`);
+    }
+    return seen;
+  };
+
+  it.each(readdirSync(path.join(DIST, 'workflow-bundles')).filter((file) => file.endsWith('.js')))(
+    '%s: no package besides the SDK and its dependencies',
+    (file) => {
+      const code = readFileSync(path.join(DIST, 'workflow-bundles', file), 'utf8');
+      const marker = 'sourceMappingURL=data:application/json;charset=utf-8;base64,';
+      const at = code.lastIndexOf(marker);
+      expect(at).toBeGreaterThan(0);
+      const map = JSON.parse(Buffer.from(code.slice(at + marker.length).trim(), 'base64').toString()) as {
+        sources: string[];
+      };
+      const packages = new Set(map.sources.map(packageOf).filter((name) => name !== undefined));
+      expect(packages.has('@temporalio/workflow')).toBe(true);
+      const allowed = sdkClosure();
+      expect([...packages].filter((name) => !allowed.has(name))).toEqual([]);
     },
   );
 });

@@ -5,7 +5,7 @@ import {
   nextGrantedRate,
   type AnswersSample,
 } from '../../../workflows/granted-rate-law';
-import type { GrantedRateState } from '../../../src/contracts/granted-rate';
+import type { GrantedRateState } from '../../../src/contracts/granted-rate-state';
 
 const T0 = 1_700_000_000_000;
 const sample = (part: Partial<AnswersSample>): AnswersSample => ({
