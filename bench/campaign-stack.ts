@@ -12,6 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../dev/devserver';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
+import { stopOnSignal } from './stop-on-signal';
 
 export interface Stack {
   dir: string;
@@ -29,6 +30,10 @@ export async function startStack(): Promise<Stack> {
     ui: false,
     log: () => undefined,
   });
+  const forget = stopOnSignal(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   return {
@@ -36,6 +41,7 @@ export async function startStack(): Promise<Stack> {
     server,
     client,
     close: async () => {
+      forget();
       await connection.close();
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -83,12 +89,24 @@ export async function startWorkerProcess(
     stdio: ['ignore', log, log],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null)
-      throw new Error(`the worker exited (${child.exitCode}); see ${stack.dir}/worker.log`);
-    if ((await hasPollers(stack, queues.pipeline)) && (await hasPollers(stack, queues.provider))) break;
-    if (i > 120) throw new Error('the worker did not start polling within a minute');
-    await delay(500);
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, delay(30_000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  const forget = stopOnSignal(stop);
+  try {
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null)
+        throw new Error(`the worker exited (${child.exitCode}); see ${stack.dir}/worker.log`);
+      if ((await hasPollers(stack, queues.pipeline)) && (await hasPollers(stack, queues.provider))) break;
+      if (i > 120) throw new Error('the worker did not start polling within a minute');
+      await delay(500);
+    }
+  } catch (err) {
+    forget();
+    await stop();
+    throw err;
   }
   return {
     pid: child.pid!,
@@ -104,9 +122,8 @@ export async function startWorkerProcess(
       return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
     },
     stop: async () => {
-      child.kill('SIGTERM');
-      await Promise.race([exited, delay(30_000)]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      forget();
+      await stop();
     },
   };
 }
