@@ -20,7 +20,7 @@ const CLAIMED_BY_OTHERS = 40;
  * read of the candidates' claims, the claim of its own model and the look for selfies in it, with
  * their workflow tasks. One refused claim per candidate would cost about 11 events each.
  */
-const MOST_EVENTS_TO_OBTAIN_A_MODEL = 40;
+const MOST_EVENTS_TO_OBTAIN_A_MODEL = 50;
 
 /**
  * Under load most CREATED models of the account are other pipelines' models, claimed and awaiting
