@@ -1,25 +1,92 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { WORKFLOW_TYPES } from '../src/contracts/workflow-definitions';
+import { CLAIM_IDS_PER_ORDER, claimIdAt } from '../src/contracts/workflow-ids';
+import type { ModelOffer } from './provider-activities';
 
 /** What holds a claim's workflow id: a claim (another pipeline owns the order), something else, or nothing now. */
 export type ClaimHolder = 'claim' | 'other' | 'none';
 
-/** Activities of order claims (workflows/obtain-model.ts); they run on the pipeline task queue. */
-export function createClaimActivities() {
+/** The type of the workflow holding `workflowId`; rejects with WorkflowNotFoundError when none does. */
+export type DescribeWorkflow = (workflowId: string) => Promise<{ type: string }>;
+
+/**
+ * The most offers findUnclaimed answers. The workflow tries each with a claim child (about 11
+ * history events and 2 workflow tasks when the claim is refused), so a short list keeps a round's
+ * history small however many models the account holds. An offer found unclaimed is refused only
+ * when another pipeline claims it between the check and the start, so a few spare offers are enough.
+ */
+export const MAX_UNCLAIMED_OFFERS = 10;
+
+/**
+ * Describe calls in flight at once: a list of hundreds of candidates is read in seconds without
+ * one activity sending hundreds of requests at the Temporal frontend together.
+ */
+const DESCRIBES_AT_ONCE = 8;
+
+const describeWithWorkerClient: DescribeWorkflow = (workflowId) =>
+  Context.current().client.workflow.getHandle(workflowId).describe();
+
+/**
+ * Activities of order claims (workflows/obtain-model.ts); they run on the pipeline task queue.
+ * `describe` reads workflow ids through the worker's client unless a test hands in its own.
+ */
+export function createClaimActivities({
+  describe = describeWithWorkerClient,
+}: { describe?: DescribeWorkflow } = {}) {
+  const holderOf = async (claimId: string): Promise<ClaimHolder> => {
+    try {
+      return (await describe(claimId)).type === WORKFLOW_TYPES.claim ? 'claim' : 'other';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'none';
+      throw err;
+    }
+  };
+
+  /** Whether a claim on `offer` could still succeed: walks its ids as the workflow's claim does. */
+  const claimable = async (offer: ModelOffer): Promise<boolean> => {
+    const context = Context.current();
+    for (let n = 0; n < CLAIM_IDS_PER_ORDER; n++) {
+      context.cancellationSignal.throwIfAborted();
+      const holder = await holderOf(claimIdAt(offer.claimId, n));
+      context.heartbeat();
+      if (holder !== 'other') return holder === 'none';
+    }
+    return false;
+  };
+
   return {
     /**
      * Asked only after a claim's start was refused: only a claim workflow at that id means another
      * pipeline owns the order. Anything else there (a workflow squatting the id) owns nothing.
      */
     async claimHolder(input: { claimId: string }): Promise<{ holder: ClaimHolder }> {
-      try {
-        const description = await Context.current().client.workflow.getHandle(input.claimId).describe();
-        return { holder: description.type === WORKFLOW_TYPES.claim ? 'claim' : 'other' };
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return { holder: 'none' };
-        throw err;
-      }
+      return { holder: await holderOf(input.claimId) };
+    },
+
+    /**
+     * The candidates a claim could still win, oldest first, at most MAX_UNCLAIMED_OFFERS: under load
+     * most CREATED models of an account are other pipelines' models, claimed and awaiting their
+     * selfies, and one describe each here is far cheaper than a refused claim each in the workflow's
+     * history. Oldest first because the newest unclaimed models are likely another pipeline's,
+     * created a moment ago and about to be claimed, while an old one is what a lost answer left
+     * behind; provider ids grow with creation (the simulator's do), so the lowest id is the oldest.
+     * Only a filter: a claim started on an offer can still be refused, and the workflow handles that.
+     */
+    async findUnclaimed(input: { candidates: ModelOffer[] }): Promise<{ offers: ModelOffer[] }> {
+      const byAge = [...input.candidates].sort((a, b) => a.modelId - b.modelId);
+      const found: ModelOffer[] = [];
+      let next = 0;
+      // Offers are taken in age order and none once enough are found, so every offer left unread
+      // is newer than every one read: the oldest unclaimed are among those read.
+      const reader = async () => {
+        while (found.length < MAX_UNCLAIMED_OFFERS && next < byAge.length) {
+          const offer = byAge[next++]!;
+          if (await claimable(offer)) found.push(offer);
+        }
+      };
+      await Promise.all(Array.from({ length: DESCRIBES_AT_ONCE }, reader));
+      return { offers: found.sort((a, b) => a.modelId - b.modelId).slice(0, MAX_UNCLAIMED_OFFERS) };
     },
   };
 }

@@ -10,16 +10,26 @@ import {
 import type { ClaimActivities } from '../activities/claim-activities';
 import type { ModelOffer } from '../activities/provider-activities';
 import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
+import { CLAIM_IDS_PER_ORDER, claimIdAt } from '../src/contracts/workflow-ids';
 import { reads, writes, type ProviderRoute } from './activity-proxies';
 
 /** How many times to look for (or make) a model this pipeline can own before giving up. */
 const MODEL_ROUNDS = 5;
-/** Ids tried for one order's claim: its own, then the next past each one held by something that is no claim. */
-const CLAIM_IDS_PER_ORDER = 4;
-/** Runs on the pipeline's own task queue: a Temporal read, not a provider call. */
+/** Claim reads are Temporal reads on the pipeline's own task queue, not provider calls. */
+const claimReadRetry = { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 };
 const { claimHolder } = proxyActivities<ClaimActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+  retry: claimReadRetry,
+});
+/**
+ * One describe per candidate id, a few at once: a long list takes a while, so the activity
+ * heartbeats and a dead worker's attempt is retried after the heartbeat timeout.
+ */
+const { findUnclaimed } = proxyActivities<ClaimActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  scheduleToCloseTimeout: '15 minutes',
+  retry: claimReadRetry,
 });
 
 /**
@@ -53,7 +63,13 @@ export async function obtainModel(
       reconcile = true;
       continue;
     }
-    for (const offer of outcome.candidates) {
+    // Under load most candidates are other pipelines' models, claimed and awaiting their selfies:
+    // one activity reads their claim ids, and only the few a claim could still win cost a claim.
+    const { offers } = await findUnclaimed.executeWithOptions(
+      { summary: `find unclaimed models among ${outcome.candidates.length} (round ${round + 1})` },
+      [{ candidates: outcome.candidates }],
+    );
+    for (const offer of offers) {
       if (await claimEmpty(offer, route)) return offer.modelId;
     }
     reconcile = false;
@@ -96,7 +112,7 @@ export async function providerOrderClaim(owner: string): Promise<string> {
 async function claim(claimId: string, what: string): Promise<boolean> {
   let attempt = 0;
   for (let tries = 0; tries < CLAIM_IDS_PER_ORDER + 1; tries++) {
-    const id = attempt === 0 ? claimId : `${claimId}/${attempt}`;
+    const id = claimIdAt(claimId, attempt);
     if (await startClaim(id, what)) return true;
     const { holder } = await claimHolder({ claimId: id });
     if (holder === 'claim') return false;

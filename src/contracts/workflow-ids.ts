@@ -67,3 +67,15 @@ export function tenantOfWorkflowId(workflowId: string): string | undefined {
 export function claimWorkflowId(providerScope: string, modelId: number): string {
   return `${CLAIM_WORKFLOW_ID_PREFIX}${providerScope}:model:${modelId}`;
 }
+
+/**
+ * How many ids one model's claim may take: its own, then `<id>/1`, `<id>/2`… past each one held by
+ * a workflow that is no claim (one that squatted the id), so a squatter never makes a model unusable.
+ * Every pipeline walks them in the same order, so one of them still owns the model alone.
+ */
+export const CLAIM_IDS_PER_ORDER = 4;
+
+/** Id `n` of a claim's walk (0 is the claim id itself). */
+export function claimIdAt(claimId: string, n: number): string {
+  return n === 0 ? claimId : `${claimId}/${n}`;
+}
