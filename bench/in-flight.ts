@@ -107,8 +107,15 @@ export async function measureInFlight(
   }
 }
 
+/** 0 once the process is gone (a benchmark stopped by a signal stops its worker while sampling). */
 function rssOf(pid: number, field: 'VmRSS'): number {
-  const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0;
+  }
+  const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1];
   return kb ? Number(kb) * 1024 : NaN;
 }
 
