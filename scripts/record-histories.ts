@@ -29,6 +29,10 @@ import type { PipelineProgress } from '../src/contracts/pipeline-state';
 import { findPackageRoot } from '../src/config/package-root';
 import { startDevServer } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
+import { toUploadImage } from '../src/provider/upload-image';
+import { WORKFLOW_TYPES } from '../src/contracts/workflow-definitions';
+import { claimWorkflowId } from '../src/contracts/workflow-ids';
+import { providerScope } from '../src/worker/provider-scope';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
 import { PipelineWorkers } from '../src/worker/pipeline-workers';
 import { fetchFamilyHistories } from '../src/histories/fetch-family';
@@ -40,8 +44,16 @@ interface Scenario {
   name: string;
   simulator: StartSimulatorOptions;
   request: Omit<PipelineRequest, 'images'>;
+  /** What to set up at the provider and in Temporal before the pipeline starts (workers are running). */
+  prepare?: (setup: ScenarioSetup) => Promise<void>;
   /** What to do while it runs; by default wait for the end. */
   drive?: (pipeline: PipelineHandle) => Promise<void>;
+}
+
+interface ScenarioSetup {
+  sim: RunningSimulator;
+  client: Client;
+  taskQueue: string;
 }
 
 const POLLING = { initialIntervalMs: 100, minIntervalMs: 100, maxIntervalMs: 500, backoffCoefficient: 1.5 };
@@ -74,6 +86,33 @@ const SCENARIOS: Scenario[] = [
         pipeline,
         (p) => p.stage === 'generating' && p.styles.every((s) => s.stage === 'polling' && s.providerStatus),
       ),
+  },
+  {
+    name: 'lost-create',
+    // Every create's answer is lost after the model is made: the create's retry reconciles and
+    // returns the CREATED models of this shape, findUnclaimed drops the one another pipeline has
+    // claimed, and the pipeline claims the foreign model (refused: it has a selfie), then its own.
+    simulator: { loseResponseRate: 1, faultEndpoints: ['createModel'] },
+    request: { styles: [3, 5], gender: 1, subjectId: 'replay-lost-create', polling: POLLING },
+    prepare: async ({ sim, client, taskQueue }) => {
+      const request = { styles: [3, 5], gender: 1 as const };
+      const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 });
+      sim.setOptions({ loseResponseRate: 0 });
+      // Another pipeline's model, claimed and awaiting its selfies.
+      const claimed = await provider.createModel(request);
+      await client.workflow.execute(WORKFLOW_TYPES.claim, {
+        taskQueue,
+        workflowId: claimWorkflowId(providerScope(sim.url), claimed.id),
+        args: ['another-pipeline'],
+      });
+      // A model made elsewhere on the account (it already has a selfie): unclaimed, but never used.
+      const foreign = await provider.createModel(request);
+      await provider.uploadTrainingImage(foreign.id, {
+        gender: 1,
+        image: toUploadImage(syntheticSelfiePng(3, 64)),
+      });
+      sim.setOptions({ loseResponseRate: 1 });
+    },
   },
 ];
 
@@ -151,6 +190,7 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
     const config = configFor(sim, taskQueue, context);
     const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
     const workflowId = await workers.runUntil(async () => {
+      await scenario.prepare?.({ sim, client: context.client, taskQueue });
       const pipeline = await startPipeline(
         context.client,
         { images: context.selfies, ...scenario.request },

@@ -6,6 +6,7 @@ import { historyFromJson, type History } from '../../src/histories/history-json'
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { pipelineDataConverter } from '../../src/codec/data-converter';
 import { REPLAY_ENCRYPTION } from '../../scripts/replay-encryption';
+import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
 import type { DataConverter } from '@temporalio/common';
 
 /** Recorded by scripts/record-histories.ts (`npm run record:histories`). */
@@ -79,6 +80,27 @@ describe('recorded pipeline and campaign histories', () => {
     const family = recorded.filter((r) => r.file.startsWith(`${label}-campaign--`));
     expect(family.filter((r) => /--replay-c\d\.json$/.test(r.file))).toHaveLength(2);
     expect(family.filter((r) => /--claim-model-\d+\.json$/.test(r.file))).toHaveLength(2);
+  });
+
+  test('cover a lost create answer: the pipeline reconciles, filters the candidates and claims its own model', () => {
+    const pipelines = recorded.filter((r) => r.file.endsWith('-lost-create--pipeline.json'));
+    expect(pipelines.length).toBeGreaterThan(0);
+    for (const pipeline of pipelines) {
+      const events = pipeline.history.events ?? [];
+      const activities = events.flatMap(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+      );
+      const claims = events.filter(
+        (e) =>
+          e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name === WORKFLOW_TYPES.claim,
+      );
+      expect({ file: pipeline.file, ending: pipeline.ending }).toEqual({
+        file: pipeline.file,
+        ending: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      });
+      expect(activities).toContain('findUnclaimed');
+      expect(claims.length).toBeGreaterThanOrEqual(1);
+    }
   });
 
   test('cover training alone, generation under its model and a retry of that generation', () => {
