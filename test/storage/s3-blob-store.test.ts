@@ -51,17 +51,20 @@ describe('S3 blob store', () => {
 
   it('signs links that a plain HTTP client can open, and that stop working once expired', async () => {
     await store.put('signed/x.png', Buffer.from('signed bytes'), 'image/png');
-    const url = await store.signedUrl('signed/x.png', 1);
+    // The signature's date is whole seconds (X-Amz-Date), so a link signed for N seconds may
+    // expire up to a second sooner than N after signing: 3 s leaves a slow machine time to open
+    // it, and 4.5 s after signing it has surely expired.
+    const url = await store.signedUrl('signed/x.png', 3);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/avatars\/team\/signed\/x\.png\?.*X-Amz-Signature=/);
     const ok = await fetch(url!);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('image/png');
     expect(await ok.text()).toBe('signed bytes');
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
     expect((await fetch(url!)).status).toBe(403);
     const unsigned = url!.split('?')[0]!;
     expect((await fetch(unsigned)).status).toBe(403);
-  });
+  }, 15_000);
 
   it('deletes a whole prefix', async () => {
     await store.put('erase/a.png', Buffer.from('a'), 'image/png');
