@@ -30,10 +30,11 @@ export async function startStack(): Promise<Stack> {
     ui: false,
     log: () => undefined,
   });
-  const forget = stopOnSignal(async () => {
+  const stopServer = async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
-  });
+  };
+  const forget = stopOnSignal(stopServer);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   return {
@@ -43,8 +44,7 @@ export async function startStack(): Promise<Stack> {
     close: async () => {
       forget();
       await connection.close();
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await stopServer();
     },
   };
 }

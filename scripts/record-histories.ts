@@ -58,6 +58,9 @@ interface ScenarioSetup {
 
 const POLLING = { initialIntervalMs: 100, minIntervalMs: 100, maxIntervalMs: 500, backoffCoefficient: 1.5 };
 
+/** The lost-create scenario's models: the pipeline's and the two made before it share this shape. */
+const LOST_CREATE_SHAPE = { styles: [3, 5], gender: 1 as const };
+
 const SCENARIOS: Scenario[] = [
   {
     name: 'happy-path',
@@ -93,9 +96,9 @@ const SCENARIOS: Scenario[] = [
     // returns the CREATED models of this shape, findUnclaimed drops the one another pipeline has
     // claimed, and the pipeline claims the foreign model (refused: it has a selfie), then its own.
     simulator: { loseResponseRate: 1, faultEndpoints: ['createModel'] },
-    request: { styles: [3, 5], gender: 1, subjectId: 'replay-lost-create', polling: POLLING },
+    request: { ...LOST_CREATE_SHAPE, subjectId: 'replay-lost-create', polling: POLLING },
     prepare: async ({ sim, client, taskQueue }) => {
-      const request = { styles: [3, 5], gender: 1 as const };
+      const request = LOST_CREATE_SHAPE;
       const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 });
       sim.setOptions({ loseResponseRate: 0 });
       // Another pipeline's model, claimed and awaiting its selfies.
