@@ -24,7 +24,7 @@
  *      rate climbs back as fast as below it.
  * The rate stays within [floor, ceiling]; at the ceiling the knee is forgotten.
  */
-import type { GrantedRateState } from '../src/contracts/granted-rate-state';
+import type { GrantedRateState, ProviderAnswers } from '../src/contracts/granted-rate-state';
 
 export interface GrantedRateTuning {
   /** Cut to this share of the accepted rate on a 429. */
@@ -68,6 +68,28 @@ export interface AnswersSample {
   elapsedMs: number;
   /** The ceiling the latest report states (PROVIDER_MAX_RPS). */
   ceiling: number;
+}
+
+/**
+ * Sums the reports that reached the controller since its last sample. Each worker's reports cover
+ * consecutive windows of its own clock, so the time a sample covers is the longest sum of one
+ * worker's windows. Not the longest single window: on a loaded machine a worker's reports queue up
+ * behind a slow workflow task, and three one-second reports read as one second would triple the
+ * accepted rate, which the law takes as room to rise while the provider refuses requests.
+ */
+export function sampleOfReports(reports: readonly ProviderAnswers[], ceiling: number): AnswersSample {
+  const covered = new Map<string, number>();
+  for (const report of reports) {
+    covered.set(report.workerId, (covered.get(report.workerId) ?? 0) + report.windowMs);
+  }
+  return {
+    accepted: reports.reduce((sum, a) => sum + a.accepted, 0),
+    rateLimited: reports.reduce((sum, a) => sum + a.rateLimited, 0),
+    retryAfterMs: Math.max(0, ...reports.map((a) => a.retryAfterMs)),
+    elapsedMs: Math.max(0, ...covered.values()),
+    // The latest report's: a worker restarted with a new PROVIDER_MAX_RPS moves the ceiling.
+    ceiling: reports[reports.length - 1]?.ceiling ?? ceiling,
+  };
 }
 
 export interface GrantedRateDecision {

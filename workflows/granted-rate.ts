@@ -21,7 +21,7 @@ import {
   type GrantedRateView,
 } from '../src/contracts/granted-rate';
 import type { ProviderAnswers } from '../src/contracts/granted-rate-state';
-import { initialGrantedRate, nextGrantedRate, type AnswersSample } from './granted-rate-law';
+import { initialGrantedRate, nextGrantedRate, sampleOfReports } from './granted-rate-law';
 
 const { setProviderQueueRate } = proxyLocalActivities<GrantedRateActivities>({
   startToCloseTimeout: '10 seconds',
@@ -79,14 +79,14 @@ export async function providerGrantedRate(input: GrantedRateInput): Promise<void
     await condition(() => pending.length > 0 || versionChanged());
     if (pending.length === 0)
       await continueOnCurrentVersion({ ...input, ceiling: state.ceiling, carried: state });
-    // The sample starts where the first report's counts do, not at the end of a silence. A 429 is
-    // acted on at once: waiting for the rest of the sample would only add 429s.
+    // The sample fills about a second from where the first report's counts start (not from the end
+    // of a silence). A 429 is acted on at once: waiting for the rest of the sample would only add 429s.
     const startedAt = Date.now() - Math.max(...pending.map((a) => a.windowMs));
     const rest = startedAt + SAMPLE_MS - Date.now();
     if (rest > 0 && !pending.some((a) => a.rateLimited > 0)) {
       await condition(() => pending.some((a) => a.rateLimited > 0), rest);
     }
-    const sample = sampleOf(pending.splice(0), Date.now() - startedAt, state.ceiling);
+    const sample = sampleOfReports(pending.splice(0), state.ceiling);
     const decision = nextGrantedRate(state, sample, Date.now());
     state = decision.state;
     reason = decision.reason;
@@ -103,15 +103,4 @@ export async function providerGrantedRate(input: GrantedRateInput): Promise<void
       await continueOnCurrentVersion({ ...input, ceiling: state.ceiling, carried: state });
     }
   }
-}
-
-function sampleOf(answers: ProviderAnswers[], elapsedMs: number, ceiling: number): AnswersSample {
-  return {
-    accepted: answers.reduce((sum, a) => sum + a.accepted, 0),
-    rateLimited: answers.reduce((sum, a) => sum + a.rateLimited, 0),
-    retryAfterMs: Math.max(0, ...answers.map((a) => a.retryAfterMs)),
-    elapsedMs,
-    // The latest report's: a worker restarted with a new PROVIDER_MAX_RPS moves the ceiling.
-    ceiling: answers[answers.length - 1]?.ceiling ?? ceiling,
-  };
 }

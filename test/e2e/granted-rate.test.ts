@@ -2,7 +2,13 @@ import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { createCampaignActivities } from '../../src/campaign/activities';
 import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
-import { grantedRateQuery, grantedRateWorkflowId } from '../../src/contracts/granted-rate';
+import {
+  GRANTED_RATE_WORKFLOW_TYPE,
+  grantedRateQuery,
+  grantedRateWorkflowId,
+  providerAnswersSignal,
+  type GrantedRateInput,
+} from '../../src/contracts/granted-rate';
 import { ProviderAnswerReporter } from '../../src/worker/provider-answer-reporter';
 import { setProviderQueueRateLimit } from '../../src/client/provider-queue-rate';
 import { loadConfig } from '../../src/config/load-config';
@@ -135,6 +141,57 @@ describe('the provider rate controller', () => {
       workers.forEach((w) => w.shutdown());
       await Promise.all(running);
       await second.close();
+    }
+  });
+
+  it('reads reports that queued up while it had no worker over the time they cover', async () => {
+    const pipelineQueue = uniqueName('backlog');
+    const providerQueue = `${pipelineQueue}-provider`;
+    // Learned earlier: 6/s. The provider grants 4/s, and one worker's reports of five seconds wait
+    // together for the controller's next workflow task (its worker was killed, or is slow).
+    const controller = await env.client.workflow.start(GRANTED_RATE_WORKFLOW_TYPE, {
+      taskQueue: pipelineQueue,
+      workflowId: grantedRateWorkflowId(providerQueue),
+      args: [
+        {
+          providerTaskQueue: providerQueue,
+          ceiling: 10,
+          carried: { rate: 6, ceiling: 10, rateLimitedTotal: 0, acceptedTotal: 0 },
+        } satisfies GrantedRateInput,
+      ],
+    });
+    for (let second = 0; second < 5; second++) {
+      await controller.signal(providerAnswersSignal, {
+        workerId: 'provider-worker-1',
+        windowMs: 1_000,
+        accepted: 4,
+        rateLimited: 0,
+        retryAfterMs: 0,
+        ceiling: 10,
+      });
+    }
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace,
+      taskQueue: pipelineQueue,
+      workflowBundle: await pipelineWorkflowBundle(),
+      activities: createGrantedRateActivities(Runtime.instance().metricMeter),
+    });
+    const running = worker.run();
+    try {
+      await waitFor(async () => (await controller.query(grantedRateQuery)).acceptedTotal === 20);
+      const view = await controller.query(grantedRateQuery);
+      // 20 accepted over 5 s is 4/s: less than the share of 6/s in use the law asks before rising
+      // (read over the one second of the longest report, it would be 20/s and raise the rate).
+      expect(view.rate).toBe(6);
+      expect(view.reason).toMatch(
+        /^holding: 4\.00 of 6\.00 requests\/s in use \(20 accepted, 0 rate limited in 5\.0 s\)/,
+      );
+      expect(await queueRate(providerQueue)).toBeCloseTo(6, 5);
+      await controller.terminate('test over');
+    } finally {
+      worker.shutdown();
+      await running;
     }
   });
 

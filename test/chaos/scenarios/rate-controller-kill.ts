@@ -37,8 +37,12 @@ export async function rateControllerKillScenario(size: ChaosSize): Promise<void>
     });
     return answer.config?.queueRateLimit?.rateLimit?.requestsPerSecond ?? undefined;
   };
-  // The queue's rate as the server holds it, every 250 ms from the start to the end of the campaign.
+  const controller = client.workflow.getHandle(grantedRateWorkflowId(providerQueue));
+  // The queue's rate as the server holds it, every 250 ms from the start to the end of the campaign,
+  // and each decision of the controller seen meanwhile: printed when the scenario fails, they say
+  // which samples moved the rate.
   const rates: { at: number; rate: number | undefined }[] = [];
+  const decisions: string[] = [];
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
@@ -46,11 +50,28 @@ export async function rateControllerKillScenario(size: ChaosSize): Promise<void>
       await delay(250);
     }
   })();
+  // Apart from the rates: a query waits for a worker, and the controller has none for a while.
+  const watcher = (async () => {
+    const started = Date.now();
+    let lastReason: string | undefined;
+    while (sampling) {
+      const view = await Promise.race([
+        controller.query(grantedRateQuery).catch(() => undefined),
+        delay(2_000).then(() => undefined),
+      ]);
+      if (view && view.reason !== lastReason) {
+        lastReason = view.reason;
+        decisions.push(
+          `+${((Date.now() - started) / 1000).toFixed(1)}s ${view.rate.toFixed(2)}/s ${view.reason}`,
+        );
+      }
+      await delay(250);
+    }
+  })();
   try {
     await reported(report, async () => {
       let worker = await stage.startWorker();
       const campaign = await stage.startCampaign();
-      const controller = client.workflow.getHandle(grantedRateWorkflowId(providerQueue));
       report.note(`campaign ${campaign.campaignId} started, worker ${worker.pid}`);
 
       // The controller learns that the provider grants less than the ceiling: its first cut may
@@ -77,9 +98,9 @@ export async function rateControllerKillScenario(size: ChaosSize): Promise<void>
       report.note(`campaign ended: ${summary.succeeded}/${summary.total} succeeded`);
       const view = await controller.query(grantedRateQuery);
       report.note(`controller after: ${view.rate.toFixed(2)}/s, ${view.reason}`);
-      expect(await stage.stopWorker(worker)).toBe(0);
       sampling = false;
-      await sampler;
+      await Promise.all([sampler, watcher]);
+      expect(await stage.stopWorker(worker)).toBe(0);
 
       // One controller across the kill, still running (a continuation carries the learned state).
       expect((await controller.describe()).status.name).toBe('RUNNING');
@@ -108,9 +129,14 @@ export async function rateControllerKillScenario(size: ChaosSize): Promise<void>
       expect(refused / sent).toBeLessThanOrEqual(refusedAtCeiling / 3);
       expectExactCounts(summary, stats, size);
     });
+  } catch (err) {
+    process.stderr.write(
+      `[chaos] the controller's decisions:\n${decisions.map((d) => `  ${d}`).join('\n')}\n`,
+    );
+    throw err;
   } finally {
     sampling = false;
-    await sampler;
+    await Promise.all([sampler, watcher]);
     await stage.close();
   }
 }

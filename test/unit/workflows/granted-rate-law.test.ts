@@ -3,9 +3,10 @@ import {
   floorOf,
   initialGrantedRate,
   nextGrantedRate,
+  sampleOfReports,
   type AnswersSample,
 } from '../../../workflows/granted-rate-law';
-import type { GrantedRateState } from '../../../src/contracts/granted-rate-state';
+import type { GrantedRateState, ProviderAnswers } from '../../../src/contracts/granted-rate-state';
 
 const T0 = 1_700_000_000_000;
 const sample = (part: Partial<AnswersSample>): AnswersSample => ({
@@ -126,5 +127,56 @@ describe('the granted rate control law', () => {
     const share = closedLoop((s) => (s >= 180 ? 10 : 20), 420);
     expect(share(0, 420).limitedShare).toBeLessThanOrEqual(0.02);
     expect(share(200, 420).acceptedShare).toBeGreaterThanOrEqual(0.85);
+  });
+});
+
+describe("a sample of the provider workers' reports", () => {
+  const report = (workerId: string, part: Partial<ProviderAnswers> = {}): ProviderAnswers => ({
+    workerId,
+    windowMs: 1_000,
+    accepted: 4,
+    rateLimited: 0,
+    retryAfterMs: 0,
+    ceiling: 10,
+    ...part,
+  });
+
+  it("covers one worker's queued-up reports end to end, so a backlog does not inflate the accepted rate", () => {
+    // Three seconds of one worker at 4 accepted/s, delivered together behind a slow workflow task.
+    const sample = sampleOfReports([report('a'), report('a'), report('a')], 10);
+    expect(sample).toMatchObject({ accepted: 12, elapsedMs: 3_000 });
+    // At a rate of 6/s, 4 accepted/s is less than the share in use the law asks before it rises.
+    const state: GrantedRateState = { ...initialGrantedRate(10), rate: 6 };
+    const decision = nextGrantedRate(state, sample, T0);
+    expect(decision.state.rate).toBe(6);
+    expect(decision.reason).toMatch(/^holding: 4\.00 of 6\.00/);
+  });
+
+  it('adds workers up over the same time, and takes the longest Retry-After and the latest ceiling', () => {
+    const sample = sampleOfReports(
+      [
+        report('a', { rateLimited: 1, retryAfterMs: 2_000 }),
+        report('b', { windowMs: 900, retryAfterMs: 0 }),
+        report('b', { windowMs: 300, rateLimited: 2, retryAfterMs: 5_000, ceiling: 12 }),
+      ],
+      10,
+    );
+    expect(sample).toEqual({
+      accepted: 12,
+      rateLimited: 3,
+      retryAfterMs: 5_000,
+      elapsedMs: 1_200,
+      ceiling: 12,
+    });
+  });
+
+  it('keeps the ceiling it has when no report came', () => {
+    expect(sampleOfReports([], 10)).toEqual({
+      accepted: 0,
+      rateLimited: 0,
+      retryAfterMs: 0,
+      elapsedMs: 0,
+      ceiling: 10,
+    });
   });
 });
