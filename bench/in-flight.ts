@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { findFreePort } from '../dev/devserver/free-port';
 import { startPipeline, type PipelineHandle } from '../src/client/pipelines';
 import { startSimulator } from '../src/simulator';
 import { startBenchWorker } from './bench-worker';
@@ -22,6 +23,20 @@ export interface InFlight {
   /** The same CPU seconds by thread name (the workflow thread, the SDK core's tokio threads, V8's GC helpers…), largest first. */
   workerCpuByThread: Record<string, number>;
   wallS: number;
+  /** What the worker's CPU went to, from its own metrics endpoint at the end (see workerTaskCounts). */
+  tasks: WorkerTaskCounts;
+}
+
+/** Counters of the SDK's worker metrics (Prometheus), summed over their labels. */
+export interface WorkerTaskCounts {
+  /** Workflow tasks (activations) the worker completed. */
+  workflowTasks: number;
+  stickyCacheHits: number;
+  /** Tasks of a run the cache no longer held: each replays the run's history from its start. */
+  stickyCacheMisses: number;
+  forcedEvictions: number;
+  activities: number;
+  localActivities: number;
 }
 
 const TRAINING_MS = 60_000;
@@ -39,7 +54,14 @@ export async function measureInFlight(
   const sim = await startSimulator({
     progression: { mode: 'wall', trainingMs: TRAINING_MS, generationMs: 2_000 },
   });
-  const worker = await startBenchWorker(stack, sim, selfie.dir, workerEnv, workerBin);
+  const metricsAddress = `127.0.0.1:${await findFreePort()}`;
+  const worker = await startBenchWorker(
+    stack,
+    sim,
+    selfie.dir,
+    { METRICS_BIND_ADDRESS: metricsAddress, ...workerEnv },
+    workerBin,
+  );
   try {
     await delay(2_000);
     const idleRss = rssOf(worker.pid, 'VmRSS');
@@ -91,6 +113,7 @@ export async function measureInFlight(
     });
     const workerCpuS = cpuSecondsOf(worker.pid);
     const workerCpuByThread = cpuSecondsByThread(worker.pid);
+    const tasks = await workerTaskCounts(metricsAddress);
     return {
       pipelines,
       maxOpenAtOnce: maxOpen,
@@ -99,12 +122,35 @@ export async function measureInFlight(
       peakRssMb: mb(peakRss),
       workerCpuS,
       workerCpuByThread,
+      tasks,
       wallS: (Date.now() - started) / 1000,
     };
   } finally {
     await worker.stop();
     await sim.stop();
   }
+}
+
+/**
+ * The SDK core's counters, read from the worker's Prometheus endpoint (METRICS_BIND_ADDRESS). A
+ * histogram's `_count` is how many it recorded: workflow_task_execution_latency one per workflow
+ * task. (workflow_task_replay_latency is recorded for cached runs' tasks too, so it counts no replays.)
+ */
+async function workerTaskCounts(address: string): Promise<WorkerTaskCounts> {
+  const text = await (await fetch(`http://${address}/metrics`)).text();
+  const sum = (name: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return {
+    workflowTasks: sum('temporal_workflow_task_execution_latency_count'),
+    stickyCacheHits: sum('temporal_sticky_cache_hit'),
+    stickyCacheMisses: sum('temporal_sticky_cache_miss'),
+    forcedEvictions: sum('temporal_sticky_cache_total_forced_eviction'),
+    activities: sum('temporal_activity_execution_latency_count'),
+    localActivities: sum('temporal_local_activity_execution_latency_count'),
+  };
 }
 
 /** 0 once the process is gone (a benchmark stopped by a signal stops its worker while sampling). */

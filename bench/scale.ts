@@ -118,6 +118,10 @@ function logCpu(what: string, load: InFlight): void {
   process.stderr.write(
     `  ${what}: peak RSS ${load.peakRssMb.toFixed(0)} MB, CPU ${load.workerCpuS.toFixed(1)} s (live threads: ${threads})\n`,
   );
+  const t = load.tasks;
+  process.stderr.write(
+    `  ${what}: ${t.workflowTasks} workflow tasks (${(t.workflowTasks / load.pipelines).toFixed(1)} per pipeline), sticky cache ${t.stickyCacheHits} hits / ${t.stickyCacheMisses} misses, ${t.forcedEvictions} forced evictions, ${t.activities} activities, ${t.localActivities} local activities; ${((load.workerCpuS * 1000) / Math.max(1, t.workflowTasks + t.activities)).toFixed(1)} ms of CPU per task\n`,
+  );
 }
 
 function imageMemorySettings(): string {
