@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expandSelfies } from '../../src/campaign/manifest/selfie-files';
 import { resolveImagePaths } from '../../src/cli/image-paths';
@@ -15,6 +14,7 @@ import { readImage } from '../../src/images/read-image';
 import { decodeSelfie } from '../../src/simulator/images/selfie-decoder';
 import { jpegDeclaring, pngDeclaring, tinyJpeg, tinyPng } from '../fixtures/images';
 import { InputError } from '../../src/errors';
+import { temporaryDirectory } from '../helpers/temp-dir';
 
 /** Issue 14, finding 5: declared dimensions are checked before anything decodes. */
 const MAX = 2 ** 31 - 1;
@@ -79,7 +79,7 @@ describe('image bombs', () => {
     let dir: string;
     let file: string;
     beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'bomb-'));
+      dir = temporaryDirectory('bomb-');
       file = join(dir, 'bomb.png');
       await writeFile(file, bomb);
     });

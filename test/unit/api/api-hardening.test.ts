@@ -1,7 +1,6 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
@@ -9,6 +8,7 @@ import { API_TOKEN_PLACEHOLDER } from '../../../src/api/bearer-auth';
 import { createApiServer, DEFAULT_API_LIMITS, type ApiServerOptions } from '../../../src/api/server';
 import type { ApiLimits } from '../../../src/config/load-config';
 import { testConfig } from '../../helpers/pipeline-worker';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const TOKEN = 'hardening-token-0123456789';
 
@@ -24,7 +24,7 @@ function unreachableTemporal(): Client {
 }
 
 async function apiConfig(api: Partial<ApiServerOptions['config']['api']> = {}) {
-  const root = await mkdtemp(path.join(tmpdir(), 'api-hardening-'));
+  const root = temporaryDirectory('api-hardening-');
   const base = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
   return {
     ...base,

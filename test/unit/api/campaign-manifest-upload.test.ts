@@ -1,11 +1,10 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { MAX_MANIFEST_ROWS } from '../../../src/campaign/manifest';
 import { testConfig } from '../../helpers/pipeline-worker';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const TOKEN = 'manifest-upload-token-0123456789';
 const HEADER = 'subjectId,gender,styles,selfies,mainImage';
@@ -19,7 +18,7 @@ describe('POST /v1/campaigns with a multipart manifest past the limits', () => {
   let base: string;
 
   beforeAll(async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'manifest-upload-'));
+    const root = temporaryDirectory('manifest-upload-');
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
     app = await createApiServer({
       config: {

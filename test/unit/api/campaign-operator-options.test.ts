@@ -1,10 +1,9 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { testConfig } from '../../helpers/pipeline-worker';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const TOKEN = 'operator-options-token-0123456789';
 
@@ -18,7 +17,7 @@ describe('POST /v1/campaigns refuses the operator-only options', () => {
   let base: string;
 
   beforeAll(async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'operator-options-'));
+    const root = temporaryDirectory('operator-options-');
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
     app = await createApiServer({
       config: {

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
@@ -8,6 +7,7 @@ import {
   registerConsoleRoutes,
 } from '../../../src/api/console-routes';
 import type { StorageSettings } from '../../../src/storage';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 /** Issue #26 (quality): the console is served at /console/ with a strict Content-Security-Policy. */
 describe('the console at /console/', () => {
@@ -15,7 +15,7 @@ describe('the console at /console/', () => {
   let unbuilt: FastifyInstance;
 
   beforeAll(async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'console-serving-'));
+    const dir = temporaryDirectory('console-serving-');
     await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>console</title>');
     await writeFile(path.join(dir, 'console.js'), 'export {};');
     app = Fastify();

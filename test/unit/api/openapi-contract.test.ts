@@ -1,6 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
@@ -9,6 +7,7 @@ import { createApiServer } from '../../../src/api/server';
 import { MAX_LINK_TOKEN_LENGTH } from '../../../src/storage';
 import { testConfig } from '../../helpers/pipeline-worker';
 import { openEventStream } from '../../helpers/sse-client';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const TOKEN = 'contract-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -24,7 +23,7 @@ describe('the API keeps to its OpenAPI document', () => {
   const queries: string[] = [];
 
   beforeAll(async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'api-contract-'));
+    const root = temporaryDirectory('api-contract-');
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
     // A Temporal client whose listing is empty and remembers the visibility queries it was given.
     const client = {

@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { lazyTemporalClient } from '../../../src/api/temporal-client';
@@ -9,6 +6,7 @@ import type * as TenantRuns from '../../../src/client/tenant-runs';
 import { ProviderClient } from '../../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { testConfig } from '../../helpers/pipeline-worker';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 import { createModelWithSelfie, finishedGeneration, trainedModel } from '../simulator/support/scenario';
 
 const TOKEN = 'models-token-0123456789';
@@ -35,7 +33,7 @@ describe('provider read surfaces: catalog and GET /v1/models, /v1/models/{id}, /
   let blobRoot: string;
 
   beforeAll(async () => {
-    blobRoot = await mkdtemp(path.join(tmpdir(), 'provider-models-'));
+    blobRoot = temporaryDirectory('provider-models-');
     sim = await startSimulator({ progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 } });
     trained = await trainedModel(sim);
     untrained = await createModelWithSelfie(sim, 2);

@@ -1,5 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
@@ -13,6 +11,7 @@ import { TenantAttribute } from '../../../src/contracts/search-attributes';
 import { WORKFLOW_TYPES } from '../../../src/contracts/workflow-definitions';
 import { logSink } from '../../helpers/log-sink';
 import { testConfig } from '../../helpers/pipeline-worker';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const ACME = 'acme-token-0123456789abcdef';
 const ACME_2 = 'acme-second-token-0123456789';
@@ -58,7 +57,7 @@ function fakeTemporal(): Client {
 }
 
 async function apiConfig(): Promise<AppConfig> {
-  const root = await mkdtemp(path.join(tmpdir(), 'tenant-access-'));
+  const root = temporaryDirectory('tenant-access-');
   const base = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
   return {
     ...base,

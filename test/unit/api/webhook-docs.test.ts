@@ -1,12 +1,10 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/contracts/webhook-events';
 import { testConfig } from '../../helpers/pipeline-worker';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 type Doc = {
   'x-webhooks': Record<string, { post: { requestBody: { content: Record<string, { schema: object }> } } }>;
@@ -16,7 +14,7 @@ describe('the OpenAPI document describes every webhook event', () => {
   let app: FastifyInstance;
   let doc: Doc;
   beforeAll(async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'webhook-docs-'));
+    const root = temporaryDirectory('webhook-docs-');
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
     app = await createApiServer({
       config: { ...config, api: { ...config.api, tokens: ['docs-token-0123456789'], blobDir: root } },

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import {
   describeIssue,
@@ -12,6 +11,7 @@ import {
   type ManifestIssue,
 } from '../../../src/campaign/manifest';
 import { writeSelfies } from '../../helpers/selfie-files';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const HEADER = 'subjectId,gender,styles,selfies,mainImage';
 
@@ -23,7 +23,7 @@ describe('campaign manifest validation', () => {
 
   beforeAll(async () => {
     selfies = await writeSelfies(3, 'manifest-selfies-');
-    root = await mkdtemp(join(tmpdir(), 'manifest-'));
+    root = temporaryDirectory('manifest-');
     emptyDir = join(root, 'empty');
     await mkdir(emptyDir);
     notImage = join(root, 'notes.jpg');

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../../src/config/config-error';
 import { parseEnv } from '../../../src/config/parse-env';
 import { temporalConnection } from '../../../src/config/temporal-connection';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'temporal-connection-'));
+const dir = temporaryDirectory('temporal-connection-');
 writeFileSync(path.join(dir, 'client.pem'), 'CERT');
 writeFileSync(path.join(dir, 'client.key'), 'KEY');
 writeFileSync(path.join(dir, 'ca.pem'), 'CA');

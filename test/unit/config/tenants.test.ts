@@ -1,6 +1,5 @@
 import type * as Crypto from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tokenProblems } from '../../../src/api/bearer-auth';
 import { credentialsOf } from '../../../src/config/api-credentials';
@@ -8,6 +7,7 @@ import { ConfigError } from '../../../src/config/config-error';
 import { loadConfig } from '../../../src/config/load-config';
 import { DEFAULT_TENANT_SETTINGS, tenantSettingsOf } from '../../../src/config/tenants';
 import { tokenIndex } from '../../../src/http/bearer-auth';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const T1 = 'token-one-0123456789abcdef';
 const T2 = 'token-two-0123456789abcdef';
@@ -74,8 +74,8 @@ describe('constant-time token lookup', () => {
 
 describe('API_TENANTS_FILE', () => {
   let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'tenants-file-'));
+  beforeAll(() => {
+    dir = temporaryDirectory('tenants-file-');
   });
   const withFile = async (name: string, text: string) => {
     await writeFile(path.join(dir, name), text);

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { detectImageFormat } from '../../../src/provider/image-format';
 import {
@@ -10,6 +9,7 @@ import {
   sampleSelfiesDir,
   writeSampleSelfies,
 } from '../../../src/samples/sample-selfies';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 describe('the sample selfies shipped in samples/selfies', () => {
   it('are exactly the synthetic cartoon faces the project draws (no one’s photo)', async () => {
@@ -23,7 +23,7 @@ describe('the sample selfies shipped in samples/selfies', () => {
   });
 
   it('are found in the package, and can be drawn again elsewhere', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'samples-'));
+    const dir = temporaryDirectory('samples-');
     const found = await sampleSelfieFiles(dir);
     expect(found.every((f) => f.startsWith(sampleSelfiesDir()))).toBe(true);
     const drawn = await writeSampleSelfies(dir);

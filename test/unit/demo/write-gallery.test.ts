@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { PipelineResult } from '../../../src/contracts/pipeline-state';
 import { writeGallery } from '../../../dev/demo/write-gallery';
 import { FsBlobStore } from '../../../src/storage';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
 import { startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 describe('writeGallery', () => {
   let server: TestHttpServer;
@@ -32,7 +32,7 @@ describe('writeGallery', () => {
   });
 
   it('draws archived avatars from the archive, so the provider having forgotten them does not matter', async () => {
-    const outputDir = await mkdtemp(path.join(tmpdir(), 'gallery-'));
+    const outputDir = temporaryDirectory('gallery-');
     const archive = new FsBlobStore(path.join(outputDir, '.archive'));
     const archived = tinyPng(9, 7);
     await archive.put('pipelines/p/avatars/1/2/0.png', archived, 'image/png');
@@ -51,7 +51,7 @@ describe('writeGallery', () => {
   });
 
   it('saves every avatar beside the page and references only the saved copies', async () => {
-    const outputDir = await mkdtemp(path.join(tmpdir(), 'gallery-'));
+    const outputDir = temporaryDirectory('gallery-');
     const gallery = await writeGallery({
       result: result([['/a.png', '/b.png'], ['/c.jpg']]),
       outputDir,
@@ -79,7 +79,7 @@ describe('writeGallery', () => {
   });
 
   it('fails, naming the avatar, when an image cannot be fetched or is not an image', async () => {
-    const outputDir = await mkdtemp(path.join(tmpdir(), 'gallery-'));
+    const outputDir = temporaryDirectory('gallery-');
     const base = {
       outputDir,
       styleNames: new Map(),

@@ -1,10 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { imageFileProblem } from '../../../src/images/image-file-problem';
 import { imageProblem } from '../../../src/images/image-structure';
 import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 
 describe('imageProblem: whole JPEG and PNG images only', () => {
   const png = syntheticSelfiePng(1, 32);
@@ -43,7 +43,7 @@ describe('imageProblem: whole JPEG and PNG images only', () => {
   });
 
   it('imageFileProblem adds missing, directory and size problems', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'image-structure-'));
+    const dir = temporaryDirectory('image-structure-');
     const file = join(dir, 'a.png');
     await writeFile(file, png);
     expect(await imageFileProblem(file)).toBeUndefined();

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simulatorStatsSchema, startSimulator, type RunningSimulator } from '../../../src/simulator';
+import { temporaryDirectory } from '../../helpers/temp-dir';
 import { call, callOk } from './support/provider-http';
 import { createModelWithSelfie } from './support/scenario';
 
@@ -146,7 +145,7 @@ describe('simulator controls under /__sim', () => {
     const shown = (await (await admin('GET', '/options')).json()) as Record<string, unknown>;
     expect(shown).not.toHaveProperty('apiKey');
     expect(JSON.stringify(shown)).not.toContain('sim-key');
-    const target = join(await mkdtemp(join(tmpdir(), 'sim-admin-')), 'victim.json');
+    const target = join(temporaryDirectory('sim-admin-'), 'victim.json');
     const moved = await admin('POST', '/options', { stateFile: target });
     expect(moved.status).toBe(400);
     expect(((await moved.json()) as { error: string }).error).toMatch(
