@@ -13,8 +13,11 @@
  *   npm run bench:scale                     (builds, then runs dist/bench/scale.js)
  *   node dist/bench/scale.js [--pipelines 1000] [--history-runs 3] [--skip-baseline]
  *        [--baseline-bin <checkout>/bin/avatar-pipeline.js --baseline-label "before, 82ea2f4"]
+ *        [--beside-env NAME=VALUE ...]
  *
  * --skip-baseline measures only the product's defaults (for iterating; the row then says so).
+ * --beside-env (repeatable) measures the defaults beside the same worker with those variables
+ * set, e.g. LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 for another allocator.
  *
  * `npm run bench` (bench/report.ts) prints the same rows as part of its table.
  */
@@ -63,6 +66,8 @@ export type MemoryBaseline =
   | { kind: 'earlier-cache' }
   /** Another build (e.g. the commit before a change) with its own defaults. */
   | { kind: 'build'; bin: string; label: string }
+  /** This build with settings over its defaults (e.g. another allocator), to see what they are worth. */
+  | { kind: 'settings'; env: Record<string, string> }
   | { kind: 'none' };
 
 export async function memoryRows(
@@ -89,6 +94,13 @@ export async function memoryRows(
     step(`${pipelines} pipelines in flight, ${baseline.label} (${baseline.bin}) with its defaults`);
     before = await measureInFlight(stack, selfie, pipelines, {}, baseline.bin);
     beforeLabel = `${baseline.label}, its defaults`;
+  } else if (baseline.kind === 'settings') {
+    const settings = Object.entries(baseline.env)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
+    step(`${pipelines} pipelines in flight, the defaults with ${settings}`);
+    before = await measureInFlight(stack, selfie, pipelines, baseline.env);
+    beforeLabel = `the defaults with ${settings}`;
   }
   if (before) logCpu(beforeLabel, before);
   const all = (load: InFlight) => load.done === load.pipelines && load.maxOpenAtOnce === load.pipelines;
@@ -134,6 +146,19 @@ function stringArg(argv: string[], name: string): string | undefined {
   return i >= 0 ? argv[i + 1] : undefined;
 }
 
+/** Every `--name NAME=VALUE` of the command line. */
+function envArgs(argv: string[], name: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  argv.forEach((arg, i) => {
+    const setting = argv[i + 1];
+    if (arg !== `--${name}` || setting === undefined) return;
+    const eq = setting.indexOf('=');
+    if (eq <= 0) throw new Error(`--${name} takes NAME=VALUE, not ${JSON.stringify(setting)}`);
+    env[setting.slice(0, eq)] = setting.slice(eq + 1);
+  });
+  return env;
+}
+
 export function step(what: string): void {
   process.stderr.write(`[bench] ${what}…\n`);
 }
@@ -142,11 +167,14 @@ async function main(): Promise<void> {
   const pipelines = numberArg(process.argv, 'pipelines', 1_000);
   const historyRuns = numberArg(process.argv, 'history-runs', 3);
   const baselineBin = stringArg(process.argv, 'baseline-bin');
+  const besideEnv = envArgs(process.argv, 'beside-env');
   const baseline: MemoryBaseline = process.argv.includes('--skip-baseline')
     ? { kind: 'none' }
-    : baselineBin
-      ? { kind: 'build', bin: baselineBin, label: stringArg(process.argv, 'baseline-label') ?? 'before' }
-      : { kind: 'earlier-cache' };
+    : Object.keys(besideEnv).length > 0
+      ? { kind: 'settings', env: besideEnv }
+      : baselineBin
+        ? { kind: 'build', bin: baselineBin, label: stringArg(process.argv, 'baseline-label') ?? 'before' }
+        : { kind: 'earlier-cache' };
   const stack = await startStack();
   const selfie = { path: path.join(stack.dir, 'selfie.png'), dir: stack.dir };
   writeFileSync(selfie.path, syntheticSelfiePng(1, 64));
