@@ -17,10 +17,11 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 # Memory settings (docs/operations.md, "Worker memory"; bench/scale.ts measures the worker with
 # them): jemalloc instead of glibc's malloc (with 1,000 pipelines open a worker peaked at 352 MB on
-# it against 458 MB on glibc's, same run), linked at one path on every architecture;
-# two glibc malloc arenas instead of up to eight per core, for whatever still uses glibc's; V8 young
-# generations of 2 MB per semi-space instead of up to 16 MB. `--optimize-for-size` (in ENTRYPOINT:
-# Node refuses it in NODE_OPTIONS) makes every full collection a memory-reducing one, for some CPU.
+# it against 458 MB on glibc's, same run), linked at one path on every architecture; two glibc
+# malloc arenas instead of up to eight per core, for a process started without the preload; V8
+# young generations of 2 MB per semi-space instead of up to 16 MB. `--optimize-for-size` (in
+# ENTRYPOINT: Node refuses it in NODE_OPTIONS) makes every full collection a memory-reducing one,
+# for some CPU.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends libjemalloc2 \
   && rm -rf /var/lib/apt/lists/* \
