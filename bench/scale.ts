@@ -95,9 +95,7 @@ export async function memoryRows(
     before = await measureInFlight(stack, selfie, pipelines, {}, baseline.bin);
     beforeLabel = `${baseline.label}, its defaults`;
   } else if (baseline.kind === 'settings') {
-    const settings = Object.entries(baseline.env)
-      .map(([name, value]) => `${name}=${value}`)
-      .join(' ');
+    const settings = describeEnv(baseline.env).join(' ');
     step(`${pipelines} pipelines in flight, the defaults with ${settings}`);
     before = await measureInFlight(stack, selfie, pipelines, baseline.env);
     beforeLabel = `the defaults with ${settings}`;
@@ -137,13 +135,18 @@ function logCpu(what: string, load: InFlight): void {
 }
 
 function imageMemorySettings(): string {
-  const env = Object.entries(IMAGE_MEMORY_SETTINGS.env).map(([name, value]) => `${name}=${value}`);
-  return [...env, `node ${IMAGE_MEMORY_SETTINGS.nodeArgs.join(' ')}`].join(', ');
+  return [...describeEnv(IMAGE_MEMORY_SETTINGS.env), `node ${IMAGE_MEMORY_SETTINGS.nodeArgs.join(' ')}`].join(
+    ', ',
+  );
 }
 
 function stringArg(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 ? argv[i + 1] : undefined;
+}
+
+function describeEnv(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).map(([name, value]) => `${name}=${value}`);
 }
 
 /** Every `--name NAME=VALUE` of the command line. */
