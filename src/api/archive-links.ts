@@ -35,7 +35,7 @@ export async function linkArchivedAvatars<T extends LinkableResult>(
   if (keys.length === 0) return result;
   const existing = new Set<string>();
   for (const owner of new Set(keys.map(ownerOf))) {
-    for (const object of await store.list(owner)) existing.add(object.key);
+    for (const key of await store.listKeys(owner)) existing.add(key);
   }
   const expiresAtMs = nowMs + ARCHIVE_LINK_TTL_SECONDS * 1000;
   const linkOf = async (key: string): Promise<string> =>

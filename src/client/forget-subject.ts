@@ -92,7 +92,7 @@ export async function forgetSubject(
   let deleted = 0;
   for (const each of prefixes) deleted += (await deletePrefix(store, each)).length;
   let remaining = 0;
-  for (const each of prefixes) remaining += (await store.list(each)).length;
+  for (const each of prefixes) remaining += (await store.listKeys(each)).length;
   options.audit?.({
     event: 'subject-erased',
     tenant,

@@ -26,16 +26,16 @@ export class OrderDurationStore {
       Buffer.from(JSON.stringify(order)),
       'application/json',
     );
-    const kept = await this.store.list(prefixOf(order.kind));
-    for (const old of kept.slice(0, Math.max(0, kept.length - KEPT_RUNS))) await this.store.delete(old.key);
+    const kept = await this.store.listKeys(prefixOf(order.kind));
+    for (const old of kept.slice(0, Math.max(0, kept.length - KEPT_RUNS))) await this.store.delete(old);
   }
 
   /** The newest `limit` finished runs of the kind, oldest first. */
   async recent(kind: OrderKind, limit: number): Promise<FinishedOrder[]> {
-    const objects = await this.store.list(prefixOf(kind));
+    const keys = await this.store.listKeys(prefixOf(kind));
     const runs: FinishedOrder[] = [];
-    for (const object of objects) {
-      const match = KEY.exec(object.key.slice(prefixOf(kind).length));
+    for (const key of keys) {
+      const match = KEY.exec(key.slice(prefixOf(kind).length));
       if (!match) continue;
       const [, seenDoneAt, orderId, afterMs, byMs] = match.map(Number);
       runs.push({ kind, seenDoneAt: seenDoneAt!, orderId: orderId!, afterMs: afterMs!, byMs: byMs! });

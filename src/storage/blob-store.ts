@@ -30,6 +30,11 @@ export interface BlobStore {
   /** Every object whose key starts with `prefix`, in key order. */
   list(prefix: string): Promise<BlobInfo[]>;
   /**
+   * The keys `list` would answer, for callers that need no sizes: on the filesystem it reads no
+   * file's metadata, which matters to the workers that list on every pipeline.
+   */
+  listKeys(prefix: string): Promise<string[]>;
+  /**
    * A URL anyone holding it can read the object through until it expires, or undefined when the
    * backend cannot sign one (the filesystem: the API serves those objects itself).
    */
@@ -44,7 +49,7 @@ export interface BlobStore {
 
 /** Deletes every object under `prefix`; returns the keys that were there. */
 export async function deletePrefix(store: BlobStore, prefix: string): Promise<string[]> {
-  const objects = await store.list(prefix);
-  for (const object of objects) await store.delete(object.key);
-  return objects.map((object) => object.key);
+  const keys = await store.listKeys(prefix);
+  for (const key of keys) await store.delete(key);
+  return keys;
 }

@@ -69,12 +69,21 @@ export class FsBlobStore implements BlobStore {
   }
 
   async list(prefix: string): Promise<BlobInfo[]> {
+    const found: BlobInfo[] = [];
+    for (const key of await this.listKeys(prefix)) {
+      const stats = await stat(this.fileOf(key)).catch(() => undefined);
+      if (stats) found.push({ key, bytes: stats.size, contentType: contentTypeOfKey(key) });
+    }
+    return found;
+  }
+
+  async listKeys(prefix: string): Promise<string[]> {
     assertValidPrefix(prefix);
     // Only the directory the prefix names is walked, not the whole store.
     const dir = prefix === '' ? this.location : path.join(this.location, prefix);
-    const found: BlobInfo[] = [];
+    const found: string[] = [];
     await this.walk(dir, found);
-    return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return found.sort();
   }
 
   signedUrl(): Promise<string | undefined> {
@@ -100,7 +109,7 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.location, ...assertValidKey(key).split('/'));
   }
 
-  private async walk(dir: string, found: BlobInfo[]): Promise<void> {
+  private async walk(dir: string, found: string[]): Promise<void> {
     let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -112,9 +121,7 @@ export class FsBlobStore implements BlobStore {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await this.walk(full, found);
       else if (entry.isFile() && !entry.name.endsWith('.part')) {
-        const key = path.relative(this.location, full).split(path.sep).join('/');
-        const stats = await stat(full).catch(() => undefined);
-        if (stats) found.push({ key, bytes: stats.size, contentType: contentTypeOfKey(key) });
+        found.push(path.relative(this.location, full).split(path.sep).join('/'));
       }
     }
   }

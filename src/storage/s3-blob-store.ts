@@ -122,6 +122,10 @@ export class S3BlobStore implements BlobStore {
     return found;
   }
 
+  async listKeys(prefix: string): Promise<string[]> {
+    return (await this.list(prefix)).map((object) => object.key);
+  }
+
   signedUrl(key: string, expiresInSeconds: number): Promise<string | undefined> {
     const command = new GetObjectCommand({ Bucket: this.where.bucket, Key: this.objectKey(key) });
     return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });

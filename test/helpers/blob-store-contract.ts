@@ -50,6 +50,11 @@ export function describeBlobStoreContract(name: string, open: () => BlobStore): 
         ['contract/list/b/2.png', 2],
       ]);
       expect(await store.list('contract/nothing-here/')).toEqual([]);
+      expect(await store.listKeys('contract/list/')).toEqual([
+        'contract/list/a/1.png',
+        'contract/list/b/2.png',
+      ]);
+      expect(await store.listKeys('contract/nothing-here/')).toEqual([]);
     });
 
     it('resolves its own references back to keys and refuses others', () => {
@@ -65,6 +70,7 @@ export function describeBlobStoreContract(name: string, open: () => BlobStore): 
       );
       await expect(store.put('a//b.png', Buffer.from('x'), 'image/png')).rejects.toThrow(/invalid blob key/);
       await expect(store.list('no-trailing-slash')).rejects.toThrow(/invalid blob key prefix/);
+      await expect(store.listKeys('no-trailing-slash')).rejects.toThrow(/invalid blob key prefix/);
     });
   });
 }

@@ -19,6 +19,7 @@ function asBucket(inner: FsBlobStore): BlobStore {
     head: (key) => inner.head(key),
     delete: (key) => inner.delete(key),
     list: (prefix) => inner.list(prefix),
+    listKeys: (prefix) => inner.listKeys(prefix),
     signedUrl: () => Promise.resolve(undefined),
     referenceOf: (key) => `${rootRef}${key}`,
     keyOf: (ref) => (ref.startsWith(rootRef) ? ref.slice(rootRef.length) : undefined),
