@@ -37,6 +37,9 @@ export interface WorkerTaskCounts {
   forcedEvictions: number;
   activities: number;
   localActivities: number;
+  /** Provider orders that ended (training and generation), and the status reads they took in all. */
+  orders: number;
+  orderPolls: number;
 }
 
 const TRAINING_MS = 60_000;
@@ -150,6 +153,9 @@ async function workerTaskCounts(address: string): Promise<WorkerTaskCounts> {
     forcedEvictions: sum('temporal_sticky_cache_total_forced_eviction'),
     activities: sum('temporal_activity_execution_latency_count'),
     localActivities: sum('temporal_local_activity_execution_latency_count'),
+    // The workflows' own histogram (workflows/polling.ts): one record per order, its reads as the value.
+    orders: sum('avatar_pipeline_order_polls_count'),
+    orderPolls: sum('avatar_pipeline_order_polls_sum'),
   };
 }
 

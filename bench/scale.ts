@@ -130,7 +130,7 @@ function logCpu(what: string, load: InFlight): void {
   );
   const t = load.tasks;
   process.stderr.write(
-    `  ${what}: ${t.workflowTasks} workflow tasks (${(t.workflowTasks / load.pipelines).toFixed(1)} per pipeline), sticky cache ${t.stickyCacheHits} hits / ${t.stickyCacheMisses} misses, ${t.forcedEvictions} forced evictions, ${t.activities} activities, ${t.localActivities} local activities; ${((load.workerCpuS * 1000) / Math.max(1, t.workflowTasks + t.activities)).toFixed(1)} ms of CPU per task\n`,
+    `  ${what}: ${t.workflowTasks} workflow tasks (${(t.workflowTasks / load.pipelines).toFixed(1)} per pipeline), sticky cache ${t.stickyCacheHits} hits / ${t.stickyCacheMisses} misses, ${t.forcedEvictions} forced evictions, ${t.activities} activities, ${t.localActivities} local activities, ${t.orders} provider orders polled ${t.orderPolls} times (${(t.orderPolls / Math.max(1, t.orders)).toFixed(1)} each); ${((load.workerCpuS * 1000) / Math.max(1, t.workflowTasks + t.activities)).toFixed(1)} ms of CPU per task\n`,
   );
 }
 
