@@ -71,7 +71,8 @@ export class FsBlobStore implements BlobStore {
   async list(prefix: string): Promise<BlobInfo[]> {
     const found: BlobInfo[] = [];
     for (const key of await this.listKeys(prefix)) {
-      const stats = await stat(this.fileOf(key)).catch(() => undefined);
+      // The key as found on disk: a file someone else named outside the key rules is still listed.
+      const stats = await stat(path.join(this.location, ...key.split('/'))).catch(() => undefined);
       if (stats) found.push({ key, bytes: stats.size, contentType: contentTypeOfKey(key) });
     }
     return found;
