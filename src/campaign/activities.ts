@@ -6,9 +6,12 @@ import {
   subjectWorkflowId,
   type ManifestEntry,
   type ManifestRef,
+  type SubjectEnded,
   type SubjectOutcome,
 } from './contracts/campaign';
+import { subjectEndedUpdate } from './contracts/definitions';
 import type { PipelineResult } from '../contracts/pipeline-state';
+import { startRunOnce, type RunStart } from '../client/start-run';
 import { CampaignManifestError, readCampaignSubjects } from './manifest-store';
 import { readProviderQueue, type ProviderQueueReading } from './provider-queue-signals';
 import { countOpenCampaigns } from './tenant-campaigns';
@@ -84,6 +87,43 @@ export function createCampaignActivities({
       return closedChildren(Context.current().client, children.flat());
     },
 
+    /**
+     * Starts one subject's run for the campaign. Not a child workflow: the campaign's history then
+     * holds no child start and end events, and a run's closing task is not overtaken by them (see
+     * subjectEndedUpdate). Answers the run's first run id, by which its end report is recognised.
+     */
+    async startCampaignSubject(start: SubjectStart): Promise<{ runId: string }> {
+      const started = await startRunOnce(Context.current().client, { ...start, campaignSubject: true });
+      if (!started.created || started.runId === undefined) {
+        throw ApplicationFailure.create({
+          type: 'SubjectAlreadyRan',
+          nonRetryable: true,
+          message: `a pipeline ${start.workflowId} for this subject already exists and did not fail; it is not started twice`,
+        });
+      }
+      return { runId: started.runId };
+    },
+
+    /**
+     * A campaign's pipeline tells the campaign how it ended (subjectEndedUpdate). The update id
+     * names the pipeline's run, so this activity's retries count once; a campaign that has closed
+     * (or was deleted) no longer waits for it, which is not an error.
+     */
+    async reportSubjectEnd(input: { campaignId: string; ended: SubjectEnded }): Promise<void> {
+      const { workflowId, runId } = input.ended;
+      try {
+        await Context.current()
+          .client.workflow.getHandle(input.campaignId)
+          .executeUpdate(subjectEndedUpdate, {
+            args: [input.ended],
+            updateId: `subject-ended:${workflowId}:${runId ?? ''}`,
+          });
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return;
+        throw err;
+      }
+    },
+
     /** A page of the campaign's subjects, read from the manifest file the starter stored. */
     async readCampaignSubjects(input: {
       manifest: ManifestRef;
@@ -107,6 +147,9 @@ export function createCampaignActivities({
 }
 
 export type CampaignActivities = ReturnType<typeof createCampaignActivities>;
+
+/** A subject's run as the campaign asks for it (the start's search attributes follow from its input). */
+export type SubjectStart = Omit<RunStart, 'searchAttributes' | 'campaignSubject' | 'requestFingerprint'>;
 
 /** A campaign's child found closed, and the outcome it never reported. */
 export interface ClosedChild {
