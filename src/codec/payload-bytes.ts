@@ -20,11 +20,20 @@ export function payloadToBytes(payload: Payload): Buffer {
     header.writeUInt16BE(keyBytes.length, 0);
     keyBytes.copy(header, 2);
     header.writeUInt32BE(value.length, 2 + keyBytes.length);
-    parts.push(header, Buffer.from(value.buffer, value.byteOffset, value.length));
+    parts.push(header, bytesOf(value));
   }
-  if (payload.data)
-    parts.push(Buffer.from(payload.data.buffer, payload.data.byteOffset, payload.data.length));
+  if (payload.data) parts.push(bytesOf(payload.data));
   return Buffer.concat(parts);
+}
+
+/**
+ * A view of the bytes without copying. A workflow's void answer (an update's, `binary/null`)
+ * reaches the codec with an empty plain array as its data, which is copied instead.
+ */
+function bytesOf(bytes: Uint8Array | readonly number[]): Buffer {
+  return ArrayBuffer.isView(bytes)
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    : Buffer.from(bytes as number[]);
 }
 
 export function bytesToPayload(bytes: Buffer): Payload {

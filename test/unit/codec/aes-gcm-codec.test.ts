@@ -27,6 +27,15 @@ describe('payload bytes', () => {
         metadata: { encoding: new Uint8Array(Buffer.from('binary/plain')), odd: new Uint8Array() },
         data: new Uint8Array([0, 255, 7]),
       },
+      // A workflow's void update answer arrives with a plain array as its data.
+      {
+        metadata: { encoding: new Uint8Array(Buffer.from('binary/null')) },
+        data: [] as unknown as Uint8Array,
+      },
+      {
+        metadata: { encoding: new Uint8Array(Buffer.from('binary/x')) },
+        data: [1, 2] as unknown as Uint8Array,
+      },
     ]) {
       const back = bytesToPayload(payloadToBytes(payload));
       expect(Object.keys(back.metadata ?? {}).sort()).toEqual(Object.keys(payload.metadata ?? {}).sort());
