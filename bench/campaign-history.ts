@@ -1,33 +1,116 @@
 /**
- * A campaign of 5,000 small subjects keeps every run's history under Temporal's warnings
- * (10,240 events, 10 MB): the campaign workflow as shipped (default 400 subjects per run), with
- * a stand-in pipeline that finishes at once (the same one the tests use), on its own dev server.
- * While it runs, `campaigns status`'s client call (a fresh handle's progress()) is timed once a
- * second: what the campaign's size costs that call, the ledger and manifest of every subject.
+ * A campaign of thousands of small subjects: every run's history stays under Temporal's warnings
+ * (10,240 events, 10 MB), and its continue-as-new boundaries do not stall it. The campaign
+ * workflow as shipped (default 400 subjects per run), with a stand-in pipeline that finishes at
+ * once (the same one the tests use), on its own dev server: the ends arrive as fast as the worker
+ * can start subjects, the hardest case for a run's closing task. While it runs, `campaigns
+ * status`'s client call (a fresh handle's progress()) is timed once a second.
  *
- *   npm run bench:campaign-history          (or: node dist/bench/campaign-history.js --subjects 5000)
+ * Per run it prints events, bytes, refused or timed-out workflow tasks by cause, and the closing
+ * stall: from the first refused attempt of the run's closing task to the continue-as-new.
+ *
+ *   npm run bench:campaign-history
+ *   node dist/bench/campaign-history.js [--subjects 5000] [--subjects-per-run 400]
+ *        [--baseline <checkout, built> --baseline-label "before, f1e5112"]
+ *
+ * With --baseline the same campaign first runs on that checkout's campaign workflow, stand-in and
+ * activities (its dist/ and test/workflows/), on the same server, and the figures are printed side
+ * by side.
  */
-import { placementFrom } from '../src/config/run-placement';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createCampaignActivities } from '../src/campaign/activities';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { getCampaign, startCampaign } from '../src/campaign/client/campaigns';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type * as CampaignActivitiesModule from '../src/campaign/activities';
+import type * as CampaignsModule from '../src/campaign/client/campaigns';
 import type { CampaignSubject } from '../src/campaign/contracts/campaign';
+import { placementFrom } from '../src/config/run-placement';
+import { findPackageRoot } from '../src/config/package-root';
 import { percentile } from './campaign-at-scale';
 import { loadLine } from './campaign-scenarios';
-import { startStack } from './campaign-stack';
+import { startStack, type Stack } from './campaign-stack';
 
 const WARN_EVENTS = 10_240;
 const WARN_BYTES = 10 * 1024 * 1024;
+/** A status call this close to a run's end (before its start or after its answer) is "near a boundary". */
+const NEAR_BOUNDARY_MS = 3_000;
+
+/** The code measured: a package checkout, built (dist/), with its test stand-ins. */
+interface Build {
+  label: string;
+  root: string;
+}
+
+interface RunFigures {
+  run: number;
+  status: string;
+  events: number;
+  bytes: number;
+  failedTasks: Record<string, number>;
+  closingStallMs: number;
+  closedAtMs?: number;
+}
+
+interface Figures {
+  build: Build;
+  seconds: number;
+  succeeded: number;
+  total: number;
+  status: { startMs: number; ms: number; failed: boolean }[];
+  runs: RunFigures[];
+  loadBefore: string;
+  loadAfter: string;
+}
 
 async function main(): Promise<void> {
-  const i = process.argv.indexOf('--subjects');
-  const count = i >= 0 ? Number(process.argv[i + 1]) : 5_000;
+  const count = numberArg('subjects') ?? 5_000;
+  const subjectsPerRun = numberArg('subjects-per-run');
+  const baselineRoot = stringArg('baseline');
+  const builds: Build[] = [
+    ...(baselineRoot
+      ? [
+          {
+            label: stringArg('baseline-label') ?? `baseline (${baselineRoot})`,
+            root: path.resolve(baselineRoot),
+          },
+        ]
+      : []),
+    { label: 'this build', root: findPackageRoot() },
+  ];
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const stack = await startStack();
-  const manifestDir = path.join(stack.dir, 'campaigns');
+  const results: Figures[] = [];
+  try {
+    for (const build of builds) {
+      console.log(`\n== ${build.label}: ${count} subjects ==`);
+      const figures = await measure(stack, build, count, subjectsPerRun);
+      printBuild(figures);
+      results.push(figures);
+    }
+  } finally {
+    await stack.close();
+  }
+  if (results.length > 1) printSideBySide(results);
+  const mine = results.at(-1)!;
+  const maxEvents = Math.max(...mine.runs.map((r) => r.events));
+  const maxBytes = Math.max(...mine.runs.map((r) => r.bytes));
+  if (maxEvents >= WARN_EVENTS || maxBytes >= WARN_BYTES || mine.succeeded !== count) process.exitCode = 1;
+}
+
+async function measure(
+  stack: Stack,
+  build: Build,
+  count: number,
+  subjectsPerRun: number | undefined,
+): Promise<Figures> {
+  const { createCampaignActivities } = (await import(
+    path.join(build.root, 'dist/src/campaign/activities.js')
+  )) as typeof CampaignActivitiesModule;
+  const { startCampaign, getCampaign } = (await import(
+    path.join(build.root, 'dist/src/campaign/client/campaigns.js')
+  )) as typeof CampaignsModule;
+  const manifestDir = path.join(stack.dir, `campaigns-${build.label.replace(/[^A-Za-z0-9]+/g, '-')}`);
   const taskQueue = `history-${Date.now()}`;
   const connection = await NativeConnection.connect({ address: stack.server.address });
   try {
@@ -36,7 +119,7 @@ async function main(): Promise<void> {
       namespace: stack.server.namespace,
       taskQueue,
       workflowBundle: await bundleWorkflowCode({
-        workflowsPath: path.resolve(__dirname, '../../test/workflows/campaign-stand-in.ts'),
+        workflowsPath: path.join(build.root, 'test/workflows/campaign-stand-in.ts'),
         logger: new DefaultLogger('WARN'),
       }),
       activities: {
@@ -55,25 +138,28 @@ async function main(): Promise<void> {
       mainImageIndex: 0,
       row: n + 2,
     }));
-    console.log(`Load before: ${loadLine()}.`);
+    const loadBefore = loadLine();
     const started = Date.now();
-    const statusMs: number[] = [];
-    let statusFailed = 0;
+    const status: Figures['status'] = [];
     const { summary, campaignId } = await worker.runUntil(async () => {
       const campaign = await startCampaign(stack.client, subjects, {
         ...placementFrom({ taskQueue }),
         manifestDir,
         pipelineWorkflowType: 'standInPipeline',
-        options: { maxInFlight: 200 },
+        options: { maxInFlight: 200, ...(subjectsPerRun ? { subjectsPerRun } : {}) },
       });
       let running = true;
       const sampling = (async () => {
         while (running) {
+          const startMs = Date.now();
           const t = performance.now();
-          await getCampaign(stack.client, campaign.campaignId, { manifestDir })
+          const failed = await getCampaign(stack.client, campaign.campaignId, { manifestDir })
             .progress()
-            .catch(() => void statusFailed++);
-          statusMs.push(performance.now() - t);
+            .then(
+              () => false,
+              () => true,
+            );
+          status.push({ startMs, ms: performance.now() - t, failed });
           await delay(1_000);
         }
       })();
@@ -81,41 +167,132 @@ async function main(): Promise<void> {
       await sampling;
       return { summary, campaignId: campaign.campaignId };
     });
-    const seconds = (Date.now() - started) / 1000;
-    console.log(
-      `${count} subjects in ${seconds.toFixed(0)} s: ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.total} in the summary`,
-    );
-    console.log(`Load after: ${loadLine()}.`);
-    console.log(
-      `campaigns status (client call, once a second, ${statusMs.length} calls, ${statusFailed} failed): ` +
-        `p50 ${percentile(statusMs, 0.5).toFixed(0)} ms, p99 ${percentile(statusMs, 0.99).toFixed(0)} ms, ` +
-        `max ${Math.max(...statusMs).toFixed(0)} ms`,
-    );
-    const rows: { run: number; status: string; events: number; bytes: number }[] = [];
-    for await (const run of stack.client.workflow.list({ query: `WorkflowId = '${campaignId}'` })) {
-      const description = await stack.client.workflow.getHandle(campaignId, run.runId).describe();
-      const bytes = Number(description.raw.workflowExecutionInfo?.historySizeBytes ?? 0);
-      rows.push({ run: 0, status: description.status.name, events: description.historyLength, bytes });
-    }
-    rows.reverse().forEach((row, n) => (row.run = n + 1));
-    console.log('run  status            events   history size');
-    for (const r of rows) {
-      console.log(
-        `${String(r.run).padStart(3)}  ${r.status.padEnd(16)}  ${String(r.events).padStart(6)}   ${(r.bytes / 1024).toFixed(0).padStart(6)} KiB`,
-      );
-    }
-    const maxEvents = Math.max(...rows.map((r) => r.events));
-    const maxBytes = Math.max(...rows.map((r) => r.bytes));
-    console.log(
-      `\n${rows.length} runs; largest: ${maxEvents} events (${((maxEvents / WARN_EVENTS) * 100).toFixed(0)}% of the 10,240 warning), ` +
-        `${(maxBytes / 1024 / 1024).toFixed(2)} MB (${((maxBytes / WARN_BYTES) * 100).toFixed(0)}% of the 10 MB warning)`,
-    );
-    if (maxEvents >= WARN_EVENTS || maxBytes >= WARN_BYTES || summary.succeeded !== count)
-      process.exitCode = 1;
+    return {
+      build,
+      seconds: (Date.now() - started) / 1000,
+      succeeded: summary.succeeded,
+      total: summary.total,
+      status,
+      runs: await runFigures(stack.client, campaignId),
+      loadBefore,
+      loadAfter: loadLine(),
+    };
   } finally {
     await connection.close();
-    await stack.close();
   }
+}
+/** Every run of the campaign, oldest first, read from its history. */
+async function runFigures(client: Client, campaignId: string): Promise<RunFigures[]> {
+  const runs: RunFigures[] = [];
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${campaignId}'` })) {
+    const handle = client.workflow.getHandle(campaignId, run.runId);
+    const description = await handle.describe();
+    const history = await handle.fetchHistory();
+    const events = history.events ?? [];
+    const failedTasks: Record<string, number> = {};
+    const timeOf = (i: number) =>
+      Number(events[i]?.eventTime?.seconds ?? 0) * 1000 +
+      Math.round(Number(events[i]?.eventTime?.nanos ?? 0) / 1e6);
+    const completed: number[] = [];
+    events.forEach((event, i) => {
+      if (event.workflowTaskCompletedEventAttributes) completed.push(i);
+      const cause = event.workflowTaskFailedEventAttributes?.cause;
+      if (cause !== undefined && cause !== null) {
+        const name = String(cause).replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '');
+        failedTasks[name] = (failedTasks[name] ?? 0) + 1;
+      }
+      if (event.workflowTaskTimedOutEventAttributes) failedTasks.TIMED_OUT = (failedTasks.TIMED_OUT ?? 0) + 1;
+    });
+    // The closing task: the last completed one. Its refused or timed-out attempts lie after the one before it.
+    const last = completed.at(-1) ?? events.length - 1;
+    const previous = completed.at(-2) ?? 0;
+    let firstRefused: number | undefined;
+    for (let i = previous + 1; i < last; i++) {
+      if (events[i]?.workflowTaskFailedEventAttributes || events[i]?.workflowTaskTimedOutEventAttributes) {
+        firstRefused = i;
+        break;
+      }
+    }
+    runs.push({
+      run: 0,
+      status: description.status.name,
+      events: description.historyLength,
+      bytes: Number(description.raw.workflowExecutionInfo?.historySizeBytes ?? 0),
+      failedTasks,
+      closingStallMs: firstRefused === undefined ? 0 : timeOf(last) - timeOf(firstRefused),
+      ...(description.closeTime ? { closedAtMs: description.closeTime.getTime() } : {}),
+    });
+  }
+  runs.reverse().forEach((row, n) => (row.run = n + 1));
+  return runs;
+}
+
+function statusLine(figures: Figures): string {
+  const all = figures.status.map((s) => s.ms);
+  const boundaries = figures.runs.flatMap((r) =>
+    r.status === 'CONTINUED_AS_NEW' && r.closedAtMs ? [r.closedAtMs] : [],
+  );
+  const near = figures.status.filter((s) =>
+    boundaries.some((b) => b >= s.startMs - NEAR_BOUNDARY_MS && b <= s.startMs + s.ms + NEAR_BOUNDARY_MS),
+  );
+  const failed = figures.status.filter((s) => s.failed).length;
+  const max = (values: number[]) => (values.length ? `${Math.max(...values).toFixed(0)} ms` : '-');
+  return (
+    `p50 ${percentile(all, 0.5).toFixed(0)} ms, p99 ${percentile(all, 0.99).toFixed(0)} ms, max ${max(all)} ` +
+    `(${all.length} calls, ${failed} failed); near a boundary max ${max(near.map((s) => s.ms))} (${near.length})`
+  );
+}
+
+function printBuild(f: Figures): void {
+  console.log(`Load before: ${f.loadBefore}. Load after: ${f.loadAfter}.`);
+  console.log(`${f.total} subjects in ${f.seconds.toFixed(0)} s: ${f.succeeded} succeeded`);
+  console.log(`campaigns status (client call, once a second): ${statusLine(f)}`);
+  console.log('run  status            events   history size   closing stall   refused or timed-out tasks');
+  for (const r of f.runs) {
+    const failed = Object.entries(r.failedTasks)
+      .map(([cause, n]) => `${cause} ${n}`)
+      .join(', ');
+    console.log(
+      `${String(r.run).padStart(3)}  ${r.status.padEnd(16)}  ${String(r.events).padStart(6)}   ${(r.bytes / 1024).toFixed(0).padStart(8)} KiB   ${(r.closingStallMs / 1000).toFixed(1).padStart(11)} s   ${failed || '-'}`,
+    );
+  }
+  const maxEvents = Math.max(...f.runs.map((r) => r.events));
+  const maxBytes = Math.max(...f.runs.map((r) => r.bytes));
+  console.log(
+    `${f.runs.length} runs; largest: ${maxEvents} events (${((maxEvents / WARN_EVENTS) * 100).toFixed(0)}% of the 10,240 warning), ` +
+      `${(maxBytes / 1024 / 1024).toFixed(2)} MB (${((maxBytes / WARN_BYTES) * 100).toFixed(0)}% of the 10 MB warning)`,
+  );
+}
+
+function printSideBySide(all: Figures[]): void {
+  console.log(
+    '\n| build | done | wall time | runs | largest run | refused closing tasks | closing stall, sum / max | status p50 / p99 / max |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const f of all) {
+    const refused = f.runs.reduce((n, r) => n + Object.values(r.failedTasks).reduce((a, b) => a + b, 0), 0);
+    const stalls = f.runs.map((r) => r.closingStallMs / 1000);
+    const ms = f.status.map((s) => s.ms);
+    console.log(
+      `| ${f.build.label} | ${f.succeeded}/${f.total} | ${f.seconds.toFixed(0)} s | ${f.runs.length} | ` +
+        `${Math.max(...f.runs.map((r) => r.events))} events | ${refused} | ` +
+        `${stalls.reduce((a, b) => a + b, 0).toFixed(1)} s / ${Math.max(...stalls).toFixed(1)} s | ` +
+        `${percentile(ms, 0.5).toFixed(0)} / ${percentile(ms, 0.99).toFixed(0)} / ${Math.max(...ms).toFixed(0)} ms |`,
+    );
+  }
+}
+
+function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function numberArg(name: string): number | undefined {
+  const value = stringArg(name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number, not "${value}"`);
+  return n;
 }
 
 main().catch((err: unknown) => {
