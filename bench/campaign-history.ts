@@ -33,6 +33,15 @@ import { startStack, type Stack } from './campaign-stack';
 
 const WARN_EVENTS = 10_240;
 const WARN_BYTES = 10 * 1024 * 1024;
+/** Names of the workflow task failure causes seen here (temporal.api.enums.v1.WorkflowTaskFailedCause). */
+const TASK_FAILED_CAUSES: Record<number, string> = {
+  1: 'UnhandledCommand',
+  13: 'ResetStickyTaskQueue',
+  14: 'WorkerUnhandledFailure',
+  17: 'ForceCloseCommand',
+  24: 'NonDeterministic',
+  31: 'UnhandledUpdate',
+};
 /** A status call this close to a run's end (before its start or after its answer) is "near a boundary". */
 const NEAR_BOUNDARY_MS = 3_000;
 
@@ -198,10 +207,10 @@ async function runFigures(client: Client, campaignId: string): Promise<RunFigure
       if (event.workflowTaskCompletedEventAttributes) completed.push(i);
       const cause = event.workflowTaskFailedEventAttributes?.cause;
       if (cause !== undefined && cause !== null) {
-        const name = String(cause).replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '');
+        const name = TASK_FAILED_CAUSES[Number(cause)] ?? `cause ${String(cause)}`;
         failedTasks[name] = (failedTasks[name] ?? 0) + 1;
       }
-      if (event.workflowTaskTimedOutEventAttributes) failedTasks.TIMED_OUT = (failedTasks.TIMED_OUT ?? 0) + 1;
+      if (event.workflowTaskTimedOutEventAttributes) failedTasks.TimedOut = (failedTasks.TimedOut ?? 0) + 1;
     });
     // The closing task: the last completed one. Its refused or timed-out attempts lie after the one before it.
     const last = completed.at(-1) ?? events.length - 1;

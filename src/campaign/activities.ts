@@ -1,5 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  isGrpcServiceError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import {
   isErased,
   outcomeOfResult,
@@ -111,16 +116,23 @@ export function createCampaignActivities({
      */
     async reportSubjectEnd(input: { campaignId: string; ended: SubjectEnded }): Promise<void> {
       const { workflowId, runId } = input.ended;
-      try {
-        await Context.current()
-          .client.workflow.getHandle(input.campaignId)
-          .executeUpdate(subjectEndedUpdate, {
+      const context = Context.current();
+      const handle = context.client.workflow.getHandle(input.campaignId);
+      for (;;) {
+        try {
+          await handle.executeUpdate(subjectEndedUpdate, {
             args: [input.ended],
             updateId: `subject-ended:${workflowId}:${runId ?? ''}`,
           });
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return;
-        throw err;
+          return;
+        } catch (err) {
+          if (err instanceof WorkflowNotFoundError) return;
+          if (!isResourceExhausted(err)) throw err;
+          // The server holds few updates in flight per workflow (history.maxInFlightUpdates, 10 by
+          // default): many pipelines ending at once try again at spread-out moments, within this
+          // attempt, rather than all together at the retry policy's next interval.
+          await context.sleep(REPORT_RETRY_MIN_MS + Math.random() * REPORT_RETRY_SPREAD_MS);
+        }
       }
     },
 
@@ -155,6 +167,16 @@ export type SubjectStart = Omit<RunStart, 'searchAttributes' | 'campaignSubject'
 export interface ClosedChild {
   index: number;
   outcome: SubjectOutcome;
+}
+
+const REPORT_RETRY_MIN_MS = 100;
+const REPORT_RETRY_SPREAD_MS = 1_900;
+
+/** The server refused for a limit it keeps (gRPC RESOURCE_EXHAUSTED), as the client wraps it. */
+function isResourceExhausted(err: unknown): boolean {
+  const RESOURCE_EXHAUSTED = 8;
+  const cause = err instanceof Error && isGrpcServiceError(err.cause) ? err.cause : err;
+  return isGrpcServiceError(cause) && cause.code === RESOURCE_EXHAUSTED;
 }
 
 /** Children described at once: a check covers every long-running child of a campaign. */

@@ -46,6 +46,12 @@ import { ProgressLog } from '../../../workflows/progress-log';
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
 const HISTORY_BYTES_SOFT_LIMIT = 4 * 1024 * 1024;
+/**
+ * End reports (updates) one run takes before it continues as new, whatever subjectsPerRun says:
+ * the server refuses updates past 2,000 per run by default (history.maxTotalUpdates), and pause,
+ * resume, cancel and retry must still find room.
+ */
+const END_REPORTS_PER_RUN = 1_500;
 /** Subject ids listed in the progress (the counts are always complete). */
 const IN_FLIGHT_SHOWN = 50;
 /**
@@ -167,7 +173,9 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     for (const { workflowId } of running.values()) cancelChild(workflowId);
   };
 
+  let reportsThisRun = 0;
   setHandler(subjectEndedUpdate, ({ workflowId, runId, outcome }) => {
+    reportsThisRun++;
     const index = indexOfChild.get(workflowId);
     if (index === undefined) return;
     // A late report of an earlier run under the same id (the subject was retried since) is not this one's end.
@@ -262,7 +270,9 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     !ledger.cancelled &&
     ((ledger.hasWork() && startedThisRun >= input.subjectsPerRun) ||
       ((ledger.hasWork() || running.size > 0) &&
-        (historyIsLong() || workflowInfo().targetWorkerDeploymentVersionChanged)));
+        (historyIsLong() ||
+          reportsThisRun >= END_REPORTS_PER_RUN ||
+          workflowInfo().targetWorkerDeploymentVersionChanged)));
   const canStart = () => starting() && running.size < window.size && !wantsNewRun();
   const finished = () => running.size === 0 && (ledger.cancelled || !ledger.hasWork());
 
