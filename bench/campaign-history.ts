@@ -275,7 +275,7 @@ function printBuild(f: Figures): void {
 
 function printSideBySide(all: Figures[]): void {
   console.log(
-    '\n| build | done | wall time | runs | largest run | refused closing tasks | closing stall, sum / max | status p50 / p99 / max |',
+    '\n| build | done | wall time | runs | largest run | workflow tasks failed or timed out | closing stall, sum / max | status p50 / p99 / max |',
   );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const f of all) {
