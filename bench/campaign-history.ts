@@ -1,6 +1,6 @@
 /**
  * A campaign of thousands of small subjects: every run's history stays under Temporal's warnings
- * (10,240 events, 10 MB), and its continue-as-new boundaries do not stall it. The campaign
+ * (10,240 events, 10 MB), and how long its continue-as-new boundaries stall it. The campaign
  * workflow as shipped (default 400 subjects per run), with a stand-in pipeline that finishes at
  * once (the same one the tests use), on its own dev server: the ends arrive as fast as the worker
  * can start subjects, the hardest case for a run's closing task. While it runs, `campaigns

@@ -285,7 +285,7 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
     const base = configFor(sim, taskQueue, context);
     const config = encryption ? { ...base, temporal: { ...base.temporal, encryption } } : base;
     const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
-    const started = await workers.runUntil(async () => {
+    const campaignId = await workers.runUntil(async () => {
       const campaign = await startCampaign(
         client,
         [
@@ -313,10 +313,10 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
           options: { maxInFlight: 2, polling: POLLING },
         },
       );
-      const summary = await campaign.result();
-      return { campaignId: campaign.campaignId, subjects: summary.subjects.map((s) => s.workflowId) };
+      await campaign.result();
+      return campaign.campaignId;
     });
-    return await writeFamily(context, name, started.campaignId, 'campaign', started.subjects);
+    return await writeFamily(context, name, campaignId, 'campaign');
   } finally {
     await sim.stop();
   }
@@ -345,9 +345,8 @@ async function writeFamily(
   scenario: string,
   rootId: string,
   rootRole: 'pipeline' | 'campaign' | 'training' | 'generation' | 'retry',
-  alongside: readonly string[] = [],
 ): Promise<string[]> {
-  const histories = await fetchFamilyHistories(context.client, rootId, alongside);
+  const histories = await fetchFamilyHistories(context.client, rootId);
   const written: string[] = [];
   for (const [id, history] of histories) {
     const file = `${context.label}-${scenario}--${roleOf(id, rootId, rootRole)}.json`;

@@ -1,22 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import {
-  isGrpcServiceError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   isErased,
   outcomeOfResult,
   subjectWorkflowId,
   type ManifestEntry,
   type ManifestRef,
-  type SubjectEnded,
   type SubjectOutcome,
 } from './contracts/campaign';
-import { subjectEndedUpdate } from './contracts/definitions';
 import type { PipelineResult } from '../contracts/pipeline-state';
-import { startRunOnce, type RunStart } from '../client/start-run';
 import { CampaignManifestError, readCampaignSubjects } from './manifest-store';
 import { readProviderQueue, type ProviderQueueReading } from './provider-queue-signals';
 import { countOpenCampaigns } from './tenant-campaigns';
@@ -92,50 +84,6 @@ export function createCampaignActivities({
       return closedChildren(Context.current().client, children.flat());
     },
 
-    /**
-     * Starts one subject's run for the campaign. Not a child workflow: the campaign's history then
-     * holds no child start and end events, and a run's closing task is not overtaken by them (see
-     * subjectEndedUpdate). Answers the run's first run id, by which its end report is recognised.
-     */
-    async startCampaignSubject(start: SubjectStart): Promise<{ runId: string }> {
-      const started = await startRunOnce(Context.current().client, { ...start, campaignSubject: true });
-      if (!started.created || started.runId === undefined) {
-        throw ApplicationFailure.create({
-          type: 'SubjectAlreadyRan',
-          nonRetryable: true,
-          message: `a pipeline ${start.workflowId} for this subject already exists and did not fail; it is not started twice`,
-        });
-      }
-      return { runId: started.runId };
-    },
-
-    /**
-     * A campaign's pipeline tells the campaign how it ended (subjectEndedUpdate). The update id
-     * names the pipeline's run, so this activity's retries count once; a campaign that has closed
-     * (or was deleted) no longer waits for it, which is not an error.
-     */
-    async reportSubjectEnd(input: { campaignId: string; ended: SubjectEnded }): Promise<void> {
-      const { workflowId, runId } = input.ended;
-      const context = Context.current();
-      const handle = context.client.workflow.getHandle(input.campaignId);
-      for (;;) {
-        try {
-          await handle.executeUpdate(subjectEndedUpdate, {
-            args: [input.ended],
-            updateId: `subject-ended:${workflowId}:${runId ?? ''}`,
-          });
-          return;
-        } catch (err) {
-          if (err instanceof WorkflowNotFoundError) return;
-          if (!isResourceExhausted(err)) throw err;
-          // The server holds few updates in flight per workflow (history.maxInFlightUpdates, 10 by
-          // default): many pipelines ending at once try again at spread-out moments, within this
-          // attempt, rather than all together at the retry policy's next interval.
-          await context.sleep(REPORT_RETRY_MIN_MS + Math.random() * REPORT_RETRY_SPREAD_MS);
-        }
-      }
-    },
-
     /** A page of the campaign's subjects, read from the manifest file the starter stored. */
     async readCampaignSubjects(input: {
       manifest: ManifestRef;
@@ -160,23 +108,10 @@ export function createCampaignActivities({
 
 export type CampaignActivities = ReturnType<typeof createCampaignActivities>;
 
-/** A subject's run as the campaign asks for it (the start's search attributes follow from its input). */
-export type SubjectStart = Omit<RunStart, 'searchAttributes' | 'campaignSubject' | 'requestFingerprint'>;
-
 /** A campaign's child found closed, and the outcome it never reported. */
 export interface ClosedChild {
   index: number;
   outcome: SubjectOutcome;
-}
-
-const REPORT_RETRY_MIN_MS = 100;
-const REPORT_RETRY_SPREAD_MS = 1_900;
-
-/** The server refused for a limit it keeps (gRPC RESOURCE_EXHAUSTED), as the client wraps it. */
-function isResourceExhausted(err: unknown): boolean {
-  const RESOURCE_EXHAUSTED = 8;
-  const cause = err instanceof Error && isGrpcServiceError(err.cause) ? err.cause : err;
-  return isGrpcServiceError(cause) && cause.code === RESOURCE_EXHAUSTED;
 }
 
 /** Children described at once: a check covers every long-running child of a campaign. */

@@ -30,8 +30,8 @@ export interface StartOptions extends RunPlacement {
 }
 
 /**
- * One run to start: a pipeline, a training, a generation or a campaign, from a surface or from a
- * campaign's activity (its subjects).
+ * One run to start: a pipeline, a training, a generation or a campaign (a campaign starts its
+ * children itself, from its workflow).
  */
 export interface RunStart {
   workflowType: string;
@@ -56,13 +56,6 @@ export interface RunStart {
   searchAttributes?: TypedSearchAttributes;
   /** How the server orders the run's tasks among others (a campaign's priority key); none by default. */
   priority?: Priority;
-  /**
-   * A campaign's subject (started by the campaign's activity): its id is used again after a run that
-   * failed or was cancelled (the campaign's retry), and a start repeated while its run is open
-   * answers that run (the activity's own retry after a start whose answer was lost). Every other
-   * start never reuses an id.
-   */
-  campaignSubject?: boolean;
 }
 
 export interface StartedRun {
@@ -71,15 +64,13 @@ export interface StartedRun {
   created: boolean;
   /** When not created and a fingerprint was given: the earlier run's fingerprint, if it kept one. */
   existingFingerprint?: string;
-  /** The started (or, for a campaign subject, the open) run's first run id. */
-  runId?: string;
 }
 
 /**
  * The one way this package starts a run. A workflow id is never reused, open (conflict) or closed
  * (reuse), so a repeated request id finds the run it started instead of starting another, and says
  * so, which the API answers differently (202 vs 200); a campaign started again under its id attaches
- * to the one that answered. A campaign's subject is the exception (`campaignSubject`). Every run carries the same memo (subject and campaign as given, for
+ * to the one that answered. Every run carries the same memo (subject and campaign as given, for
  * listings) and, unless it gives its own, a pipeline's search attributes: SubjectId is the subject
  * id as is or, when the client encrypts payloads, a keyed hash of it, since search attributes are
  * not payloads and stay plaintext on the server.
@@ -101,16 +92,12 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
     ...(campaignId ? { campaignId } : {}),
   };
   try {
-    const handle = await client.workflow.start(start.workflowType, {
+    await client.workflow.start(start.workflowType, {
       taskQueue: start.taskQueue,
       workflowId: start.workflowId,
       args: [start.input],
-      workflowIdConflictPolicy: start.campaignSubject
-        ? WorkflowIdConflictPolicy.USE_EXISTING
-        : WorkflowIdConflictPolicy.FAIL,
-      workflowIdReusePolicy: start.campaignSubject
-        ? WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY
-        : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       memo,
       typedSearchAttributes:
         start.searchAttributes ??
@@ -123,7 +110,7 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
       staticSummary: start.summary,
       ...(start.details ? { staticDetails: start.details } : {}),
     });
-    return { workflowId: start.workflowId, created: true, runId: handle.firstExecutionRunId };
+    return { workflowId: start.workflowId, created: true };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError))
       throw missingSearchAttributesError(client, err) ?? err;

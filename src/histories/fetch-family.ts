@@ -3,17 +3,14 @@ import type { History } from './history-json';
 
 /**
  * The histories of a workflow and of every child it started (recursively: styles, claims), by
- * workflow id; `alongside` adds workflows it started otherwise, with their children (a campaign's
- * pipelines, started by its activity). A closed workflow's history is final, so fetch after the
- * pipeline has ended.
+ * workflow id. A closed workflow's history is final, so fetch after the pipeline has ended.
  */
 export async function fetchFamilyHistories(
   client: Client,
   workflowId: string,
-  alongside: readonly string[] = [],
 ): Promise<Map<string, History>> {
   const histories = new Map<string, History>();
-  const pending = [...alongside].reverse().concat(workflowId);
+  const pending = [workflowId];
   for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
     if (histories.has(id)) continue;
     const history = await client.workflow.getHandle(id).fetchHistory();

@@ -4,7 +4,6 @@ import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '
 import { createCampaignActivities } from '../../src/campaign/activities';
 import { startCampaign, type CampaignHandle } from '../../src/campaign/client/campaigns';
 import type { CampaignOptions } from '../../src/campaign/contracts/campaign';
-import { subjectEndedUpdate } from '../../src/campaign/contracts/definitions';
 import { subjects } from '../helpers/campaign-rig';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
@@ -165,65 +164,4 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
       'u4',
     ]);
   });
-
-  test("an end report names its pipeline's run: a report from another run of the same id is not that subject's end", async () => {
-    // Stand-ins that take 3 s, both in flight; while they run, a report as a run retried away
-    // would send it (same workflow id, another run id) arrives first.
-    let answered: { running: number; failed: number } | undefined;
-    const watch = async (campaign: CampaignHandle) => {
-      for (;;) {
-        const p = await campaign.progress().catch(() => undefined);
-        if (p && p.counts.running === 2) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      // Both starts confirmed (their run ids known): the campaign has completed a task after both answers.
-      while (!(await startsConfirmed(campaign.campaignId, 2))) await new Promise((r) => setTimeout(r, 100));
-      await env.client.workflow.getHandle(campaign.campaignId).executeUpdate(subjectEndedUpdate, {
-        args: [
-          {
-            workflowId: `${campaign.campaignId}/u1`,
-            runId: 'an-earlier-run',
-            outcome: { status: 'FAILED', error: 'the earlier run failed' },
-          },
-        ],
-      });
-      const p = await campaign.progress();
-      answered = { running: p.counts.running, failed: p.counts.failed };
-    };
-    const { summary } = await (
-      await worker()
-    ).runUntil(() =>
-      runCampaign(
-        2,
-        { maxInFlight: 2, fixedWindow: true, trainingDeadlineMs: 3_000 },
-        'slowStandInPipeline',
-        watch,
-      ),
-    );
-    expect(answered).toEqual({ running: 2, failed: 0 });
-    expect(summary).toMatchObject({ total: 2, succeeded: 2, failed: 0, status: 'COMPLETED' });
-  });
-
-  /** The campaign's current run has taken in `count` answers of its start activity. */
-  async function startsConfirmed(campaignId: string, count: number): Promise<boolean> {
-    const events = (await env.client.workflow.getHandle(campaignId).fetchHistory()).events ?? [];
-    const starts = new Set(
-      events
-        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startCampaignSubject')
-        .map((e) => String(e.eventId)),
-    );
-    const answers = events.flatMap((e, i) =>
-      starts.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)) ? [i] : [],
-    );
-    const lastAnswer = answers.at(-1) ?? Infinity;
-    return (
-      answers.length >= count &&
-      events.some(
-        (e, i) =>
-          i > lastAnswer &&
-          e.workflowTaskCompletedEventAttributes !== undefined &&
-          e.workflowTaskCompletedEventAttributes !== null,
-      )
-    );
-  }
 });

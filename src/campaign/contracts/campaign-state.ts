@@ -47,11 +47,6 @@ export type SubjectOutcome =
 /** What a campaign's pipeline sends the campaign (its current run) when it ends. */
 export interface SubjectEnded {
   workflowId: string;
-  /**
-   * The pipeline's first run id: a report from an earlier run of the same workflow id (a subject
-   * retried since) is told apart from the run the campaign is waiting for.
-   */
-  runId?: string;
   outcome: SubjectOutcome;
 }
 
@@ -91,11 +86,8 @@ export interface CarriedLedger {
   recentFailures: { subjectId: string; error: string; index?: number }[];
   /** Erased subjects (manifest indexes) whose pipelines were still running: never listed, counted as cancelled. */
   erased?: number[];
-  /**
-   * Subjects started by earlier runs and still running: [index, pipeline workflow id, subject id,
-   * its first run id once its start was confirmed]; they report their end to the current run.
-   */
-  running?: ([number, string, string] | [number, string, string, string])[];
+  /** Subjects started by earlier runs and still running: [index, child workflow id, subject id]; they report their end to the current run. */
+  running?: [number, string, string][];
   /** The auto window as the previous run left it. */
   window?: WindowState;
   /** The progress feed's count and latest snapshots, so a watcher's Last-Event-ID stays valid across runs. */

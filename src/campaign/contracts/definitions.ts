@@ -18,14 +18,10 @@ import type {
 export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<FinalLedger>;
 
 /**
- * Sent by a campaign's pipeline (from an activity, src/campaign/activities.ts) to the campaign
- * when it ends. Addressed by workflow id, so it reaches whichever run of the campaign is current:
- * pipelines outlive the run that started them. An update, not a signal: one that arrives while
- * the campaign continues as new is turned back by the server with a retryable error and the
- * sender's client delivers it to the new run, where a signal would refuse the run's closing task
- * (UnhandledCommand) and make it replay its whole history.
+ * Sent by a campaign's pipeline to the campaign when it ends. Addressed by workflow id, so it
+ * reaches whichever run of the campaign is current: children outlive the run that started them.
  */
-export const subjectEndedUpdate = defineUpdate<void, [SubjectEnded]>('campaignSubjectEnded');
+export const subjectEndedSignal = defineSignal<[SubjectEnded]>('campaignSubjectEnded');
 
 /**
  * Sent by erasure (src/client/forget-subject.ts) to a running campaign after it rewrote the

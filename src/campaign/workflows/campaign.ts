@@ -5,11 +5,13 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   makeContinueAsNewFunc,
-  proxyActivities,
+  ParentClosePolicy,
   setHandler,
   sleep,
+  startChild,
   upsertMemo,
   workflowInfo,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { CampaignSubject } from '../contracts/campaign';
 import type {
@@ -22,8 +24,12 @@ import type {
 import { isErased, subjectWorkflowId } from '../contracts/campaign-state';
 import type { GenerationWorkflowInput } from '../../contracts/model-runs';
 import { PROGRESS_FEED_CAPACITY } from '../../contracts/progress-feed';
-import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
-import type { CampaignActivities, SubjectStart } from '../activities';
+import { pipelineStartAttributes } from '../../contracts/search-attributes';
+import {
+  WORKFLOW_TYPES,
+  type AvatarGenerationWorkflow,
+  type AvatarPipelineWorkflow,
+} from '../../contracts/workflow-definitions';
 import {
   campaignLedgerQuery,
   campaignProgressQuery,
@@ -31,7 +37,7 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
-  subjectEndedUpdate,
+  subjectEndedSignal,
   subjectsErasedSignal,
 } from '../contracts/definitions';
 import type { PipelineWorkflowInput } from '../../contracts/pipeline-input';
@@ -46,12 +52,6 @@ import { ProgressLog } from '../../../workflows/progress-log';
 /** Continue as new well before Temporal's warnings (10,240 events, 10 MB), whatever subjectsPerRun says. */
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
 const HISTORY_BYTES_SOFT_LIMIT = 4 * 1024 * 1024;
-/**
- * End reports (updates) one run takes before it continues as new, whatever subjectsPerRun says:
- * the server refuses updates past 2,000 per run by default (history.maxTotalUpdates), and pause,
- * resume, cancel and retry must still find room.
- */
-const END_REPORTS_PER_RUN = 1_500;
 /** Subject ids listed in the progress (the counts are always complete). */
 const IN_FLIGHT_SHOWN = 50;
 /**
@@ -61,25 +61,17 @@ const IN_FLIGHT_SHOWN = 50;
  */
 const FEED_CARRIED = 20;
 
-const { startCampaignSubject } = proxyActivities<CampaignActivities>({
-  startToCloseTimeout: '1 minute',
-  // Temporal unreachable for longer fails the subject (it can be retried), not the campaign.
-  scheduleToCloseTimeout: '15 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
-
 /**
- * A batch campaign: one avatar pipeline per subject of the manifest, at most the window's size at
- * once (a sliding window: each end starts the next). The window is sized from the provider's
- * signals (auto, capped at maxInFlight) or fixed (window.ts).
+ * A batch campaign: one child avatar pipeline per subject of the manifest, at most the window's
+ * size at once (a sliding window: each end starts the next). The window is sized from the
+ * provider's signals (auto, capped at maxInFlight) or fixed (window.ts).
  *
- * Pipelines are started by an activity, as workflows of their own (not children), and outlive the
- * run that started them: each reports its end by an update to the campaign's id, so to whichever
- * run is current. A run starts at most `subjectsPerRun` subjects (or stops early when history
- * grows long or a new worker version is current), then continues as new at once with the compact
- * ledger and the list of subjects still running; the window never drains at a run boundary, and
- * nothing that arrives meanwhile refuses the run's closing task (see subjectEndedUpdate). A
- * pipeline that closes without reporting (terminated, timed out) is found by unheard.ts. A subject's failure is recorded with its message and touches no
+ * Children outlive the run that started them: each pipeline reports its end by a signal to the
+ * campaign's id, so to whichever run is current. A run starts at most `subjectsPerRun` subjects
+ * (or stops early when history grows long or a new worker version is current), then continues
+ * as new at once with the compact ledger and the list of subjects still running; the window
+ * never drains at a run boundary. A child that closes without reporting (terminated, timed out)
+ * is found by unheard.ts. A subject's failure is recorded with its message and touches no
  * other subject. Pause, resume, cancel and retry are updates; progress is a query, and every change
  * of it is numbered in the progress feed (workflows/progress-log.ts) that the API's event stream
  * queries, counted on across runs.
@@ -99,8 +91,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   const startsPending = new Set<number>();
   /** Erased subjects (by manifest index) this run may still meet: read before erasure, or running. */
   const erased = new Set<number>(input.carried?.erased ?? []);
-  const track = (index: number, workflowId: string, subjectId: string, runId?: string) => {
-    running.set(index, { workflowId, subjectId, heardAtMs: Date.now(), ...(runId ? { runId } : {}) });
+  const track = (index: number, workflowId: string, subjectId: string) => {
+    running.set(index, { workflowId, subjectId, heardAtMs: Date.now() });
     indexOfChild.set(workflowId, index);
     changed();
   };
@@ -117,8 +109,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     feed.record(progress());
     webhooks.changed();
   };
-  for (const [index, workflowId, subjectId, runId] of input.carried?.running ?? [])
-    track(index, workflowId, subjectId, runId);
+  for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
+    track(index, workflowId, subjectId);
   const ended = (index: number, outcome: Parameters<CampaignLedger['finished']>[2]) => {
     const entry = running.get(index);
     if (!entry) return;
@@ -173,15 +165,9 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     for (const { workflowId } of running.values()) cancelChild(workflowId);
   };
 
-  let reportsThisRun = 0;
-  setHandler(subjectEndedUpdate, ({ workflowId, runId, outcome }) => {
-    reportsThisRun++;
+  setHandler(subjectEndedSignal, ({ workflowId, outcome }) => {
     const index = indexOfChild.get(workflowId);
-    if (index === undefined) return;
-    // A late report of an earlier run under the same id (the subject was retried since) is not this one's end.
-    const tracked = running.get(index)?.runId;
-    if (runId !== undefined && tracked !== undefined && runId !== tracked) return;
-    ended(index, outcome);
+    if (index !== undefined) ended(index, outcome);
   });
   setHandler(subjectsErasedSignal, ({ indexes }) => {
     const names = new Set<string>();
@@ -270,9 +256,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     !ledger.cancelled &&
     ((ledger.hasWork() && startedThisRun >= input.subjectsPerRun) ||
       ((ledger.hasWork() || running.size > 0) &&
-        (historyIsLong() ||
-          reportsThisRun >= END_REPORTS_PER_RUN ||
-          workflowInfo().targetWorkerDeploymentVersionChanged)));
+        (historyIsLong() || workflowInfo().targetWorkerDeploymentVersionChanged)));
   const canStart = () => starting() && running.size < window.size && !wantsNewRun();
   const finished = () => running.size === 0 && (ledger.cancelled || !ledger.hasWork());
 
@@ -317,9 +301,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     startedThisRun++;
     startsPending.add(index);
     try {
-      const { runId } = await startSubject(campaignId, workflowId, subject, input);
-      const entry = running.get(index);
-      if (entry?.workflowId === workflowId) entry.runId = runId;
+      await startSubject(campaignId, workflowId, subject, input);
       if (erased.has(index)) cancelChild(workflowId);
     } catch (err) {
       ended(index, failureOutcome(err));
@@ -362,9 +344,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
           ...settingsOf(input),
           carried: {
             ...ledger.carry(),
-            running: [...running.entries()].map(([index, r]) =>
-              r.runId ? [index, r.workflowId, r.subjectId, r.runId] : [index, r.workflowId, r.subjectId],
-            ),
+            running: [...running.entries()].map(([index, r]) => [index, r.workflowId, r.subjectId]),
             ...(erasedRunning().length > 0 ? { erased: erasedRunning() } : {}),
             ...(window.carry() ? { window: window.carry()! } : {}),
             feed: feed.carry(FEED_CARRIED),
@@ -429,17 +409,41 @@ function settingsOf(input: CampaignInput): CampaignSettings {
 }
 
 /**
- * Starts one subject's pipeline (by the startCampaignSubject activity); resolves once it has
- * started, with its run id. A subject with a modelId starts a generation run under that model
- * instead (its model was checked by the starter); it reports the same way and answers the
- * pipeline's result shape.
+ * Starts one subject's pipeline as a child that outlives this run (it reports its end by signal,
+ * see report.ts); resolves once it has started. A subject with a modelId starts a
+ * generation run under that model instead (its model was checked by the starter); it reports the
+ * same way and answers the pipeline's result shape.
  */
 async function startSubject(
   campaignId: string,
   workflowId: string,
   subject: CampaignSubject,
   input: CampaignInput,
-): Promise<{ runId: string }> {
+): Promise<void> {
+  const common = {
+    // With payload encryption the subject's keyed hash stands in for its id (ids are plaintext).
+    workflowId,
+    ...(input.pipeline.taskQueue ? { taskQueue: input.pipeline.taskQueue } : {}),
+    // A subject that succeeded is never run twice; a failed or cancelled one may be retried.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    // Children outlive the run that started them; cancelling the campaign cancels them explicitly.
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    // Campaign work yields to interactive pipelines (default priority 3) on every task queue, and
+    // tenants share each queue fairly: one fairness key per tenant (per campaign in campaigns
+    // started before tenants), with the operator's weight. Activities inherit it.
+    priority: {
+      priorityKey: input.priorityKey,
+      fairnessKey: input.fairnessKey ?? campaignId,
+      fairnessWeight: input.fairnessWeight,
+    },
+    memo: { subjectId: subject.subjectId, campaignId, tenant: input.tenant },
+    // As every starter does: the UI filters a campaign's pipelines by CampaignId (SubjectId keyed when encrypted).
+    typedSearchAttributes: pipelineStartAttributes({
+      tenant: input.tenant,
+      ...(subject.searchKey ? { subjectKey: subject.searchKey } : {}),
+      campaignId,
+    }),
+  };
   const shared = {
     tenant: input.tenant,
     styles: subject.styles,
@@ -451,39 +455,27 @@ async function startSubject(
     providerTaskQueue: input.pipeline.providerTaskQueue,
     ...(input.pipeline.archiveAvatars ? { archiveAvatars: true } : {}),
   };
-  const common = {
-    workflowId,
-    taskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
-    // Campaign work yields to interactive pipelines (default priority 3) on every task queue, and
-    // tenants share each queue fairly: one fairness key per tenant (per campaign in campaigns
-    // started before tenants), with the operator's weight. Activities inherit it.
-    priority: {
-      priorityKey: input.priorityKey,
-      fairnessKey: input.fairnessKey ?? campaignId,
-      fairnessWeight: input.fairnessWeight,
-    },
-  };
-  const generation: GenerationWorkflowInput | undefined =
-    subject.modelId !== undefined ? { ...shared, modelId: subject.modelId } : undefined;
-  const pipeline: PipelineWorkflowInput = {
+  if (subject.modelId !== undefined) {
+    const args: GenerationWorkflowInput = { ...shared, modelId: subject.modelId };
+    await startChild<AvatarGenerationWorkflow>(
+      input.pipeline.generationWorkflowType ?? WORKFLOW_TYPES.generation,
+      {
+        ...common,
+        args: [args],
+        staticSummary: `${subject.subjectId} (campaign ${campaignId}): styles ${subject.styles.join(', ')} under model ${subject.modelId}`,
+      },
+    );
+    return;
+  }
+  const args: PipelineWorkflowInput = {
     ...shared,
     images: subject.images,
     mainImageIndex: subject.mainImageIndex,
     trainingDeadlineMs: input.pipeline.trainingDeadlineMs,
   };
-  const start: SubjectStart =
-    generation !== undefined
-      ? {
-          ...common,
-          workflowType: input.pipeline.generationWorkflowType ?? WORKFLOW_TYPES.generation,
-          input: generation,
-          summary: `${subject.subjectId} (campaign ${campaignId}): styles ${subject.styles.join(', ')} under model ${subject.modelId}`,
-        }
-      : {
-          ...common,
-          workflowType: input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline,
-          input: pipeline,
-          summary: `${subject.subjectId} (campaign ${campaignId}): ${subject.images.length} selfies, styles ${subject.styles.join(', ')}`,
-        };
-  return startCampaignSubject.executeWithOptions({ summary: `start ${workflowId}` }, [start]);
+  await startChild<AvatarPipelineWorkflow>(input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline, {
+    ...common,
+    args: [args],
+    staticSummary: `${subject.subjectId} (campaign ${campaignId}): ${subject.images.length} selfies, styles ${subject.styles.join(', ')}`,
+  });
 }

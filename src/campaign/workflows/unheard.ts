@@ -15,8 +15,6 @@ export interface RunningChild {
   subjectId: string;
   /** When it was started (or handed over by the previous run), or last found still open. */
   heardAtMs: number;
-  /** Its first run id, once its start is confirmed. */
-  runId?: string;
 }
 
 export interface UnheardWatch {
@@ -32,7 +30,7 @@ export interface UnheardWatch {
 }
 
 /**
- * Pipelines report their end by an update (report.ts); one that is terminated, times out,
+ * Children report their end by a signal (report.ts); one that is terminated, times out,
  * or whose report is otherwise lost never does, and the campaign would wait for it forever. So
  * whenever some child has gone unheard for `everyMs`, one activity asks Temporal which of those
  * have closed, and each closed one is recorded with the outcome its close implies (terminated →
