@@ -21,6 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type * as CampaignActivitiesModule from '../src/campaign/activities';
 import type * as CampaignsModule from '../src/campaign/client/campaigns';
@@ -30,6 +31,7 @@ import { findPackageRoot } from '../src/config/package-root';
 import { percentile } from './campaign-at-scale';
 import { loadLine } from './campaign-scenarios';
 import { startStack, type Stack } from './campaign-stack';
+import { stringArg } from './cli-args';
 
 const WARN_EVENTS = 10_240;
 const WARN_BYTES = 10 * 1024 * 1024;
@@ -75,12 +77,12 @@ interface Figures {
 async function main(): Promise<void> {
   const count = numberArg('subjects') ?? 5_000;
   const subjectsPerRun = numberArg('subjects-per-run');
-  const baselineRoot = stringArg('baseline');
+  const baselineRoot = stringArg(process.argv, 'baseline');
   const builds: Build[] = [
     ...(baselineRoot
       ? [
           {
-            label: stringArg('baseline-label') ?? `baseline (${baselineRoot})`,
+            label: stringArg(process.argv, 'baseline-label') ?? `baseline (${baselineRoot})`,
             root: path.resolve(baselineRoot),
           },
         ]
@@ -190,6 +192,7 @@ async function measure(
     await connection.close();
   }
 }
+
 /** Every run of the campaign, oldest first, read from its history. */
 async function runFigures(client: Client, campaignId: string): Promise<RunFigures[]> {
   const runs: RunFigures[] = [];
@@ -199,9 +202,7 @@ async function runFigures(client: Client, campaignId: string): Promise<RunFigure
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
     const failedTasks: Record<string, number> = {};
-    const timeOf = (i: number) =>
-      Number(events[i]?.eventTime?.seconds ?? 0) * 1000 +
-      Math.round(Number(events[i]?.eventTime?.nanos ?? 0) / 1e6);
+    const timeOf = (i: number) => tsToMs(events[i]?.eventTime);
     const completed: number[] = [];
     events.forEach((event, i) => {
       if (event.workflowTaskCompletedEventAttributes) completed.push(i);
@@ -291,13 +292,8 @@ function printSideBySide(all: Figures[]): void {
   }
 }
 
-function stringArg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
 function numberArg(name: string): number | undefined {
-  const value = stringArg(name);
+  const value = stringArg(process.argv, name);
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number, not "${value}"`);

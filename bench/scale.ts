@@ -30,6 +30,7 @@ import { IMAGE_MEMORY_SETTINGS, startStack, type Stack } from './campaign-stack'
 import { measureInFlight, type InFlight } from './in-flight';
 import { measurePipelineHistory } from './pipeline-history';
 import { markdownTable, type Row } from './report-table';
+import { stringArg } from './cli-args';
 
 /** The target of the issue, and the count of the last recorded run before (bench/RESULTS.md, 2026-11-22). */
 const HISTORY_TARGET = 200;
@@ -138,11 +139,6 @@ function imageMemorySettings(): string {
   return [...describeEnv(IMAGE_MEMORY_SETTINGS.env), `node ${IMAGE_MEMORY_SETTINGS.nodeArgs.join(' ')}`].join(
     ', ',
   );
-}
-
-function stringArg(argv: string[], name: string): string | undefined {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
 }
 
 function describeEnv(env: Readonly<Record<string, string>>): string[] {

@@ -27,8 +27,9 @@ export function payloadToBytes(payload: Payload): Buffer {
 }
 
 /**
- * A view of the bytes without copying. A workflow's void answer (an update's, `binary/null`)
- * reaches the codec with an empty plain array as its data, which is copied instead.
+ * A view of the bytes without copying. A payload decoded from protobuf without data (a
+ * workflow's void update answer, `binary/null`) reaches the codec with the decoder's default, an
+ * empty plain array, which is copied instead.
  */
 function bytesOf(bytes: Uint8Array | readonly number[]): Buffer {
   return ArrayBuffer.isView(bytes)
