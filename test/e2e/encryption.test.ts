@@ -169,6 +169,8 @@ describe('payload encryption end to end', () => {
     const rows = [];
     for await (const row of campaign.resultRows()) rows.push(row);
     expect(new Set(rows.map((r) => r.subjectId))).toEqual(new Set(people));
+    // The progress the campaign kept in its memo (subject ids in flight while it ran) is decrypted too.
+    expect(await campaign.progress()).toMatchObject({ state: 'completed', counts: { done: 2 } });
 
     const ids = await listWorkflowIds(`RootWorkflowId = '${campaign.campaignId}'`);
     expect(ids).toEqual(expect.arrayContaining([campaign.campaignId, ...childIds]));

@@ -55,6 +55,7 @@ describe('starting a campaign', () => {
       total: 2,
       fairnessKey: 'default',
       tenant: 'default',
+      manifest: { path: expect.stringContaining(manifestDir), sha256: expect.any(String), total: 2 },
     });
     expect(await description.staticSummary()).toBe('Campaign of 2 subjects, 3 at a time');
   });

@@ -88,6 +88,29 @@ describe('campaigns on the dev server', () => {
     expect(sim.stats().totals.modelsCreated).toBe(5);
   });
 
+  test('status needs no worker: the progress last recorded is read from the memo, its clock moved on', async () => {
+    const r = await rig();
+    let campaign: CampaignHandle | undefined;
+    const seen = await r.run(async () => {
+      campaign = await r.start(subjects(6, selfie), { options: { maxInFlight: 2, polling: FAST_POLLING } });
+      return until(campaign, (p) => p.counts.done >= 2);
+    });
+    // The worker has stopped: a query would find nobody to answer it.
+    const first = await campaign!.progress();
+    expect(first.state).toBe('running');
+    expect(first.counts.done).toBeGreaterThanOrEqual(seen.counts.done);
+    expect(first.counts.done + first.counts.running + first.counts.pending).toBe(6);
+    await delay(1_000);
+    const later = await campaign!.progress();
+    expect(later.counts).toEqual(first.counts);
+    expect(later.elapsedMs - first.elapsedMs).toBeGreaterThanOrEqual(900);
+
+    // A campaign that ended without completing has no progress to show; its status says how it ended.
+    await campaign!.raw.terminate('test done');
+    await expect(campaign!.progress()).rejects.toThrow(/is terminated/);
+    expect(await campaign!.status()).toBe('TERMINATED');
+  });
+
   test('pause stops new starts while running subjects finish; resume goes on; cancel stops the rest and reports', async () => {
     const r = await rig();
     const summary = await r.run(async () => {

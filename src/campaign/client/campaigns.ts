@@ -32,6 +32,7 @@ import { csvLine } from '../manifest/csv';
 import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
 import {
   type AvatarCampaignWorkflow,
+  CAMPAIGN_PROGRESS_MEMO,
   campaignLedgerQuery,
   campaignProgressQuery,
   cancelCampaignUpdate,
@@ -42,6 +43,7 @@ import {
 
 import { campaignShare, type CampaignShare } from '../contracts/campaign-share';
 import { InputError } from '../../errors';
+import { aged, manifestRefOf, recordedProgress } from './recorded-progress';
 import type { RunPlacement } from '../../config/run-placement';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
@@ -71,7 +73,12 @@ export interface StartCampaignOptions extends RunPlacement {
 
 export interface CampaignHandle {
   campaignId: string;
-  /** Counts by state, throughput, estimated finish (a query: a worker must be running). */
+  /**
+   * Counts by state, throughput, estimated finish: the latest progress the campaign recorded (its
+   * memo, read by describe; no worker needed), its clock moved on to now. Only a campaign no worker
+   * has picked up yet is asked by query. Rejects for a campaign that ended other than completing
+   * (terminated, failed, timed out): `status()` says how.
+   */
   progress(): Promise<CampaignProgress>;
   /**
    * A progress snapshot (the event stream's, say) without the subjects erased since it was taken:
@@ -151,8 +158,9 @@ export async function startCampaign(
     input,
     priority: campaignPriority(input, campaignId),
     searchAttributes: campaignStartAttributes(tenant, campaignId),
-    // The fairness key tells the in-flight window which campaigns share the tenant's share.
-    memo: { kind: 'campaign', total: subjects.length, fairnessKey: share.fairnessKey },
+    // The fairness key tells the in-flight window which campaigns share the tenant's share; the
+    // manifest lets a status read (describe) drop erased subjects without asking the workflow.
+    memo: { kind: 'campaign', total: subjects.length, fairnessKey: share.fairnessKey, manifest },
     summary: `Campaign of ${subjects.length} subject${subjects.length === 1 ? '' : 's'}, ${
       input.window.mode === 'fixed'
         ? `${input.maxInFlight} at a time`
@@ -216,14 +224,28 @@ export function getCampaign(
   };
 
   let manifestRef: Promise<ManifestRef> | undefined;
-  const visibleProgress = async (progress: CampaignProgress): Promise<CampaignProgress> => {
+  /** `known`: the start memo's copy, when the caller has read it. */
+  const visibleProgress = async (
+    progress: CampaignProgress,
+    known?: ManifestRef,
+  ): Promise<CampaignProgress> => {
     if (!manifestRef) {
-      manifestRef = ledger().then((l) => l.manifest);
+      manifestRef = known ? Promise.resolve(known) : ledger().then((l) => l.manifest);
       // Asked again next time: the campaign may not be readable yet.
       manifestRef.catch(() => (manifestRef = undefined));
     }
     const present = await campaignSubjectIds(await manifestRef, options.manifestDir);
     return withoutErased(progress, present);
+  };
+
+  const progress = async (): Promise<CampaignProgress> => {
+    const { status, memo } = await raw.describe();
+    if (status.name !== 'RUNNING' && status.name !== 'COMPLETED')
+      throw new Error(`campaign ${campaignId} is ${status.name.toLowerCase()}: it has no progress to show`);
+    const recorded = recordedProgress(memo?.[CAMPAIGN_PROGRESS_MEMO]);
+    // A run no worker has picked up yet has recorded nothing: a worker must answer the query.
+    if (!recorded) return visibleProgress(await raw.query(campaignProgressQuery));
+    return visibleProgress(aged(recorded, Date.now()), manifestRefOf(memo?.['manifest']));
   };
 
   const summarize = async (l: LedgerView & { finishedAt?: string }): Promise<CampaignSummary> => {
@@ -233,13 +255,13 @@ export function getCampaign(
 
   const handle: CampaignHandle = {
     campaignId,
-    progress: () => raw.query(campaignProgressQuery).then(visibleProgress),
-    visibleProgress,
+    progress,
+    visibleProgress: (snapshot) => visibleProgress(snapshot),
     result: async () => summarize(await raw.result()),
     summary: async () => summarize(await ledger()),
-    pause: () => raw.executeUpdate(pauseCampaignUpdate).then(visibleProgress),
-    resume: () => raw.executeUpdate(resumeCampaignUpdate).then(visibleProgress),
-    cancel: () => raw.executeUpdate(cancelCampaignUpdate).then(visibleProgress),
+    pause: () => raw.executeUpdate(pauseCampaignUpdate).then((p) => visibleProgress(p)),
+    resume: () => raw.executeUpdate(resumeCampaignUpdate).then((p) => visibleProgress(p)),
+    cancel: () => raw.executeUpdate(cancelCampaignUpdate).then((p) => visibleProgress(p)),
     status,
     retry: async (subjectIds) => {
       const current = await ledger();
@@ -308,6 +330,7 @@ async function restart(
       total: outcome.total,
       tenant: outcome.settings.tenant,
       fairnessKey: outcome.settings.fairnessKey ?? raw.workflowId,
+      manifest: outcome.manifest,
     },
     staticSummary: `Campaign of ${outcome.total} subjects: retry of ${wanted.length}`,
   });

@@ -30,6 +30,13 @@ export const subjectEndedSignal = defineSignal<[SubjectEnded]>('campaignSubjectE
  */
 export const subjectsErasedSignal = defineSignal<[SubjectsErased]>('campaignSubjectsErased');
 
+/**
+ * The memo field holding the campaign's latest progress, rewritten at every change of it (the
+ * query's answer at that moment). Describe reads it from the server alone: it answers while the
+ * campaign's workflow task is busy or replayed after a continue-as-new, and with no worker running.
+ */
+export const CAMPAIGN_PROGRESS_MEMO = 'progress';
+
 /** Counts by state, throughput and estimated finish; answered after the campaign closed too. */
 export const campaignProgressQuery = defineQuery<CampaignProgress>('campaignProgress');
 

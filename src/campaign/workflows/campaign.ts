@@ -31,6 +31,7 @@ import {
   type AvatarPipelineWorkflow,
 } from '../../contracts/workflow-definitions';
 import {
+  CAMPAIGN_PROGRESS_MEMO,
   campaignLedgerQuery,
   campaignProgressQuery,
   cancelCampaignUpdate,
@@ -72,9 +73,9 @@ const FEED_CARRIED = 20;
  * as new at once with the compact ledger and the list of subjects still running; the window
  * never drains at a run boundary. A child that closes without reporting (terminated, timed out)
  * is found by unheard.ts. A subject's failure is recorded with its message and touches no
- * other subject. Pause, resume, cancel and retry are updates; progress is a query, and every change
- * of it is numbered in the progress feed (workflows/progress-log.ts) that the API's event stream
- * queries, counted on across runs.
+ * other subject. Pause, resume, cancel and retry are updates. Every change of progress is kept in
+ * the run's memo (read by describe, without a worker) and numbered in the progress feed
+ * (workflows/progress-log.ts) that the API's event stream queries, counted on across runs.
  */
 export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger> {
   const { workflowId: campaignId } = workflowInfo();
@@ -106,7 +107,11 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   const recordProgress = () => {
     if (!unrecorded) return;
     unrecorded = false;
-    feed.record(progress());
+    const snapshot = progress();
+    feed.record(snapshot);
+    // Kept where describe reads it: `campaigns status` is answered by the server alone, also
+    // while this run's workflow task waits, replays or has no worker (a query would wait with it).
+    upsertMemo({ [CAMPAIGN_PROGRESS_MEMO]: snapshot });
     webhooks.changed();
   };
   for (const [index, workflowId, subjectId] of input.carried?.running ?? [])
