@@ -6,8 +6,8 @@
  * continue-as-new, every pipeline, any other workflow there) against Temporal's 10,240-event
  * warning, the worker's peak RSS against 400 MB and its CPU time, and how long `campaigns status`
  * takes to answer, sampled throughout:
- * - by the client call the CLI makes (a fresh campaign handle's progress(): the progress query,
- *   then the ledger query and the stored manifest to drop erased subjects), every second on the
+ * - by the client call the CLI makes (a fresh campaign handle's progress(): a describe for the
+ *   progress memo, then the stored manifest to drop erased subjects), every second on the
  *   bench's open connection;
  * - by the real CLI (`avatar-pipeline campaigns status <id>`, a process of its own: start-up,
  *   connection and the same call), every --status-cli-every wall seconds.
@@ -105,8 +105,8 @@ export async function runAtScale(
       `${options.subjectsPerRun ?? 'the default'} subjects per run`,
   );
   say(
-    '`campaigns status` latency: "client" is the call the CLI makes (a fresh handle\'s progress(): progress query, ' +
-      'ledger query, stored manifest) on the bench\'s open connection, once a wall second; "CLI" is the real ' +
+    '`campaigns status` latency: "client" is the call the CLI makes (a fresh handle\'s progress(): describe for the ' +
+      'progress memo, stored manifest) on the bench\'s open connection, once a wall second; "CLI" is the real ' +
       `\`avatar-pipeline campaigns status\` process (start-up and connection included)` +
       (options.cliEveryS > 0 ? `, every ${options.cliEveryS} wall s.` : ' (not run).'),
   );
