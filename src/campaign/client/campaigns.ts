@@ -256,12 +256,12 @@ export function getCampaign(
   const handle: CampaignHandle = {
     campaignId,
     progress,
-    visibleProgress: (snapshot) => visibleProgress(snapshot),
+    visibleProgress,
     result: async () => summarize(await raw.result()),
     summary: async () => summarize(await ledger()),
-    pause: () => raw.executeUpdate(pauseCampaignUpdate).then((p) => visibleProgress(p)),
-    resume: () => raw.executeUpdate(resumeCampaignUpdate).then((p) => visibleProgress(p)),
-    cancel: () => raw.executeUpdate(cancelCampaignUpdate).then((p) => visibleProgress(p)),
+    pause: () => raw.executeUpdate(pauseCampaignUpdate).then(visibleProgress),
+    resume: () => raw.executeUpdate(resumeCampaignUpdate).then(visibleProgress),
+    cancel: () => raw.executeUpdate(cancelCampaignUpdate).then(visibleProgress),
     status,
     retry: async (subjectIds) => {
       const current = await ledger();
