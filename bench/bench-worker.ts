@@ -16,6 +16,8 @@ export async function startBenchWorker(
   env: Record<string, string> = {},
   /** Another build's `bin/avatar-pipeline.js`; this checkout's by default. */
   bin?: string,
+  /** Node's own arguments instead of the image's (startWorkerProcess). */
+  nodeArgs?: readonly string[],
 ): Promise<BenchWorker> {
   const placement = placementFrom({
     taskQueue: `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
@@ -37,6 +39,7 @@ export async function startBenchWorker(
     },
     { pipeline: taskQueue, provider: providerTaskQueue },
     bin,
+    nodeArgs,
   );
   return { ...worker, placement };
 }

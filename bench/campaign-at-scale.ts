@@ -30,7 +30,7 @@ import {
   startCampaignWorker,
   type Context,
 } from './campaign-scenarios';
-import { freshSimulator } from './campaign-stack';
+import { freshSimulator, OWN_BIN } from './campaign-stack';
 
 /** Temporal warns about a run's history past this many events. */
 export const HISTORY_EVENTS_WARNING = 10_240;
@@ -340,9 +340,13 @@ function nearRunBoundaries(l: Latencies): { near: number[]; away: number[] } {
   return { near, away };
 }
 
-/** `avatar-pipeline campaigns status <id>` as an operator runs it; rejects unless it exits 0. */
-function cliStatus(context: Context, campaignId: string, manifestDir: string): Promise<void> {
-  const bin = path.resolve(__dirname, '../../bin/avatar-pipeline.js');
+/** `avatar-pipeline campaigns status <id>` as a user runs it: a process of its own; fails unless it exits 0. */
+export function cliStatus(
+  context: Context,
+  campaignId: string,
+  manifestDir: string,
+  bin: string = OWN_BIN,
+): Promise<void> {
   const child = spawn(process.execPath, [bin, 'campaigns', 'status', campaignId], {
     env: {
       ...process.env,

@@ -104,9 +104,11 @@ export async function startWorkerProcess(
   env: Record<string, string>,
   queues: { pipeline: string; provider: string },
   bin = OWN_BIN,
+  /** Node's own arguments (V8 flags) instead of the image's. */
+  nodeArgs: readonly string[] = IMAGE_MEMORY_SETTINGS.nodeArgs,
 ): Promise<WorkerProcess> {
   const log = openSync(path.join(stack.dir, 'worker.log'), 'a');
-  const child: ChildProcess = spawn(process.execPath, [...IMAGE_MEMORY_SETTINGS.nodeArgs, bin, 'worker'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bin, 'worker'], {
     env: { ...process.env, ...IMAGE_MEMORY_SETTINGS.env, ...env },
     stdio: ['ignore', log, log],
   });

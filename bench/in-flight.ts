@@ -53,6 +53,8 @@ export async function measureInFlight(
   workerEnv: Record<string, string> = {},
   /** Another build's `bin/avatar-pipeline.js` (a baseline); this checkout's by default. */
   workerBin?: string,
+  /** Node's own arguments instead of the image's (e.g. other V8 heap flags). */
+  nodeArgs?: readonly string[],
 ): Promise<InFlight> {
   const sim = await startSimulator({
     progression: { mode: 'wall', trainingMs: TRAINING_MS, generationMs: 2_000 },
@@ -64,6 +66,7 @@ export async function measureInFlight(
     selfie.dir,
     { METRICS_BIND_ADDRESS: metricsAddress, ...workerEnv },
     workerBin,
+    nodeArgs,
   );
   try {
     await delay(2_000);

@@ -13,11 +13,13 @@
  *   npm run bench:scale                     (builds, then runs dist/bench/scale.js)
  *   node dist/bench/scale.js [--pipelines 1000] [--history-runs 3] [--skip-baseline]
  *        [--baseline-bin <checkout>/bin/avatar-pipeline.js --baseline-label "before, 82ea2f4"]
- *        [--beside-env NAME=VALUE ...]
+ *        [--beside-env NAME=VALUE ...] [--beside-node-args "<node arguments>"]
  *
  * --skip-baseline measures only the product's defaults (for iterating; the row then says so).
  * --beside-env (repeatable) measures the defaults beside the same worker with those variables
  * set, e.g. LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 for another allocator.
+ * --beside-node-args does the same with Node's own arguments (V8 flags) in place of the image's
+ * (`--optimize-for-size`), e.g. "--heap-growing-percent=50"; it combines with --beside-env.
  *
  * `npm run bench` (bench/report.ts) prints the same rows as part of its table.
  */
@@ -68,7 +70,7 @@ export type MemoryBaseline =
   /** Another build (e.g. the commit before a change) with its own defaults. */
   | { kind: 'build'; bin: string; label: string }
   /** This build with settings over its defaults (e.g. another allocator), to see what they are worth. */
-  | { kind: 'settings'; env: Record<string, string> }
+  | { kind: 'settings'; env: Record<string, string>; nodeArgs?: readonly string[] }
   | { kind: 'none' };
 
 export async function memoryRows(
@@ -96,9 +98,12 @@ export async function memoryRows(
     before = await measureInFlight(stack, selfie, pipelines, {}, baseline.bin);
     beforeLabel = `${baseline.label}, its defaults`;
   } else if (baseline.kind === 'settings') {
-    const settings = describeEnv(baseline.env).join(' ');
+    const settings = [
+      ...describeEnv(baseline.env),
+      ...(baseline.nodeArgs ? [`node ${baseline.nodeArgs.join(' ')} (instead of the image's)`] : []),
+    ].join(' ');
     step(`${pipelines} pipelines in flight, the defaults with ${settings}`);
-    before = await measureInFlight(stack, selfie, pipelines, baseline.env);
+    before = await measureInFlight(stack, selfie, pipelines, baseline.env, undefined, baseline.nodeArgs);
     beforeLabel = `the defaults with ${settings}`;
   }
   if (before) logCpu(beforeLabel, before);
@@ -167,10 +172,11 @@ async function main(): Promise<void> {
   const historyRuns = numberArg(process.argv, 'history-runs', 3);
   const baselineBin = stringArg(process.argv, 'baseline-bin');
   const besideEnv = envArgs(process.argv, 'beside-env');
+  const besideNodeArgs = stringArg(process.argv, 'beside-node-args')?.split(' ').filter(Boolean);
   const baseline: MemoryBaseline = process.argv.includes('--skip-baseline')
     ? { kind: 'none' }
-    : Object.keys(besideEnv).length > 0
-      ? { kind: 'settings', env: besideEnv }
+    : Object.keys(besideEnv).length > 0 || besideNodeArgs
+      ? { kind: 'settings', env: besideEnv, ...(besideNodeArgs ? { nodeArgs: besideNodeArgs } : {}) }
       : baselineBin
         ? { kind: 'build', bin: baselineBin, label: stringArg(process.argv, 'baseline-label') ?? 'before' }
         : { kind: 'earlier-cache' };

@@ -8,15 +8,15 @@ import { manifestModelCheck } from '../../client/generation-check';
 import { askOfferedStyles } from '../../client/offered-styles';
 import { connectClient } from '../../client/connect';
 import { tenantOption } from '../../cli/tenant-flag';
-import type { CampaignOptions, CampaignSummary, OperatorCampaignOption } from '../contracts/campaign';
+import type { CampaignOptions, OperatorCampaignOption } from '../contracts/campaign';
 import { campaignShare, type OperatorCampaignChoice } from '../contracts/campaign-share';
 import { DEFAULT_TENANT, tenantSettingsOf } from '../../config/tenants';
 import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '../../config/starter-settings';
 import { ProviderClient } from '../../provider/client';
-import { campaignViewFor, type CampaignView } from './view';
+import { campaignViewFor, summarize, type CampaignView } from './view';
+import { reportCampaignError } from './campaign-errors';
 import { EXIT } from '../../cli/exit-codes';
-import { reportError } from '../../cli/fail';
 import { rootMessage } from '../../cli/root-message';
 import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '../../errors';
@@ -239,29 +239,8 @@ async function writeResults(campaign: CampaignHandle, file: string): Promise<voi
   writeLines(process.stderr, `wrote ${file}`);
 }
 
-/** Like reportError, with a refused manifest as bad input (exit 2). */
-export function reportCampaignError(err: unknown): void {
-  if (err instanceof ManifestError) {
-    writeLines(process.stderr, `avatar-pipeline: ${err.message}`);
-    process.exitCode = EXIT.badInput;
-    return;
-  }
-  reportError(err);
-}
-
 function interrupted(): Promise<{ kind: 'interrupted' }> {
   return new Promise((resolve) => process.once('SIGINT', () => resolve({ kind: 'interrupted' })));
-}
-
-export function summarize(summary: CampaignSummary): string {
-  const lines = [
-    `${summary.workflowId}: ${summary.status.toLowerCase()}, ${summary.total} subjects: ${summary.succeeded - summary.partial} done, ${summary.partial} partial, ${summary.failed} failed, ${summary.cancelled} cancelled`,
-  ];
-  for (const s of summary.subjects) {
-    if (s.status === 'DONE') continue;
-    lines.push(`  ${s.subjectId}: ${s.status}${s.error ? ` (${s.error})` : ''}`);
-  }
-  return lines.join('\n');
 }
 
 /** The provider is configured and asked only when some row names a modelId, and then once for all. */

@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import { loadStarterSettings } from '../../config/starter-settings';
 import { getCampaign, type CampaignHandle } from '../client/campaigns';
 import { connectClient } from '../../client/connect';
-import { describeCampaignProgress, formatEta } from './view';
+import { describeCampaignProgress, formatEta, summarize } from './view';
 import { EXIT } from '../../cli/exit-codes';
-import { reportCampaignError, summarize } from './campaign';
+import { reportCampaignError } from './campaign-errors';
 import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '../../errors';
 

@@ -1,4 +1,4 @@
-import type { CampaignProgress } from '../contracts/campaign';
+import type { CampaignProgress, CampaignSummary } from '../contracts/campaign';
 import { progressBar } from '../../cli/live-view-frame';
 import { printable, writeLines } from '../../cli/printable';
 
@@ -104,4 +104,15 @@ export function campaignViewFor(
   return stream.isTTY && env.TERM !== 'dumb'
     ? new TerminalCampaignView(stream, campaignId)
     : new LineCampaignView(stream);
+}
+
+export function summarize(summary: CampaignSummary): string {
+  const lines = [
+    `${summary.workflowId}: ${summary.status.toLowerCase()}, ${summary.total} subjects: ${summary.succeeded - summary.partial} done, ${summary.partial} partial, ${summary.failed} failed, ${summary.cancelled} cancelled`,
+  ];
+  for (const s of summary.subjects) {
+    if (s.status === 'DONE') continue;
+    lines.push(`  ${s.subjectId}: ${s.status}${s.error ? ` (${s.error})` : ''}`);
+  }
+  return lines.join('\n');
 }

@@ -1,0 +1,14 @@
+import { ManifestError } from '../manifest/manifest-issue';
+import { EXIT } from '../../cli/exit-codes';
+import { reportError } from '../../cli/fail';
+import { writeLines } from '../../cli/printable';
+
+/** Like reportError, with a refused manifest as bad input (exit 2). */
+export function reportCampaignError(err: unknown): void {
+  if (err instanceof ManifestError) {
+    writeLines(process.stderr, `avatar-pipeline: ${err.message}`);
+    process.exitCode = EXIT.badInput;
+    return;
+  }
+  reportError(err);
+}
