@@ -80,7 +80,7 @@ export const IMAGE_MEMORY_SETTINGS: { nodeArgs: readonly string[]; env: Readonly
       );
     }
     return {
-      nodeArgs: ['--optimize-for-size'],
+      nodeArgs: ['--heap-growing-percent=30'],
       env: {
         ...(jemalloc ? { LD_PRELOAD: jemalloc } : {}),
         MALLOC_ARENA_MAX: '2',

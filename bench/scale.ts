@@ -19,7 +19,7 @@
  * --beside-env (repeatable) measures the defaults beside the same worker with those variables
  * set, e.g. LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 for another allocator.
  * --beside-node-args does the same with Node's own arguments (V8 flags) in place of the image's
- * (`--optimize-for-size`), e.g. "--heap-growing-percent=50"; it combines with --beside-env.
+ * (`--heap-growing-percent=30`), e.g. "--optimize-for-size"; it combines with --beside-env.
  *
  * `npm run bench` (bench/report.ts) prints the same rows as part of its table.
  */
