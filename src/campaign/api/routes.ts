@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Multipart } from '@fastify/multipart';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -179,9 +179,15 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     handler: async (request) => {
       const { id } = request.params;
       const campaign = handle(id);
-      const status = await known(ctx.client, request.caller.tenant, id);
-      const progress = await campaign.progress().catch(() => undefined);
-      return { campaignId: id, status, ...(progress ? { progress } : {}), links: links(id) };
+      // One describe answers both: the tenant check and status, and the progress in the memo.
+      const description = await knownCampaign(ctx.client, request.caller.tenant, id);
+      const progress = await campaign.progress(description).catch(() => undefined);
+      return {
+        campaignId: id,
+        status: description.status.name,
+        ...(progress ? { progress } : {}),
+        links: links(id),
+      };
     },
   });
 
@@ -434,7 +440,16 @@ export const unknownCampaign = (id: string): ApiError => new ApiError(404, `No c
  * tells nothing about internal ids or other tenants' campaigns.
  */
 export async function known(client: Client, tenant: string, id: string): Promise<string> {
+  return (await knownCampaign(client, tenant, id)).status.name;
+}
+
+/** The campaign's description, with the same 404 as `known`. */
+async function knownCampaign(
+  client: Client,
+  tenant: string,
+  id: string,
+): Promise<WorkflowExecutionDescription> {
   const description = await runOfTenant(client, tenant, id);
   if (description?.type !== WORKFLOW_TYPES.campaign) throw unknownCampaign(id);
-  return description.status.name;
+  return description;
 }

@@ -26,14 +26,16 @@ export function registerCampaignsCommand(program: Command): void {
           process.stdout.write(printableJson(await campaign.summary()));
           return EXIT.ok;
         }
-        const progress = await campaign.progress().catch(async (err: unknown) => {
+        // One describe: the campaign's status, and the progress it recorded in its memo.
+        const description = await campaign.raw.describe();
+        const status = description.status.name;
+        const progress = await campaign.progress(description).catch((err: unknown) => {
           // A campaign that failed or was terminated has no progress to ask for: say how it ended.
-          const status = await campaign.status();
           if (status === 'RUNNING' || status === 'COMPLETED') throw err;
           return undefined;
         });
         if (!progress) {
-          writeLines(process.stdout, `${campaignId}: ${(await campaign.status()).toLowerCase()}`);
+          writeLines(process.stdout, `${campaignId}: ${status.toLowerCase()}`);
           return EXIT.failed;
         }
         writeLines(process.stdout, `${campaignId}: ${describeCampaignProgress(progress)}`);

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Client, WorkflowExecutionStatusName, WorkflowHandle } from '@temporalio/client';
+import type {
+  Client,
+  WorkflowExecutionDescription,
+  WorkflowExecutionStatusName,
+  WorkflowHandle,
+} from '@temporalio/client';
 import { WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import {
   campaignIdSchema,
@@ -71,15 +76,19 @@ export interface StartCampaignOptions extends RunPlacement {
   generationWorkflowType?: string;
 }
 
+/** What `progress()` reads of the campaign's description (a caller that has described it passes it on). */
+export type CampaignDescription = Pick<WorkflowExecutionDescription, 'status' | 'memo'>;
+
 export interface CampaignHandle {
   campaignId: string;
   /**
    * Counts by state, throughput, estimated finish: the latest progress the campaign recorded (its
    * memo, read by describe; no worker needed), its clock moved on to now. Only a campaign no worker
    * has picked up yet is asked by query. Rejects for a campaign that ended other than completing
-   * (terminated, failed, timed out): `status()` says how.
+   * (terminated, failed, timed out): `status()` says how. `described`: the campaign's description,
+   * when the caller has just read it (no second describe).
    */
-  progress(): Promise<CampaignProgress>;
+  progress(described?: CampaignDescription): Promise<CampaignProgress>;
   /**
    * A progress snapshot (the event stream's, say) without the subjects erased since it was taken:
    * as every progress this handle answers. Read from the stored manifest, which erasure rewrites.
@@ -238,8 +247,8 @@ export function getCampaign(
     return withoutErased(progress, present);
   };
 
-  const progress = async (): Promise<CampaignProgress> => {
-    const { status, memo } = await raw.describe();
+  const progress = async (described?: CampaignDescription): Promise<CampaignProgress> => {
+    const { status, memo } = described ?? (await raw.describe());
     if (status.name !== 'RUNNING' && status.name !== 'COMPLETED')
       throw new Error(`campaign ${campaignId} is ${status.name.toLowerCase()}: it has no progress to show`);
     const recorded = recordedProgress(memo?.[CAMPAIGN_PROGRESS_MEMO]);
