@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { placementFrom } from '../../src/config/run-placement';
 import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
@@ -7,6 +8,7 @@ import { CHAOS_POLLING, FAST_SIZE, type ChaosSize } from '../chaos/harness/chaos
 import { describeProviderLoad, expectExactCounts } from '../chaos/harness/exact-counts';
 import { API_TOKEN, Cluster, NAMESPACE, SELFIES_PER_SUBJECT, TASK_QUEUE, timing } from './harness/cluster';
 import { dispatchOrder } from './checks/task-queue-dispatch';
+import { traceDuplicateWrites } from './checks/write-trace';
 import { checkWorkerVersions } from './checks/worker-versions';
 import { ProcessGroup } from './harness/process-group';
 import { listedExactly } from './harness/visibility';
@@ -131,7 +133,14 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
       expect(
         stats.faults.serverErrors + stats.faults.lostResponses + stats.faults.malformedJson,
       ).toBeGreaterThan(0);
-      expectExactCounts(summary, stats, CAMPAIGN);
+      try {
+        expectExactCounts(summary, stats, CAMPAIGN);
+      } catch (err) {
+        note(
+          `provider writes of the subjects the check refuses:\n${traceDuplicateWrites(path.join(cluster.dir, 'logs'), summary, stats)}`,
+        );
+        throw err;
+      }
 
       // PostgreSQL visibility finds exactly the expected runs by each search attribute.
       const pipelines = summary.subjects.map((s) => s.workflowId);

@@ -136,7 +136,9 @@ export class Cluster {
       PROVIDER_WRITE_SETTLE_MS,
       IMAGE_ROOTS: selfiesDir,
       CAMPAIGN_DIR: manifestDir,
-      LOG_LEVEL: 'info',
+      // Debug: every provider call and every activity attempt is in the workers' logs, so a
+      // duplicate write the campaign check finds can be traced (checks/write-trace.ts).
+      LOG_LEVEL: 'debug',
       LOG_FORMAT: 'json',
     };
 
