@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CampaignSummary } from '../../../src/campaign/contracts/campaign';
-import type { OrderStats, SimulatorStats } from '../../../src/simulator';
+import type { SimulatorStats } from '../../../src/simulator';
 
 /** Activities whose provider calls write, and the messages that trace one of their attempts. */
 const WRITE_ACTIVITIES = new Set(['createModel', 'uploadSelfie', 'createGenerationOrder', 'runOrder']);
@@ -28,26 +28,18 @@ interface LogEntry {
   error?: { message?: string };
 }
 
-/** Orders of one model the campaign check would refuse: extra, never run, or run more than once. */
-function suspectOrders(orders: OrderStats[], modelId: number): OrderStats[] {
-  const children = orders.filter((o) => o.parent === modelId);
-  const perStyle = new Map<string, number>();
-  for (const o of children) perStyle.set(o.styles.join(','), (perStyle.get(o.styles.join(',')) ?? 0) + 1);
-  return [...orders.filter((o) => o.id === modelId), ...children].filter(
-    (o) => o.runs !== 1 || o.runAttempts !== 1 || (perStyle.get(o.styles.join(',')) ?? 0) > 1,
-  );
-}
-
 /**
- * The trace of a failed "nothing duplicated at the provider" check, for the log: per subject whose
- * orders at the provider are off, those orders and every attempt of its write activities as the
- * workers logged them (which worker, attempt, provider calls with their outcome and duration). A
- * duplicate seen only now and then is explained by the run that shows it, not by a rerun.
+ * The trace of a failed "nothing duplicated at the provider" check, for the log: per subject the
+ * check refused (`subjectIds`, from subjectsOffCount), its model and that model's orders at the
+ * provider and every attempt of its write activities as the workers logged them (which worker,
+ * attempt, provider calls with their outcome and duration). A duplicate seen only now and then is
+ * explained by the run that shows it, not by a rerun.
  */
 export function traceDuplicateWrites(
   logDir: string,
   summary: CampaignSummary,
   stats: SimulatorStats,
+  subjectIds: string[],
 ): string {
   const entries = readdirSync(logDir)
     .filter((file) => /^worker-.*\.log$/.test(file))
@@ -68,12 +60,10 @@ export function traceDuplicateWrites(
     )
     .sort((a, b) => a.time.localeCompare(b.time));
   const lines: string[] = [];
-  for (const subject of summary.subjects) {
-    if (subject.modelId === undefined) continue;
-    const suspects = suspectOrders(stats.orders, subject.modelId);
-    if (suspects.length === 0) continue;
-    lines.push(`${subject.subjectId} (${subject.workflowId}), model ${subject.modelId}:`);
-    for (const o of suspects)
+  for (const subject of summary.subjects.filter((s) => subjectIds.includes(s.subjectId))) {
+    lines.push(`${subject.subjectId} (${subject.workflowId}), model ${subject.modelId ?? 'none'}:`);
+    const orders = stats.orders.filter((o) => o.id === subject.modelId || o.parent === subject.modelId);
+    for (const o of orders)
       lines.push(
         `  order ${o.id} ${o.kind} styles [${o.styles.join(',')}] ${o.status} runs ${o.runs} runAttempts ${o.runAttempts}`,
       );
@@ -87,5 +77,5 @@ export function traceDuplicateWrites(
       );
     }
   }
-  return lines.length > 0 ? lines.join('\n') : 'no subject with an extra or repeated provider write';
+  return lines.join('\n');
 }

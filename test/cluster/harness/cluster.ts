@@ -136,9 +136,7 @@ export class Cluster {
       PROVIDER_WRITE_SETTLE_MS,
       IMAGE_ROOTS: selfiesDir,
       CAMPAIGN_DIR: manifestDir,
-      // Debug: every provider call and every activity attempt is in the workers' logs, so a
-      // duplicate write the campaign check finds can be traced (checks/write-trace.ts).
-      LOG_LEVEL: 'debug',
+      LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
     };
 
@@ -223,6 +221,9 @@ export class Cluster {
         ...this.appEnv,
         METRICS_BIND_ADDRESS: `127.0.0.1:${metricsPort}`,
         WORKER_SHUTDOWN_GRACE_MS: '5000',
+        // Debug: every provider call and every activity attempt is in the workers' logs, so a
+        // duplicate write the campaign check finds can be traced (checks/write-trace.ts).
+        LOG_LEVEL: 'debug',
         ...env,
       },
       cwd: PACKAGE_ROOT,
