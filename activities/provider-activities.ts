@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { AvatarRef } from '../src/contracts/pipeline-state';
 import { readImage } from '../src/images/read-image';
 import type { ImageAccessPolicy } from '../src/images/image-access';
+import { AvatarPageStart } from '../src/provider/avatar-page-start';
 import { readAvatarPage } from '../src/provider/collect-avatars';
 import type { ProviderClient } from '../src/provider/client';
 import { ProviderBadRequestError, ProviderRateLimitedError } from '../src/provider/errors';
@@ -20,6 +21,8 @@ export interface ActivityDependencies {
   providerScope: string;
   /** PROVIDER_WRITE_SETTLE_MS: how long a timed-out write may still be performed; its retry waits that long. */
   writeSettleMs?: number;
+  /** Where the provider's avatar pages start, as this worker learns from its reads; its own by default. */
+  pageStart?: AvatarPageStart;
 }
 
 export interface ModelOffer {
@@ -45,6 +48,7 @@ export function createProviderActivities({
   imageAccess,
   providerScope,
   writeSettleMs = DEFAULT_PROVIDER_WRITE_SETTLE_MS,
+  pageStart = new AvatarPageStart(),
 }: ActivityDependencies) {
   const mustLookFirst = () => {
     const { attempt, heartbeatDetails } = Context.current().info;
@@ -201,7 +205,20 @@ export function createProviderActivities({
     /** One page of an order's avatars: a single provider request, so a rate limit on activities is one on requests. */
     async listAvatarPage(input: { orderId: number; page: number }): Promise<{ avatars: AvatarRef[] }> {
       const avatars = await readAvatarPage(provider, input.orderId, input.page, call());
+      pageStart.noteRead(input.orderId, input.page, avatars.length);
       return { avatars: avatars.map(toAvatarRef) };
+    },
+
+    /**
+     * The first page of an order's avatars where this worker has seen the provider's pages start
+     * (page 0 until it has learnt otherwise), and which page that was: a run that has not learnt
+     * the start yet begins its first walk here instead of paying a request for page 0.
+     */
+    async listFirstAvatarPage(input: { orderId: number }): Promise<{ page: number; avatars: AvatarRef[] }> {
+      const page = pageStart.firstPage;
+      const avatars = await readAvatarPage(provider, input.orderId, page, call());
+      pageStart.noteRead(input.orderId, page, avatars.length);
+      return { page, avatars: avatars.map(toAvatarRef) };
     },
   };
 }

@@ -20,7 +20,9 @@ export interface CollectSettings {
 
 /**
  * Collects every avatar of a DONE style's order and archives them. One activity per avatar page:
- * each provider activity is one request, so the provider queue's rate limit is a request rate.
+ * each provider activity is one request, so the provider queue's rate limit is a request rate. The
+ * run's first walk starts where the worker has seen the provider's pages start (listFirstAvatarPage),
+ * so a run on a 1-based provider does not pay for an empty page 0 once a worker has learnt that.
  * Summaries name the style and order, so each style can be followed in the Temporal UI.
  */
 export async function collectStyle(style: DoneStyle, settings: CollectSettings): Promise<GenerationResult> {
@@ -34,7 +36,14 @@ export async function collectStyle(style: DoneStyle, settings: CollectSettings):
       );
       return avatars;
     },
-    { origin: settings.origin },
+    {
+      origin: settings.origin,
+      readFirst: () =>
+        reads.listFirstAvatarPage.executeWithOptions(
+          { summary: `read the first avatar page of order ${orderId} (style ${styleId})`, ...settings.route },
+          [{ orderId }],
+        ),
+    },
   );
   if (settings.archive === undefined) return { styleId, orderId, status: 'DONE', avatars: collected };
   const { avatars, notArchived } = await archiveAvatars(settings.archive, style, collected);

@@ -90,32 +90,50 @@ export interface WalkedPages<T> {
   pagesRead: number;
 }
 
+/** A first read that knows where the provider's pages start (see AvatarPageStart): which page it read, and its avatars. */
+export type ReadFirstPage<T> = () => Promise<{ page: number; avatars: T[] }>;
+
 /**
  * Walks one order's pages with `readPage` (one provider request per call), starting where `origin`
- * says and telling it what the walk learns; without an origin, from page 0.
+ * says and telling it what the walk learns; without an origin, from page 0. A walk that probes for
+ * its run reads its first page with `readFirst` when given, which may start past page 0.
  */
 export async function walkAvatarPages<T>(
   idOf: (avatar: T) => number,
   readPage: (page: number) => Promise<T[]>,
-  options: { origin?: AvatarPageOrigin; maxPages?: number } = {},
+  options: { origin?: AvatarPageOrigin; maxPages?: number; readFirst?: ReadFirstPage<T> } = {},
 ): Promise<WalkedPages<T>> {
   const { origin } = options;
   const start: WalkStart = origin ? await origin.start() : { page: 0, probe: false };
-  const walk = new AvatarPageWalk<T>(idOf, options.maxPages, start.page);
+  let walk = new AvatarPageWalk<T>(idOf, options.maxPages, start.page);
+  let startedPastZero = false;
+  const learn = (page: number, avatars: T[]) => {
+    if (!start.probe || !origin || origin.firstPage !== undefined) return;
+    if (walk.firstPage !== undefined) origin.learnt(walk.firstPage);
+    else if (page === 0 && avatars.length === 0) origin.pageZeroEmpty();
+  };
   try {
+    if (start.probe && options.readFirst) {
+      const first = await options.readFirst();
+      walk = new AvatarPageWalk<T>(idOf, options.maxPages, first.page);
+      startedPastZero = first.page > 0;
+      walk.add(first.avatars);
+      learn(first.page, first.avatars);
+    }
     for (let page = walk.next; page !== undefined; page = walk.next) {
       const avatars = await readPage(page);
       walk.add(avatars);
-      if (!start.probe || !origin || origin.firstPage !== undefined) continue;
-      if (walk.firstPage !== undefined) origin.learnt(walk.firstPage);
-      else if (page === 0 && avatars.length === 0) origin.pageZeroEmpty();
+      learn(page, avatars);
     }
   } finally {
     if (start.probe) origin?.ended();
   }
   const walked = { avatars: walk.avatars, firstPage: walk.firstPage, pagesRead: walk.pagesRead };
-  if (start.confirmed === undefined || (await start.confirmed)) return walked;
-  // Started at page 1 on the word of a probe that then found nothing: page 0 may hold avatars.
+  // Started at page 1 on the word of a probe, or of a reader, and then found nothing: page 0 may hold avatars.
+  const pageZeroUnread =
+    (startedPastZero && walked.firstPage === undefined) ||
+    (start.confirmed !== undefined && !(await start.confirmed));
+  if (!pageZeroUnread) return walked;
   const seen = new Set(walked.avatars.map(idOf));
   const before = (await readPage(0)).filter((a) => !seen.has(idOf(a)));
   return {

@@ -65,8 +65,10 @@ describe('recorded pipeline and campaign histories', () => {
     }
     // The pipeline collects each DONE style's avatars itself: the happy path's history reads pages.
     const happy = recorded.find((r) => r.file.endsWith('-happy-path--pipeline.json'))!;
-    const reads = happy.history.events?.filter(
-      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'listAvatarPage',
+    const reads = happy.history.events?.filter((e) =>
+      ['listFirstAvatarPage', 'listAvatarPage'].includes(
+        e.activityTaskScheduledEventAttributes?.activityType?.name ?? '',
+      ),
     );
     expect(reads?.length).toBeGreaterThanOrEqual(4);
     // The model claims are replayed too.

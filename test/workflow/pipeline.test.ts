@@ -278,6 +278,27 @@ describe('avatar pipeline on the time-skipping server', () => {
     });
   });
 
+  test("a worker's later runs start their avatar walks where its earlier runs found the pages start", async () => {
+    const provider = await simulator(); // pages from 1, 4 avatars a page, 8 avatars a style
+    const pageReads = () => provider.stats().requests.byEndpoint['listAvatarPage'] ?? 0;
+    const reads = await withPipeline(provider, { styles: [3] }, async (first, worker) => {
+      await first.result();
+      const firstRun = pageReads();
+      const second = await startPipeline(
+        env.client,
+        { images: selfies.files, styles: [5], gender: 1 },
+        placementFrom({ taskQueue: worker.taskQueues.pipeline }),
+      );
+      const result = await second.result();
+      expect(result.generations.map((g) => [g.styleId, g.status, g.avatars.length])).toEqual([
+        [5, 'DONE', 8],
+      ]);
+      return { firstRun, secondRun: pageReads() - firstRun };
+    });
+    // The first run pays for the empty page 0 once; the second reads pages 1 and 2 and the empty 3.
+    expect(reads).toEqual({ firstRun: 4, secondRun: 3 });
+  });
+
   test('a provider answering in the variant dialect behind a path prefix, pages from 0', async () => {
     const provider = await simulator({
       dialect: 'variant',

@@ -1,4 +1,5 @@
 import { AvatarPageOrigin, walkAvatarPages } from '../../../src/provider/avatar-page-origin';
+import { AvatarPageStart } from '../../../src/provider/avatar-page-start';
 
 type PageAnswer = number[] | Error;
 
@@ -185,5 +186,111 @@ describe('walkAvatarPages with a shared AvatarPageOrigin', () => {
     const walk = await walkAvatarPages<number>((id) => id, reader(1));
     expect(walk).toEqual({ avatars: range(1, 4), firstPage: 1, pagesRead: 3 });
     expect(pagesOf(asked, 1)).toEqual([0, 1, 2]);
+  });
+});
+
+/**
+ * One worker's activities (listAvatarPage, listFirstAvatarPage) over `reader`: every read is noted
+ * in the worker's AvatarPageStart, and the first read of a probing walk goes where it says.
+ */
+function worker(reader: (order: number) => (page: number) => Promise<number[]>) {
+  const start = new AvatarPageStart();
+  const readPage = (order: number) => async (page: number) => {
+    const avatars = await reader(order)(page);
+    start.noteRead(order, page, avatars.length);
+    return avatars;
+  };
+  const readFirst = (order: number) => async () => {
+    const page = start.firstPage;
+    return { page, avatars: await readPage(order)(page) };
+  };
+  /** One run: its own origin, its orders walked at once. */
+  const run = (orders: number[]) => {
+    const origin = new AvatarPageOrigin();
+    return Promise.all(
+      orders.map((order) =>
+        walkAvatarPages<number>((id) => id, readPage(order), { origin, readFirst: readFirst(order) }),
+      ),
+    );
+  };
+  return { start, run };
+}
+
+describe('walkAvatarPages with a first read where the worker has seen pages start', () => {
+  it('pays for page 0 in the first run only: later runs on a 1-based provider start at page 1', async () => {
+    const { asked, reader } = provider(paged(1, 4, () => 6));
+    const { start, run } = worker(reader);
+    expect(await run([1])).toEqual([{ avatars: range(1, 6), firstPage: 1, pagesRead: 4 }]);
+    expect(start.firstPage).toBe(1);
+    expect(await run([2, 3])).toEqual([
+      { avatars: range(2, 6), firstPage: 1, pagesRead: 3 },
+      { avatars: range(3, 6), firstPage: 1, pagesRead: 3 },
+    ]);
+    expect(pagesOf(asked, 1)).toEqual([0, 1, 2, 3]);
+    expect(pagesOf(asked, 2)).toEqual([1, 2, 3]);
+    expect(pagesOf(asked, 3)).toEqual([1, 2, 3]);
+  });
+
+  it('keeps reading page 0 first on a 0-based provider', async () => {
+    const { asked, reader } = provider(paged(0, 4, () => 6));
+    const { start, run } = worker(reader);
+    await run([1]);
+    expect(await run([2])).toEqual([{ avatars: range(2, 6), firstPage: 0, pagesRead: 3 }]);
+    expect(start.firstPage).toBe(0);
+    expect(pagesOf(asked, 2)).toEqual([0, 1, 2]);
+  });
+
+  it('learns nothing from a provider that answers page 0 as page 1, and still reads every avatar', async () => {
+    const clamped = (order: number, page: number) => paged(1, 2, () => 6)(order, Math.max(page, 1));
+    const { reader } = provider(clamped);
+    const { start, run } = worker(reader);
+    await run([1]);
+    expect((await run([2])).map((w) => w.avatars)).toEqual([range(2, 6)]);
+    expect(start.firstPage).toBe(0);
+  });
+
+  it('reads page 0 as well when an order shows nothing from page 1 on', async () => {
+    // Learnt 1-based from order 1; order 2 has its avatars where the worker did not expect them.
+    const { asked, reader } = provider((order, page) =>
+      order === 1 ? paged(1, 4, () => 4)(order, page) : paged(0, 4, () => 3)(order, page),
+    );
+    const { run } = worker(reader);
+    await run([1]);
+    expect(await run([2])).toEqual([{ avatars: range(2, 3), firstPage: 0, pagesRead: 2 }]);
+    expect(pagesOf(asked, 2)).toEqual([1, 0]);
+  });
+
+  it("lets the run's other walks start at once once the first read found avatars at page 1", async () => {
+    const { asked, reader } = provider(paged(1, 4, () => 4));
+    const { run } = worker(reader);
+    await run([1]);
+    await run([2, 3, 4]);
+    for (const order of [2, 3, 4]) expect(pagesOf(asked, order)).toEqual([1, 2]);
+  });
+});
+
+describe('AvatarPageStart', () => {
+  it('learns 1 only from the same order: page 0 empty, then page 1 with avatars', () => {
+    const start = new AvatarPageStart();
+    start.noteRead(1, 0, 0);
+    start.noteRead(2, 1, 4);
+    expect(start.firstPage).toBe(0);
+    start.noteRead(1, 1, 0);
+    expect(start.firstPage).toBe(0);
+    start.noteRead(2, 0, 0);
+    start.noteRead(2, 1, 4);
+    expect(start.firstPage).toBe(1);
+  });
+
+  it('never learns 0 from avatars on page 0, and forgets the oldest orders past its bound', () => {
+    const start = new AvatarPageStart();
+    start.noteRead(1, 0, 5);
+    expect(start.firstPage).toBe(0);
+    start.noteRead(7, 0, 0);
+    for (let order = 100; order < 1_100; order++) start.noteRead(order, 0, 0);
+    start.noteRead(7, 1, 3);
+    expect(start.firstPage).toBe(0);
+    start.noteRead(1_099, 1, 3);
+    expect(start.firstPage).toBe(1);
   });
 });
