@@ -19,13 +19,18 @@ export function createOrderDurationActivities({ store }: { store: BlobStore }) {
   const durations = new OrderDurationStore(store);
   return {
     /**
-     * The expected finish of each kind asked for; a kind with too few finished runs is left out
-     * (estimate-duration.ts, MIN_RUNS). One call for all the kinds a run needs.
+     * Adds a run's finished orders to what later runs learn from, then answers the expected
+     * finish of each kind asked for; a kind with too few finished runs is left out
+     * (estimate-duration.ts, MIN_RUNS). One call where a run both has finished orders and needs
+     * figures (a pipeline's training ends as its generation begins), so one local activity.
      */
-    async expectedOrderDurations(input: {
-      kinds: OrderKind[];
+    async learnOrderDurations(input: {
+      finished: FinishedOrder[];
+      expect: OrderKind[];
     }): Promise<Record<OrderKind, ExpectedDuration>> {
-      const kinds = [...new Set(input.kinds.map((kind) => orderKindSchema.parse(kind)))];
+      const finished = input.finished.map((order) => finishedOrderSchema.parse(order));
+      const kinds = [...new Set(input.expect.map((kind) => orderKindSchema.parse(kind)))];
+      await Promise.all(finished.map((order) => durations.record(order)));
       const answers = await Promise.all(
         kinds.map(
           async (kind) => [kind, estimateDuration(await durations.recent(kind, RECENT_RUNS))] as const,
@@ -36,10 +41,6 @@ export function createOrderDurationActivities({ store }: { store: BlobStore }) {
         if (expected !== undefined) known[kind] = expectedDurationSchema.parse(expected);
       }
       return known;
-    },
-
-    async recordOrderDurations(input: { orders: FinishedOrder[] }): Promise<void> {
-      await Promise.all(input.orders.map((order) => durations.record(finishedOrderSchema.parse(order))));
     },
   };
 }

@@ -7,7 +7,7 @@ import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';
-import { expectedDurations, recordDurations } from './order-durations';
+import { learnDurations } from './order-durations';
 import type { FinishBounds } from './polling';
 import { PipelineTracker, styleAvatarsOf } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
@@ -38,6 +38,8 @@ export async function generateStyles(
   settings: GenerationSettings,
   tracker: PipelineTracker,
   webhooks: RunWebhooks,
+  /** Orders the run finished before (its training), recorded with the same durations call. */
+  before: { finished: FinishedOrder[] } = { finished: [] },
 ): Promise<GenerationResult[]> {
   tracker.stage('generating');
   const route = { taskQueue: settings.providerTaskQueue };
@@ -56,7 +58,7 @@ export async function generateStyles(
       : {}),
   };
   // Orders of one style take alike: their finished runs time this one's reads.
-  const expected = await expectedDurations(styles.map(generationKind));
+  const expected = await learnDurations(before.finished, styles.map(generationKind));
   const finished: FinishedOrder[] = [];
   const generations = await Promise.all(
     styles.map(async (styleId) => {
@@ -67,7 +69,7 @@ export async function generateStyles(
       return generation;
     }),
   );
-  await recordDurations(finished);
+  await learnDurations(finished, []);
   return generations;
 }
 

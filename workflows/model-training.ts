@@ -3,7 +3,8 @@ import type { TrainingResult, TrainingWorkflowInput } from '../src/contracts/mod
 import { uploads, writes, type ProviderRoute } from './activity-proxies';
 import { trainingKind } from '../src/contracts/order-kinds';
 import { obtainModel } from './obtain-model';
-import { expectedDurations, recordDurations } from './order-durations';
+import type { FinishedOrder } from '../src/contracts/order-durations';
+import { learnDurations } from './order-durations';
 import { PipelineTracker } from './pipeline-tracker';
 import { pollUntilDone, type FinishBounds } from './polling';
 
@@ -13,15 +14,23 @@ export type TrainingSteps = Pick<
   'images' | 'styles' | 'gender' | 'mainImageIndex' | 'trainingDeadlineMs' | 'polling'
 >;
 
+/** A trained model, and its training's finish for later runs to learn from (learnDurations). */
+export interface TrainedModel {
+  modelId: number;
+  /** Absent when the run's answer already said DONE, so no read bounds the finish. */
+  finished?: FinishedOrder;
+}
+
 /**
  * The training half of every pipeline: create (or adopt) the model, upload the selfies, select
- * the main one, run the training and poll it to DONE. Answers the model id.
+ * the main one, run the training and poll it to DONE. Answers the model id and the finish, which
+ * the caller records with its next durations call.
  */
 export async function trainModel(
   input: TrainingSteps,
   tracker: PipelineTracker,
   route: ProviderRoute,
-): Promise<number> {
+): Promise<TrainedModel> {
   const modelId = await obtainModel(input, route);
   tracker.model(modelId);
   const imageIds = await uploadSelfies(modelId, input, tracker, route);
@@ -36,7 +45,7 @@ export async function trainModel(
   tracker.stage('training');
   // Trainings of as many selfies take alike: their finished runs time this one's status reads.
   const kind = trainingKind(input.images.length);
-  const expected = (await expectedDurations([kind])).get(kind);
+  const expected = (await learnDurations([], [kind])).get(kind);
   const started = await writes.runOrder.executeWithOptions(
     { summary: `run training of model ${modelId}`, ...route },
     [{ orderId: modelId }],
@@ -53,8 +62,8 @@ export async function trainModel(
     ...(expected ? { expected } : {}),
     onFinished: (bounds) => (finish = bounds),
   });
-  if (finish) await recordDurations([{ kind, orderId: modelId, seenDoneAt: Date.now(), ...finish }]);
-  return modelId;
+  if (!finish) return { modelId };
+  return { modelId, finished: { kind, orderId: modelId, seenDoneAt: Date.now(), ...finish } };
 }
 
 /**
@@ -69,7 +78,8 @@ export async function modelTraining(input: TrainingWorkflowInput): Promise<Train
     styles: [],
   });
   try {
-    const modelId = await trainModel(input, tracker, { taskQueue: input.providerTaskQueue });
+    const { modelId, finished } = await trainModel(input, tracker, { taskQueue: input.providerTaskQueue });
+    await learnDurations(finished ? [finished] : [], []);
     tracker.stage('done');
     return {
       workflowId,

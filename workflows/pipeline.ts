@@ -25,10 +25,13 @@ export async function avatarPipeline(input: PipelineWorkflowInput): Promise<Pipe
   let trained = false;
   try {
     await webhooks.started(input.styles);
-    const modelId = await trainModel(input, tracker, { taskQueue: input.providerTaskQueue });
+    const training = await trainModel(input, tracker, { taskQueue: input.providerTaskQueue });
+    const { modelId } = training;
     trained = true;
     await webhooks.trained(modelId);
-    const generations = await generateStyles(modelId, input.styles, input, tracker, webhooks);
+    const generations = await generateStyles(modelId, input.styles, input, tracker, webhooks, {
+      finished: training.finished ? [training.finished] : [],
+    });
     const result = generationOutcome(workflowId, input.subjectId, modelId, generations);
     tracker.stage('done');
     await webhooks.completed(result);

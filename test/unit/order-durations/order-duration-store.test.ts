@@ -56,20 +56,25 @@ describe('learned order durations in the blob store', () => {
   it('leaves a kind out until enough runs finished, then answers the figure they lead to expect', async () => {
     const activities = createOrderDurationActivities({ store });
     const other = 'generation-style-5';
-    expect(await activities.expectedOrderDurations({ kinds: [kind, other] })).toEqual({});
-    await activities.recordOrderDurations({
-      orders: [finished(1, 612_000), finished(2, 614_000), finished(3, 1_800_000), finished(4, 616_000)],
-    });
-    expect(await activities.expectedOrderDurations({ kinds: [kind, other] })).toEqual({
+    expect(await activities.learnOrderDurations({ finished: [], expect: [kind, other] })).toEqual({});
+    // The runs recorded are read back by the same call.
+    expect(
+      await activities.learnOrderDurations({
+        finished: [finished(1, 612_000), finished(2, 614_000), finished(3, 1_800_000), finished(4, 616_000)],
+        expect: [kind, other],
+      }),
+    ).toEqual({
       [kind]: { typicalMs: 603_000, earliestMs: 572_850, latestMs: 633_150, runs: 4 },
     });
   });
 
   it('refuses a kind that is no blob key segment, and a finish before its last unfinished read', async () => {
     const activities = createOrderDurationActivities({ store });
-    await expect(activities.expectedOrderDurations({ kinds: ['../x'] })).rejects.toThrow(/lowercase/);
+    await expect(activities.learnOrderDurations({ finished: [], expect: ['../x'] })).rejects.toThrow(
+      /lowercase/,
+    );
     await expect(
-      activities.recordOrderDurations({ orders: [{ ...finished(1), afterMs: 700_000 }] }),
+      activities.learnOrderDurations({ finished: [{ ...finished(1), afterMs: 700_000 }], expect: [] }),
     ).rejects.toThrow(/afterMs/);
   });
 });
