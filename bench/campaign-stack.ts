@@ -115,7 +115,7 @@ export async function startWorkerProcess(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
     child.kill('SIGTERM');
-    await Promise.race([exited, delay(30_000)]);
+    await Promise.race([exited, delay(30_000, undefined, { ref: false })]);
     if (child.exitCode === null) child.kill('SIGKILL');
   };
   const forget = stopOnSignal(stop);

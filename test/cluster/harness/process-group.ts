@@ -86,7 +86,11 @@ export class ProcessGroup {
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<number | string> {
     if (this.running) {
       signalGroup(this.pid, signal);
-      const timedOut = await Promise.race([this.exited.then(() => false), delay(graceMs).then(() => true)]);
+      // Unref'd: a group that exits early must not leave the grace timer holding Jest open.
+      const timedOut = await Promise.race([
+        this.exited.then(() => false),
+        delay(graceMs, true, { ref: false }),
+      ]);
       if (timedOut) signalGroup(this.pid, 'SIGKILL');
     }
     const how = await this.exited;
