@@ -101,7 +101,10 @@ function parseMarker(
   }
   const block: RunnableBlock = { kind, file, line, script, exit: 0, jsonPaths: [], contains: [] };
   for (const option of args.split(/\s+/).filter(Boolean)) {
-    const [key, value] = option.split('=', 2);
+    // Split at the first "=" only: a contains= text may hold "=" itself (e.g. a query string).
+    const eq = option.indexOf('=');
+    const key = eq < 0 ? option : option.slice(0, eq);
+    const value = eq < 0 ? undefined : option.slice(eq + 1);
     if (value === undefined || value === '')
       throw new Error(`${at}: doctest option "${option}" has no value`);
     if (key === 'exit') block.exit = Number(value);

@@ -36,6 +36,11 @@ describe('doc blocks (the markers of docs as tests)', () => {
     ]);
   });
 
+  test('a contains= text keeps every "=" after the first', () => {
+    const [block] = docBlocks('q.md', '<!-- doctest: run contains=state=done&page=2 -->\n```sh\nls\n```');
+    expect(block).toMatchObject({ kind: 'run', contains: ['state=done&page=2'] });
+  });
+
   test('a skip without its reason, or an unknown option, is refused', () => {
     expect(() => docBlocks('z.md', '<!-- doctest: skip -->\n```sh\nls\n```')).toThrow(/needs its reason/);
     expect(() => docBlocks('z.md', '<!-- doctest: run code=1 -->\n```sh\nls\n```')).toThrow(
