@@ -12,7 +12,6 @@
  * - by the real CLI (`avatar-pipeline campaigns status <id>`, a process of its own: start-up,
  *   connection and the same call), every --status-cli-every wall seconds.
  */
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -31,6 +30,7 @@ import {
   type Context,
 } from './campaign-scenarios';
 import { freshSimulator, OWN_BIN } from './campaign-stack';
+import { runCli } from './cli-process';
 
 /** Temporal warns about a run's history past this many events. */
 export const HISTORY_EVENTS_WARNING = 10_240;
@@ -347,23 +347,13 @@ export function cliStatus(
   manifestDir: string,
   bin: string = OWN_BIN,
 ): Promise<void> {
-  const child = spawn(process.execPath, [bin, 'campaigns', 'status', campaignId], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: context.stack.server.address,
-      TEMPORAL_NAMESPACE: context.stack.server.namespace,
-      CAMPAIGN_DIR: manifestDir,
-      LOG_LEVEL: 'WARN',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  return runCli(bin, ['campaigns', 'status', campaignId], {
+    ...process.env,
+    TEMPORAL_ADDRESS: context.stack.server.address,
+    TEMPORAL_NAMESPACE: context.stack.server.namespace,
+    CAMPAIGN_DIR: manifestDir,
+    LOG_LEVEL: 'WARN',
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`exit ${code}: ${stderr.trim().slice(0, 300)}`)),
-    ),
-  );
 }
 
 /**

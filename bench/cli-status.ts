@@ -8,7 +8,6 @@
  *   npm run build && node dist/bench/cli-status.js --baseline-bin <checkout>/bin/avatar-pipeline.js
  *        [--baseline-label "before, bf54ebe"] [--samples 15] [--subjects 200]
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -25,6 +24,7 @@ import {
 } from './campaign-scenarios';
 import { freshSimulator, OWN_BIN } from './campaign-stack';
 import { stringArg } from './cli-args';
+import { runCli } from './cli-process';
 
 const TARGET_MS = 1_000;
 
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
           build.status.push(
             await timed(() => cliStatus(context, campaign.campaignId, manifestDir, build.bin)),
           );
-          build.help.push(await timed(() => help(build.bin)));
+          build.help.push(await timed(() => runCli(build.bin, ['--help'])));
         }
       }
       const progress = await campaign.progress();
@@ -113,13 +113,6 @@ async function timed(run: () => Promise<void>): Promise<number> {
   const start = performance.now();
   await run();
   return performance.now() - start;
-}
-
-function help(bin: string): Promise<void> {
-  const child = spawn(process.execPath, [bin, '--help'], { stdio: 'ignore' });
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`--help exit ${code}`)))),
-  );
 }
 
 if (require.main === module) {
