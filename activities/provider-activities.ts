@@ -72,6 +72,12 @@ export function createProviderActivities({
     }
   };
   const claimIdFor = (modelId: number) => claimWorkflowId(providerScope, modelId);
+  /** One page of an order's avatars, noted in what this worker knows of where pages start. */
+  const readPage = async (orderId: number, page: number): Promise<AvatarRef[]> => {
+    const avatars = await readAvatarPage(provider, orderId, page, call());
+    pageStart.noteRead(orderId, page, avatars.length);
+    return avatars.map(toAvatarRef);
+  };
 
   return {
     /**
@@ -204,9 +210,7 @@ export function createProviderActivities({
 
     /** One page of an order's avatars: a single provider request, so a rate limit on activities is one on requests. */
     async listAvatarPage(input: { orderId: number; page: number }): Promise<{ avatars: AvatarRef[] }> {
-      const avatars = await readAvatarPage(provider, input.orderId, input.page, call());
-      pageStart.noteRead(input.orderId, input.page, avatars.length);
-      return { avatars: avatars.map(toAvatarRef) };
+      return { avatars: await readPage(input.orderId, input.page) };
     },
 
     /**
@@ -216,9 +220,7 @@ export function createProviderActivities({
      */
     async listFirstAvatarPage(input: { orderId: number }): Promise<{ page: number; avatars: AvatarRef[] }> {
       const page = pageStart.firstPage;
-      const avatars = await readAvatarPage(provider, input.orderId, page, call());
-      pageStart.noteRead(input.orderId, page, avatars.length);
-      return { page, avatars: avatars.map(toAvatarRef) };
+      return { page, avatars: await readPage(input.orderId, page) };
     },
   };
 }

@@ -39,7 +39,7 @@ export async function generateStyles(
   tracker: PipelineTracker,
   webhooks: RunWebhooks,
   /** Orders the run finished before (its training), recorded with the same durations call. */
-  before: { finished: FinishedOrder[] } = { finished: [] },
+  finishedBefore: FinishedOrder[] = [],
 ): Promise<GenerationResult[]> {
   tracker.stage('generating');
   const route = { taskQueue: settings.providerTaskQueue };
@@ -58,7 +58,7 @@ export async function generateStyles(
       : {}),
   };
   // Orders of one style take alike: their finished runs time this one's reads.
-  const expected = await learnDurations(before.finished, styles.map(generationKind));
+  const expected = await learnDurations(finishedBefore, styles.map(generationKind));
   const finished: FinishedOrder[] = [];
   const generations = await Promise.all(
     styles.map(async (styleId) => {

@@ -29,9 +29,8 @@ export async function avatarPipeline(input: PipelineWorkflowInput): Promise<Pipe
     const { modelId } = training;
     trained = true;
     await webhooks.trained(modelId);
-    const generations = await generateStyles(modelId, input.styles, input, tracker, webhooks, {
-      finished: training.finished ? [training.finished] : [],
-    });
+    const finishedBefore = training.finished ? [training.finished] : [];
+    const generations = await generateStyles(modelId, input.styles, input, tracker, webhooks, finishedBefore);
     const result = generationOutcome(workflowId, input.subjectId, modelId, generations);
     tracker.stage('done');
     await webhooks.completed(result);
