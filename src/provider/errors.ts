@@ -66,7 +66,7 @@ export class ProviderUnavailableError extends ProviderError {
  */
 export class ProviderTimeoutError extends ProviderUnavailableError {}
 
-/** A 2xx answer whose body is not JSON or not any shape the provider is known to send. */
+/** A 2xx answer whose body is not JSON or not any shape the provider is known to send, or a redirect (never followed). */
 export class ProviderInvalidResponseError extends ProviderError {
   readonly kind = 'invalid-response' as const;
 }

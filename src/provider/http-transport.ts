@@ -116,6 +116,9 @@ export class HttpTransport {
         method: request.method,
         headers,
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        // A redirect's target was never configured: following it would send the key and the body
+        // (a selfie) to another host, or take another host's page for the provider's answer.
+        redirect: 'manual',
         signal,
       });
       const text = await response.text();
@@ -137,6 +140,14 @@ export class HttpTransport {
 
   private interpret(request: Resolved, status: number, text: string, retryAfter: string | null): unknown {
     if (status >= 200 && status < 300) return this.parse(request, text, status);
+    if (status >= 300 && status < 400) {
+      // Neither the target nor the body (which often repeats the target) is quoted: where the
+      // provider points is none of an API caller's business, and the operator sees the status.
+      throw new ProviderInvalidResponseError(
+        'Provider answered with a redirect, which the client does not follow',
+        this.details(request, { httpStatus: status }),
+      );
+    }
     const details = this.details(request, { httpStatus: status, providerMessage: extractErrorMessage(text) });
     if (status === 401 || status === 403)
       throw new ProviderAuthError('Provider refused the API key', details);
