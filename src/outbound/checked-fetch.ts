@@ -93,11 +93,9 @@ export async function checkOutboundUrl(raw: string | URL, rules: AddressRules): 
   if (addresses.length === 0) throw new OutboundUrlError(`host "${host}" cannot be resolved`, true);
   const refused = addresses.find((a) => !mayReach(a.address));
   if (refused) {
-    throw new OutboundUrlError(
-      `host "${host}" resolves to a private address (${refused.address})`,
-      false,
-      true,
-    );
+    // The address stays out: the reason reaches whoever gave the URL, and the server's DNS
+    // answers about its own network are not theirs to learn.
+    throw new OutboundUrlError(`host "${host}" resolves to a private address`, false, true);
   }
   return { url, addresses };
 }

@@ -155,3 +155,38 @@ describe('end to end: no callback reaches a loopback listener through an IPv6 fo
     },
   );
 });
+
+describe('a refusal names the host and the reason, never the address the host resolved to', () => {
+  const INTERNAL = '10.20.30.40';
+  const resolvesInside = async () => [
+    { address: '93.184.216.34', family: 4 },
+    { address: INTERNAL, family: 4 },
+  ];
+
+  it('callbackUrl', async () => {
+    const err: unknown = await checkCallbackTarget(
+      'https://hooks.example.com/x',
+      { privateHosts: [] },
+      resolvesInside,
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CallbackTargetError);
+    const { reason, message } = err as CallbackTargetError;
+    expect(reason).toContain('host "hooks.example.com" resolves to a private address');
+    expect(`${reason} ${message}`).not.toContain(INTERNAL);
+  });
+
+  it('a selfie URL', async () => {
+    const err: unknown = await resolveImageReference(
+      'https://images.example.com/a.png',
+      { roots: [], urlHosts: ['images.example.com'], lookup: resolvesInside },
+      'images.0',
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    const { issues, message } = err as InputError;
+    expect(issues[0]).toMatchObject({
+      path: 'images.0',
+      message: expect.stringContaining('host "images.example.com" resolves to a private address'),
+    });
+    expect(JSON.stringify({ issues, message })).not.toContain(INTERNAL);
+  });
+});

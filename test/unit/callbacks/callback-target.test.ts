@@ -47,7 +47,8 @@ describe('callback targets', () => {
       [],
       resolvesTo('93.184.216.34', '192.168.1.20'),
     );
-    expect(err.reason).toContain('resolves to a private address (192.168.1.20)');
+    expect(err.reason).toContain('host "internal.example.com" resolves to a private address');
+    expect(err.reason).not.toContain('192.168.1.20');
     expect(err.temporary).toBe(false);
   });
 
