@@ -11,7 +11,7 @@ import type { AddressRules } from '../src/outbound/checked-fetch';
 
 export interface StorageDependencies {
   store: BlobStore;
-  /** Where avatar URLs may lead (avatarAddressRules): the provider's host, AVATAR_PRIVATE_HOSTS, public addresses. */
+  /** Where avatar URLs may lead (avatarAddressRules): the provider's origin, AVATAR_PRIVATE_HOSTS, public addresses. */
   rules: AddressRules;
   limits?: AvatarArchiveLimits;
 }

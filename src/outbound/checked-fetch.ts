@@ -26,6 +26,11 @@ export interface AddressRules {
    * checked, and the system resolver connects to them.
    */
   trustedHosts?: readonly string[];
+  /**
+   * Origins (scheme, host and port, e.g. http://provider.internal:8080) trusted as trustedHosts
+   * are, but on that scheme and port only: other services on the same host stay unreachable.
+   */
+  trustedOrigins?: readonly string[];
   /** Private or loopback addresses that may be reached, whether written in the URL or resolved from a name. */
   allowedPrivateAddresses?: readonly string[];
   lookup?: AddressLookup;
@@ -78,6 +83,7 @@ export async function checkOutboundUrl(raw: string | URL, rules: AddressRules): 
   const listed = (list: readonly string[] | undefined, entry: string) =>
     (list ?? []).some((item) => item.replace(/^\[|\]$/g, '').toLowerCase() === entry);
   if (listed(rules.trustedHosts, host)) return { url };
+  if ((rules.trustedOrigins ?? []).some((origin) => new URL(origin).origin === url.origin)) return { url };
   const mayReach = (address: string) =>
     !isPrivateAddress(address) || listed(rules.allowedPrivateAddresses, address.toLowerCase());
   if (isIP(host) !== 0) {

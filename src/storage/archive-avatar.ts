@@ -51,14 +51,15 @@ export class AvatarRejectedError extends AvatarPipelineError {
 
 /**
  * Where avatars may be downloaded from: any host whose addresses are all public, and besides those
- * the provider's own host (PROVIDER_BASE_URL, set by the operator, often a private address beside
- * the worker) and the hosts listed in AVATAR_PRIVATE_HOSTS.
+ * the provider's own origin (PROVIDER_BASE_URL's scheme, host and port, set by the operator, often
+ * a private address beside the worker; the host's other ports are other services) and the hosts
+ * listed in AVATAR_PRIVATE_HOSTS.
  */
 export function avatarAddressRules(
   providerBaseUrl: string,
   privateHosts: readonly string[] = [],
 ): AddressRules {
-  return { trustedHosts: [new URL(providerBaseUrl).hostname, ...privateHosts] };
+  return { trustedOrigins: [new URL(providerBaseUrl).origin], trustedHosts: [...privateHosts] };
 }
 
 /** The extensions an archived avatar may have; one id is stored once, under one of them. */

@@ -84,6 +84,24 @@ const REFUSED: RefusedRow[] = [
     message: /redirects elsewhere \(HTTP 307\)/,
   },
   {
+    name: "the provider's host on another port (another service beside it)",
+    sourceUrl: () => `http://localhost:${port(inside)}/secret.png`,
+    rules: () => ({
+      ...avatarAddressRules(providerByName()),
+      lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+    }),
+    message: /host "localhost" resolves to a private address; list the host in AVATAR_PRIVATE_HOSTS/,
+  },
+  {
+    name: "the provider's host and port with another scheme",
+    sourceUrl: () => `https://localhost:${port(provider)}/a.png`,
+    rules: () => ({
+      ...avatarAddressRules(providerByName()),
+      lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+    }),
+    message: /host "localhost" resolves to a private address/,
+  },
+  {
     name: 'an avatar URL naming 127.0.0.1 when the provider is elsewhere',
     sourceUrl: () => `${inside.origin}/a.png`,
     rules: () => avatarAddressRules('https://provider.example.test/rest/api'),
