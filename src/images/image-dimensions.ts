@@ -52,7 +52,7 @@ export function declaredImage(bytes: Uint8Array): DeclaredImage | undefined {
       channels: PNG_CHANNELS[data[25]!] ?? 4,
     };
   }
-  if (format === 'jpeg') return jpegFrame(data);
+  if (format === 'jpeg') return jpegFrames(data)[0];
   return undefined;
 }
 
@@ -61,11 +61,26 @@ export function declaredDecodedBytes(image: DeclaredImage): number {
   return image.width * image.height * image.channels * Math.max(1, Math.ceil(image.bitsPerSample / 8));
 }
 
-/** Why the declared size is too large to decode, or undefined when it is within the limits. */
+/** Why the declared size cannot be decoded safely, or undefined when it is within the limits. */
 export function dimensionProblem(bytes: Uint8Array): string | undefined {
-  const declared = declaredImage(bytes);
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const jpeg = detectImageFormat(data) === 'jpeg';
+  if (jpeg) {
+    // Decoders disagree on a second frame header (libjpeg refuses it, others take the last), so
+    // the one that is checked must be the only one.
+    const frames = jpegFrames(data).length;
+    if (frames > 1) return `is a JPEG image with ${frames} frame headers; one is accepted`;
+  }
+  const declared = declaredImage(data);
   if (declared === undefined) return undefined;
   const { width, height } = declared;
+  if (height === 0 && jpeg) {
+    // The height would come after the image data, in a DNL marker: nothing here bounds it.
+    return 'declares a height of 0 (to be given after the image data, in a DNL marker), which is not accepted';
+  }
+  if (width === 0 || height === 0) {
+    return `declares ${width} × ${height} pixels; a width or height of 0 is not accepted`;
+  }
   if (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
     return `declares ${width} × ${height} pixels, more than the limit of ${MAX_IMAGE_SIDE} pixels a side`;
   }
@@ -85,29 +100,37 @@ export function isJpegFrameMarker(marker: number): boolean {
   return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 }
 
-/** Walks the segments up to the first frame header: length, precision, height, width, components. */
-function jpegFrame(data: Buffer): DeclaredImage | undefined {
+/**
+ * The frame headers (length, precision, height, width, components) among the segments before the
+ * first scan, found by walking the segments by their lengths: bytes that only look like a marker
+ * inside another segment (an EXIF thumbnail's) are skipped with it. The walk stops where the
+ * structure breaks (imageProblem names that).
+ */
+function jpegFrames(data: Buffer): DeclaredImage[] {
+  const frames: DeclaredImage[] = [];
   let offset = 2;
-  while (offset + 4 <= data.length && data[offset] === 0xff) {
+  while (offset < data.length && data[offset] === 0xff) {
     let markerAt = offset + 1;
     while (data[markerAt] === 0xff) markerAt++;
     const marker = data[markerAt];
-    if (marker === undefined || marker === 0xd9 || marker === 0xda) return undefined;
+    if (marker === undefined || marker === 0x00 || marker === 0xd9 || marker === 0xda) break;
     if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
       offset = markerAt + 1;
       continue;
     }
-    if (markerAt + 3 > data.length) return undefined;
+    if (markerAt + 3 > data.length) break;
+    const length = data.readUInt16BE(markerAt + 1);
+    if (length < 2) break;
     if (isJpegFrameMarker(marker)) {
-      if (markerAt + 9 > data.length) return undefined;
-      return {
+      if (markerAt + 9 > data.length) break;
+      frames.push({
         bitsPerSample: data[markerAt + 3]!,
         height: data.readUInt16BE(markerAt + 4),
         width: data.readUInt16BE(markerAt + 6),
         channels: data[markerAt + 8]!,
-      };
+      });
     }
-    offset = markerAt + 1 + data.readUInt16BE(markerAt + 1);
+    offset = markerAt + 1 + length;
   }
-  return undefined;
+  return frames;
 }
