@@ -272,7 +272,7 @@ export const envSchema = z.object({
     'Hosts whose private or loopback addresses callbacks may reach, comma separated (public hosts need no listing).',
   ),
   AVATAR_PRIVATE_HOSTS: withDefault(hostList, '').describe(
-    "Hosts whose private or loopback addresses avatar downloads may reach, besides PROVIDER_BASE_URL's host, which is always trusted; any other host must resolve to public addresses only.",
+    "Hosts (on any port) whose private or loopback addresses avatar downloads may reach, besides PROVIDER_BASE_URL's origin (scheme, host and port), which is always trusted; any other host must resolve to public addresses only.",
   ),
   WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50).describe(
     "Activity slots of each of a process's two workers (pipeline queue, provider queue).",

@@ -16,7 +16,7 @@ import {
 export interface StorageConfig extends StorageSettings {
   /** STORAGE_LINK_SECRET: signs API links to filesystem objects. */
   linkSecret?: string;
-  /** AVATAR_PRIVATE_HOSTS: hosts besides the provider's whose private addresses avatar downloads may reach. */
+  /** AVATAR_PRIVATE_HOSTS: hosts besides the provider's origin whose private addresses avatar downloads may reach. */
   avatarPrivateHosts?: string[];
 }
 
