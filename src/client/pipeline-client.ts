@@ -26,7 +26,7 @@ import {
   type PipelinePage,
   type PipelineSummary,
 } from './list-pipelines';
-import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
+import { getPipeline, startPipeline, validatePipelineRequest, type PipelineHandle } from './pipelines';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
 export type { TemporalConfig };
@@ -145,11 +145,11 @@ export async function createPipelineClient(
     placement,
     tenant,
     temporal,
-    start: (request, options = {}) =>
-      startPipeline(temporal, request, {
-        ...runOptions(options.requestId),
-        ...(imageAccess.givenRoots ? { imageRoots: imageAccess.givenRoots } : {}),
-      }),
+    start: async (request, options = {}) => {
+      const validated = validatePipelineRequest(request);
+      await checkSelfieFiles(validated.images, imageAccess.givenRoots);
+      return startPipeline(temporal, validated, runOptions(options.requestId));
+    },
     get: (workflowId) => getPipeline(temporal, workflowId),
     list: (options) => listPipelines(temporal, { tenant, ...options }),
     listPage: (options) => listPipelinePage(temporal, { tenant, ...options }),

@@ -16,13 +16,10 @@ import {
 } from '../contracts/workflow-definitions';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { InputError } from '../errors';
-import { checkSelfieFiles } from '../images/selfie-file-check';
 
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
   workflowId?: string;
-  /** The starter's IMAGE_ROOTS: selfie files outside them are refused before anything starts (see checkSelfieFiles). */
-  imageRoots?: string[];
 }
 
 export interface PipelineHandle {
@@ -56,9 +53,7 @@ export async function startPipeline(
   request: PipelineRequest,
   options: StartPipelineOptions,
 ): Promise<PipelineHandle> {
-  const validated = validatePipelineRequest(request);
-  await checkSelfieFiles(validated.images, options.imageRoots);
-  const run = await startPipelineRun(client, validated, options);
+  const run = await startPipelineRun(client, validatePipelineRequest(request), options);
   return getPipeline(client, run.workflowId);
 }
 
