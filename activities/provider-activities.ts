@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { AvatarRef } from '../src/contracts/pipeline-state';
 import { readImage } from '../src/images/read-image';
+import { imageProblem } from '../src/images/image-structure';
+import { InputError, listMessage, type InputIssue } from '../src/errors';
 import type { ImageAccessPolicy } from '../src/images/image-access';
 import { AvatarPageStart } from '../src/provider/avatar-page-start';
 import { readAvatarPage } from '../src/provider/collect-avatars';
@@ -101,6 +103,33 @@ export function createProviderActivities({
         provider.createModel({ styles: input.styles, gender: input.gender }, call()),
       );
       return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
+    },
+
+    /**
+     * Reads every selfie as its upload will and refuses the run (InvalidInput naming each bad
+     * `images[N]`) when one is missing, outside the allowed roots or hosts, too large or not a whole
+     * JPEG or PNG. It runs before the model is created, so a bad reference costs no provider write,
+     * however the run was started. It makes no provider request.
+     */
+    async checkSelfies(input: { images: string[] }): Promise<void> {
+      await withHeartbeats(async () => {
+        const issues: InputIssue[] = [];
+        for (const [index, image] of input.images.entries()) {
+          const field = `images[${index}]`;
+          try {
+            const bytes = await readImage(image, imageAccess, {
+              field,
+              signal: Context.current().cancellationSignal,
+            });
+            const problem = imageProblem(bytes);
+            if (problem) issues.push({ path: field, message: problem });
+          } catch (err) {
+            if (!(err instanceof InputError)) throw err;
+            issues.push(...err.issues);
+          }
+        }
+        if (issues.length > 0) throw new InputError(issues, listMessage('Selfies refused', issues));
+      });
     },
 
     /** How many training images a model holds: whether a claimed candidate is still unused. */

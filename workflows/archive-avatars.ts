@@ -1,6 +1,7 @@
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { StorageActivities } from '../activities/storage-activities';
 import type { AvatarRef } from '../src/contracts/pipeline-state';
+import { Slots } from './slots';
 
 /**
  * Copies keep retrying through a store outage (minutes, not the seconds of an outage we expect),
@@ -33,41 +34,68 @@ export interface ArchivedAvatars {
 }
 
 /**
- * One activity per avatar, all at once. A copy that fails for good leaves that avatar without an
- * archive key instead of failing the style: the provider's URL still works for now.
+ * Copies of one run scheduled at once, across all its styles. Temporal fails a workflow task that
+ * would leave more than 2,000 activities pending (PENDING_ACTIVITIES_LIMIT_EXCEEDED), and a provider
+ * page may hold thousands of avatars: the rest wait for a slot.
+ */
+export const ARCHIVES_AT_ONCE = 100;
+
+/** The run's one bound on its pending copies, shared by its styles. */
+export function archiveSlots(): Slots {
+  return new Slots(ARCHIVES_AT_ONCE);
+}
+
+/**
+ * One activity per avatar, at most `slots` allows at once. A copy that fails for good leaves that
+ * avatar without an archive key instead of failing the style: the provider's URL still works for now.
  */
 export async function archiveAvatars(
   owner: ArchiveOwner,
   ids: { modelId: number; orderId: number; styleId: number },
   avatars: AvatarRef[],
+  slots: Slots,
 ): Promise<ArchivedAvatars> {
-  const copies = await Promise.all(
-    avatars.map(async (avatar): Promise<AvatarRef> => {
-      if (avatar.archiveKey !== undefined) return avatar;
-      try {
-        const { key } = await storage.archiveAvatar.executeWithOptions(
-          { summary: `archive avatar ${avatar.avatarId} of order ${ids.orderId} (style ${ids.styleId})` },
-          [
-            {
-              tenant: owner.tenant,
-              ...(owner.subjectId !== undefined ? { subjectId: owner.subjectId } : {}),
-              pipelineId: owner.pipelineId,
-              modelId: ids.modelId,
-              orderId: ids.orderId,
-              avatarId: avatar.avatarId,
-              sourceUrl: avatar.imageUrl,
-            },
-          ],
-        );
-        return { ...avatar, archiveKey: key };
-      } catch (err) {
-        if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
-        return avatar;
-      }
-    }),
-  );
+  // A few lanes walk the list, each copy waiting for one of the run's slots: the run never holds
+  // more than a lane's worth of waiting copies per style, however long the page.
+  const copies = [...avatars];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let index = next++; index < copies.length; index = next++) {
+      const avatar = copies[index]!;
+      if (avatar.archiveKey === undefined)
+        copies[index] = await slots.run(() => archiveOne(owner, ids, avatar));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ARCHIVES_AT_ONCE, copies.length) }, lane));
   return {
     avatars: copies,
     notArchived: copies.filter((a) => a.archiveKey === undefined).map((a) => a.avatarId),
   };
+}
+
+async function archiveOne(
+  owner: ArchiveOwner,
+  ids: { modelId: number; orderId: number; styleId: number },
+  avatar: AvatarRef,
+): Promise<AvatarRef> {
+  try {
+    const { key } = await storage.archiveAvatar.executeWithOptions(
+      { summary: `archive avatar ${avatar.avatarId} of order ${ids.orderId} (style ${ids.styleId})` },
+      [
+        {
+          tenant: owner.tenant,
+          ...(owner.subjectId !== undefined ? { subjectId: owner.subjectId } : {}),
+          pipelineId: owner.pipelineId,
+          modelId: ids.modelId,
+          orderId: ids.orderId,
+          avatarId: avatar.avatarId,
+          sourceUrl: avatar.imageUrl,
+        },
+      ],
+    );
+    return { ...avatar, archiveKey: key };
+  } catch (err) {
+    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+    return avatar;
+  }
 }

@@ -12,6 +12,7 @@ import type { FinishBounds } from './polling';
 import { PipelineTracker, styleAvatarsOf } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
 import { collectStyle, type CollectSettings } from './style-avatars';
+import { archiveSlots } from './archive-avatars';
 
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
@@ -50,9 +51,12 @@ export async function generateStyles(
     ...(settings.archiveAvatars
       ? {
           archive: {
-            tenant: settings.tenant,
-            ...(settings.subjectId !== undefined ? { subjectId: settings.subjectId } : {}),
-            pipelineId: workflowInfo().workflowId,
+            owner: {
+              tenant: settings.tenant,
+              ...(settings.subjectId !== undefined ? { subjectId: settings.subjectId } : {}),
+              pipelineId: workflowInfo().workflowId,
+            },
+            slots: archiveSlots(),
           },
         }
       : {}),

@@ -22,7 +22,7 @@ export interface TrainedModel {
 }
 
 /**
- * The training half of every pipeline: create (or adopt) the model, upload the selfies, select
+ * The training half of every pipeline: check the selfies, create (or adopt) the model, upload the selfies, select
  * the main one, run the training and poll it to DONE. Answers the model id and the finish, which
  * the caller records with its next durations call.
  */
@@ -31,6 +31,11 @@ export async function trainModel(
   tracker: PipelineTracker,
   route: ProviderRoute,
 ): Promise<TrainedModel> {
+  // However the run was started, a selfie the upload would refuse fails it before the model exists.
+  await uploads.checkSelfies.executeWithOptions(
+    { summary: `check ${input.images.length} selfies before creating the model`, ...route },
+    [{ images: input.images }],
+  );
   const modelId = await obtainModel(input, route);
   tracker.model(modelId);
   const imageIds = await uploadSelfies(modelId, input, tracker, route);

@@ -2,6 +2,7 @@ import type { AvatarRef, GenerationResult } from '../src/contracts/pipeline-stat
 import { walkAvatarPages, type AvatarPageOrigin } from '../src/provider/avatar-page-origin';
 import { reads, type ProviderRoute } from './activity-proxies';
 import { archiveAvatars, type ArchiveOwner } from './archive-avatars';
+import type { Slots } from './slots';
 
 /** A style whose generation order is DONE. */
 export interface DoneStyle {
@@ -14,8 +15,8 @@ export interface CollectSettings {
   route: ProviderRoute;
   /** Shared by the styles of one run: where the provider's avatar pages start, once one walk has learnt it. */
   origin: AvatarPageOrigin;
-  /** Archive the avatars into the blob store under this owner; absent: no archiving. */
-  archive?: ArchiveOwner;
+  /** Archive the avatars into the blob store under this owner, as many at once as the run's slots allow; absent: no archiving. */
+  archive?: { owner: ArchiveOwner; slots: Slots };
 }
 
 /**
@@ -46,6 +47,11 @@ export async function collectStyle(style: DoneStyle, settings: CollectSettings):
     },
   );
   if (settings.archive === undefined) return { styleId, orderId, status: 'DONE', avatars: collected };
-  const { avatars, notArchived } = await archiveAvatars(settings.archive, style, collected);
+  const { avatars, notArchived } = await archiveAvatars(
+    settings.archive.owner,
+    style,
+    collected,
+    settings.archive.slots,
+  );
   return { styleId, orderId, status: 'DONE', avatars, ...(notArchived.length > 0 ? { notArchived } : {}) };
 }

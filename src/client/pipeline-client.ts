@@ -8,7 +8,15 @@ import type { GenerationRequest, TrainingRequest } from '../contracts/model-runs
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { ProviderClient } from '../provider/client';
 import { connectClient } from './connect';
-import { getTraining, startGeneration, startRetry, startTraining, type TrainingHandle } from './model-runs';
+import {
+  getTraining,
+  startGeneration,
+  startRetry,
+  startTraining,
+  validateTrainingRequest,
+  type TrainingHandle,
+} from './model-runs';
+import { checkSelfieFiles } from '../images/selfie-file-check';
 import { followProgress, type FollowProgressOptions, type ProgressStreamEvent } from './progress-stream';
 import { ProviderCatalog } from './provider-catalog';
 import {
@@ -18,7 +26,7 @@ import {
   type PipelinePage,
   type PipelineSummary,
 } from './list-pipelines';
-import { getPipeline, startPipeline, type PipelineHandle } from './pipelines';
+import { getPipeline, startPipeline, validatePipelineRequest, type PipelineHandle } from './pipelines';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
 export type { TemporalConfig };
@@ -67,7 +75,9 @@ export interface PipelineClient {
   /** The Temporal client underneath, for anything beyond pipelines. */
   readonly temporal: Client;
   /**
-   * Validates the request (an InputError names each bad field) and starts a pipeline. With a
+   * Validates the request and its selfie files (an InputError names each bad field, `images.N` for
+   * a file that is missing, not a whole JPEG or PNG, or outside IMAGE_ROOTS when that is set) and
+   * starts a pipeline; a refused request starts nothing. With a
    * `requestId`, repeating the call returns the run that id started instead of a second one.
    */
   start(request: PipelineRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
@@ -120,7 +130,7 @@ export async function createPipelineClient(
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
   });
-  const { temporal: config, placement } = resolved;
+  const { temporal: config, placement, imageAccess } = resolved;
   const temporal = await connectClient(config);
   let provider: ProviderClient | undefined;
   const providerClient = () =>
@@ -135,15 +145,22 @@ export async function createPipelineClient(
     placement,
     tenant,
     temporal,
-    start: (request, options = {}) => startPipeline(temporal, request, runOptions(options.requestId)),
+    start: async (request, options = {}) => {
+      const validated = validatePipelineRequest(request);
+      await checkSelfieFiles(validated.images, imageAccess.givenRoots);
+      return startPipeline(temporal, validated, runOptions(options.requestId));
+    },
     get: (workflowId) => getPipeline(temporal, workflowId),
     list: (options) => listPipelines(temporal, { tenant, ...options }),
     listPage: (options) => listPipelinePage(temporal, { tenant, ...options }),
-    train: async (request, options = {}) =>
-      getTraining(
+    train: async (request, options = {}) => {
+      const validated = validateTrainingRequest(request);
+      await checkSelfieFiles(validated.images, imageAccess.givenRoots);
+      return getTraining(
         temporal,
-        (await startTraining(temporal, request, runOptions(options.requestId))).workflowId,
-      ),
+        (await startTraining(temporal, validated, runOptions(options.requestId))).workflowId,
+      );
+    },
     generate: async (request, options = {}) =>
       getPipeline(
         temporal,

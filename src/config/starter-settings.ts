@@ -19,7 +19,12 @@ export interface StarterSettings {
   /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
   campaigns: { dir: string; maxInFlight: number | 'auto' };
   /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
-  imageAccess: { roots: string[]; urlHosts: string[] };
+  imageAccess: {
+    roots: string[];
+    urlHosts: string[];
+    /** IMAGE_ROOTS as set, or undefined: starters check paths against roots only when they are given (the workers' default is their own working directory). */
+    givenRoots?: string[];
+  };
 }
 
 /** Settings the caller gives in code, ahead of the environment. */
@@ -61,6 +66,7 @@ export function starterSettingsOf(
     imageAccess: {
       roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
       urlHosts: e.IMAGE_URL_HOSTS,
+      ...(e.IMAGE_ROOTS ? { givenRoots: e.IMAGE_ROOTS.map((root) => resolve(cwd, root)) } : {}),
     },
   };
 }

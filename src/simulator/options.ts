@@ -8,8 +8,8 @@ const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be betwee
 const count = z.number().int('must be a whole number').min(0, 'must not be negative');
 const positiveCount = z.number().int('must be a whole number').min(1, 'must be at least 1');
 /** Bounds that keep a knob from making the simulator build millions of records or pages. */
-export const MAX_PAGE_SIZE = 100;
-export const MAX_AVATARS_PER_ORDER = 100;
+export const MAX_PAGE_SIZE = 5_000;
+export const MAX_AVATARS_PER_ORDER = 5_000;
 
 /** Wall mode: an order finishes a fixed time after its run, measured on the injectable clock. */
 const wallProgressionSchema = z.object({

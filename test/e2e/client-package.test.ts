@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NativeConnection } from '@temporalio/worker';
 import {
@@ -183,6 +185,34 @@ describe('the client package, used as a library user would (src/index.ts)', () =
       expect(error.issues.map((i) => i.path)).toEqual(
         expect.arrayContaining(['images.0', 'styles', 'gender']),
       );
+    } finally {
+      await pipelines.close();
+    }
+  });
+
+  it('refuses a wrong selfie path before starting anything, naming images.1: no model at the provider', async () => {
+    const { sim, worker } = await stack(500);
+    const elsewhere = await writeSelfies(1, 'elsewhere-');
+    const notAnImage = join(selfies.dir, 'not-an-image.png');
+    await writeFile(notAnImage, 'plain text, not a PNG');
+    // IMAGE_ROOTS where the client runs, as the workers have it.
+    const pipelines = await createPipelineClient(
+      { address, namespace, taskQueue: worker.taskQueues.pipeline },
+      { IMAGE_ROOTS: selfies.dir },
+    );
+    try {
+      const wrong = [join(selfies.dir, 'missing.png'), selfies.dir, notAnImage, elsewhere.files[0]!];
+      for (const image of wrong) {
+        const attempt = pipelines.start({ images: [selfies.files[0]!, image], styles: [3], gender: 1 });
+        const error = await attempt.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InputError);
+        expect((error as InputError).issues.map((i) => i.path)).toEqual(['images.1']);
+        const training = pipelines.train({ images: [image], styles: [3], gender: 1 });
+        expect(((await training.catch((e: unknown) => e)) as InputError).issues?.map((i) => i.path)).toEqual([
+          'images.0',
+        ]);
+      }
+      expect(sim.stats().totals.modelsCreated).toBe(0);
     } finally {
       await pipelines.close();
     }

@@ -34,8 +34,8 @@ describe('avatar-pipeline simulator', () => {
     [['--dialect', 'xml'], /--dialect/],
     [['--fault-endpoints', 'createModel,frobnicate'], /unknown endpoint frobnicate/],
     [['--first-page', '2'], /--first-page/],
-    [['--page-size', '100000000'], /--page-size <n>.*from 1 to 100/],
-    [['--avatars-per-order', '100000000'], /--avatars-per-order <n>.*from 0 to 100/],
+    [['--page-size', '100000000'], /--page-size <n>.*from 1 to 5000/],
+    [['--avatars-per-order', '100000000'], /--avatars-per-order <n>.*from 0 to 5000/],
   ])('refuses %j as a usage error', async (args, message) => {
     const failure = run(args);
     await expect(failure).rejects.toBeInstanceOf(CommanderError);
