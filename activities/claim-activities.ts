@@ -65,17 +65,23 @@ export function createClaimActivities({
     },
 
     /**
-     * The candidates a claim could still win, oldest first, at most MAX_UNCLAIMED_OFFERS: under load
-     * most CREATED models of an account are other pipelines' models, claimed and awaiting their
-     * selfies, and one describe each here is far cheaper than a refused claim each in the workflow's
-     * history. Oldest first because the newest unclaimed models are likely another pipeline's,
-     * created a moment ago and about to be claimed, while an old one is what a lost answer left
-     * behind; provider ids grow with creation (the simulator's do), so the lowest id is the oldest.
-     * Only a filter: a claim started on an offer can still be refused, and the workflow handles that.
+     * The candidates a claim could still win (`offers`), oldest first, at most MAX_UNCLAIMED_OFFERS,
+     * and those read and found taken (`taken`: held by a claim, or every id of theirs squatted),
+     * which the workflow leaves out of its later lists. Under load most CREATED models of an account
+     * are other pipelines' models, claimed and awaiting their selfies, and one describe each here is
+     * far cheaper than a refused claim each in the workflow's history. Oldest first because the
+     * newest unclaimed models are likely another pipeline's, created a moment ago and about to be
+     * claimed, while an old one is what a lost answer left behind; provider ids grow with creation
+     * (the simulator's do), so the lowest id is the oldest. The order is a guess that saves refused
+     * claims, not what keeps models owned (workflows/obtain-model.ts argues that). Only a filter: a
+     * claim started on an offer can still be refused, and the workflow handles that.
      */
-    async findUnclaimed(input: { candidates: ModelOffer[] }): Promise<{ offers: ModelOffer[] }> {
+    async findUnclaimed(input: {
+      candidates: ModelOffer[];
+    }): Promise<{ offers: ModelOffer[]; taken: number[] }> {
       const byAge = [...input.candidates].sort((a, b) => a.modelId - b.modelId);
       const found: ModelOffer[] = [];
+      const taken: number[] = [];
       let next = 0;
       // Offers are taken in age order and none once enough are found, so every offer left unread
       // is newer than every one read: the oldest unclaimed are among those read.
@@ -83,10 +89,14 @@ export function createClaimActivities({
         while (found.length < MAX_UNCLAIMED_OFFERS && next < byAge.length) {
           const offer = byAge[next++]!;
           if (await claimable(offer)) found.push(offer);
+          else taken.push(offer.modelId);
         }
       };
       await Promise.all(Array.from({ length: DESCRIBES_AT_ONCE }, reader));
-      return { offers: found.sort((a, b) => a.modelId - b.modelId).slice(0, MAX_UNCLAIMED_OFFERS) };
+      return {
+        offers: found.sort((a, b) => a.modelId - b.modelId).slice(0, MAX_UNCLAIMED_OFFERS),
+        taken: taken.sort((a, b) => a - b),
+      };
     },
   };
 }

@@ -85,16 +85,24 @@ export function createProviderActivities({
     /**
      * Returns the model just created or, when reconciling (a retry, or `reconcileFirst`), the
      * models a lost create may have left behind, for the workflow to claim one: one list request,
-     * every model of this shape still CREATED, newest first. The workflow checks the one it claims
-     * for images (countTrainingImages), so one flaky answer never fails a whole list of reads.
+     * every model of this shape still CREATED that is not among `taken`, newest first. `taken` are
+     * the models this pipeline has seen held by a claim; a claim is never released, so none of them
+     * can become its own. The create is sent only when that list is empty: a list taken after every
+     * claim the pipeline saw, which is what keeps a model from being left unowned (see
+     * workflows/obtain-model.ts). The workflow checks the one it claims for images
+     * (countTrainingImages), so one flaky answer never fails a whole list of reads.
      */
     async createModel(input: {
       styles: number[];
       gender: Gender;
       reconcileFirst?: boolean;
+      taken?: number[];
     }): Promise<{ created?: ModelOffer; candidates: ModelOffer[] }> {
       if (input.reconcileFirst || mustLookFirst()) {
-        const candidates = await findUnrunModels(provider, input.styles, input.gender, call());
+        const taken = new Set(input.taken);
+        const candidates = (await findUnrunModels(provider, input.styles, input.gender, call())).filter(
+          (modelId) => !taken.has(modelId),
+        );
         if (candidates.length > 0) {
           return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
         }

@@ -40,6 +40,11 @@ export interface CallRecord {
   durationMs: number;
   /** A 429's Retry-After, in ms, when the provider sent one. */
   retryAfterMs?: number;
+  /**
+   * The id in a write's answer (the order or image it made), so a trace can tie every provider
+   * object to the attempt that made it; absent for reads and for writes that got no answer.
+   */
+  resultId?: number;
 }
 
 export interface CallOptions {
@@ -68,6 +73,7 @@ interface Resolved {
   label: string;
   body: unknown;
   schema: z.ZodType;
+  writes: boolean;
 }
 
 /** HTTP, auth, timeouts and error classification for every provider call live here and only here. */
@@ -92,7 +98,7 @@ export class HttpTransport {
       const { status, text, retryAfter } = await this.exchange(request, call);
       httpStatus = status;
       const result = this.interpret(request, status, text, retryAfter);
-      this.record(request, 'ok', httpStatus, started);
+      this.record(request, 'ok', httpStatus, started, undefined, request.writes ? idOf(result) : undefined);
       return result;
     } catch (err) {
       const failure = err as Partial<ProviderError> & { retryAfterMs?: number };
@@ -191,6 +197,7 @@ export class HttpTransport {
     httpStatus: number | undefined,
     started: number,
     retryAfterMs?: number,
+    resultId?: number,
   ) {
     this.options.onCall?.({
       method: request.method,
@@ -199,6 +206,7 @@ export class HttpTransport {
       httpStatus,
       durationMs: performance.now() - started,
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(resultId !== undefined ? { resultId } : {}),
     });
   }
 }
@@ -224,7 +232,14 @@ function resolve<N extends EndpointName>(request: Request<N>): Resolved {
     label: definition.path,
     body,
     schema: definition.response,
+    writes: definition.writes,
   };
+}
+
+/** The numeric `id` of an answer, when it has one. */
+function idOf(answer: unknown): number | undefined {
+  const id = (answer as { id?: unknown } | null)?.id;
+  return typeof id === 'number' ? id : undefined;
 }
 
 function describeNetworkError(err: unknown): string {

@@ -49,6 +49,7 @@ export function providerCallObserver(meter: MetricMeter): (call: CallRecord) => 
       method: call.method,
       outcome: call.outcome,
       ...(call.httpStatus !== undefined ? { httpStatus: call.httpStatus } : {}),
+      ...(call.resultId !== undefined ? { resultId: call.resultId } : {}),
       durationMs: Math.round(call.durationMs),
     };
     if (call.outcome === 'ok') context.log.debug('provider call', meta);

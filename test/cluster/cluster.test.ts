@@ -8,7 +8,7 @@ import { CHAOS_POLLING, FAST_SIZE, type ChaosSize } from '../chaos/harness/chaos
 import { describeProviderLoad, expectExactCounts, subjectsOffCount } from '../chaos/harness/exact-counts';
 import { API_TOKEN, Cluster, NAMESPACE, SELFIES_PER_SUBJECT, TASK_QUEUE, timing } from './harness/cluster';
 import { dispatchOrder } from './checks/task-queue-dispatch';
-import { traceDuplicateWrites } from './checks/write-trace';
+import { expectNoOrdersOfNoSubject, traceDuplicateWrites } from './checks/write-trace';
 import { checkWorkerVersions } from './checks/worker-versions';
 import { ProcessGroup } from './harness/process-group';
 import { listedExactly } from './harness/visibility';
@@ -134,6 +134,7 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
         stats.faults.serverErrors + stats.faults.lostResponses + stats.faults.malformedJson,
       ).toBeGreaterThan(0);
       try {
+        expectNoOrdersOfNoSubject(summary, stats);
         expectExactCounts(summary, stats, CAMPAIGN);
       } catch (err) {
         const off = subjectsOffCount(summary, stats, CAMPAIGN);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CampaignSummary } from '../../../src/campaign/contracts/campaign';
-import type { SimulatorStats } from '../../../src/simulator';
+import type { OrderStats, SimulatorStats } from '../../../src/simulator';
 
 /** Activities whose provider calls write, and the messages that trace one of their attempts. */
 const WRITE_ACTIVITIES = new Set(['createModel', 'uploadSelfie', 'createGenerationOrder', 'runOrder']);
@@ -25,15 +25,41 @@ interface LogEntry {
   outcome?: string;
   httpStatus?: number;
   durationMs?: number;
+  /** The id a write's answer carried (src/provider/http-transport.ts). */
+  resultId?: number;
   error?: { message?: string };
+}
+
+/**
+ * Provider orders that fit no subject: a model no subject holds, or a generation order under none
+ * of their models. Each is a write a lost answer left behind that nobody adopted.
+ */
+export function ordersOfNoSubject(summary: CampaignSummary, stats: SimulatorStats): OrderStats[] {
+  const models = new Set(summary.subjects.flatMap((s) => (s.modelId === undefined ? [] : [s.modelId])));
+  return stats.orders.filter((o) => (o.kind === 'model' ? !models.has(o.id) : !models.has(o.parent)));
+}
+
+/** Fails naming every provider order that fits no subject, so an orphan is named, not only counted. */
+export function expectNoOrdersOfNoSubject(summary: CampaignSummary, stats: SimulatorStats): void {
+  const orphans = ordersOfNoSubject(summary, stats);
+  if (orphans.length > 0) {
+    throw new Error(`provider orders that fit no subject: ${orphans.map(describeOrder).join('; ')}`);
+  }
+}
+
+function describeOrder(o: OrderStats): string {
+  const parent = o.kind === 'generation' ? ` under model ${o.parent}` : '';
+  return `${o.kind} ${o.id}${parent} styles [${o.styles.join(',')}] ${o.status}`;
 }
 
 /**
  * The trace of a failed "nothing duplicated at the provider" check, for the log: per subject the
  * check refused (`subjectIds`, from subjectsOffCount), its model and that model's orders at the
  * provider and every attempt of its write activities as the workers logged them (which worker,
- * attempt, provider calls with their outcome and duration). A duplicate seen only now and then is
- * explained by the run that shows it, not by a rerun.
+ * attempt, provider calls with their outcome, duration and the id a write's answer carried); then
+ * every order that fits no subject, with the write attempts whose answer carried its id (none when
+ * the answer was lost). A duplicate or orphan seen only now and then is explained by the run that
+ * shows it, not by a rerun.
  */
 export function traceDuplicateWrites(
   logDir: string,
@@ -60,6 +86,14 @@ export function traceDuplicateWrites(
     )
     .sort((a, b) => a.time.localeCompare(b.time));
   const lines: string[] = [];
+  const traceLine = (e: (typeof entries)[number]) => {
+    const call = e.endpoint
+      ? ` ${e.method} ${e.endpoint} ${e.outcome} ${e.httpStatus ?? ''} ${e.durationMs} ms`
+      : '';
+    const returned = e.resultId !== undefined ? ` -> id ${e.resultId}` : '';
+    const error = e.error?.message ? ` (${e.error.message})` : '';
+    return `  ${e.time} ${e.worker} ${e.activityType}#${e.activityId} attempt ${e.attempt}: ${e.message}${call}${returned}${error}`;
+  };
   for (const subject of summary.subjects.filter((s) => subjectIds.includes(s.subjectId))) {
     lines.push(`${subject.subjectId} (${subject.workflowId}), model ${subject.modelId ?? 'none'}:`);
     const orders = stats.orders.filter((o) => o.id === subject.modelId || o.parent === subject.modelId);
@@ -67,15 +101,18 @@ export function traceDuplicateWrites(
       lines.push(
         `  order ${o.id} ${o.kind} styles [${o.styles.join(',')}] ${o.status} runs ${o.runs} runAttempts ${o.runAttempts}`,
       );
-    for (const e of entries.filter((entry) => entry.workflowId === subject.workflowId)) {
-      const call = e.endpoint
-        ? ` ${e.method} ${e.endpoint} ${e.outcome} ${e.httpStatus ?? ''} ${e.durationMs} ms`
-        : '';
-      const error = e.error?.message ? ` (${e.error.message})` : '';
-      lines.push(
-        `  ${e.time} ${e.worker} ${e.activityType}#${e.activityId} attempt ${e.attempt}: ${e.message}${call}${error}`,
-      );
-    }
+    for (const e of entries.filter((entry) => entry.workflowId === subject.workflowId))
+      lines.push(traceLine(e));
+  }
+  const orphans = ordersOfNoSubject(summary, stats);
+  if (orphans.length > 0) lines.push('orders that fit no subject:');
+  for (const o of orphans) {
+    const creator = o.kind === 'model' ? 'createModel' : 'createGenerationOrder';
+    const madeBy = entries.filter((e) => e.activityType === creator && e.resultId === o.id);
+    lines.push(
+      `  ${describeOrder(o)}: ${madeBy.length > 0 ? 'returned by' : 'no logged write returned its id'}`,
+    );
+    for (const e of madeBy) lines.push(`  ${traceLine(e).trimStart()} (${e.workflowId ?? 'no workflow'})`);
   }
   return lines.join('\n');
 }

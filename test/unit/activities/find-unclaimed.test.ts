@@ -45,11 +45,11 @@ describe('findUnclaimed', () => {
     const env = new MockActivityEnvironment(undefined, { logger: quietLogger });
     let heartbeats = 0;
     env.on('heartbeat', () => heartbeats++);
-    const { offers }: { offers: ModelOffer[] } = await env.run(
+    const { offers, taken }: { offers: ModelOffer[]; taken: number[] } = await env.run(
       createClaimActivities({ describe }).findUnclaimed,
       { candidates },
     );
-    return { modelIds: offers.map((o) => o.modelId), heartbeats };
+    return { modelIds: offers.map((o) => o.modelId), taken, heartbeats };
   }
 
   it('keeps the candidates no workflow holds, oldest (lowest id) first', async () => {
@@ -58,8 +58,13 @@ describe('findUnclaimed', () => {
       [offer(1004).claimId]: WORKFLOW_TYPES.claim,
     });
     // createModel lists candidates newest first.
-    const { modelIds, heartbeats } = await findUnclaimed(describe, [1005, 1004, 1003, 1002, 1001].map(offer));
+    const { modelIds, taken, heartbeats } = await findUnclaimed(
+      describe,
+      [1005, 1004, 1003, 1002, 1001].map(offer),
+    );
     expect(modelIds).toEqual([1001, 1003, 1005]);
+    // The ones held by a claim, which the workflow leaves out of its later lists.
+    expect(taken).toEqual([1002, 1004]);
     expect(heartbeats).toBe(5);
   });
 

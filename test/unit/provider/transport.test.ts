@@ -295,6 +295,18 @@ describe('error classification', () => {
 });
 
 describe('onCall hook', () => {
+  it("reports the id a write's answer carried, and none for reads", async () => {
+    const client = clientFor(server.origin);
+    server.handle(reply(200, order));
+    await client.createModel({ styles: [1], gender: 1 });
+    server.handle(reply(200, { id: 12, status: 'CREATED' }));
+    await client.getOrderStatus(12);
+    expect(calls.map(({ endpoint, resultId }) => ({ endpoint, resultId }))).toEqual([
+      { endpoint: '/order/create/model', resultId: 12 },
+      { endpoint: '/order/{id}/status', resultId: undefined },
+    ]);
+  });
+
   it('reports the endpoint template, method, outcome and status of each call', async () => {
     const client = clientFor(server.origin);
     server.handle(reply(200, { id: 41, status: 'processing', progress: 50 }));
