@@ -74,6 +74,13 @@ export interface RedeliveryInput {
   retry?: RetryState;
 }
 
+/** One redelivery workflow per logged delivery, so a second request finds the one running. */
+export function redeliveryWorkflowId(
+  delivery: Pick<RedeliveryInput, 'tenant' | 'endpointId' | 'deliveryId'>,
+): string {
+  return `webhook-redelivery/${delivery.tenant}/${delivery.endpointId}/${delivery.deliveryId}`;
+}
+
 export function deliveryWorkflowId(source: string): string {
   return `${source}/webhooks`;
 }

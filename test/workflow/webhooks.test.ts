@@ -19,6 +19,7 @@ import { FsBlobStore } from '../../src/storage';
 import { DeliveryLog } from '../../src/webhooks/delivery-log';
 import { endpointSecret } from '../../src/webhooks/endpoint-secret';
 import { newEndpointId, WebhookEndpointStore } from '../../src/webhooks/endpoint-store';
+import { WebhookRegistry } from '../../src/webhooks/webhook-registry';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING, subjects } from '../helpers/campaign-rig';
@@ -279,9 +280,7 @@ describe('webhook delivery on the time-skipping server', () => {
       expect(times.at(-1)! - times[0]!).toBeLessThanOrEqual(RETRY_FOR_MS);
 
       // The first run handed over to a second one, and no run's history grew with the attempts.
-      const firstRun = await env.client.workflow
-        .getHandle(workflowId, first.signaledRunId)
-        .fetchHistory();
+      const firstRun = await env.client.workflow.getHandle(workflowId, first.signaledRunId).fetchHistory();
       expect(firstRun.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
       expect(firstRun.events!.length).toBeLessThan(ATTEMPTS_PER_RUN * 12);
       const lastRun = await env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -290,6 +289,47 @@ describe('webhook delivery on the time-skipping server', () => {
       expect(described.runId).not.toBe(first.signaledRunId);
     });
   }, 300_000);
+
+  test('two redeliver calls at once start one redelivery workflow: both answer the same workflow and run; once it ends, another may start', async () => {
+    const endpoint = await register(['*']);
+    const event: WebhookEnvelope = {
+      id: `evt_${randomUUID()}`,
+      type: 'pipeline.failed',
+      timestamp: new Date(0).toISOString(),
+      sequence: 1,
+      source: `run-${randomUUID()}`,
+      data: { workflowId: 'wf-1', error: { message: 'x' } },
+    };
+    await log.record(TENANT, endpoint, event, {
+      attempt: 1,
+      at: new Date().toISOString(),
+      statusCode: 503,
+      latencyMs: 1,
+      response: '',
+      ok: false,
+    });
+    const registry = new WebhookRegistry({
+      store: new FsBlobStore(storeDir),
+      webhookKey: KEY,
+      privateHosts: ['127.0.0.1'],
+    });
+    // No worker polls this queue: the first redelivery stays running while the second call arrives.
+    const taskQueue = uniqueName('redeliver-once');
+    const [a, b] = await Promise.all([
+      registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id),
+      registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id),
+    ]);
+    expect(a).toBeDefined();
+    expect(b).toEqual(a);
+    const third = await registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id);
+    expect(third).toEqual(a);
+    // Ended (here terminated), the delivery can be sent again by a new run of the same workflow id.
+    await env.client.workflow.getHandle(a!.workflowId).terminate('test');
+    const later = await registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id);
+    expect(later?.workflowId).toBe(a!.workflowId);
+    expect(later?.runId).not.toBe(a!.runId);
+    await env.client.workflow.getHandle(later!.workflowId).terminate('test');
+  });
 
   test('a pipeline whose styles finish minutes apart: style.completed arrives before pipeline.completed; an endpoint subscribed to pipeline.completed gets nothing else', async () => {
     const everything = await register(['*']);

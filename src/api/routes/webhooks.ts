@@ -233,10 +233,13 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
     schema: {
       ...common,
       summary: 'Send a delivery again',
-      description: 'Sends the logged event again with the same webhook-id, retried like the first time.',
+      description:
+        'Sends the logged event again with the same webhook-id, retried like the first time. One redelivery of a delivery runs at a time: a call while one is under way starts nothing and answers 202 for the one running; after it has ended, a call starts a new one.',
       params: z.object({ id: endpointIdSchema, deliveryId: deliveryIdSchema }),
       response: {
-        202: z.object({ deliveryId: z.string(), webhookId: z.string() }).describe('Redelivery started'),
+        202: z
+          .object({ deliveryId: z.string(), webhookId: z.string() })
+          .describe('Redelivery started, or already under way'),
         401: errorBodySchema,
         404: errorBodySchema,
       },
