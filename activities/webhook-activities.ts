@@ -6,6 +6,7 @@ import {
   type CheckedCallbackTarget,
 } from '../src/callbacks/callback-target';
 import { SIGNATURE_HEADER, signCallback } from '../src/callbacks/signature';
+import { tenantCallbackSecret } from '../src/callbacks/tenant-secret';
 import type {
   CallbackSubscription,
   RedeliveryInput,
@@ -29,7 +30,7 @@ export interface WebhookDependencies {
   store: BlobStore;
   /** WEBHOOK_SIGNING_KEY: registered endpoints' secrets derive from it. */
   webhookKey?: string;
-  /** CALLBACK_SIGNING_SECRET (and _PREVIOUS during a rotation): signs callbackUrl deliveries. */
+  /** CALLBACK_SIGNING_SECRET (and _PREVIOUS during a rotation): each tenant's callback secret derives from it. */
   signingSecret?: string;
   previousSigningSecret?: string;
   /** CALLBACK_LEGACY_SIGNATURE: callbackUrl deliveries also carry X-Avatar-Signature. */
@@ -79,11 +80,14 @@ export function createWebhookActivities(deps: WebhookDependencies) {
           'CallbackNotConfigured',
         );
       }
-      const secrets = [deps.signingSecret, deps.previousSigningSecret].filter((s): s is string => !!s);
+      // Each tenant's own secret, so a callback signed for one tenant never verifies for another.
+      const secrets = [deps.signingSecret, deps.previousSigningSecret]
+        .filter((s): s is string => !!s)
+        .map((s) => tenantCallbackSecret(s, tenant));
       return {
         url: target.url,
         keys: secrets.map(keyOfSecret),
-        ...(deps.legacySignature ? { legacySecret: deps.signingSecret } : {}),
+        ...(deps.legacySignature ? { legacySecret: secrets[0] } : {}),
       } satisfies Destination;
     }
     const endpoint = await endpoints.get(tenant, target.endpointId);

@@ -14,6 +14,7 @@ import type { WebhookActivities } from '../activities/webhook-activities';
 import {
   webhookEventSignal,
   type RedeliveryInput,
+  type RetryState,
   type WebhookDeliveryInput,
   type WebhookTarget,
 } from '../src/contracts/webhook-delivery';
@@ -22,7 +23,14 @@ import type { WebhookEnvelope } from '../src/contracts/webhook-events';
 /** An event is retried this long (on durable timers) before its delivery is given up. */
 export const RETRY_FOR_MS = 3 * 24 * 60 * 60 * 1000;
 /** Waits between attempts: 5 s, 30 s, 2 min, 10 min, 30 min, then every hour. */
-const BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
+export const BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
+/** The longest wait a receiver's Retry-After can ask for. */
+export const RETRY_AFTER_CEILING_MS = 3_600_000;
+/**
+ * Attempts one run makes before it continues as new: each attempt adds about ten history events,
+ * so this keeps a run's history in the low thousands whatever the receivers answer.
+ */
+export const ATTEMPTS_PER_RUN = 50;
 /** A delivery workflow whose run ended without its last event (terminated) stops after this long idle. */
 const IDLE_FOR = '7 days';
 const HISTORY_EVENTS_SOFT_LIMIT = 8_000;
@@ -38,6 +46,26 @@ const store = proxyActivities<WebhookActivities>({
 });
 
 type Outcome = 'delivered' | 'failed' | 'dropped';
+/** The attempts stopped so the run can continue as new; the retries resume from this state. */
+type HandOver = { handOver: RetryState };
+
+/** Counts this run's attempts; once spent (or the history is long), retries stop at their next wait. */
+class RunBudget {
+  private attempts = 0;
+
+  spend(): void {
+    this.attempts++;
+  }
+
+  spent(): boolean {
+    const info = workflowInfo();
+    return (
+      this.attempts >= ATTEMPTS_PER_RUN ||
+      info.continueAsNewSuggested ||
+      info.historyLength > HISTORY_EVENTS_SOFT_LIMIT
+    );
+  }
+}
 
 /**
  * Delivers the events of one run (or campaign) to every endpoint subscribed to them, in the
@@ -57,21 +85,27 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<{ ev
     if (last) closing = true;
   });
 
+  const budget = new RunBudget();
   const queues = new Map<string, TargetQueue>();
-  let handingOver = false;
-  const queueOf = (target: WebhookTarget): TargetQueue => {
+  const queueOf = (target: WebhookTarget, retry?: RetryState): TargetQueue => {
     const key = target.kind === 'endpoint' ? `endpoint:${target.endpointId}` : `callback:${target.url}`;
     let queue = queues.get(key);
     if (!queue) {
-      queue = new TargetQueue(input.tenant, target, () => handingOver);
+      queue = new TargetQueue(input.tenant, target, budget, retry);
       queues.set(key, queue);
     }
     return queue;
   };
-  for (const { target, events } of carried?.queues ?? []) for (const e of events) queueOf(target).push(e);
+  for (const { target, events, retry } of carried?.queues ?? []) {
+    for (const e of events) queueOf(target, retry).push(e);
+  }
+  const allIdle = () => [...queues.values()].every((q) => q.idle());
 
   for (;;) {
-    const woke = await condition(() => inbox.length > 0 || closing || longHistory(), IDLE_FOR);
+    const woke = await condition(
+      () => inbox.length > 0 || budget.spent() || (closing && allIdle()),
+      IDLE_FOR,
+    );
     if (inbox.length > 0) {
       const event = inbox.shift()!;
       const targets = await store.webhookTargets({
@@ -82,29 +116,38 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<{ ev
       for (const target of targets) queueOf(target).push(event);
       continue;
     }
-    if (closing || !woke) break;
-    // History grows with every attempt: hand the queues over once each target's current attempt is done.
-    handingOver = true;
-    await condition(() => [...queues.values()].every((q) => !q.busy));
-    await continueAsNew<typeof webhookDelivery>({
-      ...input,
-      carried: {
-        received,
-        inbox,
-        closing,
-        queues: [...queues.values()].map((q) => ({ target: q.target, events: q.pending() })),
-      },
-    });
+    if (budget.spent()) {
+      // Each queue stops at its next wait (or after its attempt in flight) and hands its state over.
+      await condition(() => [...queues.values()].every((q) => !q.busy));
+      await continueAsNew<typeof webhookDelivery>({
+        ...input,
+        carried: {
+          received,
+          inbox,
+          closing,
+          queues: [...queues.values()]
+            .filter((q) => !q.idle())
+            .map((q) => ({
+              target: q.target,
+              events: q.pending(),
+              ...(q.retry ? { retry: q.retry } : {}),
+            })),
+        },
+      });
+    }
+    if (allIdle() && (closing || !woke)) break;
   }
-  await condition(() => [...queues.values()].every((q) => q.idle()));
   return { events: received };
 }
 
 /** Sends a delivery from the log again, with its webhook-id, retried like the first time. */
 export async function webhookRedelivery(input: RedeliveryInput): Promise<{ outcome: Outcome }> {
-  const { event } = await store.loadDelivery(input);
-  const target: WebhookTarget = { kind: 'endpoint', endpointId: input.endpointId };
-  return { outcome: await deliverUntilDone(input.tenant, target, event, true) };
+  const { tenant, endpointId, deliveryId } = input;
+  const { event } = await store.loadDelivery({ tenant, endpointId, deliveryId });
+  const target: WebhookTarget = { kind: 'endpoint', endpointId };
+  const outcome = await deliverUntilDone(tenant, target, event, true, new RunBudget(), input.retry);
+  if (typeof outcome === 'string') return { outcome };
+  return continueAsNew<typeof webhookRedelivery>({ tenant, endpointId, deliveryId, retry: outcome.handOver });
 }
 
 /** One target's events, sent one at a time in order. */
@@ -112,10 +155,15 @@ class TargetQueue {
   private readonly events: WebhookEnvelope[] = [];
   busy = false;
 
+  /**
+   * @param retry where the retries of the first event stood when the previous run handed over;
+   * it holds the state to hand over again once the budget is spent.
+   */
   constructor(
     private readonly tenant: string,
     readonly target: WebhookTarget,
-    private readonly handingOver: () => boolean,
+    private readonly budget: RunBudget,
+    public retry?: RetryState,
   ) {}
 
   push(event: WebhookEnvelope): void {
@@ -138,8 +186,20 @@ class TargetQueue {
   private async work(): Promise<void> {
     this.busy = true;
     try {
-      while (this.events.length > 0 && !this.handingOver()) {
-        await deliverUntilDone(this.tenant, this.target, this.events[0]!, false);
+      while (this.events.length > 0 && !this.budget.spent()) {
+        const outcome = await deliverUntilDone(
+          this.tenant,
+          this.target,
+          this.events[0]!,
+          false,
+          this.budget,
+          this.retry,
+        );
+        if (typeof outcome !== 'string') {
+          this.retry = outcome.handOver;
+          return;
+        }
+        this.retry = undefined;
         this.events.shift();
       }
     } finally {
@@ -150,16 +210,22 @@ class TargetQueue {
 
 /**
  * Attempts until the target accepts the event (2xx), refuses it for good (gone, disabled, a
- * refused address), or RETRY_FOR_MS has passed; waits between attempts are durable timers.
+ * refused address), or RETRY_FOR_MS has passed; waits between attempts are durable timers. Once
+ * the run's budget is spent, a wait ends early and the retry state is handed back instead, for
+ * the next run to resume from.
  */
 async function deliverUntilDone(
   tenant: string,
   target: WebhookTarget,
   event: WebhookEnvelope,
   redelivery: boolean,
-): Promise<Outcome> {
-  const firstAt = Date.now();
-  for (let attempt = 1; ; attempt++) {
+  budget: RunBudget,
+  resume?: RetryState,
+): Promise<Outcome | HandOver> {
+  const firstAt = resume?.firstAt ?? Date.now();
+  if (resume && resume.notBefore > Date.now()) await sleep(resume.notBefore - Date.now());
+  for (let attempt = resume?.attempt ?? 1; ; attempt++) {
+    budget.spend();
     try {
       await attempts.deliverWebhook.executeWithOptions(
         { summary: `${event.type} #${event.sequence} → ${describe(target)} (attempt ${attempt})` },
@@ -175,20 +241,27 @@ async function deliverUntilDone(
         await store.webhookGaveUp({ tenant, target, event, at: Date.now(), firstAt });
         return 'failed';
       }
-      await sleep(wait);
+      const notBefore = Date.now() + wait;
+      if (await condition(() => budget.spent(), wait)) {
+        return { handOver: { attempt: attempt + 1, firstAt, notBefore } };
+      }
     }
   }
 }
 
-/** The backoff step, or the receiver's Retry-After when it gave one (up to an hour). */
-function waitAfter(attempt: number, failure: unknown): number {
+/**
+ * The backoff step, or the receiver's Retry-After when it asks for longer (up to
+ * RETRY_AFTER_CEILING_MS): a receiver can slow the retries down, never speed them up.
+ */
+export function waitAfter(attempt: number, failure: unknown): number {
   const step = BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!;
   const details = failure instanceof ApplicationFailure ? failure.details?.[0] : undefined;
   const retryAfterMs =
     typeof details === 'object' && details !== null && 'retryAfterMs' in details
       ? Number(details.retryAfterMs)
       : NaN;
-  return Number.isFinite(retryAfterMs) && retryAfterMs > 0 ? Math.min(retryAfterMs, 3_600_000) : step;
+  if (!Number.isFinite(retryAfterMs)) return step;
+  return Math.max(step, Math.min(retryAfterMs, RETRY_AFTER_CEILING_MS));
 }
 
 function describe(target: WebhookTarget): string {
@@ -198,9 +271,4 @@ function describe(target: WebhookTarget): string {
   } catch {
     return 'callback';
   }
-}
-
-function longHistory(): boolean {
-  const info = workflowInfo();
-  return info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_SOFT_LIMIT;
 }

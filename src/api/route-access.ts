@@ -65,6 +65,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/webhooks/:id/rotate-secret': { scope: 'start', audit: 'webhook.rotate-secret' },
   'GET /v1/webhooks/:id/deliveries': read,
   'POST /v1/webhooks/:id/deliveries/:deliveryId/redeliver': { scope: 'start', audit: 'webhook.redeliver' },
+  // The secret signs what the tenant's callbackUrl receives: whoever may set a callback may read it.
+  'GET /v1/callbacks/secret': { scope: 'start' },
 };
 
 /** The entry of a route as Fastify adds it (a method or several; HEAD as its GET). */

@@ -254,7 +254,7 @@ export const envSchema = z.object({
     'Base URL of the Temporal Web UI (e.g. http://localhost:8233); API answers then link to the run there.',
   ),
   CALLBACK_SIGNING_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
-    'Signing key of `callbackUrl` deliveries (API and workers, 16+ characters): a `whsec_…` secret, or text whose receivers use `whsec_` + its base64; without it `callbackUrl` is refused.',
+    'The key each tenant\u2019s callback secret derives from (API and workers, 16+ characters): `callbackUrl` deliveries are signed with the tenant\u2019s own secret, which it reads from GET /v1/callbacks/secret; without it `callbackUrl` is refused.',
   ),
   CALLBACK_SIGNING_SECRET_PREVIOUS: optional(z.string().min(16, 'must be at least 16 characters')).describe(
     'The callback secret being rotated out: deliveries carry a signature with each key until it is unset.',

@@ -42,9 +42,19 @@ export interface WebhookDeliveryInput extends WebhookSource {
   carried?: {
     received: number;
     inbox: WebhookEnvelope[];
-    queues: Array<{ target: WebhookTarget; events: WebhookEnvelope[] }>;
+    queues: Array<{ target: WebhookTarget; events: WebhookEnvelope[]; retry?: RetryState }>;
     closing: boolean;
   };
+}
+
+/** Where the retries of a queue's first event stand when the run hands over (continue-as-new). */
+export interface RetryState {
+  /** The number of the next attempt. */
+  attempt: number;
+  /** Workflow time (ms) of the event's first attempt: the retry window counts from it. */
+  firstAt: number;
+  /** Workflow time (ms) before which the next attempt is not made. */
+  notBefore: number;
 }
 
 /** One event for the delivery workflow; `last` when nothing follows it (the run or campaign ended). */
@@ -60,6 +70,15 @@ export interface RedeliveryInput {
   tenant: string;
   endpointId: string;
   deliveryId: string;
+  /** State handed over at continue-as-new. */
+  retry?: RetryState;
+}
+
+/** One redelivery workflow per logged delivery, so a second request finds the one running. */
+export function redeliveryWorkflowId(
+  delivery: Pick<RedeliveryInput, 'tenant' | 'endpointId' | 'deliveryId'>,
+): string {
+  return `webhook-redelivery/${delivery.tenant}/${delivery.endpointId}/${delivery.deliveryId}`;
 }
 
 export function deliveryWorkflowId(source: string): string {

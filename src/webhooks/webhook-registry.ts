@@ -1,8 +1,8 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { CallbackTargetError, checkCallbackTarget, type AddressLookup } from '../callbacks/callback-target';
 import { callbackUrlSchema } from '../contracts/pipeline-input';
-import type { RedeliveryInput } from '../contracts/webhook-delivery';
+import { redeliveryWorkflowId, type RedeliveryInput } from '../contracts/webhook-delivery';
 import { eventFilterSchema } from '../contracts/webhook-events';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { ConfigError } from '../config/config-error';
@@ -146,7 +146,9 @@ export class WebhookRegistry {
 
   /**
    * Sends a logged delivery again, with its webhook-id, by a workflow of its own (retried like the
-   * first time). Undefined when the tenant has no such endpoint or delivery.
+   * first time). One redelivery of a delivery runs at a time: while one runs, this answers it
+   * (same workflow and run) instead of starting another; once it has ended, a new one may start.
+   * Undefined when the tenant has no such endpoint or delivery.
    */
   async redeliver(
     client: Client,
@@ -154,19 +156,25 @@ export class WebhookRegistry {
     tenant: string,
     endpointId: string,
     deliveryId: string,
-  ): Promise<{ deliveryId: string; webhookId: string; workflowId: string } | undefined> {
+  ): Promise<{ deliveryId: string; webhookId: string; workflowId: string; runId: string } | undefined> {
     if (!(await this.endpoints.get(tenant, endpointId))) return undefined;
     const record = await this.log.get(tenant, endpointId, deliveryId);
     if (!record) return undefined;
-    const workflowId = `webhook-redelivery/${tenant}/${endpointId}/${deliveryId}/${Date.now()}`;
     const input: RedeliveryInput = { tenant, endpointId, deliveryId };
-    await client.workflow.start(WORKFLOW_TYPES.webhookRedelivery, {
-      workflowId,
+    const handle = await client.workflow.start(WORKFLOW_TYPES.webhookRedelivery, {
+      workflowId: redeliveryWorkflowId(input),
       taskQueue,
       args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       staticSummary: `redeliver ${record.event.type} #${record.event.sequence} to ${endpointId}`,
     });
-    return { deliveryId, webhookId: record.event.id, workflowId };
+    return {
+      deliveryId,
+      webhookId: record.event.id,
+      workflowId: handle.workflowId,
+      runId: handle.firstExecutionRunId,
+    };
   }
 }
 

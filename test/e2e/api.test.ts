@@ -10,7 +10,7 @@ import { ConfigError } from '../../src/config/config-error';
 import type { AppConfig } from '../../src/config/load-config';
 import { MAX_SELFIES } from '../../src/contracts/limits';
 import type { WebhookEnvelope } from '../../src/contracts/webhook-events';
-import { whsecOf } from '../../src/webhooks/standard-signature';
+import { tenantCallbackSecret } from '../../src/callbacks/tenant-secret';
 import { SubjectIdAttribute } from '../../src/contracts/search-attributes';
 import { ProviderClient } from '../../src/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
@@ -179,13 +179,13 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     }
   }
 
-  /** Verifies a delivery as a receiver holding the callback secret would (Standard Webhooks). */
+  /** Verifies a delivery as a receiver holding its tenant's callback secret would (Standard Webhooks). */
   const verified = (request: { headers: Record<string, unknown>; body: string }, secret = SECRET) => {
     const headers = Object.fromEntries(
       ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(request.headers[h])]),
     );
     try {
-      new Webhook(whsecOf(Buffer.from(secret))).verify(request.body, headers);
+      new Webhook(tenantCallbackSecret(secret, 'default')).verify(request.body, headers);
       return true;
     } catch {
       return false;
@@ -561,6 +561,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/archive/{token}',
       '/healthz',
       '/readyz',
+      '/v1/callbacks/secret',
       '/v1/campaigns',
       '/v1/campaigns/{id}',
       '/v1/campaigns/{id}/access-tokens',

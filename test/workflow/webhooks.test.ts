@@ -19,10 +19,12 @@ import { FsBlobStore } from '../../src/storage';
 import { DeliveryLog } from '../../src/webhooks/delivery-log';
 import { endpointSecret } from '../../src/webhooks/endpoint-secret';
 import { newEndpointId, WebhookEndpointStore } from '../../src/webhooks/endpoint-store';
+import { WebhookRegistry } from '../../src/webhooks/webhook-registry';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING, subjects } from '../helpers/campaign-rig';
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
+import { ATTEMPTS_PER_RUN, BACKOFF_MS, RETRY_FOR_MS } from '../../workflows/webhook-delivery';
 import { writeSelfies } from '../helpers/selfie-files';
 import {
   createDevServerEnv,
@@ -57,6 +59,8 @@ describe('webhook delivery on the time-skipping server', () => {
   let arrivals: Arrival[];
   /** The receiver answers 503 while this is true. */
   let down: boolean;
+  /** The Retry-After the receiver sends with its 503s, if any. */
+  let retryAfter: string | undefined;
 
   beforeEach(async () => {
     env = await createTimeSkippingEnv();
@@ -67,6 +71,7 @@ describe('webhook delivery on the time-skipping server', () => {
     log = new DeliveryLog(store, 14);
     arrivals = [];
     down = false;
+    retryAfter = undefined;
     receiver = await startTestHttpServer((req, res, body) => void answer(req, res, body));
   });
   afterEach(async () => {
@@ -100,7 +105,9 @@ describe('webhook delivery on the time-skipping server', () => {
       verified,
       at: await env.currentTimeMs(),
     });
-    res.writeHead(status).end(down ? 'receiver down for maintenance' : 'ok');
+    res
+      .writeHead(status, down && retryAfter !== undefined ? { 'retry-after': retryAfter } : {})
+      .end(down ? 'receiver down for maintenance' : 'ok');
   }
 
   async function register(events: string[]): Promise<string> {
@@ -221,6 +228,108 @@ describe('webhook delivery on the time-skipping server', () => {
       expect(logged.some((a) => a.redelivery && a.ok && a.webhookId === chosen.webhookId)).toBe(true);
     });
   }, 300_000);
+
+  test('a receiver answering 503 with Retry-After: 0.001 for 3 days: attempts stay spaced by the backoff, and the run continues as new so its history stays bounded', async () => {
+    const endpoint = await register(['*']);
+    const taskQueue = uniqueName('webhooks-retry-after');
+    const source = `run-${randomUUID()}`;
+    const workflowId = deliveryWorkflowId(source);
+    down = true;
+    retryAfter = '0.001';
+    // A gate, not a clock: far more attempts than 3 days of backoff allows means the receiver set the pace.
+    const tooMany = 500;
+    let flooded!: () => void;
+    const flood = new Promise<'flooded'>((resolve) => (flooded = () => resolve('flooded')));
+    const w = await worker(taskQueue);
+    await w.runUntil(async () => {
+      const first = await env.client.workflow.signalWithStart<
+        (input: WebhookDeliveryInput) => Promise<unknown>,
+        [AnnouncedSignal]
+      >(WORKFLOW_TYPES.webhookDelivery, {
+        workflowId,
+        taskQueue,
+        args: [{ tenant: TENANT, source }],
+        signal: webhookEventSignal,
+        signalArgs: [
+          {
+            event: {
+              type: 'pipeline.failed',
+              timestamp: '',
+              data: { workflowId: source, error: { message: 'x' } },
+            },
+            last: true,
+          },
+        ],
+      });
+      const watch = setInterval(() => {
+        if (arrivals.length > tooMany) flooded();
+      }, 50);
+      try {
+        const ended = await Promise.race([env.client.workflow.getHandle(workflowId).result(), flood]);
+        if (ended === 'flooded') await first.terminate('the receiver set the retry pace');
+        expect(arrivals.length).toBeLessThanOrEqual(tooMany);
+      } finally {
+        clearInterval(watch);
+      }
+
+      const times = arrivals.filter((a) => a.endpoint === endpoint).map((a) => a.at);
+      expect(times.length).toBeGreaterThan(ATTEMPTS_PER_RUN);
+      const gaps = times.slice(1).map((t, i) => t - times[i]!);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(BACKOFF_MS[0]!);
+      // The 3-day window counts from the first attempt, across the runs.
+      expect(times.at(-1)! - times[0]!).toBeLessThanOrEqual(RETRY_FOR_MS);
+
+      // The first run handed over to a second one, and no run's history grew with the attempts.
+      const firstRun = await env.client.workflow.getHandle(workflowId, first.signaledRunId).fetchHistory();
+      expect(firstRun.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+      expect(firstRun.events!.length).toBeLessThan(ATTEMPTS_PER_RUN * 12);
+      const lastRun = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      expect(lastRun.events!.length).toBeLessThan(ATTEMPTS_PER_RUN * 12);
+      const described = await env.client.workflow.getHandle(workflowId).describe();
+      expect(described.runId).not.toBe(first.signaledRunId);
+    });
+  }, 300_000);
+
+  test('two redeliver calls at once start one redelivery workflow: both answer the same workflow and run; once it ends, another may start', async () => {
+    const endpoint = await register(['*']);
+    const event: WebhookEnvelope = {
+      id: `evt_${randomUUID()}`,
+      type: 'pipeline.failed',
+      timestamp: new Date(0).toISOString(),
+      sequence: 1,
+      source: `run-${randomUUID()}`,
+      data: { workflowId: 'wf-1', error: { message: 'x' } },
+    };
+    await log.record(TENANT, endpoint, event, {
+      attempt: 1,
+      at: new Date().toISOString(),
+      statusCode: 503,
+      latencyMs: 1,
+      response: '',
+      ok: false,
+    });
+    const registry = new WebhookRegistry({
+      store: new FsBlobStore(storeDir),
+      webhookKey: KEY,
+      privateHosts: ['127.0.0.1'],
+    });
+    // No worker polls this queue: the first redelivery stays running while the second call arrives.
+    const taskQueue = uniqueName('redeliver-once');
+    const [a, b] = await Promise.all([
+      registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id),
+      registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id),
+    ]);
+    expect(a).toBeDefined();
+    expect(b).toEqual(a);
+    const third = await registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id);
+    expect(third).toEqual(a);
+    // Ended (here terminated), the delivery can be sent again by a new run of the same workflow id.
+    await env.client.workflow.getHandle(a!.workflowId).terminate('test');
+    const later = await registry.redeliver(env.client, taskQueue, TENANT, endpoint, event.id);
+    expect(later?.workflowId).toBe(a!.workflowId);
+    expect(later?.runId).not.toBe(a!.runId);
+    await env.client.workflow.getHandle(later!.workflowId).terminate('test');
+  });
 
   test('a pipeline whose styles finish minutes apart: style.completed arrives before pipeline.completed; an endpoint subscribed to pipeline.completed gets nothing else', async () => {
     const everything = await register(['*']);

@@ -7,6 +7,7 @@ import {
   WebhookRegistry,
   WebhooksNotConfiguredError,
 } from '../../webhooks/webhook-registry';
+import { tenantCallbackSecret } from '../../callbacks/tenant-secret';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { BEARER_SCHEME } from '../openapi';
@@ -232,10 +233,13 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
     schema: {
       ...common,
       summary: 'Send a delivery again',
-      description: 'Sends the logged event again with the same webhook-id, retried like the first time.',
+      description:
+        'Sends the logged event again with the same webhook-id, retried like the first time. One redelivery of a delivery runs at a time: a call while one is under way starts nothing and answers 202 for the one running; after it has ended, a call starts a new one.',
       params: z.object({ id: endpointIdSchema, deliveryId: deliveryIdSchema }),
       response: {
-        202: z.object({ deliveryId: z.string(), webhookId: z.string() }).describe('Redelivery started'),
+        202: z
+          .object({ deliveryId: z.string(), webhookId: z.string() })
+          .describe('Redelivery started, or already under way'),
         401: errorBodySchema,
         404: errorBodySchema,
       },
@@ -250,6 +254,38 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
       );
       if (!started) throw notFound('webhook endpoint or delivery');
       return reply.code(202).send({ deliveryId: started.deliveryId, webhookId: started.webhookId });
+    },
+  });
+
+  api.route({
+    method: 'GET',
+    url: '/callbacks/secret',
+    schema: {
+      tags: ['webhooks'],
+      security: [{ [BEARER_SCHEME]: [] }],
+      summary: 'The caller\u2019s callback signing secret',
+      description:
+        'The `whsec_` secret that signs the Standard Webhooks headers of this tenant\u2019s `callbackUrl` deliveries. Each tenant has its own (derived from the server\u2019s CALLBACK_SIGNING_SECRET), so no tenant can sign what another tenant\u2019s receiver accepts. During a rotation, `previous` also signs.',
+      response: {
+        200: z
+          .object({ secret: z.string(), previous: z.string().optional() })
+          .describe(
+            'The tenant\u2019s secret, and the previous one while CALLBACK_SIGNING_SECRET_PREVIOUS is set',
+          ),
+        401: errorBodySchema,
+        503: errorBodySchema.describe('CALLBACK_SIGNING_SECRET is not set: callbacks are disabled'),
+      },
+    },
+    handler: (request) => {
+      const { signingSecret, previousSigningSecret } = callbacks;
+      if (!signingSecret) {
+        throw new ApiError(503, 'Callbacks are disabled on this server (CALLBACK_SIGNING_SECRET is not set)');
+      }
+      const tenant = request.caller.tenant;
+      return Promise.resolve({
+        secret: tenantCallbackSecret(signingSecret, tenant),
+        ...(previousSigningSecret ? { previous: tenantCallbackSecret(previousSigningSecret, tenant) } : {}),
+      });
     },
   });
 }

@@ -191,6 +191,12 @@ describe('/v1/webhooks', () => {
     expect(badId.status).toBe(422);
   });
 
+  test('a server without CALLBACK_SIGNING_SECRET answers 503 naming it for the callback secret', async () => {
+    const answer = await call('GET', '/v1/callbacks/secret');
+    expect(answer.status).toBe(503);
+    expect(answer.text).toContain('CALLBACK_SIGNING_SECRET');
+  });
+
   test('a host that cannot be resolved now is registered (every delivery checks the address again)', async () => {
     const answer = await call('POST', '/v1/webhooks', { url: 'https://no-such-host.invalid/hooks' });
     expect(answer.status).toBe(201);

@@ -5,6 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities, type WebhookDependencies } from '../../../activities/webhook-activities';
 import { callbackAttempt, SAMPLE_EVENT, UNUSED_STORE } from '../../helpers/webhook-attempt';
 import { keyOfSecret, standardWebhookHeaders, whsecOf } from '../../../src/webhooks/standard-signature';
+import { verifyCallbackSignature } from '../../../src/callbacks/signature';
+import { tenantCallbackSecret } from '../../../src/callbacks/tenant-secret';
 
 const SECRET = 'callback-secret-0123456789';
 const PREVIOUS = 'whsec_' + Buffer.from('the-previous-secret-key').toString('base64');
@@ -79,20 +81,24 @@ describe('callbackUrl deliveries (deliverWebhook)', () => {
     await new Promise((resolve) => rig.server.close(resolve));
   });
 
-  const send = async (deps: Partial<WebhookDependencies>) => {
+  const send = async (deps: Partial<WebhookDependencies>, tenant = 'default') => {
     const activities = createWebhookActivities({
       store: UNUSED_STORE,
       signingSecret: SECRET,
       privateHosts: ['127.0.0.1'],
       ...deps,
     });
-    await new MockActivityEnvironment().run(activities.deliverWebhook, callbackAttempt(rig.url));
+    await new MockActivityEnvironment().run(activities.deliverWebhook, {
+      ...callbackAttempt(rig.url),
+      tenant,
+    });
     return rig.received.at(-1)!;
   };
+  const secretOf = (tenant: string) => tenantCallbackSecret(SECRET, tenant);
 
   it('are accepted by a standardwebhooks receiver, with webhook-id the event id', async () => {
     const got = await send({});
-    const whsec = whsecOf(Buffer.from(SECRET));
+    const whsec = secretOf('default');
     expect(new Webhook(whsec).verify(got.body, headersOf(got))).toMatchObject({ type: 'pipeline.cancelled' });
     expect(got.headers['webhook-id']).toBe(SAMPLE_EVENT.id);
     expect(got.headers['x-avatar-signature']).toBeUndefined();
@@ -100,7 +106,7 @@ describe('callbackUrl deliveries (deliverWebhook)', () => {
 
   it('are rejected when tampered with or replayed after the tolerance', async () => {
     const got = await send({});
-    const hook = new Webhook(whsecOf(Buffer.from(SECRET)));
+    const hook = new Webhook(secretOf('default'));
     expect(() => hook.verify(got.body.replace('wf-1', 'wf-2'), headersOf(got))).toThrow();
     jest.useFakeTimers({ now: Date.now() + 10 * 60 * 1000 });
     try {
@@ -110,14 +116,30 @@ describe('callbackUrl deliveries (deliverWebhook)', () => {
     }
   });
 
-  it('carry a signature for the previous secret too while it is set', async () => {
-    const got = await send({ previousSigningSecret: PREVIOUS });
-    expect(() => new Webhook(PREVIOUS).verify(got.body, headersOf(got))).not.toThrow();
-    expect(() => new Webhook(whsecOf(Buffer.from(SECRET))).verify(got.body, headersOf(got))).not.toThrow();
+  it('are signed with their tenant\u2019s own secret: a callback to tenant B verifies with B\u2019s secret and not with A\u2019s, nor with the operator\u2019s', async () => {
+    const toB = await send({}, 'tenant-b');
+    expect(() => new Webhook(secretOf('tenant-b')).verify(toB.body, headersOf(toB))).not.toThrow();
+    expect(() => new Webhook(secretOf('tenant-a')).verify(toB.body, headersOf(toB))).toThrow();
+    expect(() => new Webhook(whsecOf(Buffer.from(SECRET))).verify(toB.body, headersOf(toB))).toThrow();
+    // What tenant A signs (a forged callback made with A's secret) is refused by B's receiver.
+    const toA = await send({}, 'tenant-a');
+    expect(() => new Webhook(secretOf('tenant-b')).verify(toA.body, headersOf(toA))).toThrow();
+    expect(secretOf('tenant-a')).not.toBe(secretOf('tenant-b'));
   });
 
-  it('carry the old X-Avatar-Signature only when CALLBACK_LEGACY_SIGNATURE is on', async () => {
-    const got = await send({ legacySignature: true });
-    expect(got.headers['x-avatar-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+  it('carry a signature for the previous secret too while it is set', async () => {
+    const got = await send({ previousSigningSecret: PREVIOUS });
+    expect(() =>
+      new Webhook(tenantCallbackSecret(PREVIOUS, 'default')).verify(got.body, headersOf(got)),
+    ).not.toThrow();
+    expect(() => new Webhook(secretOf('default')).verify(got.body, headersOf(got))).not.toThrow();
+  });
+
+  it('carry the old X-Avatar-Signature, with the tenant\u2019s secret, only when CALLBACK_LEGACY_SIGNATURE is on', async () => {
+    const got = await send({ legacySignature: true }, 'tenant-b');
+    const header = got.headers['x-avatar-signature'] as string;
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifyCallbackSignature(header, got.body, secretOf('tenant-b'))).toBe(true);
+    expect(verifyCallbackSignature(header, got.body, secretOf('tenant-a'))).toBe(false);
   });
 });
