@@ -178,7 +178,7 @@ export const envSchema = z.object({
   ),
   CODEC_SERVER_PORT: withDefault(port, 8888).describe("The codec server's port."),
   IMAGE_ROOTS: optional(list(delimiter)).describe(
-    'Directories (separated like PATH) under which selfies may be given by path; anything outside gets one answer whether or not it exists. Unset: the working directory.',
+    'Directories (separated like PATH) under which selfies may be given by path; anything outside gets one answer whether or not it exists, and so does anything in the blob store. An entry that contains BLOB_DIR (or a directory STORAGE_URL) or lies inside it is refused. Unset: the working directory.',
   ),
   IMAGE_URL_HOSTS: withDefault(list(','), '').describe(
     'Hosts allowed for http(s) selfie references, comma separated; a host with private or loopback addresses must be listed itself.',
@@ -212,7 +212,7 @@ export const envSchema = z.object({
     "The API's address as clients reach it (e.g. https://avatars.example.com, a path prefix allowed): the base of the links it hands out to archived avatars of a filesystem store. Unset: each answer takes the origin from the request's Host header, which a client can set to anything; set it in production.",
   ),
   BLOB_DIR: withDefault(z.string().min(1), '.blobs').describe(
-    'The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers read uploads through the store, not through IMAGE_ROOTS; workers on other machines need it shared, or an S3 STORAGE_URL.',
+    'The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers read uploads through the store, not through IMAGE_ROOTS, and it must lie outside every IMAGE_ROOTS entry; workers on other machines need it shared, or an S3 STORAGE_URL.',
   ),
   API_MAX_FILE_BYTES: withDefault(positiveInt, 10 * 1024 * 1024).describe(
     'Largest selfie the API accepts, in bytes (413 above).',

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { blobStoreDirs, overlapProblems } from './blob-store-dirs';
+import { ConfigError } from './config-error';
 import type { Env } from './env-schema';
 import { parseEnv } from './parse-env';
 import { placementFrom, type RunPlacement } from './run-placement';
@@ -18,8 +20,11 @@ export interface StarterSettings {
   placement: RunPlacement;
   /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
   campaigns: { dir: string; maxInFlight: number | 'auto' };
-  /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
-  imageAccess: { roots: string[]; urlHosts: string[] };
+  /**
+   * IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS; `excluded`: the blob
+   * store's directories, never readable as selfie files (see blobStoreDirs).
+   */
+  imageAccess: { roots: string[]; urlHosts: string[]; excluded?: string[] };
 }
 
 /** Settings the caller gives in code, ahead of the environment. */
@@ -50,6 +55,12 @@ export function starterSettingsOf(
     ...temporalAccess(env, e, cwd),
     ...definedOnly(overrides.temporal ?? {}),
   };
+  const roots = (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root));
+  const stores = blobStoreDirs(env, e, cwd);
+  // Unset IMAGE_ROOTS (the working directory, for local use) may hold the default BLOB_DIR: the
+  // blob store is still excluded from the roots when selfie paths are checked.
+  const overlaps = e.IMAGE_ROOTS === undefined ? [] : overlapProblems(roots, stores);
+  if (overlaps.length > 0) throw new ConfigError(overlaps);
   return {
     temporal,
     placement: placementFrom({
@@ -58,10 +69,7 @@ export function starterSettingsOf(
       archiveAvatars: e.ARCHIVE_AVATARS,
     }),
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
-    imageAccess: {
-      roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
-      urlHosts: e.IMAGE_URL_HOSTS,
-    },
+    imageAccess: { roots, urlHosts: e.IMAGE_URL_HOSTS, excluded: stores.map((store) => store.dir) },
   };
 }
 

@@ -14,7 +14,11 @@ describe('starter settings: worked out once, the same for starters and workers',
       archiveAvatars: true,
     });
     expect(settings.campaigns).toEqual({ dir: path.join(cwd, '.data/campaigns'), maxInFlight: 'auto' });
-    expect(settings.imageAccess).toEqual({ roots: [cwd], urlHosts: [] });
+    expect(settings.imageAccess).toEqual({
+      roots: [cwd],
+      urlHosts: [],
+      excluded: [path.join(cwd, '.blobs')],
+    });
   });
 
   it('derives the provider queue from the task queue, unless PROVIDER_TASK_QUEUE names one', () => {
