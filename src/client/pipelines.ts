@@ -9,13 +9,14 @@ import {
 } from '../contracts/pipeline-input';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { formatDuration } from '../contracts/format-duration';
+import { pollingBoundsProblems, pollingWithin } from '../contracts/polling-bounds';
 import {
   progressQuery,
   WORKFLOW_TYPES,
   type AvatarPipelineWorkflow,
 } from '../contracts/workflow-definitions';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
-import { InputError } from '../errors';
+import { InputError, listMessage } from '../errors';
 
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
@@ -53,7 +54,11 @@ export async function startPipeline(
   request: PipelineRequest,
   options: StartPipelineOptions,
 ): Promise<PipelineHandle> {
-  const run = await startPipelineRun(client, validatePipelineRequest(request), options);
+  const outOfBounds = pollingBoundsProblems(request.polling, options.pollingBounds);
+  const validated = validatePipelineRequest(request);
+  if (outOfBounds.length > 0)
+    throw new InputError(outOfBounds, listMessage('Invalid pipeline request', outOfBounds));
+  const run = await startPipelineRun(client, validated, options);
   return getPipeline(client, run.workflowId);
 }
 
@@ -71,9 +76,11 @@ export async function startPipelineRun(
 ): Promise<StartedRun> {
   const input: PipelineWorkflowInput = {
     ...validated,
+    polling: pollingWithin(validated.polling, options.pollingBounds),
     tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
+    ...(options.pollingBounds ? { pollingBounds: options.pollingBounds } : {}),
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.pipeline,

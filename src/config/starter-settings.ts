@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { MAX_POLL_INTERVAL_MS } from '../contracts/limits';
+import type { PollingBounds } from '../contracts/polling-bounds';
 import { blobStoreDirs, overlapProblems } from './blob-store-dirs';
 import { ConfigError } from './config-error';
 import type { Env } from './env-schema';
@@ -67,10 +69,34 @@ export function starterSettingsOf(
       taskQueue: temporal.taskQueue,
       providerTaskQueue: overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE,
       archiveAvatars: e.ARCHIVE_AVATARS,
+      pollingBounds: pollingBoundsOf(e),
     }),
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: { roots, urlHosts: e.IMAGE_URL_HOSTS, excluded: stores.map((store) => store.dir) },
   };
+}
+
+/** The operator's polling bounds; a minimum above the maximum is refused, naming both. */
+function pollingBoundsOf(e: Env): PollingBounds {
+  const bounds = {
+    minIntervalMs: e.PROVIDER_POLL_MIN_INTERVAL_MS,
+    maxIntervalMs: e.PROVIDER_POLL_MAX_INTERVAL_MS,
+  };
+  const problems = [
+    ...(bounds.maxIntervalMs > MAX_POLL_INTERVAL_MS
+      ? [{ variable: 'PROVIDER_POLL_MAX_INTERVAL_MS', reason: `must be at most ${MAX_POLL_INTERVAL_MS}` }]
+      : []),
+    ...(bounds.minIntervalMs > bounds.maxIntervalMs
+      ? [
+          {
+            variable: 'PROVIDER_POLL_MIN_INTERVAL_MS',
+            reason: `must not be above PROVIDER_POLL_MAX_INTERVAL_MS (${bounds.maxIntervalMs})`,
+          },
+        ]
+      : []),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return bounds;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -75,6 +75,8 @@ export async function startApiStack(
     CAMPAIGN_DIR: path.join(dir, 'campaigns'),
     // Outside IMAGE_ROOTS: the API and workers refuse a blob store a selfie path could name.
     BLOB_DIR: await makeScratchDir(`${name}-blobs`),
+    // The tests' runs poll the fast simulator every few hundred ms.
+    PROVIDER_POLL_MIN_INTERVAL_MS: '100',
     ...(uiUrl ? { TEMPORAL_UI_URL: uiUrl } : {}),
     ...extraEnv,
   };
