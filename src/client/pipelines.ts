@@ -9,14 +9,15 @@ import {
 } from '../contracts/pipeline-input';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { formatDuration } from '../contracts/format-duration';
-import { pollingBoundsProblems, pollingWithin } from '../contracts/polling-bounds';
+import { pollingWithin } from '../contracts/polling-bounds';
+import { refuseOutOfBoundsPolling } from './polling-bounds-check';
 import {
   progressQuery,
   WORKFLOW_TYPES,
   type AvatarPipelineWorkflow,
 } from '../contracts/workflow-definitions';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
-import { InputError, listMessage } from '../errors';
+import { InputError } from '../errors';
 
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
@@ -54,10 +55,8 @@ export async function startPipeline(
   request: PipelineRequest,
   options: StartPipelineOptions,
 ): Promise<PipelineHandle> {
-  const outOfBounds = pollingBoundsProblems(request.polling, options.pollingBounds);
   const validated = validatePipelineRequest(request);
-  if (outOfBounds.length > 0)
-    throw new InputError(outOfBounds, listMessage('Invalid pipeline request', outOfBounds));
+  refuseOutOfBoundsPolling(request, options.pollingBounds);
   const run = await startPipelineRun(client, validated, options);
   return getPipeline(client, run.workflowId);
 }

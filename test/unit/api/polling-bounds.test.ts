@@ -71,6 +71,25 @@ describe('polling intervals are bounded by the operator', () => {
     expect(started).toEqual([]);
   });
 
+  test('training starts are held to the same bounds, naming the field', async () => {
+    const post = async (url: string, body: unknown) => {
+      const res = await fetch(`${base}${url}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as { issues?: unknown } };
+    };
+    const training = await post('/v1/models', {
+      images: [image],
+      styles: [3],
+      gender: 1,
+      polling: { minIntervalMs: 1 },
+    });
+    expect(training).toMatchObject({ status: 422, body: { issues: [{ path: 'polling.minIntervalMs' }] } });
+    expect(started).toEqual([]);
+  });
+
   test('defaults the caller did not write start within the bounds, and the run carries them', async () => {
     const answer = await startPipeline({ maxIntervalMs: 30_000 });
     expect(answer.status).toBe(500);
