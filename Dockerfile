@@ -37,7 +37,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 # Volumes mounted here (selfies, campaign manifests) start out owned by the user the processes run as.
-RUN mkdir -p /data/selfies/uploads /data/campaigns && chown -R node:node /data
+RUN mkdir -p /data/selfies /data/blobs /data/campaigns && chown -R node:node /data
 USER node
 # worker metrics, starter API, codec server, simulator
 EXPOSE 9464 8080 8888 4010

@@ -1,5 +1,6 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
+import { pollingWithin } from '../src/contracts/polling-bounds';
 import type { PipelineResult } from '../src/contracts/pipeline-state';
 import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
@@ -13,7 +14,9 @@ import { RunWebhooks } from './run-webhooks';
  * workflow of its own (modelTraining, avatarGeneration), so a trained model can generate again
  * later without training.
  */
-export async function avatarPipeline(input: PipelineWorkflowInput): Promise<PipelineResult> {
+export async function avatarPipeline(started: PipelineWorkflowInput): Promise<PipelineResult> {
+  // Held within the bounds it was started under, whoever started it.
+  const input = { ...started, polling: pollingWithin(started.polling, started.pollingBounds) };
   const { workflowId } = workflowInfo();
   const tracker = new PipelineTracker(workflowId, {
     ...(input.subjectId ? { subjectId: input.subjectId } : {}),

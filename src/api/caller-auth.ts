@@ -26,10 +26,16 @@ export interface Identity {
   /** The credential, as a digest (never the token): what per-token limits count by. */
   credentialKey: string;
   /**
-   * The tenant's requestsPerMinute (its tokens then share one bucket); undefined:
-   * API_RATE_LIMIT_PER_MINUTE for each token.
+   * The tenant's requestsPerMinute (its tokens, minted ones included, then share one bucket);
+   * undefined: API_RATE_LIMIT_PER_MINUTE for each API token, and for all of the tenant's minted
+   * access tokens together.
    */
   requestsPerMinute?: number;
+  /**
+   * The bucket the rate limit counts this request in. A minted access token never has one of its
+   * own, so minting more tokens cannot raise what a tenant may send.
+   */
+  rateBucket: string;
   /** A browser access token's claims (read-only, one run). */
   access?: AccessClaims;
 }
@@ -74,9 +80,11 @@ export function callerIdentifier(options: Omit<CallerAuthOptions, 'refuse'>) {
   const known = new WeakMap<FastifyRequest, Identity | AuthFailure>();
   const apiIdentity = (credential: ApiCredential, token: string): Identity => {
     const { requestsPerMinute } = tenantSettingsOf(options, credential.tenant);
+    const credentialKey = `token:${digestOf(token)}`;
     return {
       caller: { tenant: credential.tenant, scopes: tenantScopes(options, credential.tenant) },
-      credentialKey: `token:${digestOf(token)}`,
+      credentialKey,
+      rateBucket: requestsPerMinute === undefined ? credentialKey : `tenant:${credential.tenant}`,
       ...(requestsPerMinute === undefined ? {} : { requestsPerMinute }),
     };
   };
@@ -86,9 +94,13 @@ export function callerIdentifier(options: Omit<CallerAuthOptions, 'refuse'>) {
     if (claims === undefined) return undefined;
     // Read-only, and no more than the tenant's own tokens may do now.
     const scopes = new Set<Scope>(tenantScopes(options, claims.tenant).has('read') ? ['read'] : []);
+    const { requestsPerMinute } = tenantSettingsOf(options, claims.tenant);
     return {
       caller: { tenant: claims.tenant, scopes },
       credentialKey: `access:${digestOf(token)}`,
+      rateBucket:
+        requestsPerMinute === undefined ? `access-tokens:${claims.tenant}` : `tenant:${claims.tenant}`,
+      ...(requestsPerMinute === undefined ? {} : { requestsPerMinute }),
       access: claims,
     };
   };

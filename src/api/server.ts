@@ -137,8 +137,9 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   });
   await app.register(
     async (v1) => {
-      // Per tenant where the tenants file sets its requestsPerMinute, else per token (kept as a
-      // digest); anything else counts against the client's address, so guessing tokens is slowed
+      // In each credential's rate bucket (Identity.rateBucket: per tenant where the tenants file
+      // sets its requestsPerMinute, else per API token, and per tenant for its minted access
+      // tokens); anything else counts against the client's address, so guessing tokens is slowed
       // as well. Checked before the token.
       await v1.register(fastifyRateLimit, {
         max: (request) => {
@@ -151,16 +152,18 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
         keyGenerator: (request) => {
           const identity = identityOf(request);
           if (typeof identity === 'string') return `address:${request.ip}`;
-          return identity.requestsPerMinute === undefined
-            ? identity.credentialKey
-            : `tenant:${identity.caller.tenant}`;
+          return identity.rateBucket;
         },
         errorResponseBuilder: (request, context) => {
           const identity = identityOf(request);
           const whose =
-            typeof identity !== 'string' && identity.requestsPerMinute !== undefined
-              ? "for all of this tenant's tokens together"
-              : 'for each token';
+            typeof identity === 'string'
+              ? 'for each token'
+              : identity.requestsPerMinute !== undefined
+                ? "for all of this tenant's tokens together"
+                : identity.access !== undefined
+                  ? "for all of this tenant's access tokens together"
+                  : 'for each token';
           return new ApiError(
             429,
             `Too many requests: at most ${context.max} a minute ${whose}; retry in ${context.after}`,

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { pollingWithin } from '../contracts/polling-bounds';
+import { refuseOutOfBoundsPolling } from './polling-bounds-check';
 import type { Client } from '@temporalio/client';
 import {
   generationInputSchema,
@@ -67,8 +69,11 @@ export async function startTraining(
   request: TrainingRequest,
   options: StartModelRunOptions,
 ): Promise<StartedRun> {
+  const validated = validateTrainingRequest(request);
+  refuseOutOfBoundsPolling(request, options.pollingBounds);
   const input: TrainingWorkflowInput = {
-    ...validateTrainingRequest(request),
+    ...validated,
+    polling: pollingWithin(validated.polling, options.pollingBounds),
     tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
   };
@@ -96,6 +101,7 @@ export async function startGeneration(
   options: StartModelRunOptions & { fields?: GenerationFieldNames },
 ): Promise<StartedRun> {
   const validated = validateGenerationRequest(request);
+  refuseOutOfBoundsPolling(request, options.pollingBounds);
   if (validated.retry) {
     throw new InputError([{ path: 'retry', message: 'is set by retries only: use retry' }]);
   }
@@ -148,6 +154,7 @@ async function startGenerationRun(
 ): Promise<StartedRun> {
   const input: GenerationWorkflowInput = {
     ...validated,
+    polling: pollingWithin(validated.polling, options.pollingBounds),
     tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),

@@ -9,6 +9,8 @@ import {
 } from '../contracts/pipeline-input';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { formatDuration } from '../contracts/format-duration';
+import { pollingWithin } from '../contracts/polling-bounds';
+import { refuseOutOfBoundsPolling } from './polling-bounds-check';
 import {
   progressQuery,
   WORKFLOW_TYPES,
@@ -53,7 +55,9 @@ export async function startPipeline(
   request: PipelineRequest,
   options: StartPipelineOptions,
 ): Promise<PipelineHandle> {
-  const run = await startPipelineRun(client, validatePipelineRequest(request), options);
+  const validated = validatePipelineRequest(request);
+  refuseOutOfBoundsPolling(request, options.pollingBounds);
+  const run = await startPipelineRun(client, validated, options);
   return getPipeline(client, run.workflowId);
 }
 
@@ -71,9 +75,11 @@ export async function startPipelineRun(
 ): Promise<StartedRun> {
   const input: PipelineWorkflowInput = {
     ...validated,
+    polling: pollingWithin(validated.polling, options.pollingBounds),
     tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
+    ...(options.pollingBounds ? { pollingBounds: options.pollingBounds } : {}),
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.pipeline,

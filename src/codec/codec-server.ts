@@ -79,16 +79,22 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
     maxAge: 600,
   });
-  /** A client past its wrong tokens is refused whatever it sends, so the refusal reveals nothing. */
-  const notThrottled = async (request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * The answer to a wrong token: 403, or 429 once the address is past its wrong tokens a minute. The
+   * token is checked first, so an accepted token is served from any address whatever was guessed
+   * from it (wrong tokens sent from an operator's address cannot lock the operator out).
+   */
+  const wrongToken = (request: FastifyRequest, reply: FastifyReply) => {
     const wait = throttle.retryAfterSeconds(request.socket.remoteAddress);
-    if (wait > 0) {
-      void reply.header('Retry-After', String(wait));
-      throw new CodecError(
-        429,
-        `too many wrong tokens from this address: at most ${LIMITS.failedTokensPerMinute} a minute; retry in ${wait} s`,
-      );
+    if (wait === 0) {
+      throttle.recordFailure(request.socket.remoteAddress);
+      return new CodecError(403, 'token not accepted');
     }
+    void reply.header('Retry-After', String(wait));
+    return new CodecError(
+      429,
+      `too many wrong tokens from this address: at most ${LIMITS.failedTokensPerMinute} a minute; retry in ${wait} s`,
+    );
   };
   const busy = (reply: FastifyReply, what: string) => {
     void reply.header('Retry-After', '1');
@@ -128,16 +134,13 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     '/login',
     {
       bodyLimit: LIMITS.loginBodyBytes,
-      onRequest: [notThrottled, takeLoginSlot],
+      onRequest: takeLoginSlot,
       preHandler: async (request) => logins.release(request),
     },
     async (request, reply) => {
       const token =
         new URLSearchParams(typeof request.body === 'string' ? request.body : '').get('token') ?? '';
-      if (!accepts(token)) {
-        throttle.recordFailure(request.socket.remoteAddress);
-        return reply.code(403).send({ error: 'token not accepted' });
-      }
+      if (!accepts(token)) throw wrongToken(request, reply);
       return reply
         .setCookie(TOKEN_COOKIE, token, {
           httpOnly: true,
@@ -165,15 +168,13 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
           void reply.header('WWW-Authenticate', 'Bearer');
           return new CodecError(401, 'a token is required (Authorization: Bearer <token>)');
         }
-        throttle.recordFailure(request.socket.remoteAddress);
-        return new CodecError(403, 'token not accepted');
+        return wrongToken(request, reply);
       },
     });
     for (const path of ['/encode', '/decode'] as const) {
       authorized.post(
         path,
         {
-          onRequest: notThrottled,
           // After the token check (onRequest), before the body is read.
           preParsing: async (request, reply) => {
             if (!work.tryTake(request)) throw busy(reply, 'requests');

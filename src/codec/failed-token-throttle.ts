@@ -5,7 +5,8 @@ const MAX_CLIENTS = 10_000;
 
 /**
  * Counts wrong tokens per client (see clientKey) over a fixed window: past `maxFailures` in
- * `windowMs`, the client is refused until its window ends, so tokens cannot be guessed at speed.
+ * `windowMs`, the client's further wrong tokens are refused until its window ends, so tokens cannot
+ * be guessed at speed. Callers check a token before asking, so an accepted token is never refused.
  */
 export class FailedTokenThrottle {
   private readonly failures = new Map<string, { count: number; endsAt: number }>();

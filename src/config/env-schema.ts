@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { delimiter } from 'node:path';
 import { z } from 'zod';
 import { parseEncryptionKeys } from '../codec/encryption-keys';
+import { MAX_POLL_INTERVAL_MS } from '../contracts/limits';
 import { selfieRetentionSchema } from './selfie-retention';
 
 /** Where the local provider simulator listens by default (`avatar-pipeline simulator`). */
@@ -11,6 +12,8 @@ export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_P
 export const SIMULATOR_API_KEY = 'sim-key';
 /** How long the provider may still perform a write whose answer timed out (PROVIDER_WRITE_SETTLE_MS). */
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
+/** PROVIDER_POLL_MIN_INTERVAL_MS when unset: a run polls one order at most every 5 s. */
+export const DEFAULT_POLL_MIN_INTERVAL_MS = 5_000;
 /** CAMPAIGN_DIR and CAMPAIGN_MAX_IN_FLIGHT when unset. */
 export const DEFAULT_CAMPAIGN_DIR = '.data/campaigns';
 /** `auto`: the campaign sizes its in-flight window from the provider's signals (src/campaign/workflows/window-controller.ts). */
@@ -107,6 +110,12 @@ export const envSchema = z.object({
   ).describe(
     'With PROVIDER_MAX_RPS: `adaptive` lets one controller workflow per provider task queue lower the rate on 429s and probe back up to PROVIDER_MAX_RPS (other clients of the key keep their share); `fixed` holds the rate at PROVIDER_MAX_RPS (a key this deployment has to itself).',
   ),
+  PROVIDER_POLL_MIN_INTERVAL_MS: withDefault(positiveInt, DEFAULT_POLL_MIN_INTERVAL_MS).describe(
+    'The shortest provider polling interval a caller may ask for (polling.*IntervalMs, in ms): shorter is refused (422 naming the field), and runs hold every wait at least this long. Status calls spend a quota all tenants share.',
+  ),
+  PROVIDER_POLL_MAX_INTERVAL_MS: withDefault(positiveInt, MAX_POLL_INTERVAL_MS).describe(
+    'The longest provider polling interval a caller may ask for, in ms (at most 3600000); longer is refused (422 naming the field).',
+  ),
   PROVIDER_TASK_QUEUE: optional(z.string().min(1)).describe(
     'Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS. Unset: `<TEMPORAL_TASK_QUEUE>-provider`.',
   ),
@@ -178,7 +187,7 @@ export const envSchema = z.object({
   ),
   CODEC_SERVER_PORT: withDefault(port, 8888).describe("The codec server's port."),
   IMAGE_ROOTS: optional(list(delimiter)).describe(
-    'Directories (separated like PATH) under which selfies may be given by path; anything outside gets one answer whether or not it exists. Unset: the working directory.',
+    'Directories (separated like PATH) under which selfies may be given by path; anything outside gets one answer whether or not it exists, and so does anything in the blob store. An entry that contains BLOB_DIR (or a directory STORAGE_URL) or lies inside it is refused. Unset: the working directory.',
   ),
   IMAGE_URL_HOSTS: withDefault(list(','), '').describe(
     'Hosts allowed for http(s) selfie references, comma separated; a host with private or loopback addresses must be listed itself.',
@@ -212,7 +221,7 @@ export const envSchema = z.object({
     "The API's address as clients reach it (e.g. https://avatars.example.com, a path prefix allowed): the base of the links it hands out to archived avatars of a filesystem store. Unset: each answer takes the origin from the request's Host header, which a client can set to anything; set it in production.",
   ),
   BLOB_DIR: withDefault(z.string().min(1), '.blobs').describe(
-    'The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers read uploads through the store, not through IMAGE_ROOTS; workers on other machines need it shared, or an S3 STORAGE_URL.',
+    'The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers read uploads through the store, not through IMAGE_ROOTS, and it must lie outside every IMAGE_ROOTS entry; workers on other machines need it shared, or an S3 STORAGE_URL.',
   ),
   API_MAX_FILE_BYTES: withDefault(positiveInt, 10 * 1024 * 1024).describe(
     'Largest selfie the API accepts, in bytes (413 above).',

@@ -1,3 +1,5 @@
+import type { PollingBounds } from '../contracts/polling-bounds';
+
 /**
  * Where a run goes and what it carries from the configuration: every start (API, CLI, client
  * package, campaigns, demo) takes one, and workers poll the same queues, so starters and workers
@@ -13,6 +15,11 @@ export interface RunPlacement {
   providerTaskQueue: string;
   /** ARCHIVE_AVATARS: runs copy their avatars into the blob store. */
   archiveAvatars: boolean;
+  /**
+   * PROVIDER_POLL_MIN_INTERVAL_MS and PROVIDER_POLL_MAX_INTERVAL_MS: the polling intervals callers
+   * may ask for. Absent (a hand-built placement): unbounded.
+   */
+  pollingBounds?: PollingBounds;
 }
 
 /** What the configuration says about placement; the provider task queue and archiving are optional. */
@@ -21,6 +28,7 @@ export interface PlacementSettings {
   providerTaskQueue?: string | undefined;
   /** Absent: no archiving (the environment's ARCHIVE_AVATARS is on unless set otherwise). */
   archiveAvatars?: boolean | undefined;
+  pollingBounds?: PollingBounds | undefined;
 }
 
 /** The one place a placement is worked out; tests and benchmarks build theirs here too. */
@@ -29,6 +37,7 @@ export function placementFrom(settings: PlacementSettings): RunPlacement {
     taskQueue: settings.taskQueue,
     providerTaskQueue: settings.providerTaskQueue ?? providerQueueOf(settings.taskQueue),
     archiveAvatars: settings.archiveAvatars ?? false,
+    ...(settings.pollingBounds ? { pollingBounds: settings.pollingBounds } : {}),
   };
 }
 

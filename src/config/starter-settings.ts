@@ -1,4 +1,8 @@
 import { resolve } from 'node:path';
+import { MAX_POLL_INTERVAL_MS } from '../contracts/limits';
+import type { PollingBounds } from '../contracts/polling-bounds';
+import { blobStoreDirs, overlapProblems } from './blob-store-dirs';
+import { ConfigError } from './config-error';
 import type { Env } from './env-schema';
 import { parseEnv } from './parse-env';
 import { placementFrom, type RunPlacement } from './run-placement';
@@ -18,10 +22,14 @@ export interface StarterSettings {
   placement: RunPlacement;
   /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
   campaigns: { dir: string; maxInFlight: number | 'auto' };
-  /** IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS. */
+  /**
+   * IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS; `excluded`: the blob
+   * store's directories, never readable as selfie files (see blobStoreDirs).
+   */
   imageAccess: {
     roots: string[];
     urlHosts: string[];
+    excluded?: string[];
     /** IMAGE_ROOTS as set, or undefined: starters check paths against roots only when they are given (the workers' default is their own working directory). */
     givenRoots?: string[];
   };
@@ -55,20 +63,51 @@ export function starterSettingsOf(
     ...temporalAccess(env, e, cwd),
     ...definedOnly(overrides.temporal ?? {}),
   };
+  const roots = (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root));
+  const stores = blobStoreDirs(env, e, cwd);
+  // Unset IMAGE_ROOTS (the working directory, for local use) may hold the default BLOB_DIR: the
+  // blob store is still excluded from the roots when selfie paths are checked.
+  const overlaps = e.IMAGE_ROOTS === undefined ? [] : overlapProblems(roots, stores);
+  if (overlaps.length > 0) throw new ConfigError(overlaps);
   return {
     temporal,
     placement: placementFrom({
       taskQueue: temporal.taskQueue,
       providerTaskQueue: overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE,
       archiveAvatars: e.ARCHIVE_AVATARS,
+      pollingBounds: pollingBoundsOf(e),
     }),
     campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: {
-      roots: (e.IMAGE_ROOTS ?? [cwd]).map((root) => resolve(cwd, root)),
+      roots,
       urlHosts: e.IMAGE_URL_HOSTS,
-      ...(e.IMAGE_ROOTS ? { givenRoots: e.IMAGE_ROOTS.map((root) => resolve(cwd, root)) } : {}),
+      excluded: stores.map((store) => store.dir),
+      ...(e.IMAGE_ROOTS ? { givenRoots: roots } : {}),
     },
   };
+}
+
+/** The operator's polling bounds; a minimum above the maximum is refused, naming both. */
+function pollingBoundsOf(e: Env): PollingBounds {
+  const bounds = {
+    minIntervalMs: e.PROVIDER_POLL_MIN_INTERVAL_MS,
+    maxIntervalMs: e.PROVIDER_POLL_MAX_INTERVAL_MS,
+  };
+  const problems = [
+    ...(bounds.maxIntervalMs > MAX_POLL_INTERVAL_MS
+      ? [{ variable: 'PROVIDER_POLL_MAX_INTERVAL_MS', reason: `must be at most ${MAX_POLL_INTERVAL_MS}` }]
+      : []),
+    ...(bounds.minIntervalMs > bounds.maxIntervalMs
+      ? [
+          {
+            variable: 'PROVIDER_POLL_MIN_INTERVAL_MS',
+            reason: `must not be above PROVIDER_POLL_MAX_INTERVAL_MS (${bounds.maxIntervalMs})`,
+          },
+        ]
+      : []),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return bounds;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

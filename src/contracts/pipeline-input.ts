@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { genderSchema, stylesSchema } from '../provider/request-schemas';
 import { eventFilterSchema } from './webhook-events';
+import type { PollingBounds } from './polling-bounds';
 import { MAX_DEADLINE_MS, MAX_POLL_INTERVAL_MS, MAX_SELFIES, MAX_STYLES } from './limits';
 
 /**
@@ -122,6 +123,8 @@ export type PipelineWorkflowInput = PipelineInput & {
   tenant: string;
   providerTaskQueue: string;
   archiveAvatars?: boolean;
+  /** The operator's polling bounds the run was started under; its polling is held within them. */
+  pollingBounds?: PollingBounds;
 };
 
 /** Fields only a campaign sets on the pipelines it starts; a caller setting one is refused, by name. */

@@ -12,6 +12,12 @@ import { InputError } from '../errors';
 export interface ImageAccessPolicy {
   /** Directories selfie files may be read from (IMAGE_ROOTS). */
   roots: string[];
+  /**
+   * Directories no selfie file may be read from, whatever the roots say: the blob store's (BLOB_DIR,
+   * or a directory STORAGE_URL), where every tenant's uploads and avatars lie. A caller's path
+   * into it is answered as one outside the roots, so it tells nothing of what is stored there.
+   */
+  excluded?: string[];
   /** Hosts selfie URLs may point at (IMAGE_URL_HOSTS); listing a private host explicitly allows it. */
   urlHosts: string[];
   /** Resolves URL hosts; the system resolver unless a test gives another. */
@@ -40,7 +46,7 @@ export async function resolveImageReference(
 }
 
 async function checkFile(reference: string, policy: ImageAccessPolicy, field: string): Promise<string> {
-  const found = await locateWithinRoots(reference, policy.roots);
+  const found = await locateWithinRoots(reference, policy);
   if (found === 'outside')
     throw InputError.field(field, 'is outside the allowed image directories (IMAGE_ROOTS)');
   if (found === 'missing') throw InputError.field(field, `file does not exist (${reference})`);
@@ -48,36 +54,50 @@ async function checkFile(reference: string, policy: ImageAccessPolicy, field: st
 }
 
 /**
- * Where `path` leads (symlinks resolved) when it lies within one of `roots`. The roots are checked
- * before the path is looked at, and again after its symlinks are resolved: anything outside gets
- * 'outside' whether it exists or not, so answers say nothing about files elsewhere on the server.
- * 'missing': inside a root, but nothing is there. `allowRoot` accepts a root itself (a folder).
+ * Where `path` leads (symlinks resolved) when it lies within one of `access.roots` and within none
+ * of `access.excluded`. Both are checked before the path is looked at, and again after its symlinks
+ * are resolved: anything outside gets 'outside' whether it exists or not, so answers say nothing
+ * about files elsewhere on the server. 'missing': inside a root, but nothing is there. `allowRoot`
+ * accepts a root itself (a folder).
  */
 export async function locateWithinRoots(
   path: string,
-  roots: string[],
+  access: Pick<ImageAccessPolicy, 'roots' | 'excluded'>,
   allowRoot = false,
 ): Promise<{ real: string } | 'outside' | 'missing'> {
   const requested = resolve(path);
-  const forms = await Promise.all(
-    roots.map(async (root) => ({
-      given: resolve(root),
-      real: await realpath(root).catch(() => resolve(root)),
-    })),
-  );
-  const inside = (root: string, candidate: string) => {
-    const rel = relative(root, candidate);
-    if (rel === '') return allowRoot;
-    return !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-  };
-  if (!forms.some((root) => inside(root.given, requested) || inside(root.real, requested))) return 'outside';
+  const [roots, excluded] = await Promise.all([bothForms(access.roots), bothForms(access.excluded ?? [])]);
+  const within = (dirs: DirForms[], candidate: string, acceptDir: boolean) =>
+    dirs.some((dir) => isWithin(dir.given, candidate, acceptDir) || isWithin(dir.real, candidate, acceptDir));
+  const allowed = (candidate: string) =>
+    within(roots, candidate, allowRoot) && !within(excluded, candidate, true);
+  if (!allowed(requested)) return 'outside';
   let real: string;
   try {
     real = await realpath(requested);
   } catch {
     return 'missing';
   }
-  return forms.some((root) => inside(root.real, real)) ? { real } : 'outside';
+  return allowed(real) ? { real } : 'outside';
+}
+
+interface DirForms {
+  given: string;
+  real: string;
+}
+
+/** A directory as given and with its symlinks resolved: a path may be named through either. */
+function bothForms(dirs: string[]): Promise<DirForms[]> {
+  return Promise.all(
+    dirs.map(async (dir) => ({ given: resolve(dir), real: await realpath(dir).catch(() => resolve(dir)) })),
+  );
+}
+
+/** Whether `candidate` lies inside `dir` (or is `dir` itself, when `acceptDir`). */
+function isWithin(dir: string, candidate: string, acceptDir: boolean): boolean {
+  const rel = relative(dir, candidate);
+  if (rel === '') return acceptDir;
+  return !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
 }
 
 async function checkUrl(reference: string, policy: ImageAccessPolicy, field: string): Promise<CheckedUrl> {

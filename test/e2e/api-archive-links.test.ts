@@ -58,6 +58,8 @@ async function setting(name: string): Promise<{ sim: RunningSimulator; env: Reco
       TEMPORAL_TASK_QUEUE: uniqueName(name),
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: 'sim-key',
+      // FAST_POLLING is below the default PROVIDER_POLL_MIN_INTERVAL_MS.
+      PROVIDER_POLL_MIN_INTERVAL_MS: '100',
     },
   };
 }

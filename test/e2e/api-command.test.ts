@@ -51,7 +51,7 @@ describe('avatar-pipeline api command', () => {
         TEMPORAL_ADDRESS: address,
         TEMPORAL_NAMESPACE: namespace,
         IMAGE_ROOTS: dir,
-        BLOB_DIR: `${dir}/blobs`,
+        BLOB_DIR: await makeScratchDir('api-command-blobs'),
       }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

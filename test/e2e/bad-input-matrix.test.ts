@@ -915,7 +915,7 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: 'sim-key',
       IMAGE_ROOTS: files.allowed,
-      BLOB_DIR: path.join(files.allowed, 'blobs'),
+      BLOB_DIR: path.join(path.dirname(files.allowed), 'blobs'),
       CAMPAIGN_DIR: path.join(files.allowed, 'campaigns'),
       API_TOKENS: TOKEN,
       LOG_FORMAT: 'text',

@@ -82,7 +82,9 @@ describe('secrets stay out of histories and logs of a full run', () => {
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: PROVIDER_KEY,
       IMAGE_ROOTS: root,
-      BLOB_DIR: path.join(root, 'blobs'),
+      BLOB_DIR: await makeScratchDir('secrets-blobs'),
+      // FAST_POLLING is below the default PROVIDER_POLL_MIN_INTERVAL_MS.
+      PROVIDER_POLL_MIN_INTERVAL_MS: '100',
       CALLBACK_SIGNING_SECRET: SIGNING_SECRET,
       CALLBACK_PRIVATE_HOSTS: '127.0.0.1',
       WEBHOOK_SIGNING_KEY: WEBHOOK_KEY,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { uniqueBasePath } from './e2e-pipeline';
 import { CLI_BIN } from './run-cli';
-import { devServerUnderTest, uniqueName } from './temporal-env';
+import { devServerUnderTest, makeScratchDir, uniqueName } from './temporal-env';
 import { TEST_ENV } from './test-env-vars';
 import { spawnCli, startWorkerProcess, waitFor, type CliProcess } from './worker-process';
 
@@ -73,7 +73,10 @@ export async function startApiStack(
     PROVIDER_API_KEY: 'sim-key',
     IMAGE_ROOTS: dir,
     CAMPAIGN_DIR: path.join(dir, 'campaigns'),
-    BLOB_DIR: path.join(dir, 'blobs'),
+    // Outside IMAGE_ROOTS: the API and workers refuse a blob store a selfie path could name.
+    BLOB_DIR: await makeScratchDir(`${name}-blobs`),
+    // The tests' runs poll the fast simulator every few hundred ms.
+    PROVIDER_POLL_MIN_INTERVAL_MS: '100',
     ...(uiUrl ? { TEMPORAL_UI_URL: uiUrl } : {}),
     ...extraEnv,
   };

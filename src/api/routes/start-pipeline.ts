@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '../../client/pipelines';
 import { callerFieldProblems, type PipelineInput } from '../../contracts/pipeline-input';
+import { pollingBoundsProblems } from '../../contracts/polling-bounds';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { requestFromForm } from '../form-fields';
@@ -82,7 +83,7 @@ async function prepare(
   if (request.body === undefined || request.body === null) {
     throw new ApiError(415, 'Send application/json or multipart/form-data', []);
   }
-  const input = validate(request.body);
+  const input = validate(request.body, ctx);
   await checkRequest(input, {
     callbacks: ctx.config.callbacks,
     imageAccess: ctx.config.imageAccess,
@@ -107,7 +108,7 @@ async function prepareUpload(
     const { request: draft, issues } = requestFromForm(upload.fields, upload.selfies);
     let input: PipelineInput | undefined;
     try {
-      input = validate(draft, { images: SELFIES_FIELD });
+      input = validate(draft, ctx, { images: SELFIES_FIELD });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       issues.push(...err.issues);
@@ -125,8 +126,11 @@ async function prepareUpload(
   }
 }
 
-function validate(body: unknown, rename: Record<string, string> = {}): PipelineInput {
-  const reserved = callerFieldProblems(body);
+function validate(body: unknown, ctx: ApiContext, rename: Record<string, string> = {}): PipelineInput {
+  const reserved = [
+    ...callerFieldProblems(body),
+    ...pollingBoundsProblems(pollingOf(body), ctx.config.placement.pollingBounds),
+  ];
   let input: PipelineInput;
   try {
     input = validatePipelineRequest(body);
@@ -137,4 +141,9 @@ function validate(body: unknown, rename: Record<string, string> = {}): PipelineI
   }
   if (reserved.length > 0) throw ApiError.invalid(reserved);
   return input;
+}
+
+/** The `polling` object of a request as sent, if it has one. */
+function pollingOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null ? (body as { polling?: unknown }).polling : undefined;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { pollingWithin } from '../../contracts/polling-bounds';
 import type {
   Client,
   WorkflowExecutionDescription,
@@ -126,7 +127,8 @@ export async function startCampaign(
     throw new InputError([{ path: 'manifest', message: 'has no valid subject to start' }]);
   const parsed = campaignOptionsSchema.safeParse(options.options ?? {});
   if (!parsed.success) throw InputError.fromZod(parsed.error, ['options']);
-  const settings = parsed.data;
+  // Held within the bounds, not refused: the API hands its options over with defaults filled in.
+  const settings = { ...parsed.data, polling: pollingWithin(parsed.data.polling, options.pollingBounds) };
   // Without a share: the tenant of a bare API token (DEFAULT_TENANT), with the defaults.
   const share = options.share ?? campaignShare('default');
   const named = options.campaignId === undefined ? undefined : campaignIdSchema.safeParse(options.campaignId);

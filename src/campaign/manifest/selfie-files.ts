@@ -56,10 +56,7 @@ export async function expandSelfies(
     }
     const path = resolve(options.baseDir ?? '/', reference);
     // The roots first, before anything is listed or read: outside them, one answer whatever is there.
-    if (
-      options.imageAccess &&
-      (await locateWithinRoots(path, options.imageAccess.roots, true)) === 'outside'
-    ) {
+    if (options.imageAccess && (await locateWithinRoots(path, options.imageAccess, true)) === 'outside') {
       fail(`${reference} ${OUTSIDE_ROOTS}`);
       continue;
     }
@@ -92,7 +89,7 @@ async function imageFilesIn(dir: string): Promise<string[]> {
 
 /** A file in a listed folder may still be a symlink leading out of the roots: checked before it is read. */
 async function fileProblem(path: string, options: SelfieCheckOptions): Promise<string | undefined> {
-  if (options.imageAccess && (await locateWithinRoots(path, options.imageAccess.roots)) === 'outside') {
+  if (options.imageAccess && (await locateWithinRoots(path, options.imageAccess)) === 'outside') {
     return `${path} ${OUTSIDE_ROOTS}`;
   }
   const problem = await imageFileProblem(path, options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES);

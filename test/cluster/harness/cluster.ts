@@ -168,7 +168,7 @@ export class Cluster {
         API_HOST: '127.0.0.1',
         API_PORT: String(apiPort),
         API_TOKENS: API_TOKEN,
-        BLOB_DIR: path.join(selfiesDir, 'uploads'),
+        BLOB_DIR: path.join(dir, 'blobs'),
       },
       cwd: PACKAGE_ROOT,
       logFile: path.join(logDir, 'api.log'),

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyInstance } from 'fastify';
 import { AccessTokenSigner } from '../../../src/api/access-tokens';
-import { createApiServer } from '../../../src/api/server';
+import { createApiServer, DEFAULT_API_LIMITS } from '../../../src/api/server';
 import { ROUTE_ACCESS } from '../../../src/api/route-access';
 import type { AppConfig } from '../../../src/config/load-config';
 import { tenantsFileSchema } from '../../../src/config/tenants';
@@ -68,7 +68,7 @@ async function apiConfig(): Promise<AppConfig> {
       accessTokenSecret: SECRET,
     },
     tenants: tenantsFileSchema.parse({
-      tenants: { acme: { requestsPerMinute: 40 }, viewer: { scopes: ['read'] } },
+      tenants: { acme: { requestsPerMinute: 400 }, viewer: { scopes: ['read'] } },
     }).tenants,
   };
 }
@@ -355,6 +355,65 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         expect(await refused.text()).toMatch(/at most 3 a minute for all of this tenant's tokens together/);
         // Another tenant's token keeps its own budget.
         expect((await get(PLAIN, 'default.run-p')).status).toBe(200);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  // Trust III, L3: requests with minted access tokens were counted apart from the tenant's budget.
+  describe('rate limits for minted access tokens', () => {
+    const mint = (tenant: string, runId: string) =>
+      new AccessTokenSigner(SECRET).mint({
+        tenant,
+        kind: 'pipeline',
+        runId,
+        expiresAtMs: Date.now() + 3_600_000,
+      }).token;
+    const limitedServer = async (rateLimitPerMinute: number) => {
+      const config = await apiConfig();
+      return createApiServer({
+        config: {
+          ...config,
+          api: { ...config.api, limits: { ...DEFAULT_API_LIMITS, rateLimitPerMinute } },
+          tenants: tenantsFileSchema.parse({ tenants: { acme: { requestsPerMinute: 3 } } }).tenants,
+        },
+        client: fakeTemporal(),
+        provider: { listStyles: async () => [] } as never,
+      });
+    };
+
+    test("count against the tenant's requestsPerMinute, with its API tokens", async () => {
+      const limited = await limitedServer(600);
+      try {
+        const url = await limited.listen({ port: 0, host: '127.0.0.1' });
+        const get = (token: string) =>
+          fetch(`${url}/v1/pipelines/acme.run-x`, { headers: { authorization: `Bearer ${token}` } });
+        for (const token of [ACME, ACME_2, mint('acme', 'acme.run-x')])
+          expect((await get(token)).status).toBe(200);
+        const viaQuery = await fetch(
+          `${url}/v1/pipelines/acme.run-x?access_token=${mint('acme', 'acme.run-x')}`,
+        );
+        expect(viaQuery.status).toBe(429);
+        expect(await viaQuery.text()).toMatch(/at most 3 a minute for all of this tenant's tokens together/);
+        expect((await get(ACME)).status).toBe(429);
+      } finally {
+        await limited.close();
+      }
+    });
+
+    test('share one budget per tenant where it sets no requestsPerMinute, however many are minted', async () => {
+      const limited = await limitedServer(2);
+      try {
+        const url = await limited.listen({ port: 0, host: '127.0.0.1' });
+        const get = (token: string) => fetch(`${url}/v1/pipelines/default.run-p?access_token=${token}`);
+        expect((await get(mint('default', 'default.run-p'))).status).toBe(200);
+        expect((await get(mint('default', 'default.run-p'))).status).toBe(200);
+        const refused = await get(mint('default', 'default.run-p'));
+        expect(refused.status).toBe(429);
+        expect(await refused.text()).toMatch(
+          /at most 2 a minute for all of this tenant's access tokens together/,
+        );
       } finally {
         await limited.close();
       }

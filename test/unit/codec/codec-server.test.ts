@@ -305,14 +305,35 @@ describe('codec server', () => {
       };
       expect((await requestFrom(guesser, 'POST', '/decode', wrongBearer, '{}')).status).toBe(403);
     }
-    const refused = await requestFrom(guesser, 'POST', '/login', form, 'token=operator-token-0000000');
+    const refused = await requestFrom(guesser, 'POST', '/login', form, 'token=guess-more-0123456789');
     expect(refused.status).toBe(429);
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    const guessed = { Authorization: 'Bearer guess-more-0123456789', 'Content-Type': 'application/json' };
+    expect((await requestFrom(guesser, 'POST', '/decode', guessed, '{}')).status).toBe(429);
     const withToken = { Authorization: 'Bearer operator-token-0000000', 'Content-Type': 'application/json' };
-    expect((await requestFrom(guesser, 'POST', '/decode', withToken, '{}')).status).toBe(429);
     // Other addresses are not affected.
     expect((await requestFrom('127.0.0.4', 'POST', '/decode', withToken, '{"payloads":[]}')).status).toBe(
       200,
+    );
+  });
+
+  // Trust III, L6: wrong tokens from an address locked the right token out for that address.
+  it('serves an accepted token from an address past its wrong tokens, and refuses only its guesses', async () => {
+    const shared = '127.0.0.11';
+    const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    for (let i = 0; i < MAX_FAILED_TOKENS_PER_MINUTE; i++) {
+      const wrong = { Authorization: `Bearer wrong-${i}-0123456789`, 'Content-Type': 'application/json' };
+      expect((await requestFrom(shared, 'POST', '/decode', wrong, '{}')).status).toBe(403);
+    }
+    const wrong = { Authorization: 'Bearer wrong-again-0123456789', 'Content-Type': 'application/json' };
+    expect((await requestFrom(shared, 'POST', '/decode', wrong, '{}')).status).toBe(429);
+    const withToken = { Authorization: 'Bearer operator-token-0000000', 'Content-Type': 'application/json' };
+    expect((await requestFrom(shared, 'POST', '/decode', withToken, '{"payloads":[]}')).status).toBe(200);
+    expect((await requestFrom(shared, 'POST', '/login', form, 'token=operator-token-0000000')).status).toBe(
+      200,
+    );
+    expect((await requestFrom(shared, 'POST', '/login', form, 'token=wrong-again-0123456789')).status).toBe(
+      429,
     );
   });
 

@@ -37,7 +37,11 @@ describe('loadConfig defaults', () => {
   });
 
   it('reads images from the working directory only, and from no URL host', () => {
-    expect(loadConfig({}, cwd).imageAccess).toEqual({ roots: [cwd], urlHosts: [] });
+    expect(loadConfig({}, cwd).imageAccess).toEqual({
+      roots: [cwd],
+      urlHosts: [],
+      excluded: [`${cwd}/.blobs`],
+    });
   });
 
   it('has no API tokens and sane worker limits', () => {
@@ -95,6 +99,7 @@ describe('loadConfig with values', () => {
     expect(config.imageAccess).toEqual({
       roots: ['/srv/app/selfies', '/data/uploads'],
       urlHosts: ['cdn.example.com', 'uploads.example.com'],
+      excluded: ['/srv/app/.blobs'],
     });
     expect(config.api.tokens).toEqual(['a', 'b']);
     expect(config.worker.maxConcurrentActivities).toBe(8);
@@ -165,5 +170,38 @@ describe('loadConfig refusals', () => {
     expect(loadConfig({ PROVIDER_BASE_URL: `${DEFAULT_PROVIDER_BASE_URL}/` }, cwd).provider.apiKey).toBe(
       SIMULATOR_API_KEY,
     );
+  });
+});
+
+// Trust III, H1: the shipped compose file put BLOB_DIR inside IMAGE_ROOTS, so callers could name stored files.
+describe('loadConfig with image roots and the blob store overlapping', () => {
+  it.each([
+    [
+      { IMAGE_ROOTS: '/data/selfies', BLOB_DIR: '/data/selfies/uploads' },
+      'contains the blob store BLOB_DIR (/data/selfies/uploads)',
+    ],
+    [
+      { IMAGE_ROOTS: '/data/blobs/shared', BLOB_DIR: '/data/blobs' },
+      'lies inside the blob store BLOB_DIR (/data/blobs)',
+    ],
+    [{ IMAGE_ROOTS: '/data', BLOB_DIR: '/data' }, 'contains the blob store BLOB_DIR (/data)'],
+    [
+      { IMAGE_ROOTS: `/srv/selfies${delimiter}/data`, BLOB_DIR: '/blobs', STORAGE_URL: 'file:///data/store' },
+      'contains the blob store STORAGE_URL (/data/store)',
+    ],
+  ])('refuses %j, naming both', (env, reason) => {
+    const problems = refusal(env).problems;
+    expect(problems).toEqual([{ variable: 'IMAGE_ROOTS', reason: expect.stringContaining(reason) }]);
+    expect(problems[0]!.reason).toMatch(/the entry \/\S+ /);
+  });
+
+  it('accepts roots beside the store, and excludes the store from the roots', () => {
+    expect(
+      loadConfig({ IMAGE_ROOTS: '/data/selfies', BLOB_DIR: '/data/selfies-blobs' }, cwd).imageAccess,
+    ).toEqual({
+      roots: ['/data/selfies'],
+      urlHosts: [],
+      excluded: ['/data/selfies-blobs'],
+    });
   });
 });

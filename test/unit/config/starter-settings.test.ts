@@ -12,9 +12,14 @@ describe('starter settings: worked out once, the same for starters and workers',
       taskQueue: 'avatar-pipeline',
       providerTaskQueue: 'avatar-pipeline-provider',
       archiveAvatars: true,
+      pollingBounds: { minIntervalMs: 5_000, maxIntervalMs: 3_600_000 },
     });
     expect(settings.campaigns).toEqual({ dir: path.join(cwd, '.data/campaigns'), maxInFlight: 'auto' });
-    expect(settings.imageAccess).toEqual({ roots: [cwd], urlHosts: [] });
+    expect(settings.imageAccess).toEqual({
+      roots: [cwd],
+      urlHosts: [],
+      excluded: [path.join(cwd, '.blobs')],
+    });
   });
 
   it('derives the provider queue from the task queue, unless PROVIDER_TASK_QUEUE names one', () => {
