@@ -247,7 +247,12 @@ describe('train once, generate later, retry without retraining', () => {
     });
     // The same retry asked again, as a reloaded console or a second client would (another key, or
     // none), answers the one retry run: no second run, no second order for style 7.
-    for (const headers of [{ 'idempotency-key': 'retry-1' }, { 'idempotency-key': 'retry-2' }, {}]) {
+    const repeats: Array<Record<string, string>> = [
+      { 'idempotency-key': 'retry-1' },
+      { 'idempotency-key': 'retry-2' },
+      {},
+    ];
+    for (const headers of repeats) {
       const again = await post(`/v1/pipelines/${partial.workflowId}/retry`, {}, headers);
       expect({ headers, status: again.status }).toEqual({ headers, status: 200 });
       expect(again.body.workflowId).toBe(retried.body.workflowId);
