@@ -20,7 +20,8 @@ function Page({ route }: { route: Route }) {
   const [section = 'runs', id, action] = route.path;
   if (section === 'runs' && id) return <RunPage workflowId={id} />;
   if (section === 'new') return <NewRunPage />;
-  if (section === 'models' && id && action === 'generate') return <GeneratePage modelId={Number(id)} />;
+  if (section === 'models' && id && action === 'generate')
+    return <GeneratePage modelId={Number(id)} subjectId={route.query.get('subject') ?? undefined} />;
   if (section === 'models') return <ModelsPage />;
   if (section === 'campaigns' && id) return <CampaignPage campaignId={id} />;
   if (section === 'campaigns') return <CampaignsPage />;

@@ -36,7 +36,6 @@ export type {
 export {
   getTraining,
   generationWorkflowId,
-  retryWorkflowId,
   startGeneration,
   startRetry,
   startTraining,
@@ -48,7 +47,7 @@ export type { StartModelRunOptions, TrainingHandle } from './client/model-runs';
 export type { StartedRun, StartOptions } from './client/start-run';
 export { checkGenerationTarget } from './client/generation-check';
 export type { GenerationFieldNames, GenerationTarget } from './client/generation-check';
-export { planRetry, RetryRefusedError } from './client/retry-plan';
+export { planRetry, RetryRefusedError, retryWorkflowId } from './client/retry-plan';
 export type { RetryPlan } from './client/retry-plan';
 export { followProgress } from './client/progress-stream';
 export type { FollowProgressOptions, ProgressStreamEvent } from './client/progress-stream';

@@ -7,8 +7,11 @@ import { PageHeading } from '../parts/page-heading';
 import { StyleChoices, useStyles } from '../parts/style-choices';
 import { navigate } from '../router';
 
-/** Generates more styles under a trained model (POST /v1/models/{modelId}/generations). */
-export function GeneratePage({ modelId }: { modelId: number }) {
+/**
+ * Generates more styles under a trained model (POST /v1/models/{modelId}/generations), for the
+ * subject of the run it was opened from (without one, the API takes the model's own subject).
+ */
+export function GeneratePage({ modelId, subjectId }: { modelId: number; subjectId?: string | undefined }) {
   const { styles, error: stylesError } = useStyles();
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -22,7 +25,7 @@ export function GeneratePage({ modelId }: { modelId: number }) {
     setGeneral('');
     try {
       const started = await callApi<RunStarted>('POST', `/v1/models/${modelId}/generations`, {
-        body: { styles: [...chosen] },
+        body: { styles: [...chosen], ...(subjectId !== undefined ? { subjectId } : {}) },
         headers: { 'idempotency-key': key.current },
       });
       navigate(['runs', started.workflowId]);
@@ -43,6 +46,7 @@ export function GeneratePage({ modelId }: { modelId: number }) {
   return (
     <>
       <PageHeading title={`Generate with model ${modelId}`}>Generate with model {modelId}</PageHeading>
+      {subjectId !== undefined && <p>For subject {subjectId}, as the run it was opened from.</p>}
       <Alert>{stylesError}</Alert>
       <form onSubmit={submit} noValidate class="stack">
         <StyleChoices styles={styles} chosen={chosen} onChange={setChosen} errors={errors.styles} />

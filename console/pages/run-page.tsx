@@ -31,7 +31,6 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
   const [error, setError] = useState('');
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
-  const retryKey = useRef(crypto.randomUUID());
   const loads = useRef(0);
 
   // Loads overlap (the page's first one, the stream's end, an action's): only the newest answer
@@ -88,14 +87,13 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
       setNotice('Cancellation requested.');
       await load();
     });
+  // The API names a retry after the run and its styles: a second click, from this tab or another,
+  // answers the retry the first one started.
   const retry = () =>
     act(async () => {
       const started = await callApi<RunStarted>(
         'POST',
         `/v1/pipelines/${encodeURIComponent(workflowId)}/retry`,
-        {
-          headers: { 'idempotency-key': retryKey.current },
-        },
       );
       navigate(['runs', started.workflowId]);
     });
@@ -111,7 +109,13 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
     .filter((g) => g.status !== 'DONE')
     .map((g) => styleName(styles, g.styleId));
   const ended = status !== undefined && status.state !== 'running';
-  const canRetry = ended && (failedStyles.length > 0 || status.state === 'failed') && modelId !== undefined;
+  // Once retried, the run offers its retry (which can itself be retried), not a second one.
+  const retriedBy = status?.retry;
+  const canRetry =
+    ended &&
+    retriedBy === undefined &&
+    (failedStyles.length > 0 || status.state === 'failed') &&
+    modelId !== undefined;
 
   return (
     <>
@@ -155,8 +159,15 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
                   Retry failed styles
                 </button>
               )}
+              {retriedBy && (
+                <a href={href(['runs', retriedBy.workflowId])}>Failed styles retried ({retriedBy.state})</a>
+              )}
               {modelId !== undefined && ended && (
-                <a class="button" href={href(['models', String(modelId), 'generate'])}>
+                // More avatars of the run's subject are that subject's: erasing them erases these too.
+                <a
+                  class="button"
+                  href={href(['models', String(modelId), 'generate'], { subject: result?.subjectId })}
+                >
                   Generate more styles
                 </a>
               )}

@@ -10,6 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TrainingResult } from '../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
 import { progressQuery, RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { existingRetry, generationsOfNoStyleSucceeded } from '../client/retry-plan';
 import { runOfTenant } from '../client/tenant-runs';
 import { ApiError } from './api-error';
 import type { PipelineLinks } from './links';
@@ -68,9 +69,10 @@ export async function pipelineStatus(
     client
       .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(progressQuery))
       .catch((): PipelineProgress | undefined => undefined),
-    state === 'running' ? Promise.resolve({}) : outcomeOf(client, workflowId, description.runId),
+    state === 'running' ? Promise.resolve<Outcome>({}) : outcomeOf(client, workflowId, description.runId),
     state === 'running' ? Promise.resolve(undefined) : callbackState(client, workflowId),
   ]);
+  const retry = outcome.generations && (await existingRetry(client, workflowId, outcome.generations));
   return {
     workflowId,
     runId: description.runId,
@@ -78,27 +80,37 @@ export async function pipelineStatus(
     startedAt: description.startTime.toISOString(),
     ...(description.closeTime ? { closedAt: description.closeTime.toISOString() } : {}),
     ...(progress ? { progress } : {}),
-    ...outcome,
+    ...(outcome.result ? { result: outcome.result } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
     ...(callback ? { callback: { state: callback } } : {}),
+    ...(retry ? { retry: { workflowId: retry.workflowId, state: stateOfStatus(retry.status) } } : {}),
     links,
   };
 }
 
-async function outcomeOf(
-  client: Client,
-  workflowId: string,
-  runId: string,
-): Promise<{ result?: PipelineResult | TrainingResult; error?: { message: string; type?: string } }> {
+/** How the run ended, and the styles it generated (which a retry would read) when it got that far. */
+interface Outcome {
+  result?: PipelineResult | TrainingResult;
+  error?: { message: string; type?: string };
+  generations?: PipelineResult['generations'];
+}
+
+async function outcomeOf(client: Client, workflowId: string, runId: string): Promise<Outcome> {
   try {
-    return { result: await client.workflow.getHandle(workflowId, runId).result() };
+    const result: PipelineResult | TrainingResult = await client.workflow
+      .getHandle(workflowId, runId)
+      .result();
+    return { result, ...('generations' in result ? { generations: result.generations } : {}) };
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     const root = rootCause(err);
+    const noStyle = generationsOfNoStyleSucceeded(err);
     return {
       error: {
         message: root.message,
         ...(root instanceof ApplicationFailure && root.type ? { type: root.type } : {}),
       },
+      ...(noStyle ? { generations: noStyle.generations } : {}),
     };
   }
 }

@@ -175,6 +175,12 @@ export const pipelineStatusSchema = z
       .describe(
         "Delivery of the run's webhook events (callbackUrl and registered endpoints) once the run has ended: pending while any is still being tried",
       ),
+    retry: z
+      .object({ workflowId: z.string(), state: z.enum(PIPELINE_STATES) })
+      .optional()
+      .describe(
+        'The retry of the styles that did not end DONE (POST /v1/pipelines/{workflowId}/retry), once one was started: asking again answers this one',
+      ),
     links: linksSchema,
   })
   .meta({ id: 'PipelineStatus' });

@@ -5,10 +5,13 @@ import {
   type WorkflowExecutionStatusName,
 } from '@temporalio/client';
 import type { PipelineResult } from '../contracts/pipeline-state';
-import { deletePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
+import { ModelIdAttribute } from '../contracts/search-attributes';
+import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { deletePrefix, pipelinePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
 import { eraseFromCampaigns } from '../campaign/client/erase-from-campaigns';
 import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
 import { getPipeline } from './pipelines';
+import { tenantClause } from './tenant-runs';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
 /**
@@ -18,9 +21,16 @@ import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 export interface ForgetReport {
   /** The subject's key in the store: a hash, so the report can be logged and kept. */
   subject: string;
-  /** Objects of the subject left in the store: 0 once erased. */
+  /**
+   * Objects of the subject left in the store, counted after the delete under every prefix erased
+   * (the subject's, each run's uploads, each subjectless run's own): 0 once erased.
+   */
   storedObjects: number;
-  /** The subject's pipeline runs, now deleted; open ones were cancelled first so that none writes again afterwards. */
+  /**
+   * The subject's pipeline runs, and the runs under the subject's models that named no subject
+   * (their avatars are of the same face), now deleted; open ones were cancelled first so that none
+   * writes again afterwards.
+   */
   runs: Array<{ workflowId: string; status: WorkflowExecutionStatusName }>;
   /** The provider offers no way to delete: its models (trained on the selfies) and orders remain. */
   providerHeld: { modelIds: number[]; orderIds: number[]; canDelete: false };
@@ -43,7 +53,8 @@ export interface ForgetSubjectOptions {
  * holding them is told, so none starts them afterwards; src/campaign/client/erase-from-campaigns.ts); then
  * cancels their open runs (and waits for them to close, so no archive copy lands
  * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
- * selfies, deletes the runs themselves from Temporal (with their children: claims, callback
+ * selfies, does the same for the runs under the subject's models that named no subject (their
+ * avatars, kept under each run's own prefix, are of the subject's face), deletes the runs themselves from Temporal (with their children: claims, callback
  * deliveries), so no route answers their results or the provider's avatar URLs any more, and
  * reports what the provider still holds. Campaign summaries, results and progress leave them out.
  *
@@ -69,7 +80,7 @@ export async function forgetSubject(
   const modelIds = new Set<number>();
   const orderIds = new Set<number>();
   const finalRuns: ForgetReport['runs'] = [];
-  for (const run of runs) {
+  const close = async (run: RunToErase) => {
     const handle = getPipeline(client, run.workflowId);
     let status = run.status;
     if (status === 'RUNNING') {
@@ -78,17 +89,26 @@ export async function forgetSubject(
     }
     if (run.modelId !== undefined) modelIds.add(run.modelId);
     if (status === 'COMPLETED') {
-      const result: PipelineResult = await handle.result();
-      modelIds.add(result.modelId);
-      for (const generation of result.generations) {
+      // A training run's result is its model alone.
+      const result: Partial<PipelineResult> = await handle.result();
+      if (result.modelId !== undefined) modelIds.add(result.modelId);
+      for (const generation of result.generations ?? []) {
         if (generation.orderId !== undefined) orderIds.add(generation.orderId);
       }
     }
     finalRuns.push({ workflowId: run.workflowId, status });
-  }
-  await deleteRuns(client, runs);
-  // The subject's archived avatars, and each run's uploaded selfies (kept under the run's id).
-  const prefixes = [prefix, ...finalRuns.map((run) => uploadsPrefix(run.workflowId))];
+  };
+  for (const run of runs) await close(run);
+  const subjectless = await subjectlessRunsOfModels(client, tenant, modelIds, runs);
+  for (const run of subjectless) await close(run);
+  await deleteRuns(client, [...runs, ...subjectless]);
+  // The subject's archived avatars, each run's uploaded selfies (kept under the run's id), and the
+  // archived avatars of the subjectless runs (kept under their own ids).
+  const prefixes = [
+    prefix,
+    ...finalRuns.map((run) => uploadsPrefix(run.workflowId)),
+    ...subjectless.map((run) => pipelinePrefix(run.workflowId)),
+  ];
   let deleted = 0;
   for (const each of prefixes) deleted += (await deletePrefix(store, each)).length;
   let remaining = 0;
@@ -138,6 +158,35 @@ async function unlisted(client: Client, ids: string[], listed: RunToErase[]): Pr
         throw err;
       });
     if (description) runs.push({ workflowId, runId: description.runId, status: description.status.name });
+  }
+  return runs;
+}
+
+/**
+ * The tenant's runs under the subject's models that named no subject, beyond those already found:
+ * generations started under the model without naming whose avatars they are.
+ */
+async function subjectlessRunsOfModels(
+  client: Client,
+  tenant: string,
+  modelIds: ReadonlySet<number>,
+  found: RunToErase[],
+): Promise<RunToErase[]> {
+  if (modelIds.size === 0) return [];
+  const models = [...modelIds].map((id) => `${ModelIdAttribute.name} = ${id}`).join(' OR ');
+  const types = [...RUN_WORKFLOW_TYPES].map((t) => `'${t}'`).join(', ');
+  const query = `${tenantClause(tenant)} AND WorkflowType IN (${types}) AND (${models})`;
+  const runs: RunToErase[] = [];
+  for await (const info of client.workflow.list({ query })) {
+    if (typeof info.memo?.subjectId === 'string') continue;
+    if (found.some((run) => run.workflowId === info.workflowId)) continue;
+    const modelId = info.typedSearchAttributes.get(ModelIdAttribute);
+    runs.push({
+      workflowId: info.workflowId,
+      runId: info.runId,
+      status: info.status.name,
+      ...(modelId !== undefined ? { modelId } : {}),
+    });
   }
   return runs;
 }

@@ -25,7 +25,8 @@ import type { ProviderClient } from '../provider/client';
 import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames } from './generation-check';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { ProviderCatalog } from './provider-catalog';
-import { planRetry, RetryRefusedError, type RetryPlan } from './retry-plan';
+import { planRetry, RetryRefusedError, retryWorkflowId, type RetryPlan } from './retry-plan';
+import { subjectOfModel } from './model-subject';
 import { tenantModelIds, tenantProviderReads } from './tenant-runs';
 import { InputError } from '../errors';
 
@@ -44,11 +45,6 @@ export function trainingWorkflowId(tenant: string, requestId?: string): string {
 
 export function generationWorkflowId(tenant: string, requestId?: string): string {
   return tenantWorkflowId(tenant, `${GENERATION_WORKFLOW_ID_PREFIX}${requestId ?? randomUUID()}`);
-}
-
-/** A retry is named after the run it retries (so it is of the same tenant), and the two are found together. */
-export function retryWorkflowId(retriedId: string, requestId?: string): string {
-  return `${retriedId}/retry-${requestId ?? randomUUID()}`;
 }
 
 export function validateTrainingRequest(request: unknown): TrainingInput {
@@ -92,7 +88,8 @@ export async function startTraining(
  * tenant's model is refused as the provider's unknown ids are), after asking the provider that the model is a
  * DONE model of the requested gender and that every style is offered (an InputError names
  * each field otherwise, and nothing is started). `fields` names the fields as the caller's surface
- * spells them.
+ * spells them. A request that names no subject generates for the subject the model was trained
+ * for (subjectOfModel), so that erasing that subject erases these avatars too.
  */
 export async function startGeneration(
   client: Client,
@@ -109,9 +106,11 @@ export async function startGeneration(
     tenantModelIds(client, options.tenant ?? DEFAULT_TENANT),
   );
   await checkGenerationTarget(visible, validated, options.fields ?? REQUEST_FIELD_NAMES);
+  const tenant = options.tenant ?? DEFAULT_TENANT;
+  const subjectId = validated.subjectId ?? (await subjectOfModel(client, tenant, validated.modelId));
   return startGenerationRun(
     client,
-    validated,
+    { ...validated, ...(subjectId !== undefined ? { subjectId } : {}) },
     generationWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
     options,
   );
@@ -121,7 +120,9 @@ export async function startGeneration(
  * Retries a run that ended PARTIAL (or failed because no style succeeded): only its styles that
  * did not end DONE are generated again, under the same model, and the new run's result lists
  * them with the DONE ones kept as they were. Refused (RetryRefusedError) for a run that is still
- * going, succeeded entirely, or failed before generating.
+ * going, succeeded entirely, or failed before generating. The retry is named after the run and its
+ * styles (retryWorkflowId), not after `options.requestId`: the same retry asked for twice, whatever
+ * the request ids, answers the one run (created: false) and orders nothing more.
  */
 export async function startRetry(
   client: Client,
@@ -142,7 +143,7 @@ export async function startRetry(
     retry: { of: retriedId, kept: plan.kept },
   });
   await checkGenerationTarget(provider, input);
-  const run = await startGenerationRun(client, input, retryWorkflowId(retriedId, options.requestId), options);
+  const run = await startGenerationRun(client, input, retryWorkflowId(retriedId, plan.styles), options);
   return { ...run, plan };
 }
 

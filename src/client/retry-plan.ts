@@ -1,9 +1,50 @@
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionStatusName,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { GenerationResult, PipelineResult } from '../contracts/pipeline-state';
 import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { InputError } from '../errors';
 import { runOfTenant } from './tenant-runs';
+
+/**
+ * The one id of the retry of `styles` of a run: named after the run (so it is of the same tenant,
+ * and the two are found together) and the styles it generates again, so asking for the same retry
+ * again, from any surface and with any request id, finds the run the first request started.
+ */
+export function retryWorkflowId(retriedId: string, styles: readonly number[]): string {
+  return `${retriedId}/retry-${[...styles].sort((a, b) => a - b).join('-')}`;
+}
+
+/** The styles a retry of an ended run generates again: those that did not end DONE, in the run's order. */
+export function stylesToRetry(
+  generations: readonly Pick<GenerationResult, 'styleId' | 'status'>[],
+): number[] {
+  return generations.filter((g) => g.status !== 'DONE').map((g) => g.styleId);
+}
+
+/**
+ * The retry of an ended run's styles that did not end DONE, once one was started (by any surface):
+ * its id and status. undefined when the run has nothing to retry or nobody retried it yet.
+ */
+export async function existingRetry(
+  client: Client,
+  retriedId: string,
+  generations: readonly Pick<GenerationResult, 'styleId' | 'status'>[],
+): Promise<{ workflowId: string; status: WorkflowExecutionStatusName } | undefined> {
+  const styles = stylesToRetry(generations);
+  if (styles.length === 0) return undefined;
+  const workflowId = retryWorkflowId(retriedId, styles);
+  try {
+    return { workflowId, status: (await client.workflow.getHandle(workflowId).describe()).status.name };
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+}
 
 /** What a retry generates again, and what it keeps, under the model the first run trained. */
 export interface RetryPlan {
@@ -54,7 +95,7 @@ export async function planRetry(client: Client, tenant: string, workflowId: stri
     throw new RetryRefusedError(workflowId, 'is not a run that generates avatars');
   }
   const kept = ended.generations.filter((g) => g.status === 'DONE');
-  const styles = ended.generations.filter((g) => g.status !== 'DONE').map((g) => g.styleId);
+  const styles = stylesToRetry(ended.generations);
   if (styles.length === 0)
     throw new RetryRefusedError(workflowId, 'every style ended DONE: nothing to retry');
   return {
@@ -67,11 +108,9 @@ export async function planRetry(client: Client, tenant: string, workflowId: stri
 }
 
 /** A run in which no style succeeded fails with its model and styles as details; any other failure is before or beyond that. */
-function generationsOfFailure(
-  workflowId: string,
-  err: unknown,
-): Pick<PipelineResult, 'modelId' | 'generations'> {
-  if (!(err instanceof WorkflowFailedError)) throw err;
+export function generationsOfNoStyleSucceeded(
+  err: WorkflowFailedError,
+): Pick<PipelineResult, 'modelId' | 'generations'> | undefined {
   const root = err.cause;
   if (root instanceof ApplicationFailure && root.type === 'NoStyleSucceeded') {
     const details = root.details?.[0] as { modelId?: unknown; generations?: unknown } | undefined;
@@ -79,6 +118,17 @@ function generationsOfFailure(
       return { modelId: details.modelId, generations: details.generations as GenerationResult[] };
     }
   }
+  return undefined;
+}
+
+function generationsOfFailure(
+  workflowId: string,
+  err: unknown,
+): Pick<PipelineResult, 'modelId' | 'generations'> {
+  if (!(err instanceof WorkflowFailedError)) throw err;
+  const generations = generationsOfNoStyleSucceeded(err);
+  if (generations) return generations;
+  const root = err.cause;
   const message = root instanceof Error ? root.message : String(root);
   throw new RetryRefusedError(
     workflowId,

@@ -46,7 +46,7 @@ const TENANT_SEPARATOR = '.';
  * pairs never make one workflow id, whatever dashes either holds, and ids of one tenant keep the
  * reserved-prefix protection among themselves. Claim ids (`provider-claim:…`) are no tenant's:
  * their `:` comes before any `.`. Children named after their parent (`<pipeline>/callback`,
- * `<pipeline>/retry-<key>`, `<campaign>/<subject>`) inherit the tenant. The id stays one URL
+ * `<pipeline>/retry-<styles>`, `<campaign>/<subject>`) inherit the tenant. The id stays one URL
  * path segment, as the API's routes take it.
  */
 export function tenantWorkflowId(tenant: string, id: string): string {

@@ -36,6 +36,8 @@ const policyViolations: string[] = [];
 /** Pages checked with axe-core, and what it found serious or critical on each. */
 const axeFindings: Record<string, string[]> = {};
 let firstRun = '';
+/** Generated from the first run's page with "Generate more styles": the first run's subject's. */
+let moreRun = '';
 /** The campaign started with a small sample interval (its chart draws requests/s). */
 let ratesCampaign = '';
 
@@ -358,6 +360,38 @@ describe('the web console', () => {
         .first()
         .waitFor();
       await loadedAvatars();
+      const retryRun = await startedRunId();
+
+      // The failed run, opened again (a reload, another tab): it offers the retry it has, and no
+      // second one, and the provider made one retry order.
+      await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(failed)}`);
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: `Run ${failed}`, exact: true }).waitFor();
+      const retried = page.getByRole('link', { name: /^Failed styles retried/ });
+      await retried.waitFor({ timeout: 30_000 });
+      expect(await retried.getAttribute('href')).toBe(`#/runs/${encodeURIComponent(retryRun)}`);
+      expect(await page.getByRole('button', { name: 'Retry failed styles' }).count()).toBe(0);
+      const cyberpunkOrders = stack.sim
+        .stats()
+        .orders.filter((o) => o.kind === 'generation' && o.styles.includes(8));
+      expect(cyberpunkOrders.map((o) => o.status)).toEqual(['ERROR', 'DONE']);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'generates more styles from a run’s page for the run’s subject',
+    async () => {
+      await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(firstRun)}`);
+      await page.getByRole('link', { name: 'Generate more styles' }).click();
+      await page.getByText('For subject console-ana').waitFor();
+      await page.getByRole('checkbox', { name: 'Watercolor', exact: true }).check();
+      await page.getByRole('button', { name: 'Start' }).click();
+      moreRun = await startedRunId();
+      expect(moreRun).not.toBe(firstRun);
+      await expectBarDone('Watercolor');
+      await page.getByRole('definition').filter({ hasText: 'console-ana' }).waitFor({ timeout: 60_000 });
+      expect((await runsOfApi('&subjectId=console-ana')).map((r) => r.workflowId)).toContain(moreRun);
     },
     STEP_MS,
   );
@@ -457,9 +491,12 @@ describe('the web console', () => {
       await checkAccessibility('runs');
       await page.getByLabel('Subject').fill('console-ana');
       await page.getByRole('button', { name: 'Filter' }).click();
+      // The first run and what was generated later under its model are the subject's.
+      const ofAna = (await runsOfApi('&subjectId=console-ana')).map((r) => r.workflowId);
+      expect(ofAna).toEqual(expect.arrayContaining([firstRun, moreRun]));
       await eventually(async () => {
         const links = await table.getByRole('link').allTextContents();
-        expect(links).toEqual([firstRun]);
+        expect(links).toEqual(ofAna);
       });
       await page.getByLabel('State').selectOption('failed');
       await page.getByRole('button', { name: 'Filter' }).click();
@@ -774,12 +811,16 @@ describe('the web console', () => {
       const report = page.getByRole('region', { name: 'Erasure report for console-ana' });
       await report.waitFor();
       expect(await report.textContent()).toContain(firstRun);
+      expect(await report.textContent()).toContain(moreRun);
       await checkAccessibility('erasure report');
-      await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(firstRun)}`);
-      await eventually(async () =>
-        expect(await page.getByRole('alert').textContent()).toContain('No pipeline'),
-      );
-      expect(await page.getByRole('img', { name: /avatar \d+$/ }).count()).toBe(0);
+      for (const run of [firstRun, moreRun]) {
+        await page.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(run)}`);
+        await page.getByRole('heading', { level: 1, name: `Run ${run}`, exact: true }).waitFor();
+        await eventually(async () =>
+          expect(await page.getByRole('alert').textContent()).toContain(`No pipeline ${run}`),
+        );
+        expect(await page.getByRole('img', { name: /avatar \d+$/ }).count()).toBe(0);
+      }
     },
     STEP_MS,
   );

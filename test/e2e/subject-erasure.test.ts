@@ -1,6 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { generationWorkflowId, validateGenerationRequest } from '../../src/client/model-runs';
+import { startRunOnce } from '../../src/client/start-run';
+import type { GenerationWorkflowInput } from '../../src/contracts/model-runs';
+import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { uniqueName } from '../helpers/temporal-env';
@@ -139,6 +143,99 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     const erinRun = await call('GET', runUrl(erin.workflowId));
     expect(erinRun.status).toBe(200);
     expect(JSON.parse(erinRun.text)).toMatchObject({ state: 'completed' });
+  }, 180_000);
+
+  test('avatars generated later under their model are erased with the subject, and the report counts what is left', async () => {
+    type Run = {
+      state: string;
+      result?: {
+        modelId: number;
+        subjectId?: string;
+        generations: Array<{ avatars: Array<{ archiveKey?: string }> }>;
+      };
+    };
+    const runUrl = (id: string) => `/v1/pipelines/${encodeURIComponent(id)}`;
+    const ended = async (id: string): Promise<Run> => {
+      for (let i = 0; ; i++) {
+        const run = JSON.parse((await call('GET', runUrl(id))).text) as Run;
+        if (run.state !== 'running') return run;
+        if (i > 300) throw new Error(`${id} did not end`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    const keysOf = (run: Run) => run.result!.generations.flatMap((g) => g.avatars.map((a) => a.archiveKey!));
+    const started = await call('POST', '/v1/pipelines', {
+      images: stack.selfies.files,
+      styles: [3],
+      gender: 1,
+      subjectId: 'kim',
+      polling: FAST_POLLING,
+    });
+    expect(started.status).toBe(202);
+    const pipelineId = (started.body as { workflowId: string }).workflowId;
+    const first = await ended(pipelineId);
+    expect(first.state).toBe('completed');
+    const modelId = first.result!.modelId;
+    // "Generate more styles" as a caller that names no subject asks for it.
+    const more = await call('POST', `/v1/models/${modelId}/generations`, {
+      styles: [5],
+      polling: FAST_POLLING,
+    });
+    expect(more.status).toBe(202);
+    const moreId = (more.body as { workflowId: string }).workflowId;
+    const moreRun = await ended(moreId);
+    expect(moreRun.state).toBe('completed');
+    expect(moreRun.result!.subjectId).toBe('kim');
+    // A generation under the model that carries no subject at all (started before generations
+    // took their model's subject): its avatars are of kim's face as well.
+    const placement = stack.config.placement;
+    const olderId = generationWorkflowId('default', uniqueName('older'));
+    const olderInput: GenerationWorkflowInput = {
+      ...validateGenerationRequest({ modelId, styles: [7], gender: 1, polling: FAST_POLLING }),
+      tenant: 'default',
+      providerTaskQueue: placement.providerTaskQueue,
+      archiveAvatars: true,
+    };
+    await startRunOnce(stack.env.client, {
+      workflowType: WORKFLOW_TYPES.generation,
+      workflowId: olderId,
+      taskQueue: placement.taskQueue,
+      input: olderInput,
+      summary: 'a generation naming no subject',
+      memo: { modelId },
+    });
+    const olderRun = await ended(olderId);
+    expect(olderRun.state).toBe('completed');
+    expect(olderRun.result!.subjectId).toBeUndefined();
+    const laterKeys = [...keysOf(moreRun), ...keysOf(olderRun)];
+    expect(laterKeys.length).toBe(4);
+    const stored = async () => (await filesUnder(stack.blobDir)).map((f) => f.name.split(path.sep).join('/'));
+    expect((await stored()).filter((name) => laterKeys.includes(name)).length).toBe(4);
+    // The subjectless run is listed under its model once visibility has caught up with it.
+    for (let i = 0; ; i++) {
+      const listed = JSON.parse((await call('GET', '/v1/pipelines?kind=generation&limit=100')).text) as {
+        pipelines: Array<{ workflowId: string; modelId?: number }>;
+      };
+      if (listed.pipelines.some((p) => p.workflowId === olderId && p.modelId === modelId)) break;
+      if (i > 150) throw new Error('the subjectless generation was not listed under its model');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+
+    const erased = await call('DELETE', '/v1/subjects/kim');
+    expect(erased.status).toBe(200);
+    const report = erased.body as { storedObjects: number; runs: Array<{ workflowId: string }> };
+    expect(report.runs.map((r) => r.workflowId).sort()).toEqual([olderId, moreId, pipelineId].sort());
+    const left = (await stored()).filter((name) => laterKeys.includes(name) || keysOf(first).includes(name));
+    expect(left).toEqual([]);
+    expect(report.storedObjects).toBe(left.length);
+    for (const id of [moreId, olderId]) {
+      let answer = await call('GET', runUrl(id));
+      for (let i = 0; i < 300 && answer.status !== 404; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        answer = await call('GET', runUrl(id));
+      }
+      expect({ id, status: answer.status }).toEqual({ id, status: 404 });
+    }
   }, 180_000);
 
   test('erased while their campaign runs: never started, and named in no progress, event, summary or result', async () => {

@@ -245,13 +245,37 @@ describe('train once, generate later, retry without retraining', () => {
       styles: [7],
       kept: [3],
     });
-    const again = await post(
-      `/v1/pipelines/${partial.workflowId}/retry`,
-      {},
+    // The same retry asked again, as a reloaded console or a second client would (another key, or
+    // none), answers the one retry run: no second run, no second order for style 7.
+    const repeats: Array<Record<string, string>> = [
       { 'idempotency-key': 'retry-1' },
+      { 'idempotency-key': 'retry-2' },
+      {},
+    ];
+    for (const headers of repeats) {
+      const again = await post(`/v1/pipelines/${partial.workflowId}/retry`, {}, headers);
+      expect({ headers, status: again.status }).toEqual({ headers, status: 200 });
+      expect(again.body.workflowId).toBe(retried.body.workflowId);
+    }
+    const cliAgain = await runCli(
+      ['retry', partial.workflowId, '--request-id', 'retry-3', '--json'],
+      cliEnv,
+      {
+        timeoutMs: 90_000,
+      },
     );
-    expect(again.status).toBe(200);
-    expect(again.body.workflowId).toBe(retried.body.workflowId);
+    expect(cliAgain.code).toBe(0);
+    expect((JSON.parse(cliAgain.stdout) as PipelineResult).workflowId).toBe(retried.body.workflowId);
+    // The retried run's status names its retry, so a console stops offering another.
+    const retriedStatus = await fetch(
+      `${stack.base}/v1/pipelines/${encodeURIComponent(partial.workflowId)}`,
+      {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      },
+    );
+    expect(((await retriedStatus.json()) as { retry?: { workflowId: string } }).retry).toMatchObject({
+      workflowId: retried.body.workflowId,
+    });
 
     const combined = await getPipeline(stack.env.client, retried.body.workflowId).result();
     expect(combined.status).toBe('DONE');

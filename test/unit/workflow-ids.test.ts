@@ -1,4 +1,5 @@
-import { generationWorkflowId, retryWorkflowId, trainingWorkflowId } from '../../src/client/model-runs';
+import { generationWorkflowId, trainingWorkflowId } from '../../src/client/model-runs';
+import { retryWorkflowId } from '../../src/client/retry-plan';
 import { pipelineWorkflowId } from '../../src/client/pipelines';
 import { campaignIdSchema } from '../../src/campaign/contracts/campaign';
 import { subjectWorkflowId } from '../../src/campaign/contracts/campaign-state';
@@ -16,7 +17,7 @@ describe('workflow ids of tenants', () => {
     expect(generationWorkflowId('acme', 'k1')).toBe('acme.avatar-generation-k1');
     expect(tenantWorkflowId('acme', 'spring')).toBe('acme.spring');
     // Children named after their parent inherit its tenant.
-    expect(tenantOfWorkflowId(retryWorkflowId(pipelineWorkflowId('acme', 'k1'), 'r'))).toBe('acme');
+    expect(tenantOfWorkflowId(retryWorkflowId(pipelineWorkflowId('acme', 'k1'), [7]))).toBe('acme');
     expect(
       tenantOfWorkflowId(subjectWorkflowId(tenantWorkflowId('acme', 'spring'), { subjectId: 'u-1' })),
     ).toBe('acme');

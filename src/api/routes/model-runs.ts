@@ -136,13 +136,13 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
     schema: {
       summary: 'Retry the styles of a run that did not end DONE, under the same model',
       description:
-        'For a pipeline, generation run or retry that ended PARTIAL (or failed because no style succeeded): a generation run, `<id>/retry-<key>`, generates again only the styles that did not end DONE, under the same model, without training; its result lists every style, the DONE ones kept as they were.',
+        'For a pipeline, generation run or retry that ended PARTIAL (or failed because no style succeeded): a generation run, `<id>/retry-<styles>`, generates again only the styles that did not end DONE, under the same model, without training; its result lists every style, the DONE ones kept as they were. The retry is named after the run and those styles, so asking again (with any Idempotency-Key, or none) answers the retry the first request started (200) and starts nothing; the run’s status names it (`retry`).',
       tags: ['pipelines'],
       security: [{ [BEARER_SCHEME]: [] }],
       headers: idempotencyHeaders,
       params: pipelineIdParamsSchema,
       response: {
-        200: retryStartedSchema.describe('An earlier request with this Idempotency-Key started the retry'),
+        200: retryStartedSchema.describe('An earlier request started this retry'),
         202: retryStartedSchema.describe('Started'),
         404: errorBodySchema.describe('No run with this id'),
         409: errorBodySchema.describe(

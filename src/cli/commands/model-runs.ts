@@ -103,7 +103,10 @@ export function registerModelRunCommands(program: Command): void {
     .command('retry')
     .description('Generate again, under the same model, the styles of a run that did not end DONE')
     .argument('<workflowId>', 'a pipeline, generation or retry run that ended PARTIAL or with no style DONE')
-    .option('--request-id <id>', 'idempotency key: the same id attaches to the same retry')
+    .option(
+      '--request-id <id>',
+      'accepted as by the other commands: a retry of the same run and styles is one run whatever the id',
+    )
     .addOption(tenantOption("run is retried (the retry is the tenant's too)"))
     .option('--json', 'print exactly one JSON document (the combined result) on stdout')
     .addHelpText(
