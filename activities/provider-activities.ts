@@ -150,7 +150,8 @@ export function createProviderActivities({
     /**
      * Uploads are sequential per model, so an image the pipeline does not know yet is the one a lost
      * answer (or a worker that died mid-upload) left behind. Heartbeats let a dead worker's attempt
-     * be retried within seconds.
+     * end after the heartbeat timeout instead of the start-to-close one; its retry waits for the
+     * upload it may have cut off to land before looking.
      */
     async uploadSelfie(input: {
       modelId: number;
@@ -362,7 +363,8 @@ const HEARTBEAT_EVERY_MS = UPLOAD_HEARTBEAT_THROTTLE_MS;
 /**
  * Heartbeats while `body` runs, so that when the worker dies (killed, out of memory, host lost) the
  * server retries the attempt after the short heartbeat timeout instead of waiting out the long
- * start-to-close timeout that a slow upload needs. The retry reconciles before writing again.
+ * start-to-close timeout that a slow upload needs. The retry lets a cut-off upload land, then
+ * reconciles before writing again.
  */
 async function withHeartbeats<T>(body: () => Promise<T>): Promise<T> {
   const context = Context.current();
