@@ -7,14 +7,20 @@ import type { ImageAccessPolicy } from '../src/images/image-access';
 import { AvatarPageStart } from '../src/provider/avatar-page-start';
 import { readAvatarPage } from '../src/provider/collect-avatars';
 import type { ProviderClient } from '../src/provider/client';
-import { ProviderBadRequestError, ProviderRateLimitedError } from '../src/provider/errors';
+import {
+  ProviderBadRequestError,
+  ProviderInvalidResponseError,
+  ProviderRateLimitedError,
+  ProviderUnavailableError,
+} from '../src/provider/errors';
 import type { Gender } from '../src/provider/request-schemas';
 import type { Avatar, Order } from '../src/provider/schemas';
 import { hasStarted, type OrderStatus } from '../src/provider/status';
 import { toUploadImage } from '../src/provider/upload-image';
-import { DEFAULT_PROVIDER_WRITE_SETTLE_MS } from '../src/config/env-schema';
+import { DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_PROVIDER_WRITE_SETTLE_MS } from '../src/config/env-schema';
 import { claimWorkflowId } from '../src/contracts/workflow-ids';
-import { sendWrite } from './provider-failure';
+import { UPLOAD_HEARTBEAT_THROTTLE_MS } from '../src/contracts/activity-timeouts';
+import { sendWrite, SettlingRetryError, UnsettledWriteError, wasNeverSent } from './provider-failure';
 
 export interface ActivityDependencies {
   provider: ProviderClient;
@@ -23,6 +29,8 @@ export interface ActivityDependencies {
   providerScope: string;
   /** PROVIDER_WRITE_SETTLE_MS: how long a timed-out write may still be performed; its retry waits that long. */
   writeSettleMs?: number;
+  /** PROVIDER_TIMEOUT_MS: how long a write sent just before its attempt ended may still be on its way. */
+  providerTimeoutMs?: number;
   /** Where the provider's avatar pages start, as this worker learns from its reads; its own by default. */
   pageStart?: AvatarPageStart;
 }
@@ -39,37 +47,64 @@ export interface StatusReport {
   message?: string;
 }
 
+/** One attempt of a write activity: whether it looks for an earlier attempt's write first, and how it sends its own. */
+interface WriteAttempt {
+  lookFirst: boolean;
+  write<T>(send: () => Promise<T>): Promise<T>;
+}
+
 /**
  * Creates, uploads and runs are not idempotent at the provider. Every write follows one rule:
  * the first attempt writes; any later attempt (the earlier one may have committed and then lost
  * its answer, or its worker died) first looks at the provider's lists or status for the write it
- * may already have made, unless the attempt just before it left a WriteRefused mark.
+ * may already have made, unless the attempt just before it left a WriteRefused mark. And it looks
+ * only once that write has had time to land: an attempt whose write may still be on its way ends
+ * asking for a retry no sooner than PROVIDER_WRITE_SETTLE_MS later (UnsettledWriteError), and an
+ * attempt that follows one which ended without a mark (the server timed it out, its worker died)
+ * sends nothing and asks for a retry after PROVIDER_TIMEOUT_MS plus PROVIDER_WRITE_SETTLE_MS
+ * (SettlingRetryError).
  */
 export function createProviderActivities({
   provider,
   imageAccess,
   providerScope,
   writeSettleMs = DEFAULT_PROVIDER_WRITE_SETTLE_MS,
+  providerTimeoutMs = DEFAULT_PROVIDER_TIMEOUT_MS,
   pageStart = new AvatarPageStart(),
 }: ActivityDependencies) {
-  const mustLookFirst = () => {
-    const { attempt, heartbeatDetails } = Context.current().info;
-    return attempt > 1 && !isWriteRefusedIn(heartbeatDetails, attempt - 1);
-  };
   const call = () => ({ signal: Context.current().cancellationSignal });
   /**
-   * A write that times out is retried only once the provider has settled (see UnsettledWriteError);
-   * one the provider refused with a 429 leaves the WriteRefused mark for the next attempt.
+   * Runs one attempt of a write activity under the rule above, leaving the mark its ending calls
+   * for: WriteRefused when nothing was written, WriteSettled when whatever it or the attempts
+   * before it wrote will have landed by the time its retry runs.
    */
-  const write = async <T>(send: () => Promise<T>): Promise<T> => {
-    try {
-      return await sendWrite(send, writeSettleMs);
-    } catch (err) {
-      if (err instanceof ProviderRateLimitedError) {
-        const context = Context.current();
-        const mark: WriteRefused = { writeRefusedInAttempt: context.info.attempt };
-        context.heartbeat(mark);
+  const writeAttempt = async <T>(body: (attempt: WriteAttempt) => Promise<T>): Promise<T> => {
+    const context = Context.current();
+    const { attempt } = context.info;
+    const previous = attempt === 1 ? 'settled' : attemptEndIn(context.info.heartbeatDetails, attempt - 1);
+    const leave = (mark: WriteRefused | WriteSettled) => context.heartbeat(mark);
+    const settled: WriteSettled = { writeSettledInAttempt: attempt };
+    if (previous === undefined) {
+      leave(settled);
+      throw new SettlingRetryError(attempt, providerTimeoutMs + writeSettleMs);
+    }
+    let sent = false;
+    const write = async <R>(send: () => Promise<R>): Promise<R> => {
+      sent = true;
+      try {
+        return await sendWrite(send, writeSettleMs);
+      } catch (err) {
+        if (isRefusal(err)) leave({ writeRefusedInAttempt: attempt });
+        else if (err instanceof UnsettledWriteError || err instanceof ProviderInvalidResponseError) {
+          leave(settled);
+        }
+        throw err;
       }
+    };
+    try {
+      return await body({ lookFirst: attempt > 1 && previous === 'settled', write });
+    } catch (err) {
+      if (!sent) leave(settled);
       throw err;
     }
   };
@@ -98,19 +133,21 @@ export function createProviderActivities({
       reconcileFirst?: boolean;
       taken?: number[];
     }): Promise<{ created?: ModelOffer; candidates: ModelOffer[] }> {
-      if (input.reconcileFirst || mustLookFirst()) {
-        const taken = new Set(input.taken);
-        const candidates = (await findUnrunModels(provider, input.styles, input.gender, call())).filter(
-          (modelId) => !taken.has(modelId),
-        );
-        if (candidates.length > 0) {
-          return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
+      return writeAttempt(async ({ lookFirst, write }) => {
+        if (input.reconcileFirst || lookFirst) {
+          const taken = new Set(input.taken);
+          const candidates = (await findUnrunModels(provider, input.styles, input.gender, call())).filter(
+            (modelId) => !taken.has(modelId),
+          );
+          if (candidates.length > 0) {
+            return { candidates: candidates.map((modelId) => ({ modelId, claimId: claimIdFor(modelId) })) };
+          }
         }
-      }
-      const model = await write(() =>
-        provider.createModel({ styles: input.styles, gender: input.gender }, call()),
-      );
-      return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
+        const model = await write(() =>
+          provider.createModel({ styles: input.styles, gender: input.gender }, call()),
+        );
+        return { created: { modelId: model.id, claimId: claimIdFor(model.id) }, candidates: [] };
+      });
     },
 
     /**
@@ -150,7 +187,8 @@ export function createProviderActivities({
     /**
      * Uploads are sequential per model, so an image the pipeline does not know yet is the one a lost
      * answer (or a worker that died mid-upload) left behind. Heartbeats let a dead worker's attempt
-     * be retried within seconds.
+     * end after the heartbeat timeout instead of the start-to-close one; its retry waits for the
+     * upload it may have cut off to land before looking.
      */
     async uploadSelfie(input: {
       modelId: number;
@@ -159,29 +197,31 @@ export function createProviderActivities({
       index: number;
       knownImageIds: number[];
     }): Promise<{ imageId: number; reconciled: boolean }> {
-      return withHeartbeats(async () => {
-        if (mustLookFirst()) {
-          const known = new Set(input.knownImageIds);
-          const unknown = (await provider.listTrainingImages(input.modelId, call()))
-            .map((image) => image.id)
-            .filter((id) => !known.has(id))
-            .sort((a, b) => a - b);
-          if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
-        }
-        const field = `images[${input.index}]`;
-        const bytes = await readImage(input.image, imageAccess, {
-          field,
-          signal: Context.current().cancellationSignal,
-        });
-        const uploaded = await write(() =>
-          provider.uploadTrainingImage(
-            input.modelId,
-            { gender: input.gender, image: toUploadImage(bytes, { field }) },
-            call(),
-          ),
-        );
-        return { imageId: uploaded.id, reconciled: false };
-      });
+      return writeAttempt(({ lookFirst, write }) =>
+        withHeartbeats(async () => {
+          if (lookFirst) {
+            const known = new Set(input.knownImageIds);
+            const unknown = (await provider.listTrainingImages(input.modelId, call()))
+              .map((image) => image.id)
+              .filter((id) => !known.has(id))
+              .sort((a, b) => a - b);
+            if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
+          }
+          const field = `images[${input.index}]`;
+          const bytes = await readImage(input.image, imageAccess, {
+            field,
+            signal: Context.current().cancellationSignal,
+          });
+          const uploaded = await write(() =>
+            provider.uploadTrainingImage(
+              input.modelId,
+              { gender: input.gender, image: toUploadImage(bytes, { field }) },
+              call(),
+            ),
+          );
+          return { imageId: uploaded.id, reconciled: false };
+        }),
+      );
     },
 
     /** Selecting the same image twice is harmless, so no reconciliation is needed. */
@@ -190,19 +230,21 @@ export function createProviderActivities({
     },
 
     async runOrder(input: { orderId: number }): Promise<StatusReport> {
-      if (mustLookFirst()) {
-        const current = await provider.getOrderStatus(input.orderId, call());
-        if (hasStarted(current.status)) return report(current);
-      }
-      try {
-        return report(await write(() => provider.runOrder(input.orderId, call())));
-      } catch (err) {
-        // A refused run of an order that is already running is the answer we lost, not a failure.
-        if (!(err instanceof ProviderBadRequestError)) throw err;
-        const current = await provider.getOrderStatus(input.orderId, call());
-        if (hasStarted(current.status)) return report(current);
-        throw err;
-      }
+      return writeAttempt(async ({ lookFirst, write }) => {
+        if (lookFirst) {
+          const current = await provider.getOrderStatus(input.orderId, call());
+          if (hasStarted(current.status)) return report(current);
+        }
+        try {
+          return report(await write(() => provider.runOrder(input.orderId, call())));
+        } catch (err) {
+          // A refused run of an order that is already running is the answer we lost, not a failure.
+          if (!(err instanceof ProviderBadRequestError)) throw err;
+          const current = await provider.getOrderStatus(input.orderId, call());
+          if (hasStarted(current.status)) return report(current);
+          throw err;
+        }
+      });
     },
 
     async getOrderStatus(input: { orderId: number }): Promise<StatusReport> {
@@ -230,19 +272,21 @@ export function createProviderActivities({
       styleId: number;
       gender: Gender;
     }): Promise<{ orderId: number; reconciled: boolean }> {
-      if (mustLookFirst()) {
-        const existing = (await provider.listModelOrders(input.modelId, call())).find((order) =>
-          isOrderForStyle(order, input.modelId, input.styleId),
+      return writeAttempt(async ({ lookFirst, write }) => {
+        if (lookFirst) {
+          const existing = (await provider.listModelOrders(input.modelId, call())).find((order) =>
+            isOrderForStyle(order, input.modelId, input.styleId),
+          );
+          if (existing) return { orderId: existing.id, reconciled: true };
+        }
+        const order = await write(() =>
+          provider.createOrder(
+            { styles: [input.styleId], gender: input.gender, parent: input.modelId },
+            call(),
+          ),
         );
-        if (existing) return { orderId: existing.id, reconciled: true };
-      }
-      const order = await write(() =>
-        provider.createOrder(
-          { styles: [input.styleId], gender: input.gender, parent: input.modelId },
-          call(),
-        ),
-      );
-      return { orderId: order.id, reconciled: false };
+        return { orderId: order.id, reconciled: false };
+      });
     },
 
     /** One page of an order's avatars: a single provider request, so a rate limit on activities is one on requests. */
@@ -265,10 +309,10 @@ export function createProviderActivities({
 export type ProviderActivities = ReturnType<typeof createProviderActivities>;
 
 /**
- * The heartbeat details of an attempt whose write the provider refused with a 429, after the
- * attempt had looked for an earlier attempt's write (or had no need to). A 429 is answered before
- * the provider performs anything, so nothing has been written yet, and the next attempt writes at
- * once. Without the mark, a retry under a saturated quota sends its look and its write back to
+ * The heartbeat details of an attempt whose write the provider refused with a 429 (or which never
+ * left this host: connection refused, host not found), after the attempt had looked for an earlier
+ * attempt's write (or had no need to). A 429 is answered before the provider performs anything,
+ * so nothing has been written yet, and the next attempt writes at once. Without the mark, a retry under a saturated quota sends its look and its write back to
  * back, as one task of the provider queue, whose rate limit lets one request through per task:
  * the look takes the quota's token, the write is refused again, and the activity can fail this
  * way for a minute while every other task passes. The mark holds for the next attempt only: a
@@ -279,11 +323,28 @@ export interface WriteRefused {
   writeRefusedInAttempt: number;
 }
 
-function isWriteRefusedIn(details: unknown, attempt: number): boolean {
+/**
+ * The heartbeat details of an attempt that leaves its retry nothing to wait for: it sent nothing
+ * (after the attempts before it had settled), its write was answered, or its failure asks for a
+ * retry no sooner than the provider may still perform its write. The next attempt looks at once.
+ */
+export interface WriteSettled {
+  writeSettledInAttempt: number;
+}
+
+/** How `attempt` ended by its mark; undefined when it left none (timed out by the server, worker gone). */
+function attemptEndIn(details: unknown, attempt: number): 'refused' | 'settled' | undefined {
+  if (typeof details !== 'object' || details === null) return undefined;
+  const mark = details as Partial<WriteRefused & WriteSettled>;
+  if (mark.writeRefusedInAttempt === attempt) return 'refused';
+  if (mark.writeSettledInAttempt === attempt) return 'settled';
+  return undefined;
+}
+
+/** A write the provider refused before performing it (429), or one that never left this host. */
+function isRefusal(err: unknown): boolean {
   return (
-    typeof details === 'object' &&
-    details !== null &&
-    (details as Partial<WriteRefused>).writeRefusedInAttempt === attempt
+    err instanceof ProviderRateLimitedError || (err instanceof ProviderUnavailableError && wasNeverSent(err))
   );
 }
 
@@ -334,12 +395,13 @@ async function findUnrunModels(
 }
 
 /** Comfortably inside the heartbeat timeout of the upload activity (workflows/activity-proxies.ts). */
-const HEARTBEAT_EVERY_MS = 2_000;
+const HEARTBEAT_EVERY_MS = UPLOAD_HEARTBEAT_THROTTLE_MS;
 
 /**
  * Heartbeats while `body` runs, so that when the worker dies (killed, out of memory, host lost) the
  * server retries the attempt after the short heartbeat timeout instead of waiting out the long
- * start-to-close timeout that a slow upload needs. The retry reconciles before writing again.
+ * start-to-close timeout that a slow upload needs. The retry lets a cut-off upload land, then
+ * reconciles before writing again.
  */
 async function withHeartbeats<T>(body: () => Promise<T>): Promise<T> {
   const context = Context.current();

@@ -2,6 +2,12 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { OrderDurationActivities } from '../activities/order-duration-activities';
 import type { ProviderActivities } from '../activities/provider-activities';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../src/contracts/activity-failures';
+import {
+  UPLOAD_HEARTBEAT_TIMEOUT_MS,
+  UPLOAD_START_TO_CLOSE_MS,
+  WRITE_SCHEDULE_TO_CLOSE_MS,
+  WRITE_START_TO_CLOSE_MS,
+} from '../src/contracts/activity-timeouts';
 
 /**
  * Activity options that send a provider call to the provider task queue, where the provider
@@ -13,8 +19,8 @@ export interface ProviderRoute {
 
 /** Writes reconcile before repeating, so retrying them is safe; keep trying through outages. */
 export const writes = proxyActivities<ProviderActivities>({
-  startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: '30 minutes',
+  startToCloseTimeout: WRITE_START_TO_CLOSE_MS,
+  scheduleToCloseTimeout: WRITE_SCHEDULE_TO_CLOSE_MS,
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -28,8 +34,8 @@ export const writes = proxyActivities<ProviderActivities>({
  * an attempt whose worker died is retried (and reconciled) after the heartbeat timeout.
  */
 export const uploads = proxyActivities<ProviderActivities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '10 seconds',
+  startToCloseTimeout: UPLOAD_START_TO_CLOSE_MS,
+  heartbeatTimeout: UPLOAD_HEARTBEAT_TIMEOUT_MS,
   scheduleToCloseTimeout: '1 hour',
   retry: {
     initialInterval: '1 second',

@@ -10,6 +10,8 @@ export const DEFAULT_SIMULATOR_PORT = 4010;
 export const DEFAULT_PROVIDER_BASE_URL = `http://127.0.0.1:${DEFAULT_SIMULATOR_PORT}`;
 /** The simulator's default key; only ever used when talking to the simulator. */
 export const SIMULATOR_API_KEY = 'sim-key';
+/** Timeout of one provider call (PROVIDER_TIMEOUT_MS). */
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 30_000;
 /** How long the provider may still perform a write whose answer timed out (PROVIDER_WRITE_SETTLE_MS). */
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** PROVIDER_POLL_MIN_INTERVAL_MS when unset: a run polls one order at most every 5 s. */
@@ -96,10 +98,12 @@ export const envSchema = z.object({
   PROVIDER_API_KEY: optional(z.string()).describe(
     'Sent to the provider as `Authorization: Bearer …`; never enters workflow history or logs. Required unless PROVIDER_BASE_URL is the simulator (whose key is `sim-key`).',
   ),
-  PROVIDER_TIMEOUT_MS: withDefault(positiveInt, 30_000).describe('Timeout of one provider call, in ms.'),
+  PROVIDER_TIMEOUT_MS: withDefault(positiveInt, DEFAULT_PROVIDER_TIMEOUT_MS).describe(
+    "Timeout of one provider call, in ms. Must stay below the 60 s start-to-close timeout of provider writes, so that a write attempt ends by its own timeout (then its retry waits PROVIDER_WRITE_SETTLE_MS) rather than the server's.",
+  ),
   // A write whose answer timed out may still be performed by the provider afterwards.
   PROVIDER_WRITE_SETTLE_MS: withDefault(positiveInt, DEFAULT_PROVIDER_WRITE_SETTLE_MS).describe(
-    'How long the retry of a create, upload or run whose answer timed out waits before looking for it, so it finds the write instead of making a second one. Set it above the longest time your provider may still act on an abandoned request.',
+    'How long the retry of a create, upload or run that may still be on its way (its answer timed out, a 502 or 504, a connection cut after sending) waits before looking for it, so it finds the write instead of making a second one; after an attempt the server timed out, the retry waits PROVIDER_TIMEOUT_MS plus this. Set it above the longest time your provider may still act on an abandoned request.',
   ),
   PROVIDER_MAX_RPS: optional(z.coerce.number().positive('must be greater than 0')).describe(
     "The most provider requests per second the key may use, across all workers: the ceiling of the provider task queue's rate limit (with PROVIDER_RATE_CONTROL=adaptive, the rate the provider grants, learned from its answers; with fixed, this rate). Unset: no limit.",

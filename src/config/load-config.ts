@@ -1,3 +1,4 @@
+import { activityTimeoutProblems } from './activity-timeout-rules';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import type { SelfieRetention } from './selfie-retention';
@@ -107,6 +108,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   const starter = starterSettingsOf(env, e, cwd);
   const apiKey =
     e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
+  const timeoutProblems = activityTimeoutProblems({
+    providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
+    writeSettleMs: e.PROVIDER_WRITE_SETTLE_MS,
+  });
+  if (timeoutProblems.length > 0) throw new ConfigError(timeoutProblems);
   if (apiKey === undefined) {
     throw new ConfigError([
       {

@@ -1,3 +1,4 @@
+import { PROVIDER_WORKER_HEARTBEATS } from './provider-heartbeats';
 import {
   NativeConnection,
   Runtime,
@@ -112,6 +113,7 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
     ...(dataConverter ? { dataConverter } : {}),
     activities: providerActivities(options, grantedRateReporter(options, connection)),
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
+    ...PROVIDER_WORKER_HEARTBEATS,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: config.worker.shutdownGraceMs,
     ...deploymentVersion(config),
@@ -232,6 +234,7 @@ function providerActivities(options: PipelineWorkerOptions, reporter?: ProviderA
     imageAccess: { ...options.config.imageAccess, store: blobStoreOf(options.config) },
     providerScope: providerScope(clientOptions.baseUrl),
     ...(writeSettleMs !== undefined ? { writeSettleMs } : {}),
+    providerTimeoutMs: clientOptions.timeoutMs,
   });
 }
 

@@ -51,6 +51,13 @@ describe('avatar-pipeline with bad Temporal connection settings', () => {
       { TEMPORAL_PROFILE: 'prod' },
       /TEMPORAL_PROFILE: is not read: set the TEMPORAL_\* variables instead/,
     ],
+    // The server's start-to-close timeout would end write attempts still waiting for an answer.
+    [
+      'PROVIDER_TIMEOUT_MS not below the write start-to-close timeout',
+      ['worker'],
+      { PROVIDER_TIMEOUT_MS: '60000' },
+      /PROVIDER_TIMEOUT_MS: is 60000 ms, not below the start-to-close timeout of provider writes \(60000 ms\)/,
+    ],
   ])('%s: exit 2 naming the variable', async (_case, args, env, message) => {
     const outcome = await runCli(
       args.map((arg) => (arg === '<selfies>' ? selfiesDir : arg)),

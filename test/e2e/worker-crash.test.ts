@@ -52,6 +52,9 @@ describe('a worker process killed with SIGKILL mid-upload and again mid-poll', (
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: 'sim-key',
       PROVIDER_TIMEOUT_MS: '10000',
+      // The retry of the upload the kill cut off waits PROVIDER_TIMEOUT_MS plus this before it
+      // looks (its attempt left no mark); the 3 s hold settles well within it.
+      PROVIDER_WRITE_SETTLE_MS: '5000',
       IMAGE_ROOTS: selfies.dir,
     };
     const model = (): OrderStats | undefined => sim.stats().orders.find((o) => o.kind === 'model');

@@ -18,6 +18,9 @@ export async function twoWorkersScenario(size: ChaosSize): Promise<void> {
     name: 'two-workers',
     size,
     provider: { loseResponseRate: 0.05, fail5xxRate: 0.05, seed: 5_005 },
+    // The simulator performs a write before it loses the answer and never one it answers 5xx, so
+    // nothing is still on its way when a write fails here: a short settle keeps the scenario's time.
+    workerEnv: { PROVIDER_WRITE_SETTLE_MS: '2000' },
   });
   try {
     await reported(report, async () => {

@@ -5,6 +5,7 @@ import {
   type ProviderActivities,
   type StatusReport,
   type WriteRefused,
+  type WriteSettled,
 } from '../../../activities/provider-activities';
 import { activityFailureInterceptor } from '../../../activities/provider-failure';
 import { ProviderClient } from '../../../src/provider/client';
@@ -98,31 +99,35 @@ describe('provider writes refused with a 429', () => {
     expect(sim.stats().totals.generationOrdersCreated).toBe(1);
   });
 
-  it('a refused look leaves no mark, and a mark older than the attempt before is not trusted', async () => {
+  it('a refused look leaves no refusal mark, and a mark older than the attempt before is not trusted', async () => {
     const orderId = await modelWithSelfie(setup);
     await spendQuota();
-    // The look is refused: no write was sent, so nothing is known about earlier attempts' writes.
-    const refusedLook = attempt(2);
+    // The look is refused: nothing is known about earlier attempts' writes, so the next attempt
+    // looks again; they had settled before this attempt started, and it sent nothing.
+    const refusedLook = attempt(2, { writeSettledInAttempt: 1 } satisfies WriteSettled);
     await expect(refusedLook.env.run(activities.runOrder, { orderId })).rejects.toMatchObject({
       type: 'Provider:rate-limited',
     });
-    expect(refusedLook.heartbeats).toEqual([]);
+    expect(refusedLook.heartbeats).toEqual([{ writeSettledInAttempt: 2 }]);
 
+    // A mark from attempt 3 says nothing of attempt 4: attempt 5 sends nothing and waits for it to settle.
     sim.setOptions({ rateLimit: null });
-    const looksBefore = requestsTo('getOrderStatus');
-    await attempt(5, { writeRefusedInAttempt: 3 } satisfies WriteRefused).env.run(activities.runOrder, {
-      orderId,
-    });
-    expect(requestsTo('getOrderStatus')).toBe(looksBefore + 1);
+    const requestsBefore = sim.stats().requests.total;
+    await expect(
+      attempt(5, { writeRefusedInAttempt: 3 } satisfies WriteRefused).env.run(activities.runOrder, {
+        orderId,
+      }),
+    ).rejects.toMatchObject({ type: 'SettlingRetry' });
+    expect(sim.stats().requests.total).toBe(requestsBefore);
   });
 
-  it('a write that failed otherwise (5xx) leaves no mark', async () => {
+  it('a write that failed otherwise (5xx) leaves no refusal mark: its retry waits, then looks', async () => {
     const orderId = await modelWithSelfie(setup);
     sim.setOptions({ fail5xxRate: 1, faultEndpoints: ['runOrder'] });
     const first = attempt(1);
     await expect(first.env.run(activities.runOrder, { orderId })).rejects.toMatchObject({
       type: 'Provider:unavailable',
     });
-    expect(first.heartbeats).toEqual([]);
+    expect(first.heartbeats).toEqual([{ writeSettledInAttempt: 1 }]);
   });
 });

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -22,6 +23,8 @@ describe('provider writes that time out', () => {
   const TIMEOUT_MS = 150;
   const LATE_MS = 400;
   const SETTLE_MS = 1_000;
+  /** The mark of a first attempt that ended asking for its retry to wait the settle time. */
+  const SETTLED_1 = { writeSettledInAttempt: 1 };
   let sim: RunningSimulator;
   let provider: ProviderClient;
   /** For the test's own set-up calls: a loaded machine must not time them out. */
@@ -37,13 +40,14 @@ describe('provider writes that time out', () => {
       imageAccess: { roots: [], urlHosts: [] },
       providerScope: 'unit',
       writeSettleMs: SETTLE_MS,
+      providerTimeoutMs: TIMEOUT_MS,
     });
   });
   afterEach(() => sim.stop());
 
-  const attempt = (n: number) =>
+  const attempt = (n: number, heartbeatDetails?: unknown) =>
     new MockActivityEnvironment(
-      { attempt: n },
+      { attempt: n, heartbeatDetails },
       { logger: quietLogger, interceptors: [activityFailureInterceptor] },
     );
   const failureOf = (run: Promise<unknown>) =>
@@ -79,7 +83,7 @@ describe('provider writes that time out', () => {
     // Within the settle time the provider performs the run the client gave up on.
     await delay(LATE_MS + 100);
     sim.setOptions({ slowRate: 0 });
-    const report: StatusReport = await attempt(2).run(activities.runOrder, { orderId: modelId });
+    const report: StatusReport = await attempt(2, SETTLED_1).run(activities.runOrder, { orderId: modelId });
     expect(report.status).not.toBe('CREATED');
     const model = sim.stats().orders.find((o) => o.id === modelId);
     expect(model).toMatchObject({ runs: 1, runAttempts: 1 });
@@ -92,7 +96,7 @@ describe('provider writes that time out', () => {
     expect(failure.nextRetryDelay).toBe(SETTLE_MS);
 
     await delay(LATE_MS + 100);
-    const outcome: Awaited<ReturnType<ProviderActivities['createModel']>> = await attempt(2).run(
+    const outcome: Awaited<ReturnType<ProviderActivities['createModel']>> = await attempt(2, SETTLED_1).run(
       activities.createModel,
       input,
     );
@@ -101,14 +105,67 @@ describe('provider writes that time out', () => {
     expect(sim.stats().totals.modelsCreated).toBe(1);
   });
 
-  it('other failures keep the usual backoff: a 5xx write, a timed-out read', async () => {
+  it('a write answered with a 5xx (a gateway may have passed it on) is retried only after the settle time', async () => {
     const modelId = await modelWithSelfie(setup);
     sim.setOptions({ fail5xxRate: 1, faultEndpoints: ['runOrder'] });
-    const refused = await failureOf(attempt(1).run(activities.runOrder, { orderId: modelId }));
-    expect(refused).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: undefined });
+    const failure = await failureOf(attempt(1).run(activities.runOrder, { orderId: modelId }));
+    expect(failure).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: SETTLE_MS });
+    expect(failure.message).toMatch(/HTTP 5\d\d/);
+  });
 
-    sim.setOptions({ fail5xxRate: 0, slowRate: 1, faultEndpoints: ['getOrderStatus'] });
+  it('a write whose connection is cut after sending is retried only after the settle time', async () => {
+    const modelId = await modelWithSelfie(setup);
+    sim.setOptions({ loseResponseRate: 1, faultEndpoints: ['runOrder'] });
+    const failure = await failureOf(attempt(1).run(activities.runOrder, { orderId: modelId }));
+    expect(failure).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: SETTLE_MS });
+  });
+
+  it('a write that never left this host (connection refused) keeps the usual backoff and the refusal mark', async () => {
+    const closedPort = await portNobodyListensOn();
+    const closed = new ProviderClient({
+      baseUrl: `http://127.0.0.1:${closedPort}`,
+      apiKey: 'sim-key',
+      timeoutMs: 5_000,
+    });
+    const offline = createProviderActivities({
+      provider: closed,
+      imageAccess: { roots: [], urlHosts: [] },
+      providerScope: 'unit',
+      writeSettleMs: SETTLE_MS,
+    });
+    const env = attempt(1);
+    const heartbeats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    const failure = await failureOf(env.run(offline.runOrder, { orderId: 1 }));
+    expect(failure).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: undefined });
+    expect(heartbeats).toEqual([{ writeRefusedInAttempt: 1 }]);
+  });
+
+  it('an attempt after one that left no mark (the server timed it out, its worker died) sends nothing and waits PROVIDER_TIMEOUT_MS plus the settle time', async () => {
+    const modelId = await modelWithSelfie(setup);
+    const requestsBefore = sim.stats().requests.total;
+    const env = attempt(2);
+    const heartbeats: unknown[] = [];
+    env.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    const failure = await failureOf(env.run(activities.runOrder, { orderId: modelId }));
+    expect(failure).toMatchObject({ type: 'SettlingRetry', nextRetryDelay: TIMEOUT_MS + SETTLE_MS });
+    expect(heartbeats).toEqual([{ writeSettledInAttempt: 2 }]);
+    expect(sim.stats().requests.total).toBe(requestsBefore);
+  });
+
+  it('a timed-out read keeps the usual backoff', async () => {
+    const modelId = await modelWithSelfie(setup);
+    sim.setOptions({ slowRate: 1, faultEndpoints: ['getOrderStatus'] });
     const slowRead = await failureOf(attempt(1).run(activities.getOrderStatus, { orderId: modelId }));
     expect(slowRead).toMatchObject({ type: 'Provider:unavailable', nextRetryDelay: undefined });
   });
 });
+
+/** A loopback port that was just free: a server is bound to it and closed again. */
+async function portNobodyListensOn(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -143,6 +143,32 @@ describe('loadConfig refusals', () => {
     expect(err.message).toContain(variable);
   });
 
+  it('refuses a PROVIDER_TIMEOUT_MS the write start-to-close timeout would cut short, naming both', () => {
+    const err = refusal({ PROVIDER_API_KEY: 'k', PROVIDER_TIMEOUT_MS: '60000' });
+    expect(err.problems).toEqual([
+      {
+        variable: 'PROVIDER_TIMEOUT_MS',
+        reason: expect.stringMatching(
+          /60000 ms, not below the start-to-close timeout of provider writes \(60000 ms\)/,
+        ),
+      },
+    ]);
+  });
+
+  it('refuses a settling wait (PROVIDER_TIMEOUT_MS plus PROVIDER_WRITE_SETTLE_MS) that leaves no room for retries, naming both', () => {
+    const err = refusal({
+      PROVIDER_API_KEY: 'k',
+      PROVIDER_TIMEOUT_MS: '30000',
+      PROVIDER_WRITE_SETTLE_MS: '600000',
+    });
+    expect(err.problems).toEqual([
+      {
+        variable: 'PROVIDER_WRITE_SETTLE_MS',
+        reason: expect.stringMatching(/plus PROVIDER_TIMEOUT_MS is 630000 ms, more than a quarter/),
+      },
+    ]);
+  });
+
   it('reports every bad variable at once', () => {
     const err = refusal({ PROVIDER_TIMEOUT_MS: 'x', TEMPORAL_ADDRESS: 'nope', PROVIDER_BASE_URL: 'nope' });
     expect(err.problems.map((p) => p.variable).sort()).toEqual([
