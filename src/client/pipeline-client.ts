@@ -148,7 +148,8 @@ export async function createPipelineClient(
     start: async (request, options = {}) => {
       const validated = validatePipelineRequest(request);
       await checkSelfieFiles(validated.images, imageAccess.givenRoots);
-      return startPipeline(temporal, validated, runOptions(options.requestId));
+      // The request as the caller wrote it: the polling bounds apply to what was asked, not to defaults.
+      return startPipeline(temporal, request, runOptions(options.requestId));
     },
     get: (workflowId) => getPipeline(temporal, workflowId),
     list: (options) => listPipelines(temporal, { tenant, ...options }),
@@ -158,7 +159,7 @@ export async function createPipelineClient(
       await checkSelfieFiles(validated.images, imageAccess.givenRoots);
       return getTraining(
         temporal,
-        (await startTraining(temporal, validated, runOptions(options.requestId))).workflowId,
+        (await startTraining(temporal, request, runOptions(options.requestId))).workflowId,
       );
     },
     generate: async (request, options = {}) =>

@@ -11,6 +11,12 @@ import { uniqueName } from '../helpers/temporal-env';
 import { apiCaller } from '../helpers/test-api';
 
 const TOKEN = 'erasure-token-0123456789';
+/**
+ * Kim's runs belong to a tenant of this file's own: erasure finds a tenant's runs by their model ids,
+ * and the other files' simulators on the shared dev server number their models from the same start.
+ */
+const KIM_TENANT = `kim-${Date.now().toString(36)}`;
+const KIM_TOKEN = 'erasure-kim-token-0123456789';
 
 /** Every file under `dir`, with its path relative to it and its text. */
 async function filesUnder(dir: string): Promise<Array<{ name: string; text: string }>> {
@@ -31,7 +37,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
   beforeAll(async () => {
     stack = await startInProcessStack({
       name: 'erasure',
-      tokens: [TOKEN],
+      tokens: [TOKEN, `${KIM_TENANT}:${KIM_TOKEN}`],
       selfies: 2,
       simulator: { trainingMs: 200, generationMs: 150, avatarsPerOrder: 2 },
     });
@@ -42,6 +48,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
   });
 
   const call = apiCaller(() => stack.base, TOKEN);
+  const callKim = apiCaller(() => stack.base, KIM_TOKEN);
 
   test('once erased, dave appears in no summary, result, manifest copy, run or archive; erin is intact', async () => {
     const [daveSelfie, erinSelfie] = stack.selfies.files as [string, string];
@@ -157,14 +164,14 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     const runUrl = (id: string) => `/v1/pipelines/${encodeURIComponent(id)}`;
     const ended = async (id: string): Promise<Run> => {
       for (let i = 0; ; i++) {
-        const run = JSON.parse((await call('GET', runUrl(id))).text) as Run;
+        const run = JSON.parse((await callKim('GET', runUrl(id))).text) as Run;
         if (run.state !== 'running') return run;
         if (i > 300) throw new Error(`${id} did not end`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     };
     const keysOf = (run: Run) => run.result!.generations.flatMap((g) => g.avatars.map((a) => a.archiveKey!));
-    const started = await call('POST', '/v1/pipelines', {
+    const started = await callKim('POST', '/v1/pipelines', {
       images: stack.selfies.files,
       styles: [3],
       gender: 1,
@@ -177,7 +184,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     expect(first.state).toBe('completed');
     const modelId = first.result!.modelId;
     // "Generate more styles" as a caller that names no subject asks for it.
-    const more = await call('POST', `/v1/models/${modelId}/generations`, {
+    const more = await callKim('POST', `/v1/models/${modelId}/generations`, {
       styles: [5],
       polling: FAST_POLLING,
     });
@@ -189,10 +196,10 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     // A generation under the model that carries no subject at all (started before generations
     // took their model's subject): its avatars are of kim's face as well.
     const placement = stack.config.placement;
-    const olderId = generationWorkflowId('default', uniqueName('older'));
+    const olderId = generationWorkflowId(KIM_TENANT, uniqueName('older'));
     const olderInput: GenerationWorkflowInput = {
       ...validateGenerationRequest({ modelId, styles: [7], gender: 1, polling: FAST_POLLING }),
-      tenant: 'default',
+      tenant: KIM_TENANT,
       providerTaskQueue: placement.providerTaskQueue,
       archiveAvatars: true,
     };
@@ -213,7 +220,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     expect((await stored()).filter((name) => laterKeys.includes(name)).length).toBe(4);
     // The subjectless run is listed under its model once visibility has caught up with it.
     for (let i = 0; ; i++) {
-      const listed = JSON.parse((await call('GET', '/v1/pipelines?kind=generation&limit=100')).text) as {
+      const listed = JSON.parse((await callKim('GET', '/v1/pipelines?kind=generation&limit=100')).text) as {
         pipelines: Array<{ workflowId: string; modelId?: number }>;
       };
       if (listed.pipelines.some((p) => p.workflowId === olderId && p.modelId === modelId)) break;
@@ -221,7 +228,7 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
 
-    const erased = await call('DELETE', '/v1/subjects/kim');
+    const erased = await callKim('DELETE', '/v1/subjects/kim');
     expect(erased.status).toBe(200);
     const report = erased.body as { storedObjects: number; runs: Array<{ workflowId: string }> };
     expect(report.runs.map((r) => r.workflowId).sort()).toEqual([olderId, moreId, pipelineId].sort());
@@ -229,10 +236,10 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     expect(left).toEqual([]);
     expect(report.storedObjects).toBe(left.length);
     for (const id of [moreId, olderId]) {
-      let answer = await call('GET', runUrl(id));
+      let answer = await callKim('GET', runUrl(id));
       for (let i = 0; i < 300 && answer.status !== 404; i++) {
         await new Promise((resolve) => setTimeout(resolve, 200));
-        answer = await call('GET', runUrl(id));
+        answer = await callKim('GET', runUrl(id));
       }
       expect({ id, status: answer.status }).toEqual({ id, status: 404 });
     }
