@@ -53,8 +53,12 @@ describe('the client package, used as a library user would (src/index.ts)', () =
       config: testConfig({ namespace, taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] }),
     });
     running.push({ sim, worker, done: worker.run() });
-    // Settings given here win; nothing comes from this process's environment.
-    const pipelines = await createPipelineClient({ address, namespace, taskQueue }, {});
+    // Settings given here win; nothing comes from this process's environment but the operator's
+    // polling floor, lowered as for the in-process workers' quick simulator.
+    const pipelines = await createPipelineClient(
+      { address, namespace, taskQueue },
+      { PROVIDER_POLL_MIN_INTERVAL_MS: '100' },
+    );
     return { pipelines, sim, worker };
   }
 
@@ -198,7 +202,7 @@ describe('the client package, used as a library user would (src/index.ts)', () =
     // IMAGE_ROOTS where the client runs, as the workers have it.
     const pipelines = await createPipelineClient(
       { address, namespace, taskQueue: worker.taskQueues.pipeline },
-      { IMAGE_ROOTS: selfies.dir },
+      { IMAGE_ROOTS: selfies.dir, PROVIDER_POLL_MIN_INTERVAL_MS: '100' },
     );
     try {
       const wrong = [join(selfies.dir, 'missing.png'), selfies.dir, notAnImage, elsewhere.files[0]!];

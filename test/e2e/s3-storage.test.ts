@@ -80,7 +80,9 @@ describe('object storage end to end (S3 backend)', () => {
     worker = await PipelineWorkers.create({
       config: {
         ...workerConfig,
-        storage,
+        // Avatars come from the image proxy, another origin than the provider's: listed, as a
+        // deployment lists the CDN its provider serves images from.
+        storage: { ...storage, avatarPrivateHosts: [new URL(imageProxy.origin).hostname] },
         // One activity at a time per worker, so the avatars of a pipeline are archived one after another.
         worker: { ...workerConfig.worker, maxConcurrentActivities: 1 },
       },

@@ -273,13 +273,16 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ApiContext): vo
             'The tenant\u2019s secret, and the previous one while CALLBACK_SIGNING_SECRET_PREVIOUS is set',
           ),
         401: errorBodySchema,
-        503: errorBodySchema.describe('CALLBACK_SIGNING_SECRET is not set: callbacks are disabled'),
+        404: errorBodySchema.describe(
+          'No secret exists: CALLBACK_SIGNING_SECRET is not set, so callbacks are disabled on this server',
+        ),
       },
     },
     handler: (request) => {
       const { signingSecret, previousSigningSecret } = callbacks;
       if (!signingSecret) {
-        throw new ApiError(503, 'Callbacks are disabled on this server (CALLBACK_SIGNING_SECRET is not set)');
+        // No secret exists to hand out; a 5xx would say the server failed, which it did not.
+        throw new ApiError(404, 'Callbacks are disabled on this server (CALLBACK_SIGNING_SECRET is not set)');
       }
       const tenant = request.caller.tenant;
       return Promise.resolve({

@@ -191,9 +191,9 @@ describe('/v1/webhooks', () => {
     expect(badId.status).toBe(422);
   });
 
-  test('a server without CALLBACK_SIGNING_SECRET answers 503 naming it for the callback secret', async () => {
+  test('a server without CALLBACK_SIGNING_SECRET answers 404 naming it for the callback secret', async () => {
     const answer = await call('GET', '/v1/callbacks/secret');
-    expect(answer.status).toBe(503);
+    expect(answer.status).toBe(404);
     expect(answer.text).toContain('CALLBACK_SIGNING_SECRET');
   });
 

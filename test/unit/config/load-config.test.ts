@@ -100,6 +100,7 @@ describe('loadConfig with values', () => {
       roots: ['/srv/app/selfies', '/data/uploads'],
       urlHosts: ['cdn.example.com', 'uploads.example.com'],
       excluded: ['/srv/app/.blobs'],
+      givenRoots: ['/srv/app/selfies', '/data/uploads'],
     });
     expect(config.api.tokens).toEqual(['a', 'b']);
     expect(config.worker.maxConcurrentActivities).toBe(8);
@@ -228,6 +229,7 @@ describe('loadConfig with image roots and the blob store overlapping', () => {
       roots: ['/data/selfies'],
       urlHosts: [],
       excluded: ['/data/selfies-blobs'],
+      givenRoots: ['/data/selfies'],
     });
   });
 });
