@@ -47,5 +47,7 @@ export interface ForgetReport {
   subject: string;
   storedObjects: number;
   runs: Array<{ workflowId: string; status: string }>;
+  webhookDeliveries: number;
+  webhookRedeliveries: number;
   providerHeld: { modelIds: number[]; orderIds: number[]; canDelete: false };
 }

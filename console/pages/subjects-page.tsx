@@ -102,6 +102,10 @@ export function SubjectsPage() {
                 ? 'none'
                 : report.runs.map((r) => `${r.workflowId} (${r.status})`).join(', ')}
             </dd>
+            <dt>Webhook deliveries erased</dt>
+            <dd>
+              {report.webhookDeliveries} (redelivery runs: {report.webhookRedeliveries})
+            </dd>
             <dt>Provider still holds models</dt>
             <dd>{report.providerHeld.modelIds.join(', ') || 'none'}</dd>
             <dt>Provider still holds orders</dt>

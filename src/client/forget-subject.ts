@@ -1,9 +1,4 @@
-import {
-  isGrpcServiceError,
-  WorkflowNotFoundError,
-  type Client,
-  type WorkflowExecutionStatusName,
-} from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
 import type { PipelineResult } from '../contracts/pipeline-state';
 import { ModelIdAttribute } from '../contracts/search-attributes';
 import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
@@ -11,6 +6,8 @@ import { deletePrefix, pipelinePrefix, subjectPrefix, uploadsPrefix, type BlobSt
 import { eraseFromCampaigns } from '../campaign/client/erase-from-campaigns';
 import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
 import { getPipeline } from './pipelines';
+import { eraseWebhookDeliveries } from './erase-webhook-deliveries';
+import { deleteExecution } from './delete-execution';
 import { tenantClause } from './tenant-runs';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
@@ -32,6 +29,13 @@ export interface ForgetReport {
    * writes again afterwards.
    */
   runs: Array<{ workflowId: string; status: WorkflowExecutionStatusName }>;
+  /**
+   * The tenant's webhook delivery-log records about the subject (events of their runs, or naming
+   * them) now deleted, with their attempts: no redelivery finds them any more.
+   */
+  webhookDeliveries: number;
+  /** Runs of redelivery workflows of those records deleted (their histories hold the events). */
+  webhookRedeliveries: number;
   /** The provider offers no way to delete: its models (trained on the selfies) and orders remain. */
   providerHeld: { modelIds: number[]; orderIds: number[]; canDelete: false };
 }
@@ -55,8 +59,10 @@ export interface ForgetSubjectOptions {
  * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
  * selfies, does the same for the runs under the subject's models that named no subject (their
  * avatars, kept under each run's own prefix, are of the subject's face), deletes the runs themselves from Temporal (with their children: claims, callback
- * deliveries), so no route answers their results or the provider's avatar URLs any more, and
- * reports what the provider still holds. Campaign summaries, results and progress leave them out.
+ * deliveries), so no route answers their results or the provider's avatar URLs any more; deletes
+ * the tenant's webhook delivery-log records about them and those records' redelivery workflows
+ * (src/client/erase-webhook-deliveries.ts), so no redelivery sends them again; and reports what
+ * the provider still holds. Campaign summaries, results and progress leave them out.
  *
  * A campaign's own history is not deleted: it holds every other subject's outcome. It keeps the
  * manifest pages it read (the person's id and selfie references; encrypted with payload
@@ -102,6 +108,13 @@ export async function forgetSubject(
   const subjectless = await subjectlessRunsOfModels(client, tenant, modelIds, runs);
   for (const run of subjectless) await close(run);
   await deleteRuns(client, [...runs, ...subjectless]);
+  const webhooks = await eraseWebhookDeliveries(
+    client,
+    store,
+    tenant,
+    subjectId,
+    new Set(finalRuns.map((run) => run.workflowId)),
+  );
   // The subject's archived avatars, each run's uploaded selfies (kept under the run's id), and the
   // archived avatars of the subjectless runs (kept under their own ids).
   const prefixes = [
@@ -122,6 +135,8 @@ export async function forgetSubject(
     runs: finalRuns.length,
     manifestLines: campaigns.lines,
     campaignsTold: campaigns.campaignsTold,
+    webhookDeliveries: webhooks.deliveries,
+    webhookRedeliveries: webhooks.redeliveries,
     providerModelIds: [...modelIds].sort((a, b) => a - b),
     providerOrderIds: [...orderIds].sort((a, b) => a - b),
   });
@@ -129,6 +144,8 @@ export async function forgetSubject(
     subject,
     storedObjects: remaining,
     runs: finalRuns.sort((a, b) => a.workflowId.localeCompare(b.workflowId)),
+    webhookDeliveries: webhooks.deliveries,
+    webhookRedeliveries: webhooks.redeliveries,
     providerHeld: {
       modelIds: [...modelIds].sort((a, b) => a - b),
       orderIds: [...orderIds].sort((a, b) => a - b),
@@ -212,20 +229,7 @@ async function deleteRuns(client: Client, runs: Array<{ workflowId: string; runI
         executions.push({ workflowId: child.workflowId, ...(child.runId ? { runId: child.runId } : {}) });
     }
   }
-  const namespace = client.options.namespace;
-  for (const execution of executions) {
-    await client.workflowService
-      .deleteWorkflowExecution({ namespace, workflowExecution: execution })
-      .catch((err: unknown) => {
-        // Already gone (a repeated erasure, or a child deleted with an earlier run).
-        if (!isGrpcNotFound(err)) throw err;
-      });
-  }
-}
-
-function isGrpcNotFound(err: unknown): boolean {
-  const NOT_FOUND = 5;
-  return isGrpcServiceError(err) && err.code === NOT_FOUND;
+  for (const execution of executions) await deleteExecution(client, execution);
 }
 
 async function waitForClose(

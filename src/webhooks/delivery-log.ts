@@ -104,6 +104,25 @@ export class DeliveryLog {
       await writeJson(this.store, key, { ...current, state: 'failed' });
   }
 
+  /**
+   * Deletes the tenant's deliveries (of every endpoint) whose event `matches`, and answers which
+   * were deleted, so their redeliveries can be ended too.
+   */
+  async erase(
+    tenant: string,
+    matches: (event: WebhookEnvelope) => boolean,
+  ): Promise<Array<{ endpointId: string; deliveryId: string }>> {
+    const erased: Array<{ endpointId: string; deliveryId: string }> = [];
+    for (const key of await this.store.listKeys(endpointPrefix(tenant))) {
+      if (!/\/deliveries\/evt_[0-9a-f-]{36}\.json$/.test(key)) continue;
+      const record = await readJson(this.store, key, deliverySchema).catch(() => undefined);
+      if (!record || !matches(record.event)) continue;
+      await this.store.delete(key);
+      erased.push({ endpointId: record.endpointId, deliveryId: record.deliveryId });
+    }
+    return erased;
+  }
+
   /** Every attempt of the endpoint's deliveries, newest first, filtered. */
   async attempts(
     tenant: string,

@@ -24,6 +24,8 @@ export interface InProcessStackOptions {
   archive?: boolean;
   /** More API settings (ACCESS_TOKEN_SECRET, limits, …) over the stack's tokens and BLOB_DIR. */
   api?: Partial<AppConfig['api']>;
+  /** WEBHOOK_SIGNING_KEY, CALLBACK_PRIVATE_HOSTS, …, for the workers and the API (none when absent). */
+  callbacks?: AppConfig['callbacks'];
   /** The API server's logger; none when absent. */
   logger?: ApiServerOptions['logger'];
 }
@@ -84,6 +86,7 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
       providerUrl: sim.url,
       imageRoots: [selfies.dir, blobDir],
       archiveAvatars: options.archive ?? true,
+      ...(options.callbacks !== undefined ? { callbacks: options.callbacks } : {}),
     });
     const config: AppConfig = {
       ...base_,

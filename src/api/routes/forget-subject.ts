@@ -14,6 +14,12 @@ const forgetReportSchema = z
     runs: z
       .array(z.object({ workflowId: z.string(), status: z.string() }))
       .describe('The runs erased (deleted from Temporal); none on a repeat'),
+    webhookDeliveries: z
+      .number()
+      .describe('Webhook delivery-log records about the subject deleted: no redelivery finds them'),
+    webhookRedeliveries: z
+      .number()
+      .describe('Runs of redelivery workflows of those deliveries deleted (running ones terminated)'),
     providerHeld: z
       .object({
         modelIds: z.array(z.number()),
@@ -32,7 +38,7 @@ export function registerForgetSubjectRoute(app: FastifyInstance, ctx: ApiContext
     schema: {
       summary: 'Erase a subject: stored selfies, archived avatars, runs and campaign entries',
       description:
-        'Cancels the subject\u2019s open pipelines, deletes every object stored for them, deletes their runs from Temporal (so their results and the provider\u2019s avatar URLs are no longer answered), erases them from stored campaign manifests and tells the running campaigns that hold them (no campaign starts them afterwards; campaign progress, event streams, summaries and results leave them out) and reports the model and order ids the provider still holds (it has no delete endpoint). A repeat finds no runs left and answers an empty report.',
+        'Cancels the subject\u2019s open pipelines, deletes every object stored for them, deletes their runs from Temporal (so their results and the provider\u2019s avatar URLs are no longer answered), deletes the tenant\u2019s webhook delivery-log records about them and the redeliveries of those (a later redelivery answers 404 and sends nothing), erases them from stored campaign manifests and tells the running campaigns that hold them (no campaign starts them afterwards; campaign progress, event streams, summaries and results leave them out) and reports the model and order ids the provider still holds (it has no delete endpoint). A repeat finds no runs left and answers an empty report.',
       tags: ['subjects'],
       security: [{ [BEARER_SCHEME]: [] }],
       params: z.object({

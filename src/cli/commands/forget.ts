@@ -50,6 +50,7 @@ function describe(report: ForgetReport): string {
   return [
     `subject ${report.subject}: ${report.storedObjects} stored objects left`,
     `runs: ${report.runs.length === 0 ? 'none' : report.runs.map((r) => `${r.workflowId} (${r.status})`).join(', ')}`,
+    `webhook deliveries erased: ${report.webhookDeliveries} (redelivery runs: ${report.webhookRedeliveries})`,
     `the provider cannot delete and still holds models [${modelIds.join(', ')}] and orders [${orderIds.join(', ')}]`,
   ].join('\n');
 }

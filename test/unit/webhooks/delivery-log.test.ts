@@ -58,4 +58,22 @@ describe('the webhook delivery log', () => {
     expect(await log.attempts('default', endpoint, {}, t0 + 15 * DAY)).toHaveLength(0);
     expect(await log.get('default', endpoint, SAMPLE_EVENT.id)).toBeUndefined();
   });
+
+  it("erases the matching deliveries of every endpoint of the tenant, and only the tenant's", async () => {
+    const other = newEndpointId();
+    const ok = { attempt: 1, at: at(Date.now()), latencyMs: 1, ok: true };
+    const kept = { ...SAMPLE_EVENT, id: 'evt_00000000-0000-4000-8000-000000000002', source: 'wf-2' };
+    await log.record('default', endpoint, SAMPLE_EVENT, ok);
+    await log.record('default', other, SAMPLE_EVENT, ok);
+    await log.record('default', endpoint, kept, ok);
+    await log.record('acme', endpoint, SAMPLE_EVENT, ok);
+    const erased = await log.erase('default', (event) => event.source === 'wf-1');
+    expect(erased.sort((a, b) => a.endpointId.localeCompare(b.endpointId))).toEqual(
+      [endpoint, other].sort().map((endpointId) => ({ endpointId, deliveryId: SAMPLE_EVENT.id })),
+    );
+    expect(await log.get('default', endpoint, SAMPLE_EVENT.id)).toBeUndefined();
+    expect(await log.get('default', other, SAMPLE_EVENT.id)).toBeUndefined();
+    expect(await log.get('default', endpoint, kept.id)).toBeDefined();
+    expect(await log.get('acme', endpoint, SAMPLE_EVENT.id)).toBeDefined();
+  });
 });
