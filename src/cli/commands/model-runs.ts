@@ -13,7 +13,7 @@ import { tenantOption } from '../tenant-flag';
 import { getPipeline } from '../../client/pipelines';
 import { ProviderCatalog } from '../../client/provider-catalog';
 import { loadConfig } from '../../config/load-config';
-import type { TrainingInput, TrainingResult } from '../../contracts/model-runs';
+import type { TrainingRequest, TrainingResult } from '../../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../../contracts/pipeline-state';
 import { ProviderClient } from '../../provider/client';
 import { EXIT } from '../exit-codes';
@@ -206,14 +206,17 @@ function isPipelineResult(value: unknown): value is PipelineResult {
   return typeof value === 'object' && value !== null && Array.isArray((value as PipelineResult).generations);
 }
 
-async function trainingFromFlags(flags: TrainFlags): Promise<TrainingInput> {
-  return validateTrainingRequest({
+/** As `run`'s: refused here when invalid, started as written (see inputFromFlags in run.ts). */
+async function trainingFromFlags(flags: TrainFlags): Promise<TrainingRequest> {
+  const request: TrainingRequest = {
     images: await imagesFlag(flags.images),
     styles: stylesFlag(flags.styles),
     gender: genderFlag(flags.gender),
     mainImageIndex: mainImageIndexFlag(flags.mainImage),
     ...(flags.subject ? { subjectId: flags.subject } : {}),
-  });
+  };
+  validateTrainingRequest(request);
+  return request;
 }
 
 /** Without --gender, the model's own (the provider records it); a model without one needs the flag. */

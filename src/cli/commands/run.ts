@@ -3,7 +3,7 @@ import { askOfferedStyles } from '../../client/offered-styles';
 import { createPipelineClient } from '../../client/pipeline-client';
 import { tenantOption } from '../tenant-flag';
 import { validatePipelineRequest } from '../../client/pipelines';
-import type { PipelineInput } from '../../contracts/pipeline-input';
+import type { PipelineRequest } from '../../contracts/pipeline-input';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
@@ -106,14 +106,21 @@ async function runPipeline(options: RunOptions): Promise<number> {
   }
 }
 
-async function inputFromFlags(options: RunOptions): Promise<PipelineInput> {
-  return validatePipelineRequest({
+/**
+ * The request the flags make, refused here (exit 2 naming the flag's field) when invalid. It is
+ * started as written, not with the schema's defaults filled in: the operator's polling bounds apply
+ * to what a caller asks for, and defaults outside them are moved inside, not refused.
+ */
+async function inputFromFlags(options: RunOptions): Promise<PipelineRequest> {
+  const request: PipelineRequest = {
     images: await imagesFlag(options.images),
     styles: stylesFlag(options.styles),
     gender: genderFlag(options.gender),
     mainImageIndex: mainImageIndexFlag(options.mainImage),
     ...(options.subject ? { subjectId: options.subject } : {}),
-  });
+  };
+  validatePipelineRequest(request);
+  return request;
 }
 
 /** A typo costs an exit code 2 naming --styles, instead of a pipeline that fails minutes later. */
