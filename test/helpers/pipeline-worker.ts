@@ -18,11 +18,21 @@ export interface TestWorkerOptions {
   callbacks?: AppConfig['callbacks'];
   /** ARCHIVE_AVATARS for the runs started with this configuration; off when absent. */
   archiveAvatars?: boolean;
+  /**
+   * PROVIDER_WRITE_SETTLE_MS; 1 s when absent: the simulator shows a write the moment it applies it,
+   * so a test worker need not wait the production default (60 s) after a 5xx or a lost answer.
+   */
+  writeSettleMs?: number;
 }
 
 export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'interceptors'>): AppConfig {
   return {
-    provider: { baseUrl: options.providerUrl, apiKey: options.apiKey ?? 'sim-key', timeoutMs: 5_000 },
+    provider: {
+      baseUrl: options.providerUrl,
+      apiKey: options.apiKey ?? 'sim-key',
+      timeoutMs: 5_000,
+      writeSettleMs: options.writeSettleMs ?? 1_000,
+    },
     temporal: { address: 'unused', namespace: options.namespace ?? 'default', taskQueue: options.taskQueue },
     imageAccess: { roots: options.imageRoots, urlHosts: [] },
     api: {
