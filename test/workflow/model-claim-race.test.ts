@@ -27,7 +27,6 @@ describe('the model-claim race, order forced', () => {
     const p1Listed = gate();
     const p2Claimed = gate();
     const created = new Set<string>();
-    let p1HasRead = false;
 
     const outcome = await runClaimRace(
       env,
@@ -38,9 +37,10 @@ describe('the model-claim race, order forced', () => {
           created.add(pipeline);
           return loseCreateAnswer(next);
         }
-        if (pipeline === p1 && activityType === 'findUnclaimed' && !p1HasRead) {
-          p1HasRead = true;
-          // P1's list (its create's retry) holds M1 only; P2 now creates, lists and claims.
+        if (pipeline === p1 && activityType === 'findUnclaimed') {
+          // P1's list (its create's retry) holds M1 only; P2 now creates, lists and claims. Every
+          // attempt waits: P2's settling retry lets the time-skipping server jump past the
+          // heartbeat timeout of the first, and its retry must not read the claims early either.
           p1Listed.open();
           await p2Claimed.opened;
         }
