@@ -8,7 +8,7 @@ import { placementFrom } from '../../src/config/run-placement';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { createTestWorker } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
-import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
+import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
 
 /** Every error in a failure's cause chain. */
 function causesOf(failure: unknown): Error[] {
@@ -29,7 +29,7 @@ describe('the selfie check before the model is created', () => {
   let notAnImage: string;
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
+    env = await createDevServerEnv();
     sim = await startSimulator();
     selfies = await writeSelfies(2);
     notAnImage = join(selfies.dir, 'not-an-image.png');
