@@ -307,7 +307,8 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     startsPending.add(index);
     try {
       await startSubject(campaignId, workflowId, subject, input);
-      if (erased.has(index)) cancelChild(workflowId);
+      // A cancel or an erasure that came while the start was pending could not reach the child yet.
+      if (erased.has(index) || ledger.cancelled) cancelChild(workflowId);
     } catch (err) {
       ended(index, failureOutcome(err));
     } finally {
