@@ -3,7 +3,6 @@ import { collectAvatars } from '../../../src/provider/collect-avatars';
 import {
   ProviderAuthError,
   ProviderBadRequestError,
-  ProviderError,
   ProviderInvalidResponseError,
   ProviderRateLimitedError,
   ProviderUnavailableError,
@@ -18,6 +17,7 @@ import {
   type SimulatorOptions,
 } from '../../../src/simulator';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
+import { providerFailure } from '../../helpers/provider-failure';
 
 const BASE_PATH = '/rest/api';
 const AVATARS_PER_ORDER = 6;
@@ -40,15 +40,6 @@ const baseline: SimulatorOptions = {
   rateLimit: null,
   faultEndpoints: null,
 };
-
-async function failure(call: Promise<unknown>): Promise<ProviderError> {
-  const err: unknown = await call.then(
-    () => new Error('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  if (!(err instanceof ProviderError)) throw err;
-  return err;
-}
 
 describe.each(['contract', 'variant'] as const)(
   'ProviderClient against the simulator, %s dialect',
@@ -187,7 +178,7 @@ describe.each(['contract', 'variant'] as const)(
 
     it('carries the provider message of a refused run', async () => {
       const model = await client.createModel({ styles: [3], gender: 1 });
-      const err = await failure(client.runOrder(model.id));
+      const err = await providerFailure(client.runOrder(model.id));
       expect(err).toBeInstanceOf(ProviderBadRequestError);
       expect(err.httpStatus).toBe(409);
       expect(err.providerMessage).toMatch(/training image/);
@@ -226,7 +217,9 @@ describe.each(['contract', 'variant'] as const)(
     it('collects every avatar when page 0 answers 404 before a first page of 1', async () => {
       sim.setOptions({ firstPage: 1, pageBeforeFirst: 'error' });
       const order = await finishedGeneration(await trainedModel());
-      expect(await failure(client.listAvatarPage(order.id, 0))).toBeInstanceOf(ProviderBadRequestError);
+      expect(await providerFailure(client.listAvatarPage(order.id, 0))).toBeInstanceOf(
+        ProviderBadRequestError,
+      );
       const collected = await collectAvatars(client, order.id);
       expect(collected.firstPage).toBe(1);
       expect(collected.avatars).toHaveLength(AVATARS_PER_ORDER);
@@ -234,7 +227,7 @@ describe.each(['contract', 'variant'] as const)(
 
     it('refuses a wrong API key as an auth error', async () => {
       const stranger = new ProviderClient({ baseUrl: sim.url, apiKey: 'not-the-key', timeoutMs: 5_000 });
-      const err = await failure(stranger.listStyles());
+      const err = await providerFailure(stranger.listStyles());
       expect(err).toBeInstanceOf(ProviderAuthError);
       expect(err.httpStatus).toBe(401);
       expect(err.providerMessage).toBe('invalid API key');
@@ -242,7 +235,7 @@ describe.each(['contract', 'variant'] as const)(
 
     it('answers 404 to a client that dropped the base path', async () => {
       const lost = new ProviderClient({ baseUrl: sim.origin, apiKey: 'sim-key', timeoutMs: 5_000 });
-      const err = await failure(lost.listStyles());
+      const err = await providerFailure(lost.listStyles());
       expect(err).toBeInstanceOf(ProviderBadRequestError);
       expect(err.httpStatus).toBe(404);
     });
@@ -250,7 +243,7 @@ describe.each(['contract', 'variant'] as const)(
     it('surfaces the rate limit as rate-limited with Retry-After', async () => {
       sim.setOptions({ rateLimit: { requestsPerSecond: 0.01, burst: 1, retryAfterSeconds: 7 } });
       await client.listStyles();
-      const err = await failure(client.listStyles());
+      const err = await providerFailure(client.listStyles());
       expect(err).toBeInstanceOf(ProviderRateLimitedError);
       expect((err as ProviderRateLimitedError).retryAfterMs).toBe(7_000);
       expect(sim.stats().rateLimited).toBe(1);
@@ -258,7 +251,7 @@ describe.each(['contract', 'variant'] as const)(
 
     it('surfaces a gateway HTML error page as unavailable, titled by the page', async () => {
       sim.setOptions({ fail5xxRate: 1, htmlErrorShare: 1, emptyErrorShare: 0 });
-      const err = await failure(client.listOrders());
+      const err = await providerFailure(client.listOrders());
       expect(err).toBeInstanceOf(ProviderUnavailableError);
       expect([500, 502, 503]).toContain(err.httpStatus);
       expect(err.providerMessage).toMatch(new RegExp(`^${err.httpStatus} \\w`));
@@ -268,27 +261,27 @@ describe.each(['contract', 'variant'] as const)(
 
     it('surfaces an empty 5xx body as unavailable', async () => {
       sim.setOptions({ fail5xxRate: 1, htmlErrorShare: 0, emptyErrorShare: 1 });
-      const err = await failure(client.listOrders());
+      const err = await providerFailure(client.listOrders());
       expect(err).toBeInstanceOf(ProviderUnavailableError);
       expect(err.providerMessage).toBeUndefined();
     });
 
     it('does not perform a request answered 5xx', async () => {
       sim.setOptions({ fail5xxRate: 1, faultEndpoints: ['createModel'] });
-      await failure(client.createModel({ styles: [3], gender: 1 }));
+      await providerFailure(client.createModel({ styles: [3], gender: 1 }));
       expect(sim.stats().totals.modelsCreated).toBe(0);
     });
 
     it('surfaces a truncated JSON body as an invalid response', async () => {
       sim.setOptions({ malformedJsonRate: 1, faultEndpoints: ['listStyles'] });
-      const err = await failure(client.listStyles());
+      const err = await providerFailure(client.listStyles());
       expect(err).toBeInstanceOf(ProviderInvalidResponseError);
       expect(sim.stats().faults.malformedJson).toBe(1);
     });
 
     it('surfaces a lost create response as unavailable while the model was created', async () => {
       sim.setOptions({ loseResponseRate: 1, faultEndpoints: ['createModel'] });
-      const err = await failure(client.createModel({ styles: [3, 5], gender: 1 }));
+      const err = await providerFailure(client.createModel({ styles: [3, 5], gender: 1 }));
       expect(err).toBeInstanceOf(ProviderUnavailableError);
       expect(err.httpStatus).toBeUndefined();
       const stats = sim.stats();
@@ -319,7 +312,7 @@ describe.each(['contract', 'variant'] as const)(
 
     it('times out a slow answer as unavailable', async () => {
       sim.setOptions({ slowRate: 1, slowMs: 2_000, faultEndpoints: ['listStyles'] });
-      const err = await failure(client.listStyles({ timeoutMs: 100 }));
+      const err = await providerFailure(client.listStyles({ timeoutMs: 100 }));
       expect(err).toBeInstanceOf(ProviderUnavailableError);
       expect(err.message).toContain('no answer within 100 ms');
       sim.setOptions({ slowRate: 0 });

@@ -1,6 +1,7 @@
 import { ProviderClient } from '../../../src/provider/client';
-import { ProviderError, ProviderInvalidResponseError } from '../../../src/provider/errors';
+import { type ProviderError, ProviderInvalidResponseError } from '../../../src/provider/errors';
 import { reply, startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
+import { providerFailure } from '../../helpers/provider-failure';
 
 /*
  * The provider client never follows a redirect: its target was never configured, so following it
@@ -30,15 +31,6 @@ function redirectTo(status: number) {
   return reply(status, `Redirecting to ${target}`, { location: target });
 }
 
-async function failure(call: Promise<unknown>): Promise<ProviderError> {
-  const err: unknown = await call.then(
-    () => new Error('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  if (!(err instanceof ProviderError)) throw err;
-  return err;
-}
-
 function expectRefusedRedirect(err: ProviderError, status: number) {
   expect(err).toBeInstanceOf(ProviderInvalidResponseError);
   expect(err.httpStatus).toBe(status);
@@ -52,7 +44,7 @@ function expectRefusedRedirect(err: ProviderError, status: number) {
 describe('a redirect from the provider', () => {
   it.each([307, 308])('%i on an upload does not send the selfie to the other host', async (status) => {
     provider.handle(redirectTo(status));
-    const err = await failure(
+    const err = await providerFailure(
       client().uploadTrainingImage(12, { gender: 1, image: 'data:image/png;base64,AAAA' }),
     );
     expectRefusedRedirect(err, status);
@@ -62,7 +54,7 @@ describe('a redirect from the provider', () => {
 
   it.each([301, 302, 303])('%i on the styles list is refused, not taken as the list', async (status) => {
     provider.handle(redirectTo(status));
-    const err = await failure(client().listStyles());
+    const err = await providerFailure(client().listStyles());
     expectRefusedRedirect(err, status);
     expect(elsewhere.requests).toHaveLength(0);
   });

@@ -3,12 +3,12 @@ import { ProviderClient } from '../../../src/provider/client';
 import {
   ProviderAuthError,
   ProviderBadRequestError,
-  ProviderError,
   ProviderInvalidResponseError,
   ProviderRateLimitedError,
   ProviderUnavailableError,
 } from '../../../src/provider/errors';
 import { reply, startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
+import { providerFailure } from '../../helpers/provider-failure';
 
 let server: TestHttpServer;
 let calls: CallRecord[];
@@ -29,16 +29,6 @@ function clientFor(baseUrl: string, options: { timeoutMs?: number; apiKey?: stri
     timeoutMs: options.timeoutMs ?? 5_000,
     onCall: (call) => calls.push(call),
   });
-}
-
-/** The provider error a call was refused with (fails the test if it succeeded or failed otherwise). */
-async function failure(call: Promise<unknown>): Promise<ProviderError> {
-  const err: unknown = await call.then(
-    () => new Error('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  if (!(err instanceof ProviderError)) throw err;
-  return err;
 }
 
 const order = { id: 12, parent: 0, gender: 1, styles: [1], status: 'CREATED' };
@@ -130,7 +120,7 @@ describe('requests', () => {
 describe('error classification', () => {
   it.each([401, 403])('%i is an auth error', async (status) => {
     server.handle(reply(status, { status: 'error', message: 'Invalid API key' }));
-    const err = await failure(clientFor(server.origin, { apiKey: 'wrong' }).listStyles());
+    const err = await providerFailure(clientFor(server.origin, { apiKey: 'wrong' }).listStyles());
     expect(err).toBeInstanceOf(ProviderAuthError);
     expect(err.kind).toBe('auth');
     expect(err.httpStatus).toBe(status);
@@ -139,7 +129,7 @@ describe('error classification', () => {
 
   it('400 is a bad request carrying the provider message', async () => {
     server.handle(reply(400, { status: 'error', message: 'styles must not be empty' }));
-    const err = await failure(clientFor(server.origin).createModel({ styles: [1], gender: 1 }));
+    const err = await providerFailure(clientFor(server.origin).createModel({ styles: [1], gender: 1 }));
     expect(err).toBeInstanceOf(ProviderBadRequestError);
     expect(err.providerMessage).toBe('styles must not be empty');
     expect(err.message).toBe(
@@ -154,7 +144,7 @@ describe('error classification', () => {
     [422, { error: { message: 'gender must be 1 or 2' } }, 'gender must be 1 or 2'],
   ])('%i is a bad request', async (status, body, message) => {
     server.handle(reply(status, body));
-    const err = await failure(clientFor(server.origin).getOrderStatus(3));
+    const err = await providerFailure(clientFor(server.origin).getOrderStatus(3));
     expect(err).toBeInstanceOf(ProviderBadRequestError);
     expect(err.kind).toBe('bad-request');
     expect(err.httpStatus).toBe(status);
@@ -164,7 +154,7 @@ describe('error classification', () => {
 
   it('429 with Retry-After in seconds is rate limited with retryAfterMs', async () => {
     server.handle(reply(429, { error: 'Too many requests' }, { 'retry-after': '7' }));
-    const err = await failure(clientFor(server.origin).listOrders());
+    const err = await providerFailure(clientFor(server.origin).listOrders());
     expect(err).toBeInstanceOf(ProviderRateLimitedError);
     expect(err.kind).toBe('rate-limited');
     expect((err as ProviderRateLimitedError).retryAfterMs).toBe(7_000);
@@ -173,7 +163,7 @@ describe('error classification', () => {
   it('429 with Retry-After as an HTTP date is rate limited with the time until then', async () => {
     const at = new Date(Date.now() + 30_000);
     server.handle(reply(429, '', { 'retry-after': at.toUTCString() }));
-    const err = (await failure(clientFor(server.origin).listOrders())) as ProviderRateLimitedError;
+    const err = (await providerFailure(clientFor(server.origin).listOrders())) as ProviderRateLimitedError;
     expect(err).toBeInstanceOf(ProviderRateLimitedError);
     // HTTP dates have whole seconds; the call itself takes a little time.
     expect(err.retryAfterMs).toBeGreaterThan(27_000);
@@ -182,7 +172,7 @@ describe('error classification', () => {
 
   it('429 without Retry-After is rate limited without a delay', async () => {
     server.handle(reply(429, { error: 'slow down' }));
-    const err = (await failure(clientFor(server.origin).listOrders())) as ProviderRateLimitedError;
+    const err = (await providerFailure(clientFor(server.origin).listOrders())) as ProviderRateLimitedError;
     expect(err).toBeInstanceOf(ProviderRateLimitedError);
     expect(err.retryAfterMs).toBeUndefined();
   });
@@ -193,7 +183,7 @@ describe('error classification', () => {
       const html = `<!DOCTYPE html><html><head><title>${status} Service Temporarily Unavailable</title></head>
       <body><h1>Service Temporarily Unavailable</h1><hr><center>nginx</center></body></html>`;
       server.handle(reply(status, html));
-      const err = await failure(clientFor(server.origin).getOrderStatus(3));
+      const err = await providerFailure(clientFor(server.origin).getOrderStatus(3));
       expect(err).toBeInstanceOf(ProviderUnavailableError);
       expect(err.kind).toBe('unavailable');
       expect(err.httpStatus).toBe(status);
@@ -204,7 +194,7 @@ describe('error classification', () => {
 
   it.each([500, 503])('%i with an empty body is unavailable without a provider message', async (status) => {
     server.handle(reply(status));
-    const err = await failure(clientFor(server.origin).getOrderStatus(3));
+    const err = await providerFailure(clientFor(server.origin).getOrderStatus(3));
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.providerMessage).toBeUndefined();
     expect(err.message).toBe(`Provider unavailable (HTTP ${status}) on GET /order/{id}/status`);
@@ -212,7 +202,7 @@ describe('error classification', () => {
 
   it('a dropped connection is unavailable', async () => {
     server.handle((req) => req.socket.destroy());
-    const err = await failure(clientFor(server.origin).runOrder(3));
+    const err = await providerFailure(clientFor(server.origin).runOrder(3));
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.httpStatus).toBeUndefined();
     expect(err.message).toMatch(/^Provider unreachable/);
@@ -222,7 +212,7 @@ describe('error classification', () => {
     const closed = await startTestHttpServer();
     const origin = closed.origin;
     await closed.close();
-    const err = await failure(clientFor(origin).listStyles());
+    const err = await providerFailure(clientFor(origin).listStyles());
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.message).toContain('ECONNREFUSED');
   });
@@ -230,7 +220,7 @@ describe('error classification', () => {
   it('a server that never answers is unavailable after timeoutMs', async () => {
     server.handle(() => undefined);
     const started = Date.now();
-    const err = await failure(clientFor(server.origin, { timeoutMs: 150 }).getOrderStatus(3));
+    const err = await providerFailure(clientFor(server.origin, { timeoutMs: 150 }).getOrderStatus(3));
     expect(err).toBeInstanceOf(ProviderUnavailableError);
     expect(err.message).toContain('no answer within 150 ms');
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -238,7 +228,7 @@ describe('error classification', () => {
 
   it('a per-call timeout overrides the client default', async () => {
     server.handle(() => undefined);
-    const err = await failure(
+    const err = await providerFailure(
       clientFor(server.origin, { timeoutMs: 60_000 }).getOrderStatus(3, { timeoutMs: 100 }),
     );
     expect(err.message).toContain('no answer within 100 ms');
@@ -249,13 +239,13 @@ describe('error classification', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"id": 3,');
     });
-    const err = await failure(clientFor(server.origin, { timeoutMs: 150 }).getOrderStatus(3));
+    const err = await providerFailure(clientFor(server.origin, { timeoutMs: 150 }).getOrderStatus(3));
     expect(err).toBeInstanceOf(ProviderUnavailableError);
   });
 
   it('200 with malformed JSON is an invalid response', async () => {
     server.handle(reply(200, '{"id": 3, "status": "DO'));
-    const err = await failure(clientFor(server.origin).getOrderStatus(3));
+    const err = await providerFailure(clientFor(server.origin).getOrderStatus(3));
     expect(err).toBeInstanceOf(ProviderInvalidResponseError);
     expect(err.kind).toBe('invalid-response');
     expect(err.message).toMatch(/not JSON/);
@@ -265,13 +255,13 @@ describe('error classification', () => {
 
   it('200 with an HTML page is an invalid response', async () => {
     server.handle(reply(200, '<html><title>Login</title></html>'));
-    const err = await failure(clientFor(server.origin).listOrders());
+    const err = await providerFailure(clientFor(server.origin).listOrders());
     expect(err).toBeInstanceOf(ProviderInvalidResponseError);
   });
 
   it('200 in a wrong shape is an invalid response quoting the offending path', async () => {
     server.handle(reply(200, { orders: [order, { ...order, id: 'thirteen' }] }));
-    const err = await failure(clientFor(server.origin).listOrders());
+    const err = await providerFailure(clientFor(server.origin).listOrders());
     expect(err).toBeInstanceOf(ProviderInvalidResponseError);
     expect(err.message).toContain('"1.id"');
     expect(err.message).toContain('GET /order/list');
@@ -279,7 +269,7 @@ describe('error classification', () => {
 
   it('200 with an object where a list belongs is an invalid response at the root', async () => {
     server.handle(reply(200, { results: [] }));
-    const err = await failure(clientFor(server.origin).listStyles());
+    const err = await providerFailure(clientFor(server.origin).listStyles());
     expect(err).toBeInstanceOf(ProviderInvalidResponseError);
     expect(err.message).toContain('"(root)"');
   });
@@ -312,11 +302,11 @@ describe('onCall hook', () => {
     server.handle(reply(200, { id: 41, status: 'processing', progress: 50 }));
     await client.getOrderStatus(41);
     server.handle(reply(404, { error: 'no such order' }));
-    await failure(client.getOrderStatus(42));
+    await providerFailure(client.getOrderStatus(42));
     server.handle(reply(200, 'nope'));
-    await failure(client.listAvatarPage(41, 3));
+    await providerFailure(client.listAvatarPage(41, 3));
     server.handle((req) => req.socket.destroy());
-    await failure(client.selectTrainingImage(41, 5));
+    await providerFailure(client.selectTrainingImage(41, 5));
     expect(
       calls.map(({ method, endpoint, outcome, httpStatus }) => ({ method, endpoint, outcome, httpStatus })),
     ).toEqual([
@@ -336,9 +326,9 @@ describe('onCall hook', () => {
   it('reports rate limiting and auth outcomes', async () => {
     const client = clientFor(server.origin);
     server.handle(reply(429, '', { 'retry-after': '1' }));
-    await failure(client.listStyles());
+    await providerFailure(client.listStyles());
     server.handle(reply(401, { error: 'bad key' }));
-    await failure(client.listStyles());
+    await providerFailure(client.listStyles());
     expect(calls.map((c) => c.outcome)).toEqual(['rate-limited', 'auth']);
   });
 });
