@@ -145,6 +145,7 @@ export default tseslint.config(
       'jest.config.js',
       'jest.chaos.config.js',
       'jest.cluster.config.js',
+      'test/setup/*.js',
     ],
     languageOptions: {
       globals: {

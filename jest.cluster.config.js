@@ -7,6 +7,7 @@ const temporal = projects.find((project) => project.displayName === 'temporal');
 
 /** @type {import('jest').Config} */
 module.exports = {
+  reporters: ['default', '<rootDir>/test/setup/slowest-files-reporter.js'],
   projects: [
     {
       transform: temporal.transform,

@@ -16,6 +16,7 @@ const common = {
 };
 
 module.exports = {
+  reporters: ['default', '<rootDir>/test/setup/slowest-files-reporter.js'],
   projects: [
     // Fast tier: no Temporal server needed.
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
