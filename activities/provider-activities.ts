@@ -162,10 +162,7 @@ export function createProviderActivities({
         for (const [index, image] of input.images.entries()) {
           const field = `images[${index}]`;
           try {
-            const bytes = await readImage(image, imageAccess, {
-              field,
-              signal: Context.current().cancellationSignal,
-            });
+            const bytes = await readImage(image, imageAccess, { field, ...readerOf(Context.current()) });
             const problem = imageProblem(bytes);
             if (problem) issues.push({ path: field, message: problem });
           } catch (err) {
@@ -208,10 +205,7 @@ export function createProviderActivities({
             if (unknown[0] !== undefined) return { imageId: unknown[0], reconciled: true };
           }
           const field = `images[${input.index}]`;
-          const bytes = await readImage(input.image, imageAccess, {
-            field,
-            signal: Context.current().cancellationSignal,
-          });
+          const bytes = await readImage(input.image, imageAccess, { field, ...readerOf(Context.current()) });
           const uploaded = await write(() =>
             provider.uploadTrainingImage(
               input.modelId,
@@ -412,4 +406,11 @@ async function withHeartbeats<T>(body: () => Promise<T>): Promise<T> {
   } finally {
     clearInterval(timer);
   }
+}
+
+/** What a selfie read needs of its activity: its cancellation, and the run whose uploads it may read. */
+function readerOf(context: Context): { signal: AbortSignal; uploadsOf: string } {
+  const run = context.info.workflowExecution;
+  if (run === undefined) throw new Error('Selfies are read only for a workflow run, whose uploads they are');
+  return { signal: context.cancellationSignal, uploadsOf: run.workflowId };
 }

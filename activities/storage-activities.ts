@@ -3,7 +3,9 @@ import {
   archiveAvatar,
   AvatarRejectedError,
   AvatarSourceGoneError,
+  deleteUploadBatch,
   ownerPrefix,
+  uploadFoldersOf,
   type AvatarArchiveLimits,
   type BlobStore,
 } from '../src/storage';
@@ -74,6 +76,22 @@ export function createStorageActivities({ store, rules, limits }: StorageDepende
         }
         throw err;
       }
+    },
+
+    /**
+     * Deletes the run's uploaded selfies (its `blob:` references, with their folders' claims)
+     * once training no longer needs them. Only the calling run's own folders: a reference to
+     * another run's uploads deletes nothing. Deleting what is gone already succeeds, so a retry
+     * is safe.
+     */
+    async deleteUploadedSelfies(input: { images: string[] }): Promise<{ deleted: number }> {
+      const run = Context.current().info.workflowExecution;
+      if (run === undefined) return { deleted: 0 };
+      let deleted = 0;
+      for (const folder of uploadFoldersOf(run.workflowId, input.images)) {
+        deleted += (await deleteUploadBatch(store, await store.listKeys(folder))).length;
+      }
+      return { deleted };
     },
   };
 }

@@ -44,6 +44,11 @@ interface Scenario {
   name: string;
   simulator: StartSimulatorOptions;
   request: Omit<PipelineRequest, 'images'>;
+  /**
+   * Started as the API starts a run with uploaded selfies (SELFIE_RETENTION=after-training), so
+   * the run's deletion of its uploads is in the history; its selfies are files, so none is deleted.
+   */
+  asUploads?: boolean;
   /** What to set up at the provider and in Temporal before the pipeline starts (workers are running). */
   prepare?: (setup: ScenarioSetup) => Promise<void>;
   /** What to do while it runs; by default wait for the end. */
@@ -66,6 +71,7 @@ const SCENARIOS: Scenario[] = [
     name: 'happy-path',
     simulator: {},
     request: { styles: [3, 5], gender: 1, subjectId: 'replay-happy', polling: POLLING },
+    asUploads: true,
   },
   {
     name: 'style-error',
@@ -77,6 +83,7 @@ const SCENARIOS: Scenario[] = [
     // Training never finishes on its own: the pipeline is cancelled while it polls.
     simulator: { progression: { mode: 'calls', trainingCalls: 1_000, generationCalls: 1 } },
     request: { styles: [3, 5], gender: 1, subjectId: 'replay-cancelled-training', polling: POLLING },
+    asUploads: true,
     drive: (pipeline) => cancelWhen(pipeline, (p) => p.stage === 'training' && p.training.polls >= 2),
   },
   {
@@ -197,7 +204,10 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
       const pipeline = await startPipeline(
         context.client,
         { images: context.selfies, ...scenario.request },
-        placementFrom({ taskQueue }),
+        {
+          ...placementFrom({ taskQueue }),
+          ...(scenario.asUploads ? { deleteUploadsAfterTraining: true } : {}),
+        },
       );
       if (scenario.drive) await scenario.drive(pipeline);
       await pipeline.result().catch((err: unknown) => {

@@ -7,6 +7,7 @@ import { trainModel } from './model-training';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { PipelineTracker } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
+import { deleteUploadedSelfies } from './uploaded-selfies';
 
 /**
  * The avatar pipeline: training (create a model, upload the selfies, pick the main one, train),
@@ -31,6 +32,7 @@ export async function avatarPipeline(started: PipelineWorkflowInput): Promise<Pi
     const training = await trainModel(input, tracker, { taskQueue: input.providerTaskQueue });
     const { modelId } = training;
     trained = true;
+    await deleteUploadedSelfies(input);
     await webhooks.trained(modelId);
     const finishedBefore = training.finished ? [training.finished] : [];
     const generations = await generateStyles(modelId, input.styles, input, tracker, webhooks, finishedBefore);
@@ -42,7 +44,10 @@ export async function avatarPipeline(started: PipelineWorkflowInput): Promise<Pi
   } catch (err) {
     if (isCancellation(err)) tracker.cancelled();
     else tracker.failed(err instanceof Error ? err.message : String(err));
-    if (!trained) await webhooks.trainingFailed(err, tracker.modelId);
+    if (!trained) {
+      await deleteUploadedSelfies(input);
+      await webhooks.trainingFailed(err, tracker.modelId);
+    }
     await webhooks.ended(err);
     await reportToCampaign(input.campaignId, failureOutcome(err));
     throw err;

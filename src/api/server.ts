@@ -12,6 +12,7 @@ import { ApiError } from './api-error';
 import { createApiContext, type ApiConfig, type ApiContext } from './api-context';
 import { credentialsOf } from '../config/api-credentials';
 import { tenantSettingsOf } from '../config/tenants';
+import { DEFAULT_SELFIE_RETENTION } from '../config/selfie-retention';
 import { AccessTokenSigner, redactAccessToken } from './access-tokens';
 import { refuseCredential, tokenProblems } from './bearer-auth';
 import { callerIdentifier, installCallerAuth } from './caller-auth';
@@ -123,7 +124,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   const janitor = startUploadJanitor({
     store,
     client: options.client,
-    retention: config.api.selfieRetention ?? { kind: 'after-training' },
+    retention: config.api.selfieRetention ?? DEFAULT_SELFIE_RETENTION,
     log: (message) => app.log.warn(message),
   });
   app.addHook('onClose', async () => janitor.stop());

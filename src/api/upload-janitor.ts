@@ -2,7 +2,13 @@ import { text } from 'node:stream/consumers';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { uploadsExpired, type SelfieRetention } from '../config/selfie-retention';
 import { PipelineStageAttribute } from '../contracts/search-attributes';
-import { UPLOAD_CLAIM_NAME, UPLOADS_ROOT, type BlobStore } from '../storage';
+import {
+  deleteUploadBatch,
+  isUploadClaim,
+  UPLOAD_CLAIM_NAME,
+  UPLOADS_ROOT,
+  type BlobStore,
+} from '../storage';
 
 export interface UploadJanitorOptions {
   /** The blob store the API writes uploads to (`uploads/<workflowId>/<batch>/`). */
@@ -71,9 +77,7 @@ export async function sweepUploads(options: UploadJanitorOptions): Promise<strin
       }
     }
     if (!expired) continue;
-    // The claim goes last, so a sweep cut short leaves a batch that still says whose it is.
-    const claimLast = [...batch.keys].sort((a, b) => Number(isClaim(a)) - Number(isClaim(b)));
-    for (const key of claimLast) await options.store.delete(key);
+    await deleteUploadBatch(options.store, batch.keys);
     removed.push(batch.prefix);
   }
   return removed;
@@ -94,7 +98,7 @@ export async function uploadedBatches(store: BlobStore): Promise<UploadedBatch[]
   for (const [prefix, keys] of byFolder) {
     let workflowId: string | undefined;
     let since = new Date(0);
-    const claim = keys.some(isClaim) ? await store.get(`${prefix}${UPLOAD_CLAIM_NAME}`) : undefined;
+    const claim = keys.some(isUploadClaim) ? await store.get(`${prefix}${UPLOAD_CLAIM_NAME}`) : undefined;
     if (claim) {
       const parsed = parseClaim(await text(claim.body));
       workflowId = parsed.workflowId;
@@ -103,10 +107,6 @@ export async function uploadedBatches(store: BlobStore): Promise<UploadedBatch[]
     found.push({ prefix, keys, since, ...(workflowId !== undefined ? { workflowId } : {}) });
   }
   return found;
-}
-
-function isClaim(key: string): boolean {
-  return key.endsWith(`/${UPLOAD_CLAIM_NAME}`);
 }
 
 function parseClaim(body: string): { workflowId?: string; since?: number } {

@@ -22,6 +22,8 @@ import { InputError } from '../errors';
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
   workflowId?: string;
+  /** The run deletes its uploaded selfies once trained (the API, for uploads under SELFIE_RETENTION=after-training). */
+  deleteUploadsAfterTraining?: boolean;
 }
 
 export interface PipelineHandle {
@@ -80,6 +82,7 @@ export async function startPipelineRun(
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
     ...(options.pollingBounds ? { pollingBounds: options.pollingBounds } : {}),
+    ...(options.deleteUploadsAfterTraining ? { deleteUploadsAfterTraining: true } : {}),
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.pipeline,

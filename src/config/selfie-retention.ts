@@ -9,6 +9,8 @@ import { z } from 'zod';
 export type SelfieRetention =
   { kind: 'after-training' } | { kind: 'after-end' } | { kind: 'after-end-plus'; ms: number };
 
+export const DEFAULT_SELFIE_RETENTION: SelfieRetention = { kind: 'after-training' };
+
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 export const selfieRetentionSchema = z

@@ -125,6 +125,11 @@ export type PipelineWorkflowInput = PipelineInput & {
   archiveAvatars?: boolean;
   /** The operator's polling bounds the run was started under; its polling is held within them. */
   pollingBounds?: PollingBounds;
+  /**
+   * The run deletes its uploaded selfies as soon as training no longer needs them: set by the API
+   * for a request with uploads when SELFIE_RETENTION is after-training.
+   */
+  deleteUploadsAfterTraining?: boolean;
 };
 
 /** Fields only a campaign sets on the pipelines it starts; a caller setting one is refused, by name. */

@@ -11,6 +11,8 @@ export interface ReadImageOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   field?: string;
+  /** The reading run's workflow id: a `blob:` reference must name one of its own uploads. */
+  uploadsOf?: string;
 }
 
 /**
@@ -25,7 +27,9 @@ export async function readImage(
 ): Promise<Buffer> {
   const field = options.field ?? 'image';
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_IMAGE_BYTES;
-  if (isStoredReference(reference)) return readStoredImage(reference, policy.store, maxBytes, field);
+  if (isStoredReference(reference)) {
+    return readStoredImage(reference, policy.store, maxBytes, field, options.uploadsOf);
+  }
   const resolved = await resolveImageReference(reference, policy, field);
   if (resolved.kind === 'file') {
     const info = await stat(resolved.path);

@@ -4,6 +4,7 @@ import {
   keyOfBlobReference,
   readBlob,
   UPLOADS_ROOT,
+  uploadsPrefix,
   type BlobStore,
 } from '../storage';
 import { InputError } from '../errors';
@@ -18,14 +19,24 @@ export function isStoredReference(reference: string): boolean {
 
 /**
  * The key of a stored reference, in the worker's configured store (STORAGE_URL, else BLOB_DIR):
- * a `blob:` key must name an upload; an `s3://` location must lie under the store's bucket and
- * prefix. Anything else is refused, like a file outside IMAGE_ROOTS.
+ * a `blob:` key must name an upload, and with `uploadsOf` (the reading run's workflow id) one of
+ * that run's own uploads; an `s3://` location must lie under the store's bucket and prefix.
+ * Anything else is refused, like a file outside IMAGE_ROOTS.
  */
-export function storedImageKey(reference: string, store: BlobStore | undefined, field: string): string {
+export function storedImageKey(
+  reference: string,
+  store: BlobStore | undefined,
+  field: string,
+  uploadsOf?: string,
+): string {
   if (isBlobReference(reference)) {
     const key = keyOfBlobReference(reference);
     if (key === undefined || !key.startsWith(UPLOADS_ROOT)) {
       throw InputError.field(field, 'does not name an uploaded selfie in the storage');
+    }
+    // Uploads are stored under the run they were sent with: a run reads no other run's.
+    if (uploadsOf !== undefined && !key.startsWith(uploadsPrefix(uploadsOf))) {
+      throw InputError.field(field, 'names a selfie uploaded for another run');
     }
     if (store === undefined) throw InputError.field(field, 'cannot be read: no storage is configured');
     return key;
@@ -43,8 +54,9 @@ export async function readStoredImage(
   store: BlobStore | undefined,
   maxBytes: number,
   field: string,
+  uploadsOf?: string,
 ): Promise<Buffer> {
-  const key = storedImageKey(reference, store, field);
+  const key = storedImageKey(reference, store, field, uploadsOf);
   try {
     const bytes = await readBlob(store!, key, maxBytes);
     if (bytes === undefined) throw InputError.field(field, 'was not found in the storage');

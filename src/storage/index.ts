@@ -10,3 +10,4 @@ export * from './storage-url';
 export { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH } from './link-token';
 export { blobReference, isBlobReference, keyOfBlobReference } from './blob-reference';
 export { BlobTooLargeError, readBlob } from './read-blob';
+export { deleteUploadBatch, isUploadClaim, uploadFoldersOf } from './upload-batches';

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '../../client/pipelines';
 import { callerFieldProblems, type PipelineInput } from '../../contracts/pipeline-input';
 import { pollingBoundsProblems } from '../../contracts/polling-bounds';
+import { DEFAULT_SELFIE_RETENTION } from '../../config/selfie-retention';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { requestFromForm } from '../form-fields';
@@ -52,6 +53,7 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
     handler: async (request, reply) => {
       const { tenant } = request.caller;
       const workflowId = pipelineWorkflowId(tenant, request.headers['idempotency-key']);
+      const retention = ctx.config.api.selfieRetention ?? DEFAULT_SELFIE_RETENTION;
       const prepared = await prepare(request, ctx, workflowId);
       try {
         const fingerprint = requestFingerprint(prepared.input, prepared.imageIdentities);
@@ -60,6 +62,8 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
           tenant,
           requestFingerprint: fingerprint,
           workflowId,
+          // The run deletes its uploads the moment training is over; the janitor is the backstop.
+          deleteUploadsAfterTraining: prepared.uploads !== undefined && retention.kind === 'after-training',
         });
         if (!run.created) {
           await prepared.uploads?.discard();

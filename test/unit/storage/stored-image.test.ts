@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readStoredImage } from '../../../src/images/stored-image';
 import type { BlobInfo, BlobStore, StoredBlob } from '../../../src/storage';
-import { FsBlobStore } from '../../../src/storage';
+import { FsBlobStore, uploadFoldersOf } from '../../../src/storage';
 import { InputError } from '../../../src/errors';
 
 const root = mkdtempSync(path.join(tmpdir(), 'stored-image-'));
@@ -48,5 +48,37 @@ describe('readStoredImage', () => {
     await expect(readStoredImage('s3://selfies/team/x.jpg', undefined, 5, 'images.0')).rejects.toBeInstanceOf(
       InputError,
     );
+  });
+});
+
+describe('uploaded selfies are read only by their own run', () => {
+  const store = new FsBlobStore(root);
+  const own = 'acme.avatar-pipeline-7f9c2d4e-1b3a-4c5d-8e6f-0a1b2c3d4e5f';
+  const other = 'globex.avatar-pipeline-0c1d2e3f-4a5b-4c6d-9e8f-7a6b5c4d3e2f';
+
+  it('reads a selfie uploaded for the reading run, and refuses one uploaded for another', async () => {
+    await store.put(`uploads/${own}/b1/selfie-1.jpg`, Buffer.from('own'), 'image/jpeg');
+    await store.put(`uploads/${other}/b2/selfie-1.jpg`, Buffer.from('theirs'), 'image/jpeg');
+    const read = (ref: string) => readStoredImage(ref, store, 1_000, 'images[0]', own);
+    expect((await read(`blob:uploads/${own}/b1/selfie-1.jpg`)).toString()).toBe('own');
+    await expect(read(`blob:uploads/${other}/b2/selfie-1.jpg`)).rejects.toThrow(
+      'Invalid images[0]: names a selfie uploaded for another run',
+    );
+    // A run id that is the start of another's names none of its uploads.
+    await expect(
+      readStoredImage(`blob:uploads/${own}/b1/selfie-1.jpg`, store, 1_000, 'images[0]', own.slice(0, -1)),
+    ).rejects.toThrow('another run');
+  });
+
+  it('finds the upload folders of the run only', () => {
+    expect(
+      uploadFoldersOf(own, [
+        `blob:uploads/${own}/b1/selfie-1.jpg`,
+        `blob:uploads/${own}/b1/selfie-2.jpg`,
+        `blob:uploads/${other}/b2/selfie-1.jpg`,
+        '/srv/selfies/a.jpg',
+        'https://images.example/a.jpg',
+      ]),
+    ).toEqual([`uploads/${own}/b1/`]);
   });
 });
