@@ -234,7 +234,7 @@ export const envSchema = z.object({
     'All selfies of one request together, in bytes (413 above).',
   ),
   SELFIE_RETENTION: withDefault(selfieRetentionSchema, 'after-training').describe(
-    'When uploaded selfies are deleted: `after-training`, `after-end`, or a duration after the end (`30m`, `12h`, `7d`).',
+    'When uploaded selfies are deleted: `after-training` (by the run, as soon as its model is trained), `after-end`, or a duration after the end (`30m`, `12h`, `7d`).',
   ),
   API_REQUEST_TIMEOUT_MS: withDefault(positiveInt, 120_000).describe(
     'A whole request (headers and body) must arrive within this many ms; slower ones get 408.',
