@@ -6,7 +6,16 @@ import { startCampaign, type CampaignHandle } from '../../src/campaign/client/ca
 import type { CampaignSubject, CampaignSummary } from '../../src/campaign/contracts/campaign';
 import { CHAOS_POLLING, FAST_SIZE, type ChaosSize } from '../chaos/harness/chaos-size';
 import { describeProviderLoad, expectExactCounts, subjectsOffCount } from '../chaos/harness/exact-counts';
-import { API_TOKEN, Cluster, NAMESPACE, SELFIES_PER_SUBJECT, TASK_QUEUE, timing } from './harness/cluster';
+import {
+  API_TOKEN,
+  Cluster,
+  NAMESPACE,
+  PROVIDER_API_KEY,
+  SELFIES_PER_SUBJECT,
+  TASK_QUEUE,
+  timing,
+} from './harness/cluster';
+import { ProviderClient } from '../../src/provider/client';
 import { dispatchOrder } from './checks/task-queue-dispatch';
 import { expectNoOrdersOfNoSubject, traceDuplicateWrites } from './checks/write-trace';
 import { checkWorkerVersions } from './checks/worker-versions';
@@ -127,6 +136,7 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
 
       const summary = await campaignSummary(campaign, 600_000);
       timing(`campaign of ${CAMPAIGN.subjects} subjects x ${CAMPAIGN.styles.length} styles`, started);
+      if (process.env.CLUSTER_PLANT_ORPHAN) note(`planted orphan model ${await plantOrphan(cluster)}`);
       const stats = await cluster.providerStats();
       note(`provider: ${describeProviderLoad(stats)}`);
       // Faults were on: the provider did answer with some.
@@ -299,4 +309,26 @@ async function campaignSummary(handle: CampaignHandle, timeoutMs: number): Promi
     await delay(1_000);
   }
   return handle.result();
+}
+
+/**
+ * CLUSTER_PLANT_ORPHAN=1: one model made at the provider behind the campaign's back, after it
+ * ended, so the exact-count check must fail naming it. Shows the check can fail. The simulator's
+ * faults stay on: a create whose answer is lost is tried again, and every model it leaves is one
+ * more orphan for the check to name.
+ */
+async function plantOrphan(cluster: Cluster): Promise<number> {
+  const provider = new ProviderClient({
+    baseUrl: cluster.simulatorUrl,
+    apiKey: PROVIDER_API_KEY,
+    timeoutMs: 5_000,
+  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await provider.createModel({ styles: [3], gender: 2 })).id;
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }

@@ -574,6 +574,13 @@ const API_ROWS: ApiRow[] = [
     message: /declares 65535 × 65535 pixels, more than the limit/,
   },
   {
+    name: 'a wrong selfie path under IMAGE_ROOTS (a file that is not there)',
+    request: (f) => jsonRequest(f, { images: [f.selfies[0]!, path.join(f.allowed, 'selfie-9.png')] }),
+    status: 422,
+    field: 'images.1',
+    message: /does not exist|not found/,
+  },
+  {
     name: 'a missing file outside IMAGE_ROOTS (same answer as an existing one)',
     request: (f) => jsonRequest(f, { images: [path.join(f.outside, 'no-such-file.png')] }),
     status: 422,
