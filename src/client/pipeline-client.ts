@@ -1,8 +1,13 @@
 import type { Client } from '@temporalio/client';
-import { parseEnv } from '../config/parse-env';
-import { loadStarterSettings, starterSettingsOf, type TemporalConfig } from '../config/starter-settings';
+import {
+  loadStarterSettings,
+  parseStarterEnv,
+  starterSettingsOf,
+  type TemporalConfig,
+} from '../config/starter-settings';
 import type { PipelineRequest } from '../contracts/pipeline-input';
-import { loadConfig, type AppConfig } from '../config/load-config';
+import type { AppConfig } from '../config/load-config';
+import { loadProviderSettings } from '../config/provider-settings';
 import type { RunPlacement } from '../config/run-placement';
 import type { GenerationRequest, TrainingRequest } from '../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
@@ -126,7 +131,7 @@ export async function createPipelineClient(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
   const { providerTaskQueue, provider: _provider, tenant = DEFAULT_TENANT, ...temporalSettings } = settings;
-  const resolved = starterSettingsOf(env, parseEnv(env), process.cwd(), {
+  const resolved = starterSettingsOf(env, parseStarterEnv(env), process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
   });
@@ -134,7 +139,7 @@ export async function createPipelineClient(
   const temporal = await connectClient(config);
   let provider: ProviderClient | undefined;
   const providerClient = () =>
-    (provider ??= new ProviderClient(settings.provider ?? loadConfig(env).provider));
+    (provider ??= new ProviderClient(settings.provider ?? loadProviderSettings(env)));
   const runOptions = (requestId: string | undefined) => ({
     ...placement,
     tenant,

@@ -13,7 +13,7 @@ export interface BlobStoreDir {
  * STORAGE_URL says) and STORAGE_URL when it is a directory. A bad STORAGE_URL is left to the
  * storage settings to report.
  */
-export function blobStoreDirs(env: NodeJS.ProcessEnv, e: Env, cwd: string): BlobStoreDir[] {
+export function blobStoreDirs(env: NodeJS.ProcessEnv, e: Pick<Env, 'BLOB_DIR'>, cwd: string): BlobStoreDir[] {
   const dirs: BlobStoreDir[] = [{ variable: 'BLOB_DIR', dir: resolve(cwd, e.BLOB_DIR) }];
   const url = env.STORAGE_URL?.trim();
   if (url) {

@@ -1,8 +1,7 @@
-import { activityTimeoutProblems } from './activity-timeout-rules';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
 import type { SelfieRetention } from './selfie-retention';
-import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from './env-schema';
+import { providerSettingsOf, type ProviderSettings } from './provider-settings';
 import { parseEnv } from './parse-env';
 import { loadTenantsFile, type TenantsConfig } from './tenants';
 import type { RunPlacement } from './run-placement';
@@ -41,7 +40,7 @@ export interface AppConfig {
   /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
   campaigns: StarterSettings['campaigns'];
   /** writeSettleMs: PROVIDER_WRITE_SETTLE_MS (activities default to 60 s when a hand-built config leaves it out). */
-  provider: { baseUrl: string; apiKey: string; timeoutMs: number; writeSettleMs?: number };
+  provider: ProviderSettings;
   /** Optional parts (API key, TLS, payload encryption) are absent when not configured. */
   temporal: TemporalConfig;
   imageAccess: StarterSettings['imageAccess'];
@@ -106,28 +105,9 @@ export interface AppConfig {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AppConfig {
   const e = parseEnv(env);
   const starter = starterSettingsOf(env, e, cwd);
-  const apiKey =
-    e.PROVIDER_API_KEY ?? (e.PROVIDER_BASE_URL === DEFAULT_PROVIDER_BASE_URL ? SIMULATOR_API_KEY : undefined);
-  const timeoutProblems = activityTimeoutProblems({
-    providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
-    writeSettleMs: e.PROVIDER_WRITE_SETTLE_MS,
-  });
-  if (timeoutProblems.length > 0) throw new ConfigError(timeoutProblems);
-  if (apiKey === undefined) {
-    throw new ConfigError([
-      {
-        variable: 'PROVIDER_API_KEY',
-        reason: `is required when PROVIDER_BASE_URL points at a real provider (${e.PROVIDER_BASE_URL})`,
-      },
-    ]);
-  }
+  const provider = providerSettingsOf(e);
   return {
-    provider: {
-      baseUrl: e.PROVIDER_BASE_URL,
-      apiKey,
-      timeoutMs: e.PROVIDER_TIMEOUT_MS,
-      writeSettleMs: e.PROVIDER_WRITE_SETTLE_MS,
-    },
+    provider,
     temporal: starter.temporal,
     imageAccess: starter.imageAccess,
     api: {

@@ -3,8 +3,8 @@ import { MAX_POLL_INTERVAL_MS } from '../contracts/limits';
 import type { PollingBounds } from '../contracts/polling-bounds';
 import { blobStoreDirs, overlapProblems } from './blob-store-dirs';
 import { ConfigError } from './config-error';
-import type { Env } from './env-schema';
-import { parseEnv } from './parse-env';
+import { envSchema, type Env } from './env-schema';
+import { parseEnvOf } from './parse-env';
 import { placementFrom, type RunPlacement } from './run-placement';
 import { temporalAccess, type TemporalAccess } from './temporal-access';
 
@@ -35,6 +35,39 @@ export interface StarterSettings {
   };
 }
 
+/**
+ * The variables a starter reads: the Temporal connection (every TEMPORAL_* one), payload
+ * encryption, where runs go and under which bounds, and where selfies may come from. The
+ * worker's, the API's and the provider's settings are not a starter's business, so an app that
+ * sets LOG_LEVEL or API_PORT its own way can still start pipelines.
+ */
+const STARTER_OWN = [
+  'ENCRYPTION_KEYS',
+  'ENCRYPTION_KEY_ID',
+  'IMAGE_ROOTS',
+  'IMAGE_URL_HOSTS',
+  'BLOB_DIR',
+  'PROVIDER_TASK_QUEUE',
+  'ARCHIVE_AVATARS',
+  'PROVIDER_POLL_MIN_INTERVAL_MS',
+  'PROVIDER_POLL_MAX_INTERVAL_MS',
+  'CAMPAIGN_DIR',
+  'CAMPAIGN_MAX_IN_FLIGHT',
+] as const satisfies readonly (keyof Env)[];
+type StarterVariable = (typeof STARTER_OWN)[number] | Extract<keyof Env, `TEMPORAL_${string}`>;
+export const STARTER_VARIABLES: readonly StarterVariable[] = [
+  ...(Object.keys(envSchema.shape).filter((name) => name.startsWith('TEMPORAL_')) as StarterVariable[]),
+  ...STARTER_OWN,
+];
+/** The environment as a starter sees it. */
+export type StarterEnv = Pick<Env, StarterVariable>;
+
+/** Validates only the starter's variables, each bad one reported by name and reason. */
+export function parseStarterEnv(env: NodeJS.ProcessEnv): StarterEnv {
+  const mask = Object.fromEntries(STARTER_VARIABLES.map((name) => [name, true as const]));
+  return parseEnvOf(envSchema.pick(mask as { [K in StarterVariable]: true }), env);
+}
+
 /** Settings the caller gives in code, ahead of the environment. */
 export interface StarterOverrides {
   temporal?: Partial<TemporalConfig>;
@@ -45,7 +78,7 @@ export function loadStarterSettings(
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): StarterSettings {
-  return starterSettingsOf(env, parseEnv(env), cwd);
+  return starterSettingsOf(env, parseStarterEnv(env), cwd);
 }
 
 /**
@@ -54,7 +87,7 @@ export function loadStarterSettings(
  */
 export function starterSettingsOf(
   env: NodeJS.ProcessEnv,
-  e: Env,
+  e: StarterEnv,
   cwd: string,
   overrides: StarterOverrides = {},
 ): StarterSettings {
@@ -88,7 +121,7 @@ export function starterSettingsOf(
 }
 
 /** The operator's polling bounds; a minimum above the maximum is refused, naming both. */
-function pollingBoundsOf(e: Env): PollingBounds {
+function pollingBoundsOf(e: StarterEnv): PollingBounds {
   const bounds = {
     minIntervalMs: e.PROVIDER_POLL_MIN_INTERVAL_MS,
     maxIntervalMs: e.PROVIDER_POLL_MAX_INTERVAL_MS,

@@ -7,13 +7,19 @@ import { temporalConnection, type TemporalConnection } from './temporal-connecti
 export type TemporalAccess = TemporalConnection & { encryption?: EncryptionConfig };
 
 /** The connection (src/config/temporal-connection.ts) and payload encryption (ENCRYPTION_KEYS, ours). */
-export function temporalAccess(env: NodeJS.ProcessEnv, e: Env, cwd: string): TemporalAccess {
+export function temporalAccess(
+  env: NodeJS.ProcessEnv,
+  e: Pick<Env, 'TEMPORAL_TLS' | 'ENCRYPTION_KEYS' | 'ENCRYPTION_KEY_ID'>,
+  cwd: string,
+): TemporalAccess {
   const connection = temporalConnection(env, e, cwd);
   const encryption = payloadEncryption(e);
   return { ...connection, ...(encryption ? { encryption } : {}) };
 }
 
-function payloadEncryption(e: Env): EncryptionConfig | undefined {
+function payloadEncryption(
+  e: Pick<Env, 'ENCRYPTION_KEYS' | 'ENCRYPTION_KEY_ID'>,
+): EncryptionConfig | undefined {
   if (!e.ENCRYPTION_KEYS) {
     if (e.ENCRYPTION_KEY_ID) {
       throw new ConfigError([

@@ -40,7 +40,11 @@ const FILE_VARIABLES = [
  * values count as unset (.env.example and compose leave them blank), where envconfig would take an
  * empty API key for a key.
  */
-export function temporalConnection(env: NodeJS.ProcessEnv, e: Env, cwd: string): TemporalConnection {
+export function temporalConnection(
+  env: NodeJS.ProcessEnv,
+  e: Pick<Env, 'TEMPORAL_TLS'>,
+  cwd: string,
+): TemporalConnection {
   const variables: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (name.startsWith('TEMPORAL_') && value?.trim()) variables[name] = value;

@@ -54,10 +54,11 @@ describe('the client package, used as a library user would (src/index.ts)', () =
     });
     running.push({ sim, worker, done: worker.run() });
     // Settings given here win; nothing comes from this process's environment but the operator's
-    // polling floor, lowered as for the in-process workers' quick simulator.
+    // polling floor, lowered as for the in-process workers' quick simulator. The app sets the
+    // worker's and the API's variables its own way: not the client's business, so not read.
     const pipelines = await createPipelineClient(
       { address, namespace, taskQueue },
-      { PROVIDER_POLL_MIN_INTERVAL_MS: '100' },
+      { PROVIDER_POLL_MIN_INTERVAL_MS: '100', LOG_LEVEL: 'bogus', LOG_FORMAT: 'pretty', API_PORT: 'abc' },
     );
     return { pipelines, sim, worker };
   }

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { loadConfig } from '../../../src/config/load-config';
 import { parseEnv } from '../../../src/config/parse-env';
 import { loadStarterSettings, starterSettingsOf } from '../../../src/config/starter-settings';
+import { loadProviderSettings } from '../../../src/config/provider-settings';
+import { ConfigError } from '../../../src/config/config-error';
 
 const cwd = path.resolve('/srv/app');
 
@@ -53,5 +55,34 @@ describe('starter settings: worked out once, the same for starters and workers',
     expect(config.campaigns).toEqual(settings.campaigns);
     expect(config.campaigns).toEqual({ dir: path.join(cwd, 'manifests'), maxInFlight: 7 });
     expect(config.temporal).toEqual(settings.temporal);
+  });
+});
+
+describe('a starter reads only its own variables', () => {
+  // What an app that embeds the client may well set for itself.
+  const appsOwn = { LOG_LEVEL: 'bogus', LOG_FORMAT: 'pretty', API_PORT: 'abc', PROVIDER_MAX_RPS: 'lots' };
+
+  it('ignores the worker’s and the API’s variables, which the whole configuration refuses', () => {
+    expect(loadStarterSettings(appsOwn, cwd)).toEqual(loadStarterSettings({}, cwd));
+    expect(() => loadConfig(appsOwn, cwd)).toThrow(/LOG_LEVEL/);
+  });
+
+  it('still names each of its own variables that is wrong', () => {
+    let error: unknown;
+    try {
+      loadStarterSettings({ ...appsOwn, TEMPORAL_TLS: 'maybe', PROVIDER_POLL_MIN_INTERVAL_MS: 'soon' }, cwd);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const variables = (error as ConfigError).problems.map((p) => p.variable).sort();
+    expect(variables).toEqual(['PROVIDER_POLL_MIN_INTERVAL_MS', 'TEMPORAL_TLS']);
+  });
+
+  it('reads the provider settings (for generate and retry checks) without the rest', () => {
+    expect(loadProviderSettings({ ...appsOwn, PROVIDER_TIMEOUT_MS: '20000' })).toEqual(
+      expect.objectContaining({ timeoutMs: 20_000 }),
+    );
+    expect(() => loadProviderSettings({ PROVIDER_TIMEOUT_MS: 'abc' })).toThrow(/PROVIDER_TIMEOUT_MS/);
   });
 });
