@@ -13,6 +13,10 @@ export type { InputIssue } from './errors';
 
 // Starting, watching and listing pipelines.
 export { createPipelineClient, loadTemporalConfig } from './client/pipeline-client';
+export { PipelineFailedError } from './client/pipeline-failed';
+export type { RunEnd } from './client/pipeline-failed';
+export { TemporalUnreachableError } from './client/temporal-unreachable';
+export { NamespaceNotSetUpError } from './client/start-run';
 export type { PipelineClient, PipelineClientSettings, TemporalConfig } from './client/pipeline-client';
 export { connectClient } from './client/connect';
 export { getPipeline, pipelineWorkflowId, startPipeline, validatePipelineRequest } from './client/pipelines';

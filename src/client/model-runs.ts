@@ -29,6 +29,7 @@ import { planRetry, RetryRefusedError, retryWorkflowId, type RetryPlan } from '.
 import { subjectOfModel } from './model-subject';
 import { tenantModelIds, tenantProviderReads } from './tenant-runs';
 import { InputError } from '../errors';
+import { runResult } from './pipeline-failed';
 
 /** Where runs go and how a repeated request is recognised (as for pipelines). */
 export type StartModelRunOptions = StartOptions;
@@ -185,7 +186,7 @@ export function getTraining(client: Client, workflowId: string): TrainingHandle 
   return {
     workflowId,
     progress: () => handle.query(progressQuery),
-    result: () => handle.result(),
+    result: () => runResult(handle.workflowId, handle.result()),
     cancel: () => handle.cancel().then(() => undefined),
   };
 }

@@ -18,6 +18,7 @@ import {
 } from '../contracts/workflow-definitions';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { InputError } from '../errors';
+import { runResult } from './pipeline-failed';
 
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
@@ -30,7 +31,7 @@ export interface PipelineHandle {
   workflowId: string;
   /** Live progress (a query: a worker must be running to answer it). */
   progress(): Promise<PipelineProgress>;
-  /** Waits for the end; throws a WorkflowFailedError when the pipeline failed or was cancelled. */
+  /** Waits for the end; throws a PipelineFailedError (a WorkflowFailedError) saying why when the run did not complete. */
   result(): Promise<PipelineResult>;
   /** Asks the pipeline to stop; it cancels its styles and ends as cancelled. */
   cancel(): Promise<void>;
@@ -120,7 +121,7 @@ function wrap(handle: WorkflowHandle<AvatarPipelineWorkflow>): PipelineHandle {
   return {
     workflowId: handle.workflowId,
     progress: () => handle.query(progressQuery),
-    result: () => handle.result(),
+    result: () => runResult(handle.workflowId, handle.result()),
     cancel: () => handle.cancel().then(() => undefined),
     status: () => handle.describe().then((d) => d.status.name),
     raw: handle,

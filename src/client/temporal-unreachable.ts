@@ -11,7 +11,7 @@ export class TemporalUnreachableError extends AvatarPipelineError {
   ) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(
-      `Cannot reach Temporal at ${address} (TEMPORAL_ADDRESS): ${reason}. Is the server running there? (\`npm run temporal:dev\` starts one locally)`,
+      `Cannot reach Temporal at ${address} (TEMPORAL_ADDRESS): ${reason}. Is the server running there? (for a local one: \`temporal server start-dev\`)`,
       { cause },
     );
   }

@@ -1,4 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
+import { PipelineFailedError } from '../../src/client/pipeline-failed';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { getPipeline, startPipeline, type PipelineHandle } from '../../src/client/pipelines';
@@ -217,6 +218,10 @@ describe('avatar pipeline on the time-skipping server', () => {
       expect(failure).toBeInstanceOf(WorkflowFailedError);
       const message = String((failure as WorkflowFailedError).cause?.message);
       expect(message).toMatch(/training of model \d+ ended in ERROR/i);
+      // The handle's error says why itself, without digging through Temporal's causes.
+      expect(failure).toBeInstanceOf(PipelineFailedError);
+      expect(failure).toMatchObject({ workflowId: p.workflowId, end: 'failed', reason: message });
+      expect((failure as Error).message).toBe(`Run ${p.workflowId} failed: ${message}`);
       const progress = await p.progress();
       expect(progress.stage).toBe('failed');
       expect(progress.styles.every((s) => s.stage === 'pending')).toBe(true);
@@ -268,6 +273,7 @@ describe('avatar pipeline on the time-skipping server', () => {
       const failure = (await p.result().catch((err: unknown) => err)) as WorkflowFailedError;
       expect(failure).toBeInstanceOf(WorkflowFailedError);
       expect(failure.cause?.name).toBe('CancelledFailure');
+      expect(failure).toMatchObject({ name: 'PipelineFailedError', end: 'cancelled' });
       const progress = await getPipeline(env.client, p.workflowId).progress();
       expect(progress.stage).toBe('cancelled');
       expect(progress.modelId).toEqual(expect.any(Number));
