@@ -20,8 +20,12 @@ const OPENS = 2_000;
 const NO_FIRST_EVENT = 0;
 /** Streams open at once: under the per-run cap (50), with room for closes the server has yet to see. */
 const AT_ONCE = 40;
-/** Training finishes on its 40th status call, one a second: the flood has about 40 s to run in. */
-const TRAINING_CALLS = 40;
+/**
+ * Training finishes on its 90th status call, and calls come at most one a second, so a flood cut
+ * off after FLOOD_LIMIT_MS always ends while the run is training, however busy the machine.
+ */
+const TRAINING_CALLS = 90;
+const FLOOD_LIMIT_MS = 80_000;
 const ONE_SECOND = {
   initialIntervalMs: 1_000,
   minIntervalMs: 1_000,
@@ -140,7 +144,7 @@ describe('an event-stream flood during training', () => {
     const statuses = new Map<number, number>();
     let next = 0;
     // Opens stop after this, so a stack that cannot keep up still ends and shows the history.
-    const floodUntil = Date.now() + 90_000;
+    const floodUntil = Date.now() + FLOOD_LIMIT_MS;
     const opener = async () => {
       for (let n = next++; n < OPENS && Date.now() < floodUntil; n = next++) {
         const status = await open(watched.workflowId, n);
