@@ -1,0 +1,44 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/*
+ * What `npm pack` would publish of the platform: the compiled code, the CLI, the samples the demo
+ * uses, README and LICENSE; no tests, benchmarks, development tools, sources or screenshots.
+ */
+const ROOT = path.resolve(__dirname, '../../..');
+
+function packedFiles(): string[] {
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return (JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+}
+
+test('the platform package ships its compiled code, CLI, README and LICENSE, and nothing of development', () => {
+  const files = packedFiles();
+  expect(files).toEqual(
+    expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'bin/avatar-pipeline.js']),
+  );
+  const development = files.filter((file) =>
+    /^(test|bench|dev|scripts|console|docs|deploy|\.ci|\.tools)\/|^dist\/(test|bench|dev|scripts)\/|\.test\.|(^|\/)(jest|eslint)\.[^/]*$|\.ts$(?<!\.d\.ts)/.test(
+      file,
+    ),
+  );
+  expect(development).toEqual([]);
+  // Built (npm test builds first): the entry points and the prebuilt workflow bundles are in it.
+  if (existsSync(path.join(ROOT, 'dist/src/index.js'))) {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/src/index.js',
+        'dist/src/index.d.ts',
+        'dist/src/cli/main.js',
+        'dist/worker.js',
+        'dist/workflow-bundles/workflows.js',
+        'dist/console/console.js',
+      ]),
+    );
+  }
+});
