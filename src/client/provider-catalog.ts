@@ -1,5 +1,4 @@
-import type { AppConfig } from '../config/load-config';
-import { loadConfig } from '../config/load-config';
+import { loadProviderSettings, type ProviderSettings } from '../config/provider-settings';
 import { ProviderClient } from '../provider/client';
 import { ProviderBadRequestError } from '../provider/errors';
 import { orderIdSchema } from '../provider/request-schemas';
@@ -136,7 +135,7 @@ function once<T>(read: () => Promise<T>): () => Promise<T> {
 
 /** A catalog on the provider configured in the environment (PROVIDER_BASE_URL, PROVIDER_API_KEY, PROVIDER_TIMEOUT_MS). */
 export function createProviderCatalog(
-  provider: AppConfig['provider'] | ProviderClient = loadConfig().provider,
+  provider: ProviderSettings | ProviderClient = loadProviderSettings(),
 ): ProviderCatalog {
   return new ProviderCatalog(provider instanceof ProviderClient ? provider : new ProviderClient(provider));
 }

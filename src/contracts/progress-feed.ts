@@ -7,7 +7,7 @@
  *
  * Workflow-safe: definitions and plain types only.
  */
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery } from './message-definitions';
 
 /** One snapshot of progress and its place in the sequence. */
 export interface ProgressChange<P> {

@@ -2,7 +2,7 @@
  * How workflows hand events to webhook delivery: the delivery workflow's input, its signal and
  * where a delivery goes. Plain types and definitions only (no zod): imported by workflow code.
  */
-import { defineSignal } from '@temporalio/workflow';
+import { defineSignal } from './message-definitions';
 import type { AnnouncedEvent, WebhookEnvelope, WebhookEventType } from './webhook-events';
 
 /** What `callbackUrl` receives when the request names no `callbackEvents`: the run's end. */

@@ -3,7 +3,7 @@
  * The workflows implement these; the client, API and CLI use them without importing workflow code.
  * The campaign's own signals, queries and updates are in src/campaign/contracts/definitions.ts.
  */
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery } from './message-definitions';
 import type { GenerationWorkflowInput, TrainingResult, TrainingWorkflowInput } from './model-runs';
 import type { PipelineWorkflowInput } from './pipeline-input';
 import type { PipelineProgress, PipelineResult } from './pipeline-state';

@@ -1,5 +1,4 @@
-import { realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { BlobStore } from '../storage/blob-store';
 import {
   checkOutboundUrl,
@@ -8,6 +7,9 @@ import {
   type CheckedUrl,
 } from '../outbound/checked-fetch';
 import { InputError } from '../errors';
+import { checkImageFile } from './image-roots';
+
+export { locateWithinRoots } from './image-roots';
 
 export interface ImageAccessPolicy {
   /** Directories selfie files may be read from (IMAGE_ROOTS). */
@@ -42,62 +44,7 @@ export async function resolveImageReference(
   if (/^https?:\/\//i.test(reference)) return { kind: 'url', ...(await checkUrl(reference, policy, field)) };
   if (!isAbsolute(reference))
     throw InputError.field(field, 'must be an absolute file path or an http(s) URL');
-  return { kind: 'file', path: await checkFile(reference, policy, field) };
-}
-
-async function checkFile(reference: string, policy: ImageAccessPolicy, field: string): Promise<string> {
-  const found = await locateWithinRoots(reference, policy);
-  if (found === 'outside')
-    throw InputError.field(field, 'is outside the allowed image directories (IMAGE_ROOTS)');
-  if (found === 'missing') throw InputError.field(field, `file does not exist (${reference})`);
-  return found.real;
-}
-
-/**
- * Where `path` leads (symlinks resolved) when it lies within one of `access.roots` and within none
- * of `access.excluded`. Both are checked before the path is looked at, and again after its symlinks
- * are resolved: anything outside gets 'outside' whether it exists or not, so answers say nothing
- * about files elsewhere on the server. 'missing': inside a root, but nothing is there. `allowRoot`
- * accepts a root itself (a folder).
- */
-export async function locateWithinRoots(
-  path: string,
-  access: Pick<ImageAccessPolicy, 'roots' | 'excluded'>,
-  allowRoot = false,
-): Promise<{ real: string } | 'outside' | 'missing'> {
-  const requested = resolve(path);
-  const [roots, excluded] = await Promise.all([bothForms(access.roots), bothForms(access.excluded ?? [])]);
-  const within = (dirs: DirForms[], candidate: string, acceptDir: boolean) =>
-    dirs.some((dir) => isWithin(dir.given, candidate, acceptDir) || isWithin(dir.real, candidate, acceptDir));
-  const allowed = (candidate: string) =>
-    within(roots, candidate, allowRoot) && !within(excluded, candidate, true);
-  if (!allowed(requested)) return 'outside';
-  let real: string;
-  try {
-    real = await realpath(requested);
-  } catch {
-    return 'missing';
-  }
-  return allowed(real) ? { real } : 'outside';
-}
-
-interface DirForms {
-  given: string;
-  real: string;
-}
-
-/** A directory as given and with its symlinks resolved: a path may be named through either. */
-function bothForms(dirs: string[]): Promise<DirForms[]> {
-  return Promise.all(
-    dirs.map(async (dir) => ({ given: resolve(dir), real: await realpath(dir).catch(() => resolve(dir)) })),
-  );
-}
-
-/** Whether `candidate` lies inside `dir` (or is `dir` itself, when `acceptDir`). */
-function isWithin(dir: string, candidate: string, acceptDir: boolean): boolean {
-  const rel = relative(dir, candidate);
-  if (rel === '') return acceptDir;
-  return !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  return { kind: 'file', path: await checkImageFile(reference, policy, field) };
 }
 
 async function checkUrl(reference: string, policy: ImageAccessPolicy, field: string): Promise<CheckedUrl> {

@@ -1,8 +1,8 @@
 import { isAbsolute } from 'node:path';
 import { InputError, type InputIssue } from '../errors';
-import { resolveImageReference } from './image-access';
+import { checkImageFile } from './image-roots';
 import { imageFileProblem } from './image-file-problem';
-import { isStoredReference } from './stored-image';
+import { isStoredReference } from './stored-reference';
 
 /**
  * Refuses, before a run is started, every selfie given as a file path that the workers would
@@ -17,7 +17,7 @@ export async function checkSelfieFiles(images: readonly string[], roots?: string
     if (/^https?:\/\//i.test(reference) || isStoredReference(reference) || !isAbsolute(reference)) continue;
     const path = `images.${index}`;
     try {
-      if (roots) await resolveImageReference(reference, { roots, urlHosts: [] }, path);
+      if (roots) await checkImageFile(reference, { roots }, path);
       const problem = await imageFileProblem(reference);
       if (problem) issues.push({ path, message: problem });
     } catch (err) {

@@ -1,3 +1,4 @@
+import { isStoredReference } from './stored-reference';
 import {
   BlobTooLargeError,
   isBlobReference,
@@ -9,13 +10,7 @@ import {
 } from '../storage';
 import { InputError } from '../errors';
 
-/**
- * Whether a reference names an object in the blob store rather than a file or an http(s) URL:
- * `blob:<key>` (what the API gives uploaded selfies), or a full `s3://bucket/key` location.
- */
-export function isStoredReference(reference: string): boolean {
-  return isBlobReference(reference) || /^s3:\/\//i.test(reference);
-}
+export { isStoredReference };
 
 /**
  * The key of a stored reference, in the worker's configured store (STORAGE_URL, else BLOB_DIR):

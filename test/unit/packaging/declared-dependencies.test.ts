@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
+import { packageOf, runtimeSpecifiers } from '../../helpers/module-graph';
 
 /*
  * The platform declares everything it loads: every package the shipped code imports at run time
@@ -21,22 +22,6 @@ function sourceFiles(entry: string): string[] {
     .map((file) => path.join(full, file));
 }
 
-/** Bare specifiers the file loads at run time: value imports, re-exports, require and import(). */
-function runtimeSpecifiers(source: string): string[] {
-  const found: string[] = [];
-  const statements = /^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'|^import\s+'([^']+)'/gms;
-  for (const match of source.matchAll(statements)) found.push((match[1] ?? match[2])!);
-  for (const match of source.matchAll(/\b(?:require|require\.resolve|import)\(\s*'([^']+)'\s*\)/g)) {
-    found.push(match[1]!);
-  }
-  return found.filter((s) => !s.startsWith('.') && !s.startsWith('/'));
-}
-
-function packageOf(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-}
-
 const builtins = new Set(builtinModules);
 const isBuiltin = (specifier: string) => specifier.startsWith('node:') || builtins.has(packageOf(specifier));
 
@@ -46,7 +31,7 @@ test('every package the shipped code loads is a dependency', () => {
   for (const file of SHIPPED.flatMap(sourceFiles)) {
     files++;
     for (const specifier of runtimeSpecifiers(readFileSync(file, 'utf8'))) {
-      if (isBuiltin(specifier)) continue;
+      if (specifier.startsWith('.') || isBuiltin(specifier)) continue;
       const name = packageOf(specifier);
       if (!(name in manifest.dependencies)) undeclared.set(name, path.relative(ROOT, file));
     }
@@ -64,11 +49,12 @@ test('the scan sees value imports and skips type-only ones', () => {
     "import 'reflect-metadata';",
     "import {\n  a,\n  b,\n} from '@scope/pkg/deep';",
   ].join('\n');
-  expect(runtimeSpecifiers(source).map(packageOf)).toEqual([
+  expect(runtimeSpecifiers(`${source}\nimport { x } from './local';`).map(packageOf)).toEqual([
     'yaml',
     'zod',
     'reflect-metadata',
     '@scope/pkg',
+    '.',
     'sharp',
   ]);
 });

@@ -1,0 +1,19 @@
+import path from 'node:path';
+import { packagesLoadedFrom } from '../../helpers/module-graph';
+
+/*
+ * The client (createPipelineClient and what it loads) is what apps embed: it must load the
+ * Temporal client side and zod only, no worker, native code, web server or storage SDK, so that
+ * it installs small, starts fast and bundles. This is the boundary the client package is cut along.
+ */
+const CLIENT_PACKAGES = ['@temporalio/client', '@temporalio/common', '@temporalio/envconfig', 'zod'];
+
+test('the client entry loads only the Temporal client side and zod', () => {
+  const entry = path.resolve(__dirname, '../../../src/client/pipeline-client.ts');
+  const loaded = packagesLoadedFrom(entry);
+  const outside = [...loaded]
+    .filter(([name]) => !CLIENT_PACKAGES.includes(name))
+    .map(([name, chain]) => `${name} <- ${chain.map((f) => path.relative(process.cwd(), f)).join(' <- ')}`);
+  expect(outside).toEqual([]);
+  expect([...loaded.keys()].sort()).toEqual([...CLIENT_PACKAGES].sort());
+});
