@@ -3,10 +3,10 @@
  * itself (continue-as-new, history size, the window across runs) at thousands of subjects. Like
  * the real pipeline, each stand-in reports its end to the campaign (src/campaign/workflows/report.ts).
  */
-import { sleep, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
 import type { PipelineInput } from '../../src/contracts/pipeline-input';
 import type { PipelineResult } from '../../src/contracts/pipeline-state';
-import { outcomeOfResult, reportToCampaign } from '../../src/campaign/workflows/report';
+import { failureOutcome, outcomeOfResult, reportToCampaign } from '../../src/campaign/workflows/report';
 
 export { avatarCampaign } from '../../src/campaign/workflows/campaign';
 
@@ -33,9 +33,19 @@ export async function standInPipeline(input: PipelineInput): Promise<PipelineRes
   return result;
 }
 
-/** Takes a while (the training deadline, in ms, stands for how long), so runs end with subjects in flight. */
+/**
+ * Takes a while (the training deadline, in ms, stands for how long), so runs end with subjects in
+ * flight. Cancelled, it reports that to its campaign, as the real pipeline does.
+ */
 export async function slowStandInPipeline(input: PipelineInput): Promise<PipelineResult> {
-  await sleep(input.trainingDeadlineMs);
+  try {
+    await sleep(input.trainingDeadlineMs);
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => reportToCampaign(input.campaignId, failureOutcome(err)));
+    }
+    throw err;
+  }
   const result = resultOf(input);
   await reportToCampaign(input.campaignId, outcomeOfResult(result));
   return result;

@@ -1,0 +1,78 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { createCampaignActivities } from '../../src/campaign/activities';
+import { startCampaign } from '../../src/campaign/client/campaigns';
+import { placementFrom } from '../../src/config/run-placement';
+import { subjects } from '../helpers/campaign-rig';
+import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { releaseChildStartsSignal } from '../workflows/hold-child-starts';
+
+/**
+ * The race of a campaign cancelled while a subject's start is in flight, with the order forced:
+ * the start command is held (a test interceptor) until the campaign has taken the cancel, then
+ * let go. The cancel sent while the start was pending found no child; the campaign must cancel
+ * the child once its start completes, not wait for it to run to its end.
+ */
+describe('a campaign cancelled while a subject is starting', () => {
+  let env: TestWorkflowEnvironment;
+  let manifestDir: string;
+  const taskQueue = uniqueName('cancel-pending-start');
+  /** How long the stand-in pipeline runs unless cancelled: far beyond what the test waits. */
+  const PIPELINE_MS = 10 * 60_000;
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    manifestDir = await makeScratchDir('cancel-pending-start');
+  });
+  afterAll(async () => env?.teardown());
+
+  test('cancels the child whose start was pending, and ends cancelled without waiting for it', async () => {
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace,
+      taskQueue,
+      workflowBundle: await bundleWorkflowCode({
+        workflowsPath: require.resolve('../workflows/campaign-stand-in'),
+        workflowInterceptorModules: [require.resolve('../workflows/hold-child-starts')],
+        logger: new DefaultLogger('WARN'),
+      }),
+      activities: {
+        ...createCampaignActivities({ manifestDir }),
+        webhookSubscribed: async () => ({ subscribed: false }),
+      },
+    });
+    await worker.runUntil(async () => {
+      const campaign = await startCampaign(env.client, subjects(1, '/selfies/one.png', [3]), {
+        ...placementFrom({ taskQueue }),
+        manifestDir,
+        campaignId: uniqueName('cancel-pending'),
+        pipelineWorkflowType: 'slowStandInPipeline',
+        options: { maxInFlight: 1, trainingDeadlineMs: PIPELINE_MS },
+      });
+      // The subject is launched: counted in flight, its start held before the command goes out.
+      for (let p = await campaign.progress(); p.counts.running !== 1; p = await campaign.progress()) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const cancelling = await campaign.cancel();
+      expect(cancelling.state).toBe('cancelling');
+      // Now the start goes out, after the cancel could not reach it.
+      await env.client.workflow.getHandle(campaign.campaignId).signal(releaseChildStartsSignal);
+
+      // Without the fix the campaign waits for the child to run its course (PIPELINE_MS).
+      const giveUp = new AbortController();
+      const summary = await Promise.race([
+        campaign.result(),
+        delay(60_000, undefined, { signal: giveUp.signal }).then(() => {
+          throw new Error('the campaign did not end within 60 s of its cancel: it is waiting for the child');
+        }),
+      ]).finally(() => giveUp.abort());
+      expect(summary.status).toBe('CANCELLED');
+      expect(summary.subjects).toEqual([expect.objectContaining({ subjectId: 'u1', status: 'CANCELLED' })]);
+      const child = await env.client.workflow.getHandle(summary.subjects[0]!.workflowId).describe();
+      expect(child.status.name).toBe('CANCELLED');
+      // Ended by the cancel, not by running its course.
+      expect(child.closeTime!.getTime() - child.startTime.getTime()).toBeLessThan(PIPELINE_MS / 2);
+    });
+  }, 120_000);
+});
