@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { pipelineDataConverter } from '../codec/data-converter';
+import { clientDataConverter } from '../codec/client-data-converter';
 import { temporalConnectionOptions } from '../client/connection-options';
 import type { AppConfig } from '../config/load-config';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
@@ -14,7 +14,7 @@ export function lazyTemporalClient(
   options: { tracing?: PipelineTracing } = {},
 ): Client {
   const connection = Connection.lazy({ ...temporalConnectionOptions(temporal), connectTimeout: '5 seconds' });
-  const dataConverter = pipelineDataConverter(temporal.encryption);
+  const dataConverter = clientDataConverter(temporal.encryption);
   return new Client({
     connection,
     namespace: temporal.namespace,

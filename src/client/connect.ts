@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { pipelineDataConverter } from '../codec/data-converter';
+import { clientDataConverter } from '../codec/client-data-converter';
 import type { AppConfig } from '../config/load-config';
 import { temporalConnectionOptions } from './connection-options';
 import { TemporalUnreachableError } from './temporal-unreachable';
@@ -15,7 +15,7 @@ export async function connectClient(temporal: AppConfig['temporal']): Promise<Cl
   }).catch((err: unknown) => {
     throw new TemporalUnreachableError(temporal.address, err);
   });
-  const dataConverter = pipelineDataConverter(temporal.encryption);
+  const dataConverter = clientDataConverter(temporal.encryption);
   return new Client({
     connection,
     namespace: temporal.namespace,

@@ -4,7 +4,7 @@ import type { Client, WorkflowExecutionInfo, WorkflowExecutionStatusName } from 
 // is the helper that iterator decodes each execution with (memo payloads included).
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { z } from 'zod';
-import { encryptionCodecOf } from '../codec/data-converter';
+import { encryptionCodecOf } from '../codec/client-data-converter';
 import {
   CampaignIdAttribute,
   ModelIdAttribute,

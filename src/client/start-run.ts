@@ -6,7 +6,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import type { Priority, TypedSearchAttributes } from '@temporalio/common';
-import { encryptionCodecOf } from '../codec/data-converter';
+import { encryptionCodecOf } from '../codec/client-data-converter';
 import type { RunPlacement } from '../config/run-placement';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
 import { tenantOfWorkflowId } from '../contracts/workflow-ids';

@@ -28,11 +28,15 @@ function resolveSource(from: string, specifier: string): string | undefined {
   return [`${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts')].find((file) => existsSync(file));
 }
 
-/**
- * Every package the module graph from `entry` loads (node builtins left out), each with the first
- * chain of files that leads to it, so a test failing on one says where to cut.
- */
-export function packagesLoadedFrom(entry: string): Map<string, string[]> {
+/** What the module graph from `entry` loads: its own files, and the packages with a chain to each. */
+export interface ModuleGraph {
+  files: string[];
+  /** Every package (node builtins left out) with the first chain of files that leads to it. */
+  packages: Map<string, string[]>;
+}
+
+/** The module graph from `entry`, so a test failing on a package says where to cut. */
+export function moduleGraphOf(entry: string): ModuleGraph {
   const parent = new Map<string, string | undefined>([[entry, undefined]]);
   const queue = [entry];
   const packages = new Map<string, string[]>();
@@ -56,5 +60,5 @@ export function packagesLoadedFrom(entry: string): Map<string, string[]> {
       }
     }
   }
-  return packages;
+  return { files: [...parent.keys()], packages };
 }

@@ -31,7 +31,7 @@ import {
 import type { PipelineResult } from '../../contracts/pipeline-state';
 import { campaignStartAttributes } from '../../contracts/search-attributes';
 import { DEFAULT_TENANT, tenantWorkflowId } from '../../contracts/workflow-ids';
-import { encryptionCodecOf } from '../../codec/data-converter';
+import { encryptionCodecOf } from '../../codec/client-data-converter';
 import { startRunOnce } from '../../client/start-run';
 import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../manifest-store';
 import { csvLine } from '../manifest/csv';

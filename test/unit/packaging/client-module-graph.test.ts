@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { packagesLoadedFrom } from '../../helpers/module-graph';
+import { readFileSync } from 'node:fs';
+import { moduleGraphOf } from '../../helpers/module-graph';
 
 /*
  * The client (createPipelineClient and what it loads) is what apps embed: it must load the
@@ -8,12 +9,20 @@ import { packagesLoadedFrom } from '../../helpers/module-graph';
  */
 const CLIENT_PACKAGES = ['@temporalio/client', '@temporalio/common', '@temporalio/envconfig', 'zod'];
 
+const entry = path.resolve(__dirname, '../../../src/client/pipeline-client.ts');
+
 test('the client entry loads only the Temporal client side and zod', () => {
-  const entry = path.resolve(__dirname, '../../../src/client/pipeline-client.ts');
-  const loaded = packagesLoadedFrom(entry);
+  const loaded = moduleGraphOf(entry).packages;
   const outside = [...loaded]
     .filter(([name]) => !CLIENT_PACKAGES.includes(name))
     .map(([name, chain]) => `${name} <- ${chain.map((f) => path.relative(process.cwd(), f)).join(' <- ')}`);
   expect(outside).toEqual([]);
   expect([...loaded.keys()].sort()).toEqual([...CLIENT_PACKAGES].sort());
+});
+
+test('no file the client loads looks itself up on disk, which a bundle cannot follow', () => {
+  const lookups = moduleGraphOf(entry)
+    .files.filter((file) => /\brequire\.resolve\(|__dirname|__filename/.test(readFileSync(file, 'utf8')))
+    .map((file) => path.relative(process.cwd(), file));
+  expect(lookups).toEqual([]);
 });
