@@ -82,6 +82,11 @@ export class ChaosStage {
       CAMPAIGN_DIR: this.manifestDir,
       WORKER_SHUTDOWN_GRACE_MS: '5000',
       LOG_LEVEL: 'info',
+      // The simulator acts on a write at once (scenarios with slow answers set their own), so a
+      // write cut off by a worker kill has landed long before a retry looks: the defaults
+      // (a 30 s timeout plus 60 s of settling) would only make every scenario wait.
+      PROVIDER_TIMEOUT_MS: '5000',
+      PROVIDER_WRITE_SETTLE_MS: '3000',
       ...this.options.workerEnv,
       ...extra,
     };
