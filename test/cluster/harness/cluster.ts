@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { findFreePort, findFreePorts, findTemporalCli } from '../../../dev/devserver';
 import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 import type { SimulatorStats } from '../../../src/simulator';
+import { CHAOS_POLLING } from '../../chaos/harness/chaos-size';
 import { Postgres } from './postgres';
 import { ProcessGroup } from './process-group';
 import { createSchema, PACKAGE_ROOT, SERVER_VERSION, TemporalServer } from './temporal-server';
@@ -136,6 +137,9 @@ export class Cluster {
       PROVIDER_WRITE_SETTLE_MS,
       IMAGE_ROOTS: selfiesDir,
       CAMPAIGN_DIR: manifestDir,
+      // The operator's polling floor, lowered for the simulator's seconds-long orders: the API
+      // refuses (422) a request polling faster than it, as the tests' requests do (CHAOS_POLLING).
+      PROVIDER_POLL_MIN_INTERVAL_MS: String(CHAOS_POLLING.minIntervalMs),
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
     };
