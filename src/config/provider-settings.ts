@@ -11,10 +11,13 @@ export interface ProviderSettings {
   writeSettleMs?: number;
 }
 
-type ProviderEnv = Pick<
-  Env,
-  'PROVIDER_BASE_URL' | 'PROVIDER_API_KEY' | 'PROVIDER_TIMEOUT_MS' | 'PROVIDER_WRITE_SETTLE_MS'
->;
+const PROVIDER_VARIABLES = {
+  PROVIDER_BASE_URL: true,
+  PROVIDER_API_KEY: true,
+  PROVIDER_TIMEOUT_MS: true,
+  PROVIDER_WRITE_SETTLE_MS: true,
+} as const;
+type ProviderEnv = Pick<Env, keyof typeof PROVIDER_VARIABLES>;
 
 /**
  * The provider settings from parsed variables. The key may be left out only for the local
@@ -47,11 +50,5 @@ export function providerSettingsOf(e: ProviderEnv): ProviderSettings {
 
 /** The provider settings from the environment, reading no other variable. */
 export function loadProviderSettings(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
-  const schema = envSchema.pick({
-    PROVIDER_BASE_URL: true,
-    PROVIDER_API_KEY: true,
-    PROVIDER_TIMEOUT_MS: true,
-    PROVIDER_WRITE_SETTLE_MS: true,
-  });
-  return providerSettingsOf(parseEnvOf(schema, env));
+  return providerSettingsOf(parseEnvOf(envSchema.pick(PROVIDER_VARIABLES), env));
 }

@@ -55,7 +55,7 @@ const STARTER_OWN = [
   'CAMPAIGN_MAX_IN_FLIGHT',
 ] as const satisfies readonly (keyof Env)[];
 type StarterVariable = (typeof STARTER_OWN)[number] | Extract<keyof Env, `TEMPORAL_${string}`>;
-export const STARTER_VARIABLES: readonly StarterVariable[] = [
+const STARTER_VARIABLES: readonly StarterVariable[] = [
   ...(Object.keys(envSchema.shape).filter((name) => name.startsWith('TEMPORAL_')) as StarterVariable[]),
   ...STARTER_OWN,
 ];

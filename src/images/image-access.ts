@@ -9,8 +9,6 @@ import {
 import { InputError } from '../errors';
 import { checkImageFile } from './image-roots';
 
-export { locateWithinRoots } from './image-roots';
-
 export interface ImageAccessPolicy {
   /** Directories selfie files may be read from (IMAGE_ROOTS). */
   roots: string[];

@@ -3,7 +3,8 @@ import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
 import { resolveImageReference, type ImageAccessPolicy } from './image-access';
 import { dimensionProblem } from './image-dimensions';
 import { fetchChecked, isRedirect, type CheckedUrl } from '../outbound/checked-fetch';
-import { isStoredReference, readStoredImage } from './stored-image';
+import { readStoredImage } from './stored-image';
+import { isStoredReference } from './stored-reference';
 import { InputError } from '../errors';
 
 export interface ReadImageOptions {

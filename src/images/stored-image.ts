@@ -1,4 +1,3 @@
-import { isStoredReference } from './stored-reference';
 import {
   BlobTooLargeError,
   isBlobReference,
@@ -9,8 +8,6 @@ import {
   type BlobStore,
 } from '../storage';
 import { InputError } from '../errors';
-
-export { isStoredReference };
 
 /**
  * The key of a stored reference, in the worker's configured store (STORAGE_URL, else BLOB_DIR):

@@ -1,4 +1,4 @@
-import { UPLOAD_CLAIM_NAME, UPLOADS_ROOT, uploadsPrefix } from './blob-keys';
+import { UPLOAD_CLAIM_NAME, uploadsPrefix } from './blob-keys';
 import { keyOfBlobReference } from './blob-reference';
 import type { BlobStore } from './blob-store';
 
@@ -26,7 +26,7 @@ export function uploadFoldersOf(workflowId: string, images: readonly string[]): 
   const folders = new Set<string>();
   for (const image of images) {
     const key = keyOfBlobReference(image);
-    if (key === undefined || !key.startsWith(own) || !key.startsWith(UPLOADS_ROOT)) continue;
+    if (key === undefined || !key.startsWith(own)) continue;
     folders.add(key.slice(0, key.lastIndexOf('/') + 1));
   }
   return [...folders];

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
-import { locateWithinRoots, type ImageAccessPolicy } from '../../images/image-access';
+import type { ImageAccessPolicy } from '../../images/image-access';
+import { locateWithinRoots } from '../../images/image-roots';
 import { imageFileProblem } from '../../images/image-file-problem';
 import { DEFAULT_MAX_IMAGE_BYTES } from '../../provider/upload-image';
 
