@@ -7,10 +7,15 @@ const NODE_BUILT_INS = {
   message: 'Workflow code must stay deterministic: no Node built-ins.',
 };
 const PURE_PROVIDER_HELPERS =
-  'Only the pure helpers of the provider module (order status, avatar page walk and origin) are allowed in workflows.';
+  "Only the pure provider helpers (the client package's order status, the avatar page walk and origin) are allowed in workflows.";
+// The client package's shared contracts and order status, as workflows may import them.
+const CLIENT_PACKAGE_FOR_WORKFLOWS = {
+  regex: String.raw`^@avatar-pipeline/client(?!/contracts/|/provider/status$)`,
+  message: `Workflows import only the shared contracts from the client package. ${PURE_PROVIDER_HELPERS}`,
+};
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.tools/', '.data/', 'demo-output/'] },
+  { ignores: ['node_modules/', '**/dist/', 'coverage/', '.tools/', '.data/', 'demo-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -34,24 +39,24 @@ export default tseslint.config(
               group: [
                 '../src/*',
                 '!../src/contracts',
-                '!../src/provider',
+                '!../src/avatar-pages',
                 '!../src/campaign',
                 '../src/campaign/*',
                 '!../src/campaign/contracts',
                 '!../src/campaign/workflows',
               ],
               message:
-                "Workflows import only the shared contracts (and pure provider status helpers) from src/, and the campaign slice's contracts and workflows.",
+                "Workflows import only the shared contracts (and pure avatar page helpers) from src/, and the campaign slice's contracts and workflows.",
             },
             {
               group: [
-                '../src/provider/*',
-                '!../src/provider/status',
-                '!../src/provider/avatar-page-walk',
-                '!../src/provider/avatar-page-origin',
+                '../src/avatar-pages/*',
+                '!../src/avatar-pages/avatar-page-walk',
+                '!../src/avatar-pages/avatar-page-origin',
               ],
               message: PURE_PROVIDER_HELPERS,
             },
+            CLIENT_PACKAGE_FOR_WORKFLOWS,
             {
               group: ['../activities', '../activities/*'],
               message: 'Import activities as types only.',
@@ -107,13 +112,32 @@ export default tseslint.config(
               allowTypeImports: true,
             },
             {
-              regex: String.raw`^\.\./\.\./(?!contracts/|provider/(status|avatar-page-walk|avatar-page-origin)$|\.\./)`,
+              regex: String.raw`^\.\./\.\./(?!contracts/|avatar-pages/(avatar-page-walk|avatar-page-origin)$|\.\./)`,
               message: `Workflows import only the shared contracts from src/. ${PURE_PROVIDER_HELPERS}`,
             },
             {
               regex: String.raw`^\.\./\.\./\.\./(?!workflows/(?!index$))`,
               message:
                 'Campaign workflows import only contracts and the shared workflow helpers of workflows/ (not its bundle entry).',
+            },
+            CLIENT_PACKAGE_FOR_WORKFLOWS,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The client package is what apps embed and bundle: the Temporal client side and zod only.
+    files: ['packages/client/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^(avatar-pipeline|@temporalio/(worker|workflow|activity|testing))(/|$)`,
+              message:
+                'The client package loads the Temporal client side and zod only: no platform, worker or workflow code.',
             },
           ],
         },

@@ -14,6 +14,7 @@ module.exports = {
       transformIgnorePatterns: temporal.transformIgnorePatterns,
       testEnvironment: temporal.testEnvironment,
       moduleFileExtensions: temporal.moduleFileExtensions,
+      moduleNameMapper: temporal.moduleNameMapper,
       setupFiles: temporal.setupFiles,
       displayName: 'cluster',
       testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],

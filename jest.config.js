@@ -13,6 +13,11 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // Tests run the client package from its sources, as the typecheck reads them (tsconfig.json's paths).
+  moduleNameMapper: {
+    '^@avatar-pipeline/client$': '<rootDir>/packages/client/src/index.ts',
+    '^@avatar-pipeline/client/(.*)$': '<rootDir>/packages/client/src/$1',
+  },
 };
 
 module.exports = {

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { WORKFLOW_TYPES } from '../src/contracts/workflow-definitions';
-import { CLAIM_IDS_PER_ORDER, claimIdAt } from '../src/contracts/workflow-ids';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { CLAIM_IDS_PER_ORDER, claimIdAt } from '@avatar-pipeline/client/contracts/workflow-ids';
 import type { ModelOffer } from './provider-activities';
 
 /** What holds a claim's workflow id: a claim (another pipeline owns the order), something else, or nothing now. */

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
-import { setProviderQueueRateLimit } from '../src/client/provider-queue-rate';
+import { setProviderQueueRateLimit } from '../src/operations/provider-queue-rate';
 
 export const GRANTED_RATE_METRICS = {
   granted: 'avatar_pipeline_provider_granted_rps',

@@ -1,25 +1,28 @@
 import { Context } from '@temporalio/activity';
-import type { AvatarRef } from '../src/contracts/pipeline-state';
+import type { AvatarRef } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { readImage } from '../src/images/read-image';
-import { imageProblem } from '../src/images/image-structure';
-import { InputError, listMessage, type InputIssue } from '../src/errors';
+import { imageProblem } from '@avatar-pipeline/client/images/image-structure';
+import { InputError, listMessage, type InputIssue } from '@avatar-pipeline/client/errors';
 import type { ImageAccessPolicy } from '../src/images/image-access';
-import { AvatarPageStart } from '../src/provider/avatar-page-start';
-import { readAvatarPage } from '../src/provider/collect-avatars';
-import type { ProviderClient } from '../src/provider/client';
+import { AvatarPageStart } from '../src/avatar-pages/avatar-page-start';
+import { readAvatarPage } from '../src/avatar-pages/collect-avatars';
+import type { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import {
   ProviderBadRequestError,
   ProviderInvalidResponseError,
   ProviderRateLimitedError,
   ProviderUnavailableError,
-} from '../src/provider/errors';
-import type { Gender } from '../src/provider/request-schemas';
-import type { Avatar, Order } from '../src/provider/schemas';
-import { hasStarted, type OrderStatus } from '../src/provider/status';
-import { toUploadImage } from '../src/provider/upload-image';
-import { DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_PROVIDER_WRITE_SETTLE_MS } from '../src/config/env-schema';
-import { claimWorkflowId } from '../src/contracts/workflow-ids';
-import { UPLOAD_HEARTBEAT_THROTTLE_MS } from '../src/contracts/activity-timeouts';
+} from '@avatar-pipeline/client/provider/errors';
+import type { Gender } from '@avatar-pipeline/client/provider/request-schemas';
+import type { Avatar, Order } from '@avatar-pipeline/client/provider/schemas';
+import { hasStarted, type OrderStatus } from '@avatar-pipeline/client/provider/status';
+import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
+import {
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+  DEFAULT_PROVIDER_WRITE_SETTLE_MS,
+} from '@avatar-pipeline/client/config/env-schema';
+import { claimWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
+import { UPLOAD_HEARTBEAT_THROTTLE_MS } from '@avatar-pipeline/client/contracts/activity-timeouts';
 import { sendWrite, SettlingRetryError, UnsettledWriteError, wasNeverSent } from './provider-failure';
 
 export interface ActivityDependencies {

@@ -5,13 +5,13 @@ import {
   NON_RETRYABLE_PROVIDER_KINDS,
   providerFailureType,
 } from '../src/contracts/activity-failures';
-import { AvatarPipelineError, InputError } from '../src/errors';
+import { AvatarPipelineError, InputError } from '@avatar-pipeline/client/errors';
 import {
   ProviderError,
   ProviderRateLimitedError,
   ProviderTimeoutError,
   ProviderUnavailableError,
-} from '../src/provider/errors';
+} from '@avatar-pipeline/client/provider/errors';
 
 /**
  * The single mapping from the provider client's error taxonomy to Temporal retry behaviour:

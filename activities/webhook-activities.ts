@@ -13,9 +13,9 @@ import type {
   WebhookSource,
   WebhookTarget,
 } from '../src/contracts/webhook-delivery';
-import { filterMatches, type WebhookEnvelope } from '../src/contracts/webhook-events';
+import { filterMatches, type WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 import { fetchChecked, isRedirect } from '../src/outbound/checked-fetch';
-import { parseRetryAfter } from '../src/provider/retry-after';
+import { parseRetryAfter } from '@avatar-pipeline/client/provider/retry-after';
 import type { BlobStore } from '../src/storage';
 import { DeliveryLog, RESPONSE_EXCERPT_BYTES } from '../src/webhooks/delivery-log';
 import { endpointKey } from '../src/webhooks/endpoint-secret';

@@ -4,7 +4,7 @@
  * executed by `avatar-pipeline worker`, once straight through the provider client.
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { ProviderClient } from '../src/provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator } from '../src/simulator';
 import { startBenchWorker } from './bench-worker';
 import type { Stack } from './campaign-stack';

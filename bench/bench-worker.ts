@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { placementFrom, type RunPlacement } from '../src/config/run-placement';
+import { placementFrom, type RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import type { RunningSimulator } from '../src/simulator';
 import { startWorkerProcess, type Stack, type WorkerProcess } from './campaign-stack';
 

@@ -4,12 +4,12 @@
  * network error waits a second), which is what a careful script does; nothing else limits the rate.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { AvatarPageWalk } from '../src/provider/avatar-page-walk';
-import type { ProviderClient } from '../src/provider/client';
+import { AvatarPageWalk } from '../src/avatar-pages/avatar-page-walk';
+import type { ProviderClient } from '@avatar-pipeline/client/provider/client';
 
-import { ProviderRateLimitedError, ProviderUnavailableError } from '../src/provider/errors';
-import { readAvatarPage } from '../src/provider/collect-avatars';
-import { toUploadImage } from '../src/provider/upload-image';
+import { ProviderRateLimitedError, ProviderUnavailableError } from '@avatar-pipeline/client/provider/errors';
+import { readAvatarPage } from '../src/avatar-pages/collect-avatars';
+import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
 
 export interface DirectSubject {
   styles: number[];

@@ -26,7 +26,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import type * as CampaignActivitiesModule from '../src/campaign/activities';
 import type * as CampaignsModule from '../src/campaign/client/campaigns';
 import type { CampaignSubject } from '../src/campaign/contracts/campaign';
-import { placementFrom } from '../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { findPackageRoot } from '../src/config/package-root';
 import { percentile } from './campaign-at-scale';
 import { loadLine } from './campaign-scenarios';

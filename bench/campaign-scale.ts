@@ -8,7 +8,7 @@
  * second of wall time), so the ratios, the request counts and the shape of the load stay those of
  * the full-scale run; makespans are printed in scaled seconds and in full-scale seconds (÷ s).
  */
-import { pollingOptionsSchema, type PollingOptions } from '../src/contracts/pipeline-input';
+import { pollingOptionsSchema, type PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { DEFAULT_STYLES } from '../src/simulator';
 
 export interface Scale {

@@ -3,18 +3,18 @@
  * own) and, for Temporal runs, the product's worker as a child process (PROVIDER_MAX_RPS = the
  * quota on its provider task queue) on fresh task queues of the bench's own dev server.
  */
-import type { RunPlacement } from '../src/config/run-placement';
+import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startCampaign, type CampaignHandle } from '../src/campaign/client/campaigns';
-import { startPipeline } from '../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import type { CampaignOptions, CampaignSubject } from '../src/campaign/contracts/campaign';
 import { DEFAULT_WINDOW_TUNING } from '../src/campaign/workflows/window-controller';
 import { campaignShare } from '../src/campaign/contracts/campaign-share';
-import { ProviderClient } from '../src/provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import type { RunningSimulator, SimulatorStats, StartSimulatorOptions } from '../src/simulator';
 import { runSubjectDirect } from './campaign-direct';

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { findFreePort } from '../dev/devserver/free-port';
-import { startPipeline, type PipelineHandle } from '../src/client/pipelines';
+import { startPipeline, type PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
 import { startSimulator } from '../src/simulator';
 import { startBenchWorker } from './bench-worker';
 import type { Stack } from './campaign-stack';

@@ -3,7 +3,7 @@
  * same kind taught: the estimator the workers' duration activity runs (src/order-durations), fed
  * run after run in memory as the blob store would be, and the poll loop of simulated-polling.ts.
  */
-import type { PollingOptions } from '../src/contracts/pipeline-input';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { estimateDuration, type FinishedRun } from '../src/order-durations/estimate-duration';
 import type { PollingRun } from './polling-run';
 import { simulatePolling } from './simulated-polling';

@@ -5,8 +5,8 @@
  * simulated-polling.ts: N trainings run together, with lengths spread evenly over 10:00-10:05, and one
  * list read every `roundMs` until all of them show DONE.
  */
-import { ProviderClient } from '../src/provider/client';
-import { toUploadImage } from '../src/provider/upload-image';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { startSimulator } from '../src/simulator';
 

@@ -11,7 +11,7 @@
  *   npm run bench:manifest                        (builds, then runs both manifest benchmarks)
  *   node dist/bench/manifest-upload.js --old-lines 8000,16000,32000
  */
-import { placementFrom } from '../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { performance, monitorEventLoopDelay } from 'node:perf_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

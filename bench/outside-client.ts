@@ -3,8 +3,8 @@
  * sends requests at a steady pace, one request each, no retries, and counts what the provider
  * answered. The shared-quota benchmark (bench/shared-quota.ts) runs it beside a campaign.
  */
-import { ProviderClient } from '../src/provider/client';
-import { ProviderRateLimitedError } from '../src/provider/errors';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { ProviderRateLimitedError } from '@avatar-pipeline/client/provider/errors';
 
 export class OutsideClient {
   sent = 0;

@@ -5,7 +5,7 @@
  * the commands (or signals) that made it.
  */
 import type { Client } from '@temporalio/client';
-import { startPipeline } from '../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { fetchFamilyHistories } from '../src/histories/fetch-family';
 import { historyToJson } from '../src/histories/history-json';
 import { startSimulator } from '../src/simulator';

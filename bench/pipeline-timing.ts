@@ -2,8 +2,8 @@
  * Pipeline wall time against the provider's own processing time, beside the same work driven
  * straight through the provider client by a script (history per pipeline: pipeline-history.ts).
  */
-import { startPipeline } from '../src/client/pipelines';
-import { ProviderClient } from '../src/provider/client';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator } from '../src/simulator';
 import { startBenchWorker } from './bench-worker';
 import type { Stack } from './campaign-stack';

@@ -9,7 +9,7 @@
  * against trainings of 10:00 to 10:05 (every 0.5 s) and the means are reported. The learned
  * policy keeps learning through the sweep, as the workers do.
  */
-import { pollingOptionsSchema, type PollingOptions } from '../src/contracts/pipeline-input';
+import { pollingOptionsSchema, type PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { learnedRun, WARM_UP_TRAININGS_MS, warmedLearning } from './learned-polling';
 import { simulateListPolling } from './list-polling';
 import { fixedInterval, type PollingRun } from './polling-run';

@@ -1,4 +1,4 @@
-import type { PollingOptions } from '../src/contracts/pipeline-input';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 
 /** How one poll loop fared against one training. */
 export interface PollingRun {

@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
-import { pollingOptionsSchema } from '../src/contracts/pipeline-input';
+import { pollingOptionsSchema } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { WARM_UP_TRAININGS_MS } from './learned-polling';
 import { fixedInterval, type NamedPolicy, type PollingRun } from './polling-run';
 import { simulatePolling } from './simulated-polling';

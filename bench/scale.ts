@@ -25,7 +25,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../src/config/env-schema';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '@avatar-pipeline/client/config/env-schema';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { numberArg } from './campaign';
 import { IMAGE_MEMORY_SETTINGS, startStack, type Stack } from './campaign-stack';

@@ -1,10 +1,10 @@
-import { ProviderClient } from '../src/provider/client';
-import { toUploadImage } from '../src/provider/upload-image';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { startSimulator } from '../src/simulator';
 import { nextPollDelay } from '../workflows/polling';
 import type { ExpectedDuration } from '../src/contracts/order-durations';
-import type { PollingOptions } from '../src/contracts/pipeline-input';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import type { PollingRun } from './polling-run';
 
 /**

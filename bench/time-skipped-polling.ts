@@ -1,10 +1,10 @@
-import { placementFrom } from '../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
-import { startPipeline } from '../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import type { AppConfig } from '../src/config/load-config';
 import { findTestServer } from '../dev/devserver';
 import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../src/setup/search-attribute-definitions';

@@ -11,7 +11,7 @@
  * writes one standard history JSON file per workflow (pipeline, claim) to test/histories/.
  * Files of other labels are kept (replay must accept every one of them).
  */
-import { placementFrom } from '../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,19 +19,24 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { startCampaign } from '../src/campaign/client/campaigns';
 import { pipelineDataConverter } from '../src/codec/data-converter';
-import type { EncryptionConfig } from '../src/codec/encryption-keys';
-import { getTraining, startGeneration, startRetry, startTraining } from '../src/client/model-runs';
-import { getPipeline, startPipeline, type PipelineHandle } from '../src/client/pipelines';
-import { ProviderClient } from '../src/provider/client';
+import type { EncryptionConfig } from '@avatar-pipeline/client/codec/encryption-keys';
+import {
+  getTraining,
+  startGeneration,
+  startRetry,
+  startTraining,
+} from '@avatar-pipeline/client/client/model-runs';
+import { getPipeline, startPipeline, type PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { AppConfig } from '../src/config/load-config';
-import type { PipelineRequest } from '../src/contracts/pipeline-input';
-import type { PipelineProgress } from '../src/contracts/pipeline-state';
+import type { PipelineRequest } from '@avatar-pipeline/client/contracts/pipeline-input';
+import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { findPackageRoot } from '../src/config/package-root';
 import { startDevServer } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
-import { toUploadImage } from '../src/provider/upload-image';
-import { WORKFLOW_TYPES } from '../src/contracts/workflow-definitions';
-import { claimWorkflowId } from '../src/contracts/workflow-ids';
+import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { claimWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
 import { providerScope } from '../src/worker/provider-scope';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
 import { PipelineWorkers } from '../src/worker/pipeline-workers';

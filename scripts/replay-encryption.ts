@@ -1,4 +1,4 @@
-import type { EncryptionConfig } from '../src/codec/encryption-keys';
+import type { EncryptionConfig } from '@avatar-pipeline/client/codec/encryption-keys';
 
 /**
  * The key of the encrypted histories in test/histories (`*-campaign-encrypted--*`): a throwaway

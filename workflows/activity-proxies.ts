@@ -7,7 +7,7 @@ import {
   UPLOAD_START_TO_CLOSE_MS,
   WRITE_SCHEDULE_TO_CLOSE_MS,
   WRITE_START_TO_CLOSE_MS,
-} from '../src/contracts/activity-timeouts';
+} from '@avatar-pipeline/client/contracts/activity-timeouts';
 
 /**
  * Activity options that send a provider call to the provider task queue, where the provider

@@ -1,6 +1,6 @@
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { StorageActivities } from '../activities/storage-activities';
-import type { AvatarRef } from '../src/contracts/pipeline-state';
+import type { AvatarRef } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { Slots } from './slots';
 
 /**

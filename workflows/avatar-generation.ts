@@ -1,9 +1,9 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { GenerationWorkflowInput } from '../src/contracts/model-runs';
+import type { GenerationWorkflowInput } from '@avatar-pipeline/client/contracts/model-runs';
 import type { ExpectedDuration, FinishedOrder } from '../src/contracts/order-durations';
 import { generationKind } from '../src/contracts/order-kinds';
-import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
-import { AvatarPageOrigin } from '../src/provider/avatar-page-origin';
+import type { GenerationResult, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { AvatarPageOrigin } from '../src/avatar-pages/avatar-page-origin';
 import { writes } from './activity-proxies';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';

@@ -1,8 +1,8 @@
 import { condition } from '@temporalio/workflow';
 import type { StatusReport } from '../activities/provider-activities';
-import { formatDuration } from '../src/contracts/format-duration';
+import { formatDuration } from '@avatar-pipeline/client/contracts/format-duration';
 import type { ExpectedDuration } from '../src/contracts/order-durations';
-import type { PollingOptions } from '../src/contracts/pipeline-input';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { reads, type ProviderRoute } from './activity-proxies';
 import {
   deadlineFailure,

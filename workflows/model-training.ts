@@ -1,5 +1,5 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { TrainingResult, TrainingWorkflowInput } from '../src/contracts/model-runs';
+import type { TrainingResult, TrainingWorkflowInput } from '@avatar-pipeline/client/contracts/model-runs';
 import { uploads, writes, type ProviderRoute } from './activity-proxies';
 import { trainingKind } from '../src/contracts/order-kinds';
 import { obtainModel } from './obtain-model';

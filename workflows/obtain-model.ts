@@ -9,8 +9,8 @@ import {
 } from '@temporalio/workflow';
 import type { ClaimActivities } from '../activities/claim-activities';
 import type { ModelOffer } from '../activities/provider-activities';
-import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
-import { CLAIM_IDS_PER_ORDER, claimIdAt } from '../src/contracts/workflow-ids';
+import type { PipelineWorkflowInput } from '@avatar-pipeline/client/contracts/pipeline-input';
+import { CLAIM_IDS_PER_ORDER, claimIdAt } from '@avatar-pipeline/client/contracts/workflow-ids';
 import { reads, writes, type ProviderRoute } from './activity-proxies';
 
 /**

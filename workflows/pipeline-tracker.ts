@@ -14,13 +14,13 @@ import {
   type PipelineStage,
   type StyleAvatar,
   type StyleProgress,
-} from '../src/contracts/pipeline-state';
+} from '@avatar-pipeline/client/contracts/pipeline-state';
 import {
   ModelIdAttribute,
   PipelineStageAttribute,
   SubjectIdAttribute,
-} from '../src/contracts/search-attributes';
-import { progressQuery } from '../src/contracts/workflow-definitions';
+} from '@avatar-pipeline/client/contracts/search-attributes';
+import { progressQuery } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { ProgressLog } from './progress-log';
 
 const TERMINAL_STYLE_STAGES = new Set<StyleProgress['stage']>(['done', 'failed', 'cancelled']);

@@ -1,7 +1,7 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
-import { pollingWithin } from '../src/contracts/polling-bounds';
-import type { PipelineResult } from '../src/contracts/pipeline-state';
+import type { PipelineWorkflowInput } from '@avatar-pipeline/client/contracts/pipeline-input';
+import { pollingWithin } from '@avatar-pipeline/client/contracts/polling-bounds';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';

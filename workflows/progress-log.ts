@@ -5,10 +5,10 @@ import {
   type ProgressChange,
   type ProgressChanges,
   type ProgressFeedCarry,
-} from '../src/contracts/progress-feed';
+} from '@avatar-pipeline/client/contracts/progress-feed';
 
 /**
- * The workflow side of the progress feed (src/contracts/progress-feed.ts): numbers each snapshot
+ * The workflow side of the progress feed (packages/client/src/contracts/progress-feed.ts): numbers each snapshot
  * and keeps the latest ones, in memory only, so watching a run writes nothing to its history.
  * Replay rebuilds it, since every snapshot follows from the history.
  */

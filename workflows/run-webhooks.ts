@@ -1,6 +1,6 @@
 import { ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { PipelineInput } from '../src/contracts/pipeline-input';
-import type { GenerationResult, PipelineResult } from '../src/contracts/pipeline-state';
+import type { PipelineInput } from '@avatar-pipeline/client/contracts/pipeline-input';
+import type { GenerationResult, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { DEFAULT_CALLBACK_EVENTS, tenantOf, type WebhookSource } from '../src/contracts/webhook-delivery';
 import { WebhookAnnouncer } from './webhook-announcer';
 

@@ -1,5 +1,5 @@
-import type { AvatarRef, GenerationResult } from '../src/contracts/pipeline-state';
-import { walkAvatarPages, type AvatarPageOrigin } from '../src/provider/avatar-page-origin';
+import type { AvatarRef, GenerationResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { walkAvatarPages, type AvatarPageOrigin } from '../src/avatar-pages/avatar-page-origin';
 import { reads, type ProviderRoute } from './activity-proxies';
 import { archiveAvatars, type ArchiveOwner } from './archive-avatars';
 import type { Slots } from './slots';

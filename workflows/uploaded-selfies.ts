@@ -1,6 +1,6 @@
 import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { StorageActivities } from '../activities/storage-activities';
-import type { PipelineWorkflowInput } from '../src/contracts/pipeline-input';
+import type { PipelineWorkflowInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 
 /** A few deletions in the workers' own store: short attempts, retried for a few minutes. */
 const storage = proxyActivities<StorageActivities>({

@@ -14,7 +14,11 @@ import {
   webhookEventSignal,
   type WebhookSource,
 } from '../src/contracts/webhook-delivery';
-import type { AnnouncedEvent, WebhookEventData, WebhookEventType } from '../src/contracts/webhook-events';
+import type {
+  AnnouncedEvent,
+  WebhookEventData,
+  WebhookEventType,
+} from '@avatar-pipeline/client/contracts/webhook-events';
 import { webhookDelivery } from './webhook-delivery';
 
 const checks = proxyLocalActivities<WebhookActivities>({

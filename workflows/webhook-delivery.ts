@@ -18,7 +18,7 @@ import {
   type WebhookDeliveryInput,
   type WebhookTarget,
 } from '../src/contracts/webhook-delivery';
-import type { WebhookEnvelope } from '../src/contracts/webhook-events';
+import type { WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 
 /** An event is retried this long (on durable timers) before its delivery is given up. */
 export const RETRY_FOR_MS = 3 * 24 * 60 * 60 * 1000;

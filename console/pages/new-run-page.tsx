@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { MAX_SELFIES } from '../../src/contracts/limits';
-import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '../../src/images/image-dimensions';
+import { MAX_SELFIES } from '@avatar-pipeline/client/contracts/limits';
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '@avatar-pipeline/client/images/image-dimensions';
 import { ApiFailure, callApi, messageOf } from '../api';
 import type { RunStarted } from '../api-types';
 import { Alert } from '../parts/alert';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_SIMULATOR_PORT } from '../../src/config/env-schema';
+import { DEFAULT_SIMULATOR_PORT } from '@avatar-pipeline/client/config/env-schema';
 import { quietTemporalRuntime } from '../demo/quiet-runtime';
 import { DemoInterrupted, runDemo, type DemoReport } from '../demo/run-demo';
 import { EXIT } from '../../src/cli/exit-codes';

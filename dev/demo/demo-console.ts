@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createApiServer } from '../../src/api/server';
 import { lazyTemporalClient } from '../../src/api/temporal-client';
-import { SIMULATOR_API_KEY } from '../../src/config/env-schema';
+import { SIMULATOR_API_KEY } from '@avatar-pipeline/client/config/env-schema';
 import { loadConfig } from '../../src/config/load-config';
 import { CONSOLE_PATH } from '../../src/console/console-location';
 

@@ -1,10 +1,10 @@
 import { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, isPortFree, type EnsuredDevServer } from '../devserver';
 import type { Logger } from '../devserver/log';
-import { temporalConnectionOptions } from '../../src/client/connection-options';
-import type { StarterSettings } from '../../src/config/starter-settings';
+import { temporalConnectionOptions } from '@avatar-pipeline/client/client/connection-options';
+import type { StarterSettings } from '@avatar-pipeline/client/config/starter-settings';
 import { pipelineDataConverter } from '../../src/codec/data-converter';
-import { SIMULATOR_API_KEY } from '../../src/config/env-schema';
+import { SIMULATOR_API_KEY } from '@avatar-pipeline/client/config/env-schema';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';

@@ -1,4 +1,4 @@
-import type { PipelineResult } from '../../src/contracts/pipeline-state';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 
 export interface GalleryImage {
   avatarId: number;

@@ -1,22 +1,22 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { connectClient } from '../../src/client/connect';
-import { loadStarterSettings, type StarterSettings } from '../../src/config/starter-settings';
-import { startPipeline } from '../../src/client/pipelines';
-import type { PipelineRequest } from '../../src/contracts/pipeline-input';
-import type { PipelineResult } from '../../src/contracts/pipeline-state';
-import { SIMULATOR_API_KEY } from '../../src/config/env-schema';
+import { connectClient } from '@avatar-pipeline/client/client/connect';
+import { loadStarterSettings, type StarterSettings } from '@avatar-pipeline/client/config/starter-settings';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import type { PipelineRequest } from '@avatar-pipeline/client/contracts/pipeline-input';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { SIMULATOR_API_KEY } from '@avatar-pipeline/client/config/env-schema';
 import { progressViewFor } from '../../src/cli/progress-view';
 import { rootMessage } from '../../src/cli/root-message';
 import { watchProgress } from '../../src/cli/watch-progress';
-import { ProviderClient } from '../../src/provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { sampleSelfieFiles } from '../../src/samples/sample-selfies';
 import { startDemoConsole, type DemoConsole } from './demo-console';
 import { startDemoStack, type DemoStack, type DemoStackOptions } from './demo-stack';
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
 import { FsBlobStore } from '../../src/storage/fs-blob-store';
-import { AvatarPipelineError } from '../../src/errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 /** The stack's own options (dev server, simulator timings), and what the demo does with it. */
 

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AvatarRef, PipelineResult } from '../../src/contracts/pipeline-state';
-import { detectImageFormat } from '../../src/provider/image-format';
+import type { AvatarRef, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { detectImageFormat } from '@avatar-pipeline/client/provider/image-format';
 import { readBlob, type BlobStore } from '../../src/storage';
 import { renderGalleryHtml, type GalleryImage, type GallerySection } from './gallery-html';
 

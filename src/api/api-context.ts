@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config/load-config';
-import type { ProviderClient } from '../provider/client';
+import type { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { AccessTokenSigner } from './access-tokens';
 import type { BlobLinkSigner, BlobStore } from '../storage';
 import { pipelineLinks, type PipelineLinks } from './links';
-import { offeredStylesCache } from '../client/offered-styles';
+import { offeredStylesCache } from '../operations/offered-styles';
 import type { LiveLists } from './live-lists';
 import type { ProgressHub } from './progress-hub';
 import type { TenantCampaignSettings } from '../campaign/contracts/campaign-share';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AvatarPipelineError, InputError } from '../errors';
+import { AvatarPipelineError, InputError } from '@avatar-pipeline/client/errors';
 
 export interface ApiIssue {
   /** Dotted field path, e.g. `styles.0`, `selfies.2`, `headers.idempotency-key`; '' for the whole request. */

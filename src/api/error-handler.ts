@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { NamespaceNotSetUpError } from '../client/start-run';
+import { NamespaceNotSetUpError } from '@avatar-pipeline/client/client/start-run';
 import { ApiError, type ApiIssue } from './api-error';
-import { InputError } from '../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /** Friendlier words for the errors of Fastify and its multipart parser, by code. */
 const KNOWN_ERRORS: Record<string, { status: number; message: string; path?: string }> = {

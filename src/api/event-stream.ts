@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError, errorBodySchema } from './api-error';
-import type { ProgressStreamEvent } from '../client/progress-stream';
+import type { ProgressStreamEvent } from '@avatar-pipeline/client/client/progress-stream';
 import type { ProgressHub, ProgressSubscription } from './progress-hub';
 
 /** The id of a stream's last event: a reconnect naming it is answered 204, which tells EventSource to stop. */

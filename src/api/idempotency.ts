@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { PipelineInput } from '../contracts/pipeline-input';
+import type { PipelineInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 
 /** Becomes part of the workflow id (`avatar-pipeline-<key>`), so it is limited to URL- and id-safe characters. */
 export const idempotencyKeySchema = z

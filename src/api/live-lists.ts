@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ProgressStreamEvent } from '../client/progress-stream';
+import type { ProgressStreamEvent } from '@avatar-pipeline/client/client/progress-stream';
 import { pipeSubscription } from './event-stream';
 import { ProgressHub, type EventStreamLimits } from './progress-hub';
 

@@ -1,9 +1,9 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { MAX_SELFIES } from '../contracts/limits';
-import { imageProblem } from '../images/image-structure';
+import { MAX_SELFIES } from '@avatar-pipeline/client/contracts/limits';
+import { imageProblem } from '@avatar-pipeline/client/images/image-structure';
 import { ApiError, type ApiIssue } from './api-error';
-import { DEFAULT_MAX_REQUEST_BYTES } from '../config/env-schema';
+import { DEFAULT_MAX_REQUEST_BYTES } from '@avatar-pipeline/client/config/env-schema';
 import type { BlobStore } from '../storage';
 import { BatchTooLargeError, receiveFile, UploadBatch, type StoredSelfie } from './stored-uploads';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { MAX_SELFIES } from '../contracts/limits';
-import { trainingInputSchema } from '../contracts/model-runs';
-import { pipelineInputSchema } from '../contracts/pipeline-input';
+import { MAX_SELFIES } from '@avatar-pipeline/client/contracts/limits';
+import { trainingInputSchema } from '@avatar-pipeline/client/contracts/model-runs';
+import { pipelineInputSchema } from '@avatar-pipeline/client/contracts/pipeline-input';
 
 /**
  * The two bodies POST /v1/pipelines accepts, for the OpenAPI document only: the handler reads

@@ -7,11 +7,11 @@ import {
   type WorkflowExecutionStatusName,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TrainingResult } from '../contracts/model-runs';
-import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
-import { progressQuery, RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
-import { existingRetry, generationsOfNoStyleSucceeded } from '../client/retry-plan';
-import { runOfTenant } from '../client/tenant-runs';
+import type { TrainingResult } from '@avatar-pipeline/client/contracts/model-runs';
+import type { PipelineProgress, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { progressQuery, RUN_WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { existingRetry, generationsOfNoStyleSucceeded } from '@avatar-pipeline/client/client/retry-plan';
+import { runOfTenant } from '@avatar-pipeline/client/client/tenant-runs';
 import { ApiError } from './api-error';
 import type { PipelineLinks } from './links';
 import type { PipelineState, PipelineStatus } from './response-schemas';

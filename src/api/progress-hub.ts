@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { PROGRESS_FEED_CAPACITY } from '../contracts/progress-feed';
-import { followProgress, type ProgressStreamEvent } from '../client/progress-stream';
+import { PROGRESS_FEED_CAPACITY } from '@avatar-pipeline/client/contracts/progress-feed';
+import { followProgress, type ProgressStreamEvent } from '@avatar-pipeline/client/client/progress-stream';
 import { ApiError } from './api-error';
 
 /** How many event streams may be open at once. */
@@ -20,7 +20,7 @@ export type RunFollower = (
 /** Time between two queries of a watched run: two a second, however many streams it has. */
 const WATCH_INTERVAL_MS = 500;
 
-/** Follows runs by querying their progress feed (src/client/progress-stream.ts). */
+/** Follows runs by querying their progress feed (packages/client/src/client/progress-stream.ts). */
 export function queryFollower(client: Client, intervalMs = WATCH_INTERVAL_MS): RunFollower {
   return (workflowId, signal) => followProgress(client, workflowId, { signal, minIntervalMs: intervalMs });
 }
@@ -46,7 +46,7 @@ export interface ProgressSubscription<P, R> extends AsyncIterable<ProgressStream
 
 /**
  * One watcher per run for all of the API's event streams: it follows the run's progress feed by
- * query (src/client/progress-stream.ts), which writes nothing to the run's history, and hands
+ * query (packages/client/src/client/progress-stream.ts), which writes nothing to the run's history, and hands
  * every change to each open stream of that run, each resuming from its own Last-Event-ID out of
  * the changes the watcher keeps (as many as the run keeps). However many streams open, and however
  * often they reconnect, a run is queried by one watcher at a modest pace. The watcher starts with

@@ -1,7 +1,11 @@
 import type { Client } from '@temporalio/client';
-import { ModelNotFoundError } from '../client/provider-catalog';
-import { tenantModelIds, tenantProviderReads, type ProviderListReads } from '../client/tenant-runs';
-import { ProviderError } from '../provider/errors';
+import { ModelNotFoundError } from '@avatar-pipeline/client/client/provider-catalog';
+import {
+  tenantModelIds,
+  tenantProviderReads,
+  type ProviderListReads,
+} from '@avatar-pipeline/client/client/tenant-runs';
+import { ProviderError } from '@avatar-pipeline/client/provider/errors';
 import { ApiError } from './api-error';
 
 /**

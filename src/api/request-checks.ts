@@ -1,10 +1,10 @@
 import { CallbackTargetError, checkCallbackTarget } from '../callbacks/callback-target';
 import type { AppConfig } from '../config/load-config';
-import type { PipelineInput } from '../contracts/pipeline-input';
+import type { PipelineInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { resolveImageReference, type ImageAccessPolicy } from '../images/image-access';
-import { imageFileProblem } from '../images/image-file-problem';
+import { imageFileProblem } from '@avatar-pipeline/client/images/image-file-problem';
 import { ApiError, type ApiIssue } from './api-error';
-import { InputError } from '../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /**
  * Checks the schema cannot make, done before anything starts so a caller hears about them as a

@@ -8,9 +8,9 @@ import {
   type PipelineResult,
   type StyleAvatar,
   type StyleProgress,
-} from '../contracts/pipeline-state';
-import type { TrainingResult } from '../contracts/model-runs';
-import type { Style } from '../provider/schemas';
+} from '@avatar-pipeline/client/contracts/pipeline-state';
+import type { TrainingResult } from '@avatar-pipeline/client/contracts/model-runs';
+import type { Style } from '@avatar-pipeline/client/provider/schemas';
 import { answering } from './contract-schema';
 
 /**

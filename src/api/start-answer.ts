@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { StartedRun } from '../client/start-run';
+import type { StartedRun } from '@avatar-pipeline/client/client/start-run';
 import type { ApiContext } from './api-context';
 import { ApiError } from './api-error';
 

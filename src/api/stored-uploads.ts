@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { ImageFormat } from '../provider/image-format';
-import { detectImageFormat, MIME_TYPES } from '../provider/image-format';
+import type { ImageFormat } from '@avatar-pipeline/client/provider/image-format';
+import { detectImageFormat, MIME_TYPES } from '@avatar-pipeline/client/provider/image-format';
 import {
   blobReference,
   extensionOf,
@@ -10,7 +10,7 @@ import {
   uploadClaimKey,
   type BlobStore,
 } from '../storage';
-import { AvatarPipelineError } from '../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 /** One selfie as the request sent it, read whole (it is at most API_MAX_FILE_BYTES). */
 export interface ReceivedFile {

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { clientDataConverter } from '../codec/client-data-converter';
-import { temporalConnectionOptions } from '../client/connection-options';
+import { clientDataConverter } from '@avatar-pipeline/client/codec/client-data-converter';
+import { temporalConnectionOptions } from '@avatar-pipeline/client/client/connection-options';
 import type { AppConfig } from '../config/load-config';
 import type { PipelineTracing } from '../tracing/pipeline-tracing';
 

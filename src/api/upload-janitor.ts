@@ -1,7 +1,7 @@
 import { text } from 'node:stream/consumers';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { uploadsExpired, type SelfieRetention } from '../config/selfie-retention';
-import { PipelineStageAttribute } from '../contracts/search-attributes';
+import { uploadsExpired, type SelfieRetention } from '@avatar-pipeline/client/config/selfie-retention';
+import { PipelineStageAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import {
   deleteUploadBatch,
   isUploadClaim,

@@ -3,7 +3,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   webhookEnvelopeSchema,
   type WebhookEventType,
-} from '../contracts/webhook-events';
+} from '@avatar-pipeline/client/contracts/webhook-events';
 
 const WHEN: Record<WebhookEventType, string> = {
   'pipeline.started': 'A run has started.',

@@ -4,7 +4,7 @@ import {
   type AddressLookup,
   type CheckedUrl,
 } from '../outbound/checked-fetch';
-import { AvatarPipelineError } from '../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 export type { AddressLookup } from '../outbound/checked-fetch';
 

@@ -8,7 +8,7 @@ import {
   type ManifestRef,
   type SubjectOutcome,
 } from './contracts/campaign';
-import type { PipelineResult } from '../contracts/pipeline-state';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { CampaignManifestError, readCampaignSubjects } from './manifest-store';
 import { readProviderQueue, type ProviderQueueReading } from './provider-queue-signals';
 import { countOpenCampaigns } from './tenant-campaigns';

@@ -9,7 +9,7 @@ import {
   type ManifestEntry,
   type ManifestRef,
 } from './contracts/campaign';
-import { AvatarPipelineError } from '../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 /** The stored manifest is not where it should be, or not what the campaign started with. */
 export class CampaignManifestError extends AvatarPipelineError {

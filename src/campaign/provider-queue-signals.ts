@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { CallRecord } from '../provider/http-transport';
+import type { CallRecord } from '@avatar-pipeline/client/provider/http-transport';
 import type { ProviderQueueReading } from './contracts/window-state';
 
 export type { ProviderQueueReading };

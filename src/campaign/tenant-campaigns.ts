@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 
 /**
  * How many open campaigns share a fairness key (a tenant) on one task queue: the campaigns whose

@@ -1,7 +1,7 @@
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { EXIT } from './exit-codes';
 import { writeLines } from './printable';
-import { InputError } from '../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /** Maps an error to the message a user sees and the exit code of docs/contracts.md. */
 export function exitCodeFor(err: unknown): number {

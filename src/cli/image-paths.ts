@@ -1,10 +1,10 @@
 import { readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { ConfigError } from '../config/config-error';
-import { envSchema } from '../config/env-schema';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
+import { envSchema } from '@avatar-pipeline/client/config/env-schema';
 import { resolveImageReference } from '../images/image-access';
-import { imageFileProblem } from '../images/image-file-problem';
-import { InputError } from '../errors';
+import { imageFileProblem } from '@avatar-pipeline/client/images/image-file-problem';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
 

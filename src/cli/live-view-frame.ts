@@ -1,4 +1,4 @@
-import type { PipelineProgress, StyleProgress } from '../contracts/pipeline-state';
+import type { PipelineProgress, StyleProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
 
 export interface FrameOptions {
   workflowId: string;

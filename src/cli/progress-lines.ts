@@ -1,4 +1,4 @@
-import type { PipelineProgress } from '../contracts/pipeline-state';
+import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
 
 /** One plain line per change, for logs and terminals alike. */
 export function describeProgress(p: PipelineProgress): string {

@@ -1,4 +1,4 @@
-import type { PipelineProgress } from '../contracts/pipeline-state';
+import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { renderFrame } from './live-view-frame';
 import { describeProgress } from './progress-lines';
 import { printable, writeLines } from './printable';

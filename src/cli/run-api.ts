@@ -1,7 +1,7 @@
 /** `avatar-pipeline api`: the starter HTTP API until SIGINT/SIGTERM (registered in commands/api.ts). */
 import { createApiServer } from '../api/server';
 import { lazyTemporalClient } from '../api/temporal-client';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { loadConfig } from '../config/load-config';
 import { loadOperationsConfig } from '../config/operations-config';
 import { PipelineTracing } from '../tracing/pipeline-tracing';

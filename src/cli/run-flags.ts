@@ -1,6 +1,6 @@
-import type { PipelineResult } from '../contracts/pipeline-state';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { imageRootsFromEnv, resolveImagePaths } from './image-paths';
-import { InputError } from '../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /**
  * The flags `run`, `train` and `generate` share, read into request fields, and the way their

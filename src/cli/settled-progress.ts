@@ -1,4 +1,8 @@
-import type { PipelineProgress, PipelineResult, StyleProgress } from '../contracts/pipeline-state';
+import type {
+  PipelineProgress,
+  PipelineResult,
+  StyleProgress,
+} from '@avatar-pipeline/client/contracts/pipeline-state';
 
 /**
  * The progress to show once the result is in: every style as the result has it (done with its

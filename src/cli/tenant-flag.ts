@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../contracts/workflow-ids';
+import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '@avatar-pipeline/client/contracts/workflow-ids';
 
 /**
  * `--tenant <id>`: whose runs a command starts, lists or erases. The CLI talks to Temporal

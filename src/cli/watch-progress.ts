@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
-import type { PipelineHandle } from '../client/pipelines';
+import type { PipelineProgress, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import type { PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
 import type { ProgressView } from './progress-view';
 import { settledProgress } from './settled-progress';
 

@@ -3,7 +3,7 @@ import fastifyCors from '@fastify/cors';
 import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { tokenProblems } from '../config/bearer-token-rules';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { acceptedTokens, bearerAuth } from '../http/bearer-auth';
 import { RequestGate } from '../http/request-gate';
 import { CODEC_SERVER_LIMITS as LIMITS, capConnections, serverOptions } from '../http/server-limits';

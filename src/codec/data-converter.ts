@@ -1,9 +1,10 @@
 import type { DataConverter } from '@temporalio/common';
-import { AesGcmPayloadCodec } from './aes-gcm-codec';
-import type { EncryptionConfig } from './encryption-keys';
+import { AesGcmPayloadCodec } from '@avatar-pipeline/client/codec/aes-gcm-codec';
+import type { EncryptionConfig } from '@avatar-pipeline/client/codec/encryption-keys';
 
 /** Loaded by path (also inside the workflow sandbox): encodes failure messages and stack traces. */
-export const ENCODED_FAILURE_CONVERTER_PATH = require.resolve('./encoded-failure-converter');
+export const ENCODED_FAILURE_CONVERTER_PATH =
+  require.resolve('@avatar-pipeline/client/codec/encoded-failure-converter');
 
 /**
  * The data converter of workers (clients use clientDataConverter, the same given by objects):

@@ -1,11 +1,15 @@
 import { resolve } from 'node:path';
-import { ConfigError } from './config-error';
-import type { SelfieRetention } from './selfie-retention';
-import { providerSettingsOf, type ProviderSettings } from './provider-settings';
-import { parseEnv } from './parse-env';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
+import type { SelfieRetention } from '@avatar-pipeline/client/config/selfie-retention';
+import { providerSettingsOf, type ProviderSettings } from '@avatar-pipeline/client/config/provider-settings';
+import { parseEnv } from '@avatar-pipeline/client/config/parse-env';
 import { loadTenantsFile, type TenantsConfig } from './tenants';
-import type { RunPlacement } from './run-placement';
-import { starterSettingsOf, type StarterSettings, type TemporalConfig } from './starter-settings';
+import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
+import {
+  starterSettingsOf,
+  type StarterSettings,
+  type TemporalConfig,
+} from '@avatar-pipeline/client/config/starter-settings';
 import {
   StorageSettingsError,
   storageSettingsFromEnv,

@@ -1,5 +1,5 @@
-import { parseEnv } from './parse-env';
-import { ConfigError } from './config-error';
+import { parseEnv } from '@avatar-pipeline/client/config/parse-env';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 
 export type LogLevelName = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ConfigError } from './config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 
 /** What a credential may do: start runs, read them, cancel or retry them, erase subjects. */
 export const SCOPES = ['start', 'read', 'cancel', 'erase'] as const;
@@ -13,8 +13,8 @@ export type Scope = (typeof SCOPES)[number];
  * and API_TENANTS_FILE name it: defined with the workflow ids they go into, whose form relies on a
  * tenant id never holding a "." (workflow-ids.ts).
  */
-import { TENANT_ID_PATTERN as TENANT_ID } from '../contracts/workflow-ids';
-export { DEFAULT_TENANT } from '../contracts/workflow-ids';
+import { TENANT_ID_PATTERN as TENANT_ID } from '@avatar-pipeline/client/contracts/workflow-ids';
+export { DEFAULT_TENANT } from '@avatar-pipeline/client/contracts/workflow-ids';
 export { TENANT_ID };
 export const TENANT_ID_RULE = 'a tenant id is 1-40 lowercase letters, digits or "-"';
 

@@ -1,4 +1,4 @@
-import type { ProviderErrorKind } from '../provider/errors';
+import type { ProviderErrorKind } from '@avatar-pipeline/client/provider/errors';
 
 /**
  * The types of the failures provider activities end with (activities/provider-failure.ts), named

@@ -5,7 +5,7 @@
  * of the reports and of the controller's state are in granted-rate-state.ts: workflows import
  * them as types only, so zod stays out of the workflow bundle.
  */
-import { defineQuery, defineSignal } from './message-definitions';
+import { defineQuery, defineSignal } from '@avatar-pipeline/client/contracts/message-definitions';
 import type { GrantedRateState, ProviderAnswers } from './granted-rate-state';
 
 export interface GrantedRateInput {

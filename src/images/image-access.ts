@@ -6,8 +6,8 @@ import {
   type AddressLookup,
   type CheckedUrl,
 } from '../outbound/checked-fetch';
-import { InputError } from '../errors';
-import { checkImageFile } from './image-roots';
+import { InputError } from '@avatar-pipeline/client/errors';
+import { checkImageFile } from '@avatar-pipeline/client/images/image-roots';
 
 export interface ImageAccessPolicy {
   /** Directories selfie files may be read from (IMAGE_ROOTS). */

@@ -1,11 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
-import { DEFAULT_MAX_IMAGE_BYTES } from '../provider/upload-image';
+import { DEFAULT_MAX_IMAGE_BYTES } from '@avatar-pipeline/client/provider/upload-image';
 import { resolveImageReference, type ImageAccessPolicy } from './image-access';
-import { dimensionProblem } from './image-dimensions';
+import { dimensionProblem } from '@avatar-pipeline/client/images/image-dimensions';
 import { fetchChecked, isRedirect, type CheckedUrl } from '../outbound/checked-fetch';
 import { readStoredImage } from './stored-image';
-import { isStoredReference } from './stored-reference';
-import { InputError } from '../errors';
+import { isStoredReference } from '@avatar-pipeline/client/images/stored-reference';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 export interface ReadImageOptions {
   maxBytes?: number;

@@ -7,7 +7,7 @@ import {
   uploadsPrefix,
   type BlobStore,
 } from '../storage';
-import { InputError } from '../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /**
  * The key of a stored reference, in the worker's configured store (STORAGE_URL, else BLOB_DIR):

@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, fetch, type RequestInit, type Response } from 'undici';
 import { isPrivateAddress } from './private-address';
-import { AvatarPipelineError } from '../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 /*
  * The one way the worker and the API reach a URL someone else chose (callbacks, selfie URLs,

@@ -1,5 +1,5 @@
 import type { SearchAttributeType } from '@temporalio/common';
-import { PIPELINE_SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
+import { PIPELINE_SEARCH_ATTRIBUTES } from '@avatar-pipeline/client/contracts/search-attributes';
 
 /** Search attribute type names as the dev server's `--search-attribute name=Type` takes them. */
 export const SEARCH_ATTRIBUTE_TYPES = [

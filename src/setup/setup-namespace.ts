@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common/lib/time';
-import { temporalConnectionOptions } from '../client/connection-options';
+import { temporalConnectionOptions } from '@avatar-pipeline/client/client/connection-options';
 import type { AppConfig } from '../config/load-config';
 import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from './search-attribute-definitions';
 import { prepareNamespace } from './prepare-namespace';

@@ -1,6 +1,6 @@
 import { json, type AdminRoute } from './admin-context';
 import { FIXED_AT_START, type ResolvedSimulatorOptions, type SimulatorOptions } from './options';
-import { InputError } from '../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /** The options as GET /options shows them: credentials left out. */
 function shownOptions(options: ResolvedSimulatorOptions) {

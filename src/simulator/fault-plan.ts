@@ -1,4 +1,4 @@
-import { PROVIDER_ENDPOINTS, type EndpointName } from '../provider/endpoints';
+import { PROVIDER_ENDPOINTS, type EndpointName } from '@avatar-pipeline/client/provider/endpoints';
 import type { ResolvedSimulatorOptions } from './options';
 import type { SeededRandom } from './seeded-random';
 

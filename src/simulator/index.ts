@@ -17,5 +17,5 @@ export {
   type RateLimit,
 } from './options';
 export { simulatorStatsSchema, orderStatsSchema, type SimulatorStats, type OrderStats } from './stats-schema';
-export { endpointNameSchema, type EndpointName } from '../provider/endpoints';
+export { endpointNameSchema, type EndpointName } from '@avatar-pipeline/client/provider/endpoints';
 export { DEFAULT_STYLES, styleSchema, type StyleEntry, type StyleTreatment } from './style-catalog';

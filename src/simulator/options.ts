@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { SIMULATOR_API_KEY } from '../config/env-schema';
-import { endpointNameSchema } from '../provider/endpoints';
+import { SIMULATOR_API_KEY } from '@avatar-pipeline/client/config/env-schema';
+import { endpointNameSchema } from '@avatar-pipeline/client/provider/endpoints';
 import { DEFAULT_STYLES, styleSchema } from './style-catalog';
-import { InputError } from '../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const count = z.number().int('must be a whole number').min(0, 'must not be negative');

@@ -1,4 +1,4 @@
-import { PROVIDER_ENDPOINTS, type EndpointName } from '../provider/endpoints';
+import { PROVIDER_ENDPOINTS, type EndpointName } from '@avatar-pipeline/client/provider/endpoints';
 import type { ProviderHandler } from './handlers/handler-context';
 import { listAvatarPage, listStyles } from './handlers/avatar-style-handlers';
 import { createModel, createOrder, listModelOrders, listModels, listOrders } from './handlers/order-handlers';

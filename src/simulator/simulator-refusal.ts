@@ -1,8 +1,8 @@
-import { AvatarPipelineError } from '../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 /**
  * A refusal the simulator answers as the provider would: a non-2xx status and a message in the
- * dialect's error body. (The provider client's own errors are ProviderError, src/provider/errors.ts.)
+ * dialect's error body. (The provider client's own errors are ProviderError, packages/client/src/provider/errors.ts.)
  */
 export class SimulatorRefusal extends AvatarPipelineError {
   constructor(

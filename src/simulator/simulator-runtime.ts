@@ -1,4 +1,4 @@
-import type { EndpointName } from '../provider/endpoints';
+import type { EndpointName } from '@avatar-pipeline/client/provider/endpoints';
 import { planFaults, type FaultPlan } from './fault-plan';
 import { AvatarRenderer } from './images/avatar-renderer';
 import { settleAll, type LifecycleContext } from './order-lifecycle';

@@ -1,4 +1,4 @@
-import { dimensionProblem } from '../images/image-dimensions';
+import { dimensionProblem } from '@avatar-pipeline/client/images/image-dimensions';
 import { tooLarge, unprocessable } from './simulator-refusal';
 import type { ImageFormat } from './state-schema';
 

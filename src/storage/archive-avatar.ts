@@ -6,12 +6,12 @@ import {
   type AddressRules,
   type CheckedUrl,
 } from '../outbound/checked-fetch';
-import { detectImageFormat, MIME_TYPES } from '../provider/image-format';
+import { detectImageFormat, MIME_TYPES } from '@avatar-pipeline/client/provider/image-format';
 import type { Response } from 'undici';
-import { avatarKey, type AvatarIds } from './blob-keys';
+import { avatarKey, type AvatarIds } from '@avatar-pipeline/client/storage/blob-keys';
 import type { BlobStore } from './blob-store';
 import { extensionOf } from './content-types';
-import { AvatarPipelineError } from '../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 export interface AvatarArchiveLimits {
   /** Larger images are refused, not stored. */

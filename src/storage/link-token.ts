@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isValidKey, MAX_KEY_LENGTH } from './blob-keys';
+import { isValidKey, MAX_KEY_LENGTH } from '@avatar-pipeline/client/storage/blob-keys';
 
 /** Digits of an expiry in epoch seconds, enough for any date a link may carry. */
 const MAX_EXPIRY_DIGITS = 12;

@@ -1,5 +1,5 @@
 import type { BlobStore } from './blob-store';
-import { AvatarPipelineError } from '../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 export class BlobTooLargeError extends AvatarPipelineError {
   constructor(

@@ -1,5 +1,5 @@
-import { UPLOAD_CLAIM_NAME, uploadsPrefix } from './blob-keys';
-import { keyOfBlobReference } from './blob-reference';
+import { UPLOAD_CLAIM_NAME, uploadsPrefix } from '@avatar-pipeline/client/storage/blob-keys';
+import { keyOfBlobReference } from '@avatar-pipeline/client/storage/blob-reference';
 import type { BlobStore } from './blob-store';
 
 /** Whether a key is the claim object of its upload folder. */

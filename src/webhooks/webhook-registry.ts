@@ -1,12 +1,12 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { CallbackTargetError, checkCallbackTarget, type AddressLookup } from '../callbacks/callback-target';
-import { callbackUrlSchema } from '../contracts/pipeline-input';
+import { callbackUrlSchema } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { redeliveryWorkflowId, type RedeliveryInput } from '../contracts/webhook-delivery';
-import { eventFilterSchema } from '../contracts/webhook-events';
-import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
-import { ConfigError } from '../config/config-error';
-import { InputError } from '../errors';
+import { eventFilterSchema } from '@avatar-pipeline/client/contracts/webhook-events';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
+import { InputError } from '@avatar-pipeline/client/errors';
 import type { BlobStore } from '../storage';
 import { DeliveryLog, type AttemptFilter, type ListedAttempt } from './delivery-log';
 import { endpointSecret } from './endpoint-secret';

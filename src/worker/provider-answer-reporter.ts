@@ -7,7 +7,7 @@ import {
   type GrantedRateInput,
 } from '../contracts/granted-rate';
 import type { ProviderAnswers } from '../contracts/granted-rate-state';
-import type { CallRecord } from '../provider/http-transport';
+import type { CallRecord } from '@avatar-pipeline/client/provider/http-transport';
 
 export interface ProviderAnswerReporterOptions {
   client: Client;

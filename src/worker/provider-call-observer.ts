@@ -1,6 +1,6 @@
 import { asyncLocalStorage } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
-import type { CallRecord } from '../provider/http-transport';
+import type { CallRecord } from '@avatar-pipeline/client/provider/http-transport';
 
 export const PROVIDER_METRICS = {
   requests: 'avatar_pipeline_provider_requests',

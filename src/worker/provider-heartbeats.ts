@@ -1,4 +1,4 @@
-import { UPLOAD_HEARTBEAT_THROTTLE_MS } from '../contracts/activity-timeouts';
+import { UPLOAD_HEARTBEAT_THROTTLE_MS } from '@avatar-pipeline/client/contracts/activity-timeouts';
 
 /**
  * The provider worker's heartbeat throttle: a heartbeating upload reaches the server every

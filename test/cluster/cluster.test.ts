@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import { startCampaign, type CampaignHandle } from '../../src/campaign/client/campaigns';
@@ -15,7 +15,7 @@ import {
   TASK_QUEUE,
   timing,
 } from './harness/cluster';
-import { ProviderClient } from '../../src/provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { dispatchOrder } from './checks/task-queue-dispatch';
 import { expectNoOrdersOfNoSubject, traceDuplicateWrites } from './checks/write-trace';
 import { checkWorkerVersions } from './checks/worker-versions';

@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startPipeline } from '../../src/client/pipelines';
-import { placementFrom } from '../../src/config/run-placement';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { ARCHIVES_AT_ONCE } from '../../workflows/archive-avatars';

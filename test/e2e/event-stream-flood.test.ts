@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
-import { startPipeline, type PipelineHandle } from '../../src/client/pipelines';
+import { startPipeline, type PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
 import { DEFAULT_API_LIMITS } from '../../src/api/server';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { uniqueBasePath } from '../helpers/e2e-pipeline';

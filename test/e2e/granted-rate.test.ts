@@ -10,7 +10,7 @@ import {
   type GrantedRateInput,
 } from '../../src/contracts/granted-rate';
 import { ProviderAnswerReporter } from '../../src/worker/provider-answer-reporter';
-import { setProviderQueueRateLimit } from '../../src/client/provider-queue-rate';
+import { setProviderQueueRateLimit } from '../../src/operations/provider-queue-rate';
 import { loadConfig } from '../../src/config/load-config';
 import { createProviderWorker } from '../../src/worker/create-worker';
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startPipeline } from '../../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { writeNoisePngs } from '../helpers/noise-selfies';
@@ -9,7 +9,7 @@ import { historyToJson } from '../../src/histories/history-json';
 import { fetchFamilyHistories } from '../../src/histories/fetch-family';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { decodedHistoryText, payloadSizes } from '../helpers/workflow-histories';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 
 const SELFIE_BYTES = 5_000_000;
 const HISTORY_BUDGET_BYTES = 200 * 1024;

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { startCampaign } from '../../src/campaign/client/campaigns';
-import { startPipeline } from '../../src/client/pipelines';
-import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
-import { claimWorkflowId, DEFAULT_TENANT } from '../../src/contracts/workflow-ids';
-import { TenantAttribute } from '../../src/contracts/search-attributes';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { claimWorkflowId, DEFAULT_TENANT } from '@avatar-pipeline/client/contracts/workflow-ids';
+import { TenantAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import { providerScope } from '../../src/worker/provider-scope';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { uniqueName } from '../helpers/temporal-env';
 import { apiCaller } from '../helpers/test-api';
-import { InputError } from '../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 const TOKEN = 'internal-ids-token-0123456789';
 /** The simulator's first order id: a fresh one hands out 1001, 1002, … */

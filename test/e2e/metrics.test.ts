@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startPipeline } from '../../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { findFreePort } from '../../dev/devserver';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineTracing } from '../../src/tracing/pipeline-tracing';

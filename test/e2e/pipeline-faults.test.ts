@@ -1,14 +1,14 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { startPipeline } from '../../src/client/pipelines';
-import type { PipelineResult } from '../../src/contracts/pipeline-state';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { createTestWorker } from '../helpers/pipeline-worker';
 import { expectNoDuplicates } from '../helpers/provider-stats-checks';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 
 // Hundreds of activity attempts fail here by design; the worker's WARN line for each would bury
 // a real failure. Set before the first worker creates the runtime.

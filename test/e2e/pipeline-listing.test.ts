@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
-import { startPipeline } from '../../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';

@@ -6,7 +6,7 @@ import { PNG } from 'pngjs';
 import { createApiServer } from '../../src/api/server';
 import { sweepUploads } from '../../src/api/upload-janitor';
 import type { AppConfig, StorageConfig } from '../../src/config/load-config';
-import { ProviderClient } from '../../src/provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import {
   storageSettingsFromEnv,

@@ -1,11 +1,11 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startPipeline } from '../../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { createTestWorker } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { listWorkflowIds, waitForListed } from '../helpers/temporal-cli';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 
 /**
  * Operators find runs in the Temporal UI and with `temporal workflow list --query` by subject,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { SelfieRetention } from '../../src/config/selfie-retention';
+import type { SelfieRetention } from '@avatar-pipeline/client/config/selfie-retention';
 import { sweepUploads, uploadedBatches } from '../../src/api/upload-janitor';
 import { FsBlobStore } from '../../src/storage';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { redeliveryWorkflowId } from '../../src/contracts/webhook-delivery';
-import type { WebhookEnvelope } from '../../src/contracts/webhook-events';
+import type { WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';

@@ -1,10 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { generationWorkflowId, validateGenerationRequest } from '../../src/client/model-runs';
-import { startRunOnce } from '../../src/client/start-run';
-import type { GenerationWorkflowInput } from '../../src/contracts/model-runs';
-import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
+import { generationWorkflowId, validateGenerationRequest } from '@avatar-pipeline/client/client/model-runs';
+import { startRunOnce } from '@avatar-pipeline/client/client/start-run';
+import type { GenerationWorkflowInput } from '@avatar-pipeline/client/contracts/model-runs';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { uniqueName } from '../helpers/temporal-env';

@@ -1,4 +1,4 @@
-import { TenantAttribute } from '../../src/contracts/search-attributes';
+import { TenantAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { uniqueName } from '../helpers/temporal-env';

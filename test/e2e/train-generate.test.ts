@@ -1,11 +1,11 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startTraining } from '../../src/client/model-runs';
-import { getPipeline } from '../../src/client/pipelines';
-import type { PipelineResult } from '../../src/contracts/pipeline-state';
-import { placementFrom } from '../../src/config/run-placement';
-import { ModelIdAttribute } from '../../src/contracts/search-attributes';
+import { startTraining } from '@avatar-pipeline/client/client/model-runs';
+import { getPipeline } from '@avatar-pipeline/client/client/pipelines';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
+import { ModelIdAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { runCli } from '../helpers/run-cli';

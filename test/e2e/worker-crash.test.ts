@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { placementFrom } from '../../src/config/run-placement';
-import { startPipeline } from '../../src/client/pipelines';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { startSimulator, type OrderStats, type RunningSimulator } from '../../src/simulator';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { expectNoDuplicates } from '../helpers/provider-stats-checks';

@@ -6,7 +6,7 @@ import {
   type StartCampaignOptions,
 } from '../../src/campaign/client/campaigns';
 import type { CampaignSubject } from '../../src/campaign/contracts/campaign';
-import { placementFrom, type RunPlacement } from '../../src/config/run-placement';
+import { placementFrom, type RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { testConfig } from './pipeline-worker';
 import { uniqueName } from './temporal-env';

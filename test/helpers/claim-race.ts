@@ -5,9 +5,9 @@ import { Worker, type ActivityInboundCallsInterceptor } from '@temporalio/worker
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
-import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
-import { claimWorkflowId } from '../../src/contracts/workflow-ids';
-import { ProviderClient } from '../../src/provider/client';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { claimWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { RunningSimulator } from '../../src/simulator';
 import { obtainModelWorkflow } from '../workflows/model-claim-workflows';
 

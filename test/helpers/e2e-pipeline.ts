@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PollingOptions } from '../../src/contracts/pipeline-input';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 
 /**
  * Polling for end-to-end tests on wall-clock simulators whose orders finish within seconds:

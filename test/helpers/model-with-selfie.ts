@@ -1,5 +1,5 @@
-import type { ProviderClient } from '../../src/provider/client';
-import { toUploadImage } from '../../src/provider/upload-image';
+import type { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
 import { tinyPng } from '../fixtures/images';
 
 /** A model with one selfie uploaded, ready to run: its id, which is also its training order's. */

@@ -3,7 +3,7 @@ import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
 import type { AppConfig } from '../../src/config/load-config';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 
 export interface TestWorkerOptions {

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../src/provider/errors';
+import { ProviderError } from '@avatar-pipeline/client/provider/errors';
 
 /** The provider error a call was refused with (fails the test if it succeeded or failed otherwise). */
 export async function providerFailure(call: Promise<unknown>): Promise<ProviderError> {

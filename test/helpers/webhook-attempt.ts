@@ -1,6 +1,6 @@
 import type { DeliverWebhookInput } from '../../activities/webhook-activities';
 import type { BlobStore } from '../../src/storage';
-import type { WebhookEnvelope } from '../../src/contracts/webhook-events';
+import type { WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 
 /** A store for tests of callbackUrl deliveries, which never touch it. */
 export const UNUSED_STORE = new Proxy({} as BlobStore, {

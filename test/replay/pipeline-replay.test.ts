@@ -6,7 +6,7 @@ import { historyFromJson, type History } from '../../src/histories/history-json'
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { pipelineDataConverter } from '../../src/codec/data-converter';
 import { REPLAY_ENCRYPTION } from '../../scripts/replay-encryption';
-import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import type { DataConverter } from '@temporalio/common';
 
 /** Recorded by scripts/record-histories.ts (`npm run record:histories`). */

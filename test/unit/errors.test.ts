@@ -4,12 +4,12 @@ import Fastify from 'fastify';
 import { installErrorHandling } from '../../src/api/error-handler';
 import { exitCodeFor } from '../../src/cli/fail';
 import { EXIT } from '../../src/cli/exit-codes';
-import { ModelNotFoundError } from '../../src/client/provider-catalog';
-import { RetryRefusedError } from '../../src/client/retry-plan';
-import { TemporalUnreachableError } from '../../src/client/temporal-unreachable';
-import { ConfigError } from '../../src/config/config-error';
-import { AvatarPipelineError, InputError } from '../../src/errors';
-import { ProviderAuthError } from '../../src/provider/errors';
+import { ModelNotFoundError } from '@avatar-pipeline/client/client/provider-catalog';
+import { RetryRefusedError } from '@avatar-pipeline/client/client/retry-plan';
+import { TemporalUnreachableError } from '@avatar-pipeline/client/client/temporal-unreachable';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
+import { AvatarPipelineError, InputError } from '@avatar-pipeline/client/errors';
+import { ProviderAuthError } from '@avatar-pipeline/client/provider/errors';
 import { parseSimulatorOptions } from '../../src/simulator';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -53,7 +53,7 @@ describe('one error hierarchy', () => {
     expect(repeated).toEqual([]);
   });
 
-  it('every exported error class descends from AvatarPipelineError (src/errors.ts)', () => {
+  it('every exported error class descends from AvatarPipelineError (packages/client/src/errors.ts)', () => {
     const outside = errorClasses()
       .filter(
         (c) => c.exported && c.name !== 'AvatarPipelineError' && !c.chain.includes('AvatarPipelineError'),

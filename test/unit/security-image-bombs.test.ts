@@ -7,13 +7,13 @@ import {
   declaredImage,
   MAX_DECODED_BYTES,
   MAX_IMAGE_PIXELS,
-} from '../../src/images/image-dimensions';
-import { imageFileProblem } from '../../src/images/image-file-problem';
-import { imageProblem } from '../../src/images/image-structure';
+} from '@avatar-pipeline/client/images/image-dimensions';
+import { imageFileProblem } from '@avatar-pipeline/client/images/image-file-problem';
+import { imageProblem } from '@avatar-pipeline/client/images/image-structure';
 import { readImage } from '../../src/images/read-image';
 import { decodeSelfie } from '../../src/simulator/images/selfie-decoder';
 import { jpegDeclaring, pngDeclaring, tinyJpeg, tinyPng } from '../fixtures/images';
-import { InputError } from '../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 import { temporaryDirectory } from '../helpers/temp-dir';
 
 /** Issue 14, finding 5: declared dimensions are checked before anything decodes. */

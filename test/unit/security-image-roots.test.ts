@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expandSelfies } from '../../src/campaign/manifest/selfie-files';
 import { resolveImageReference, type ImageAccessPolicy } from '../../src/images/image-access';
 import { tinyPng } from '../fixtures/images';
-import { InputError } from '../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /*
  * Issue 14, finding 7: outside IMAGE_ROOTS every reference gets the same answer, whether it exists,

@@ -6,7 +6,7 @@ import { callbackAttempt, UNUSED_STORE } from '../helpers/webhook-attempt';
 import { CallbackTargetError, checkCallbackTarget } from '../../src/callbacks/callback-target';
 import { resolveImageReference } from '../../src/images/image-access';
 import { isPrivateAddress } from '../../src/outbound/private-address';
-import { InputError } from '../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /** IPv6 spellings of loopback, private and metadata IPv4 addresses (issue 14, finding 1). */
 const HIDDEN_IPV4 = [

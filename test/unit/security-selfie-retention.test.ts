@@ -8,8 +8,8 @@ import Fastify from 'fastify';
 import { ApiError } from '../../src/api/api-error';
 import { readMultipartUpload } from '../../src/api/multipart-upload';
 import { sweepUploads } from '../../src/api/upload-janitor';
-import { envSchema } from '../../src/config/env-schema';
-import { selfieRetentionSchema, type SelfieRetention } from '../../src/config/selfie-retention';
+import { envSchema } from '@avatar-pipeline/client/config/env-schema';
+import { selfieRetentionSchema, type SelfieRetention } from '@avatar-pipeline/client/config/selfie-retention';
 import { FsBlobStore, uploadBatchPrefix, uploadClaimKey, type BlobStore } from '../../src/storage';
 import { tinyPng } from '../fixtures/images';
 

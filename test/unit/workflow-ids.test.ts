@@ -1,6 +1,6 @@
-import { generationWorkflowId, trainingWorkflowId } from '../../src/client/model-runs';
-import { retryWorkflowId } from '../../src/client/retry-plan';
-import { pipelineWorkflowId } from '../../src/client/pipelines';
+import { generationWorkflowId, trainingWorkflowId } from '@avatar-pipeline/client/client/model-runs';
+import { retryWorkflowId } from '@avatar-pipeline/client/client/retry-plan';
+import { pipelineWorkflowId } from '@avatar-pipeline/client/client/pipelines';
 import { campaignIdSchema } from '../../src/campaign/contracts/campaign';
 import { subjectWorkflowId } from '../../src/campaign/contracts/campaign-state';
 import {
@@ -8,7 +8,7 @@ import {
   hasReservedPrefix,
   tenantOfWorkflowId,
   tenantWorkflowId,
-} from '../../src/contracts/workflow-ids';
+} from '@avatar-pipeline/client/contracts/workflow-ids';
 
 describe('workflow ids of tenants', () => {
   it('put the tenant first, before the id a run had without tenants', () => {

@@ -1,4 +1,4 @@
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createCampaignActivities } from '../../src/campaign/activities';

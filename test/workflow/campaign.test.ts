@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CampaignHandle } from '../../src/campaign/client/campaigns';
-import { startPipeline } from '../../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';
 import { writeSelfies } from '../helpers/selfie-files';

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startPipeline } from '../../src/client/pipelines';
-import { placementFrom } from '../../src/config/run-placement';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { generationKind, trainingKind } from '../../src/contracts/order-kinds';
 import { OrderDurationStore } from '../../src/order-durations/order-duration-store';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';

@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor } from '@temporalio/worker';
-import { startPipeline } from '../../src/client/pipelines';
-import { placementFrom } from '../../src/config/run-placement';
-import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
-import { claimWorkflowId } from '../../src/contracts/workflow-ids';
-import { ProviderClient } from '../../src/provider/client';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { claimWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { providerScope } from '../../src/worker/provider-scope';
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';

@@ -1,16 +1,16 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { PipelineFailedError } from '../../src/client/pipeline-failed';
+import { PipelineFailedError } from '@avatar-pipeline/client/client/pipeline-failed';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { getPipeline, startPipeline, type PipelineHandle } from '../../src/client/pipelines';
-import type { PipelineRequest } from '../../src/contracts/pipeline-input';
-import type { PipelineProgress } from '../../src/contracts/pipeline-state';
-import { progressChangesQuery } from '../../src/contracts/progress-feed';
+import { getPipeline, startPipeline, type PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
+import type { PipelineRequest } from '@avatar-pipeline/client/contracts/pipeline-input';
+import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { progressChangesQuery } from '@avatar-pipeline/client/contracts/progress-feed';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../../src/simulator';
 import { createTestWorker, SkippedClock } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 
 const MINUTE = 60_000;
 

@@ -2,7 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
-import { ProviderClient } from '../../src/provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { modelWithSelfie } from '../helpers/model-with-selfie';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';

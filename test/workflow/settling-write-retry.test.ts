@@ -4,9 +4,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
-import { UPLOAD_HEARTBEAT_TIMEOUT_MS, UPLOAD_START_TO_CLOSE_MS } from '../../src/contracts/activity-timeouts';
-import type { EndpointName } from '../../src/provider/endpoints';
-import { ProviderClient } from '../../src/provider/client';
+import {
+  UPLOAD_HEARTBEAT_TIMEOUT_MS,
+  UPLOAD_START_TO_CLOSE_MS,
+} from '@avatar-pipeline/client/contracts/activity-timeouts';
+import type { EndpointName } from '@avatar-pipeline/client/provider/endpoints';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PROVIDER_WORKER_HEARTBEATS } from '../../src/worker/provider-heartbeats';
 import { tinyPng } from '../fixtures/images';

@@ -4,16 +4,16 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
 import path from 'node:path';
 import { startCampaign } from '../../src/campaign/client/campaigns';
-import { startPipeline } from '../../src/client/pipelines';
-import { placementFrom } from '../../src/config/run-placement';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import {
   deliveryWorkflowId,
   webhookEventSignal,
   type AnnouncedSignal,
   type WebhookDeliveryInput,
 } from '../../src/contracts/webhook-delivery';
-import type { AnnouncedEvent, WebhookEnvelope } from '../../src/contracts/webhook-events';
-import { WORKFLOW_TYPES } from '../../src/contracts/workflow-definitions';
+import type { AnnouncedEvent, WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FsBlobStore } from '../../src/storage';
 import { DeliveryLog } from '../../src/webhooks/delivery-log';

@@ -1,9 +1,9 @@
-import { placementFrom } from '../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startCampaign } from '../../src/campaign/client/campaigns';
-import { startPipeline } from '../../src/client/pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import type { AppConfig } from '../../src/config/load-config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';

@@ -4,8 +4,8 @@
  * the real pipeline, each stand-in reports its end to the campaign (src/campaign/workflows/report.ts).
  */
 import { CancellationScope, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
-import type { PipelineInput } from '../../src/contracts/pipeline-input';
-import type { PipelineResult } from '../../src/contracts/pipeline-state';
+import type { PipelineInput } from '@avatar-pipeline/client/contracts/pipeline-input';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../../src/campaign/workflows/report';
 
 export { avatarCampaign } from '../../src/campaign/workflows/campaign';

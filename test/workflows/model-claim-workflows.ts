@@ -1,5 +1,5 @@
 import { sleep } from '@temporalio/workflow';
-import type { Gender } from '../../src/provider/request-schemas';
+import type { Gender } from '@avatar-pipeline/client/provider/request-schemas';
 import { obtainModel } from '../../workflows/obtain-model';
 
 export { providerOrderClaim } from '../../workflows/obtain-model';

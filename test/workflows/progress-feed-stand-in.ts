@@ -4,7 +4,7 @@
  * type, so the API treats it as a pipeline.
  */
 import { ApplicationFailure, condition, defineSignal, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { PipelineProgress, PipelineResult } from '../../src/contracts/pipeline-state';
+import type { PipelineProgress, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { ProgressLog } from '../../workflows/progress-log';
 
 export const advanceSignal = defineSignal<[{ fail?: boolean }]>('advance');

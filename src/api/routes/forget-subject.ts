@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { forgetSubject } from '../../client/forget-subject';
-import { SEARCHABLE_TEXT } from '../../client/list-pipelines';
+import { forgetSubject } from '../../operations/forget-subject';
+import { SEARCHABLE_TEXT } from '@avatar-pipeline/client/client/list-pipelines';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { BEARER_SCHEME } from '../openapi';

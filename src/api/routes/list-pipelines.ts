@@ -10,7 +10,7 @@ import {
   type PipelineKind,
   type PipelineStatusFilter,
   type PipelineSummary,
-} from '../../client/list-pipelines';
+} from '@avatar-pipeline/client/client/list-pipelines';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { wantsEventStream } from '../event-stream';

@@ -1,12 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { startGeneration, startRetry, startTraining, validateTrainingRequest } from '../../client/model-runs';
-import type { StartedRun } from '../../client/start-run';
-import { ProviderCatalog } from '../../client/provider-catalog';
-import { RetryRefusedError } from '../../client/retry-plan';
-import { generationInputSchema } from '../../contracts/model-runs';
-import { ProviderError } from '../../provider/errors';
+import {
+  startGeneration,
+  startRetry,
+  startTraining,
+  validateTrainingRequest,
+} from '@avatar-pipeline/client/client/model-runs';
+import type { StartedRun } from '@avatar-pipeline/client/client/start-run';
+import { ProviderCatalog } from '@avatar-pipeline/client/client/provider-catalog';
+import { RetryRefusedError } from '@avatar-pipeline/client/client/retry-plan';
+import { generationInputSchema } from '@avatar-pipeline/client/contracts/model-runs';
+import { ProviderError } from '@avatar-pipeline/client/provider/errors';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { fingerprintOf, idempotencyKeySchema } from '../idempotency';
@@ -16,7 +21,7 @@ import { answerStart, refuseReusedKey } from '../start-answer';
 import { checkRequest } from '../request-checks';
 import { providerOfTenant } from '../provider-read';
 import { linksSchema, pipelineIdParamsSchema } from '../response-schemas';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 const runStartedSchema = z
   .object({

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { PipelineProgress, PipelineResult } from '../../contracts/pipeline-state';
+import type { PipelineProgress, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import type { ApiContext } from '../api-context';
 import {
   END_EVENT_ID,

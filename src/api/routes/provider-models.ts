@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ProviderCatalog } from '../../client/provider-catalog';
+import { ProviderCatalog } from '@avatar-pipeline/client/client/provider-catalog';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import {

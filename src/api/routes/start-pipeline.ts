@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { pipelineWorkflowId, startPipelineRun, validatePipelineRequest } from '../../client/pipelines';
-import { callerFieldProblems, type PipelineInput } from '../../contracts/pipeline-input';
-import { pollingBoundsProblems } from '../../contracts/polling-bounds';
-import { DEFAULT_SELFIE_RETENTION } from '../../config/selfie-retention';
+import {
+  pipelineWorkflowId,
+  startPipelineRun,
+  validatePipelineRequest,
+} from '@avatar-pipeline/client/client/pipelines';
+import { callerFieldProblems, type PipelineInput } from '@avatar-pipeline/client/contracts/pipeline-input';
+import { pollingBoundsProblems } from '@avatar-pipeline/client/contracts/polling-bounds';
+import { DEFAULT_SELFIE_RETENTION } from '@avatar-pipeline/client/config/selfie-retention';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { requestFromForm } from '../form-fields';
@@ -15,7 +19,7 @@ import { checkRequest } from '../request-checks';
 import { startedSchema } from '../response-schemas';
 import type { UploadBatch } from '../stored-uploads';
 import { answerStart, refuseReusedKey } from '../start-answer';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /** A validated request, with the uploads it stored (if any) and what identifies its images. */
 interface PreparedRequest {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ProviderError } from '../../provider/errors';
+import { ProviderError } from '@avatar-pipeline/client/provider/errors';
 import { ApiError, errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
 import { BEARER_SCHEME } from '../openapi';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { WEBHOOK_EVENT_TYPES } from '../../contracts/webhook-events';
+import { WEBHOOK_EVENT_TYPES } from '@avatar-pipeline/client/contracts/webhook-events';
 import {
   endpointRequestSchema,
   WebhookRegistry,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { MAX_LIST_LIMIT } from '../../client/list-pipelines';
+import { MAX_LIST_LIMIT } from '@avatar-pipeline/client/client/list-pipelines';
 import { ApiError, errorBodySchema } from '../../api/api-error';
 import type { ApiContext } from '../../api/api-context';
 import { wantsEventStream } from '../../api/event-stream';

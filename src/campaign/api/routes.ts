@@ -14,9 +14,9 @@ import {
   type ManifestRead,
   type ManifestValidation,
 } from '../manifest';
-import { manifestModelCheck } from '../../client/generation-check';
+import { manifestModelCheck } from '../manifest/model-check';
 import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
-import { runOfTenant } from '../../client/tenant-runs';
+import { runOfTenant } from '@avatar-pipeline/client/client/tenant-runs';
 import {
   campaignIdSchema,
   type campaignOptionsSchema,
@@ -47,8 +47,8 @@ import {
 } from '../../api/event-stream';
 import { BEARER_SCHEME } from '../../api/openapi';
 import { providerOfTenant } from '../../api/provider-read';
-import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
-import { InputError } from '../../errors';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { InputError } from '@avatar-pipeline/client/errors';
 import { registerListCampaignsRoute } from './list-campaigns-route';
 
 const MANIFEST_FIELD = 'manifest';

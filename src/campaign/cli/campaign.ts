@@ -4,22 +4,22 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { describeIssue, loadManifestFile, ManifestError, type ModelCheck } from '../manifest';
 import { startCampaign, type CampaignHandle } from '../client/campaigns';
-import { manifestModelCheck } from '../../client/generation-check';
-import { askOfferedStyles } from '../../client/offered-styles';
-import { connectClient } from '../../client/connect';
+import { manifestModelCheck } from '../manifest/model-check';
+import { askOfferedStyles } from '../../operations/offered-styles';
+import { connectClient } from '@avatar-pipeline/client/client/connect';
 import { tenantOption } from '../../cli/tenant-flag';
 import type { CampaignOptions, OperatorCampaignOption } from '../contracts/campaign';
 import { campaignShare, type OperatorCampaignChoice } from '../contracts/campaign-share';
 import { DEFAULT_TENANT, tenantSettingsOf } from '../../config/tenants';
 import { loadConfig } from '../../config/load-config';
-import { loadStarterSettings } from '../../config/starter-settings';
-import { ProviderClient } from '../../provider/client';
+import { loadStarterSettings } from '@avatar-pipeline/client/config/starter-settings';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { campaignViewFor, summarize, type CampaignView } from './view';
 import { reportCampaignError } from './campaign-errors';
 import { EXIT } from '../../cli/exit-codes';
 import { rootMessage } from '../../cli/root-message';
 import { printableJson, printableLines, writeLines } from '../../cli/printable';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 export interface CampaignCommandOptions {
   /** --tenant (commander fills in `default`). */

@@ -1,14 +1,14 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { loadStarterSettings } from '../../config/starter-settings';
+import { loadStarterSettings } from '@avatar-pipeline/client/config/starter-settings';
 import { getCampaign, type CampaignHandle } from '../client/campaigns';
-import { connectClient } from '../../client/connect';
+import { connectClient } from '@avatar-pipeline/client/client/connect';
 import { describeCampaignProgress, formatEta, summarize } from './view';
 import { EXIT } from '../../cli/exit-codes';
 import { reportCampaignError } from './campaign-errors';
 import { printableJson, printableLines, writeLines } from '../../cli/printable';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */
 export function registerCampaignsCommand(program: Command): void {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pollingWithin } from '../../contracts/polling-bounds';
+import { pollingWithin } from '@avatar-pipeline/client/contracts/polling-bounds';
 import type {
   Client,
   WorkflowExecutionDescription,
@@ -28,14 +28,14 @@ import {
   type RetryReport,
   type SubjectSummary,
 } from '../contracts/campaign';
-import type { PipelineResult } from '../../contracts/pipeline-state';
-import { campaignStartAttributes } from '../../contracts/search-attributes';
-import { DEFAULT_TENANT, tenantWorkflowId } from '../../contracts/workflow-ids';
-import { encryptionCodecOf } from '../../codec/client-data-converter';
-import { startRunOnce } from '../../client/start-run';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { campaignStartAttributes } from '@avatar-pipeline/client/contracts/search-attributes';
+import { DEFAULT_TENANT, tenantWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
+import { encryptionCodecOf } from '@avatar-pipeline/client/codec/client-data-converter';
+import { startRunOnce } from '@avatar-pipeline/client/client/start-run';
 import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../manifest-store';
 import { csvLine } from '../manifest/csv';
-import { WORKFLOW_TYPES } from '../../contracts/workflow-definitions';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import {
   type AvatarCampaignWorkflow,
   CAMPAIGN_PROGRESS_MEMO,
@@ -48,9 +48,9 @@ import {
 } from '../contracts/definitions';
 
 import { campaignShare, type CampaignShare } from '../contracts/campaign-share';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 import { aged, manifestRefOf, recordedProgress } from './recorded-progress';
-import type { RunPlacement } from '../../config/run-placement';
+import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
 export interface StartCampaignOptions extends RunPlacement {

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { eraseFromCampaignManifests } from '../manifest-store';
 import { subjectWorkflowId } from '../contracts/campaign-state';
-import { tenantOfWorkflowId } from '../../contracts/workflow-ids';
+import { tenantOfWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
 import { subjectsErasedSignal } from '../contracts/definitions';
 
 /** What erasing a person from the campaigns did. */

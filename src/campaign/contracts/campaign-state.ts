@@ -3,9 +3,9 @@
  * watches campaigns (client package, CLI, API). Workflow-safe: no runtime imports.
  */
 import type { WindowState, WindowTuning } from './window-state';
-import type { PollingOptions } from '../../contracts/pipeline-input';
-import type { PipelineResult } from '../../contracts/pipeline-state';
-import type { ProgressFeedCarry } from '../../contracts/progress-feed';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import type { ProgressFeedCarry } from '@avatar-pipeline/client/contracts/progress-feed';
 import type { CampaignSubject } from './campaign';
 
 /**

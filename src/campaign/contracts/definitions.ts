@@ -2,7 +2,11 @@
  * How clients talk to the campaign workflow: its signature, signals, queries and updates. The
  * campaign workflow implements these; the campaign client, API and CLI use them without importing it.
  */
-import { defineQuery, defineSignal, defineUpdate } from '../../contracts/message-definitions';
+import {
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+} from '@avatar-pipeline/client/contracts/message-definitions';
 import type {
   CampaignInput,
   LedgerView,
@@ -24,7 +28,7 @@ export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<FinalLedg
 export const subjectEndedSignal = defineSignal<[SubjectEnded]>('campaignSubjectEnded');
 
 /**
- * Sent by erasure (src/client/forget-subject.ts) to a running campaign after it rewrote the
+ * Sent by erasure (src/operations/forget-subject.ts) to a running campaign after it rewrote the
  * campaign's stored manifest: the campaign drops those subjects from the page it holds and from
  * its progress, never starts them, cancels their pipeline if it runs, and counts them cancelled.
  */

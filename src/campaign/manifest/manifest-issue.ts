@@ -1,4 +1,4 @@
-import { AvatarPipelineError } from '../../errors';
+import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 /** One problem with a manifest: where (line of the file, field as a zod-style path) and why. */
 export interface ManifestIssue {

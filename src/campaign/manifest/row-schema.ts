@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { genderSchema, orderIdSchema, stylesSchema } from '../../provider/request-schemas';
+import { genderSchema, orderIdSchema, stylesSchema } from '@avatar-pipeline/client/provider/request-schemas';
 import { subjectIdSchema } from '../contracts/campaign';
-import { MAX_SELFIES, MAX_STYLES } from '../../contracts/limits';
+import { MAX_SELFIES, MAX_STYLES } from '@avatar-pipeline/client/contracts/limits';
 
 /** The manifest's columns (CSV header names or JSONL keys), matched without regard to case, _ or -. */
 export const MANIFEST_FIELDS = ['subjectId', 'gender', 'styles', 'selfies', 'mainImage', 'modelId'] as const;

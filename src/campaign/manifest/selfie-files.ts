@@ -1,9 +1,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
 import type { ImageAccessPolicy } from '../../images/image-access';
-import { locateWithinRoots } from '../../images/image-roots';
-import { imageFileProblem } from '../../images/image-file-problem';
-import { DEFAULT_MAX_IMAGE_BYTES } from '../../provider/upload-image';
+import { locateWithinRoots } from '@avatar-pipeline/client/images/image-roots';
+import { imageFileProblem } from '@avatar-pipeline/client/images/image-file-problem';
+import { DEFAULT_MAX_IMAGE_BYTES } from '@avatar-pipeline/client/provider/upload-image';
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
 const OUTSIDE_ROOTS = 'is outside the allowed image directories (IMAGE_ROOTS)';

@@ -3,8 +3,8 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 
 import type { CampaignSubject } from '../contracts/campaign';
-import { generationInputSchema } from '../../contracts/model-runs';
-import { pipelineInputSchema } from '../../contracts/pipeline-input';
+import { generationInputSchema } from '@avatar-pipeline/client/contracts/model-runs';
+import { pipelineInputSchema } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { MAX_MANIFEST_BYTES, MAX_MANIFEST_ROWS } from './limits';
 import type { ManifestIssue } from './manifest-issue';
 import { manifestChunks, peekStart, type ByteCount, type ManifestSource } from './manifest-source';
@@ -31,7 +31,7 @@ export interface ModelProblem {
 
 /**
  * Asks the provider whether a row can generate under its modelId: a model (parent 0), DONE, of
- * the row's gender (src/client/generation-check.ts has the rules). Empty when it can.
+ * the row's gender (packages/client/src/client/generation-check.ts has the rules). Empty when it can.
  */
 export type ModelCheck = (target: { modelId: number; gender: 1 | 2 }) => Promise<ModelProblem[]>;
 

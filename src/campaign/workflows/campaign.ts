@@ -22,14 +22,14 @@ import type {
   CampaignState,
 } from '../contracts/campaign-state';
 import { isErased, subjectWorkflowId } from '../contracts/campaign-state';
-import type { GenerationWorkflowInput } from '../../contracts/model-runs';
-import { PROGRESS_FEED_CAPACITY } from '../../contracts/progress-feed';
-import { pipelineStartAttributes } from '../../contracts/search-attributes';
+import type { GenerationWorkflowInput } from '@avatar-pipeline/client/contracts/model-runs';
+import { PROGRESS_FEED_CAPACITY } from '@avatar-pipeline/client/contracts/progress-feed';
+import { pipelineStartAttributes } from '@avatar-pipeline/client/contracts/search-attributes';
 import {
   WORKFLOW_TYPES,
   type AvatarGenerationWorkflow,
   type AvatarPipelineWorkflow,
-} from '../../contracts/workflow-definitions';
+} from '@avatar-pipeline/client/contracts/workflow-definitions';
 import {
   CAMPAIGN_PROGRESS_MEMO,
   campaignLedgerQuery,
@@ -41,7 +41,7 @@ import {
   subjectEndedSignal,
   subjectsErasedSignal,
 } from '../contracts/definitions';
-import type { PipelineWorkflowInput } from '../../contracts/pipeline-input';
+import type { PipelineWorkflowInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { CampaignLedger } from './ledger';
 import { failureOutcome } from './report';
 import { SubjectPages } from './subjects';

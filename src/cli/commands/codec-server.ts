@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
+import { AesGcmPayloadCodec } from '@avatar-pipeline/client/codec/aes-gcm-codec';
 import { startCodecServer } from '../../codec/codec-server';
-import { ConfigError } from '../../config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { loadConfig } from '../../config/load-config';
 import { loadOperationsConfig } from '../../config/operations-config';
 import { reportError } from '../fail';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { forgetSubject, type ForgetReport } from '../../client/forget-subject';
-import { createPipelineClient } from '../../client/pipeline-client';
+import { forgetSubject, type ForgetReport } from '../../operations/forget-subject';
+import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
 import { loadConfig } from '../../config/load-config';
 import { openBlobStore } from '../../storage';
 import { reportError } from '../fail';

@@ -5,10 +5,10 @@ import {
   PIPELINE_STATUS_FILTERS,
   type PipelineKind,
   type PipelineStatusFilter,
-} from '../../client/list-pipelines';
-import { createPipelineClient } from '../../client/pipeline-client';
+} from '@avatar-pipeline/client/client/list-pipelines';
+import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
 import { tenantOption } from '../tenant-flag';
-import type { PipelineSummary } from '../../client/list-pipelines';
+import type { PipelineSummary } from '@avatar-pipeline/client/client/list-pipelines';
 import { reportError } from '../fail';
 import { printable, printableJson, writeLines } from '../printable';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { GenerationFieldNames } from '../../client/generation-check';
+import type { GenerationFieldNames } from '@avatar-pipeline/client/client/generation-check';
 import {
   getTraining,
   startGeneration,
@@ -7,15 +7,15 @@ import {
   startTraining,
   validateTrainingRequest,
   type StartModelRunOptions,
-} from '../../client/model-runs';
-import { createPipelineClient, type PipelineClient } from '../../client/pipeline-client';
+} from '@avatar-pipeline/client/client/model-runs';
+import { createPipelineClient, type PipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
 import { tenantOption } from '../tenant-flag';
-import { getPipeline } from '../../client/pipelines';
-import { ProviderCatalog } from '../../client/provider-catalog';
+import { getPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { ProviderCatalog } from '@avatar-pipeline/client/client/provider-catalog';
 import { loadConfig } from '../../config/load-config';
-import type { TrainingRequest, TrainingResult } from '../../contracts/model-runs';
-import type { PipelineProgress, PipelineResult } from '../../contracts/pipeline-state';
-import { ProviderClient } from '../../provider/client';
+import type { TrainingRequest, TrainingResult } from '@avatar-pipeline/client/contracts/model-runs';
+import type { PipelineProgress, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { progressViewFor } from '../progress-view';
@@ -30,7 +30,7 @@ import {
 import { rootMessage } from '../root-message';
 import { watchProgress } from '../watch-progress';
 import { printableJson, printableLines, writeLines } from '../printable';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 /** How a generation's fields are named on the command line. */
 const CLI_FIELDS: GenerationFieldNames = { modelId: '--model', gender: '--gender', style: () => '--styles' };

@@ -1,5 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { createProviderCatalog, type ModelSummary, type OrderSummary } from '../../client/provider-catalog';
+import {
+  createProviderCatalog,
+  type ModelSummary,
+  type OrderSummary,
+} from '@avatar-pipeline/client/client/provider-catalog';
 import { reportError } from '../fail';
 import { printableJson, writeLines } from '../printable';
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { askOfferedStyles } from '../../client/offered-styles';
-import { createPipelineClient } from '../../client/pipeline-client';
+import { askOfferedStyles } from '../../operations/offered-styles';
+import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
 import { tenantOption } from '../tenant-flag';
-import { validatePipelineRequest } from '../../client/pipelines';
-import type { PipelineRequest } from '../../contracts/pipeline-input';
+import { validatePipelineRequest } from '@avatar-pipeline/client/client/pipelines';
+import type { PipelineRequest } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { rootMessage } from '../root-message';
@@ -18,7 +18,7 @@ import {
 } from '../run-flags';
 import { watchProgress } from '../watch-progress';
 import { printableJson, printableLines, writeLines } from '../printable';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 interface RunOptions {
   images: string[];

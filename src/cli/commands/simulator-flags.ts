@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_SIMULATOR_PORT, SIMULATOR_API_KEY } from '../../config/env-schema';
-import { endpointNameSchema } from '../../provider/endpoints';
+import { DEFAULT_SIMULATOR_PORT, SIMULATOR_API_KEY } from '@avatar-pipeline/client/config/env-schema';
+import { endpointNameSchema } from '@avatar-pipeline/client/provider/endpoints';
 import {
   MAX_AVATARS_PER_ORDER,
   MAX_PAGE_SIZE,

@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { WorkflowNotFoundError, type WorkflowExecutionStatusName } from '@temporalio/client';
-import { createPipelineClient } from '../../client/pipeline-client';
-import type { PipelineHandle } from '../../client/pipelines';
-import type { PipelineProgress, PipelineResult } from '../../contracts/pipeline-state';
+import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
+import type { PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
+import type { PipelineProgress, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { EXIT } from '../exit-codes';
 import { reportError } from '../fail';
 import { describeProgress } from '../progress-lines';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config';
-import { ProviderClient } from '../../provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { reportError } from '../fail';
 import { printableJson, writeLines } from '../printable';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { subjectSearchQuery } from '../../codec/subject-token';
+import { subjectSearchQuery } from '@avatar-pipeline/client/codec/subject-token';
 import { loadConfig } from '../../config/load-config';
 import { reportError } from '../fail';
 

@@ -1,13 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { createPipelineClient } from '../../client/pipeline-client';
+import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
 import { loadConfig, type AppConfig } from '../../config/load-config';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhook-events';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@avatar-pipeline/client/contracts/webhook-events';
 import { openBlobStore } from '../../storage';
 import type { ListedAttempt } from '../../webhooks/delivery-log';
 import { WebhookRegistry, type EndpointView } from '../../webhooks/webhook-registry';
 import { reportError } from '../fail';
 import { printable, printableJson, writeLines } from '../printable';
-import { InputError } from '../../errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 const DEFAULT_TENANT = 'default';
 

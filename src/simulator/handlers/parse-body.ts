@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { PROVIDER_ENDPOINTS } from '../../provider/endpoints';
+import { PROVIDER_ENDPOINTS } from '@avatar-pipeline/client/provider/endpoints';
 import { badRequest } from '../simulator-refusal';
 
 const BODIES = {

@@ -1,6 +1,6 @@
 import { decode as decodeJpeg } from 'jpeg-js';
 import { PNG } from 'pngjs';
-import { dimensionProblem } from '../../images/image-dimensions';
+import { dimensionProblem } from '@avatar-pipeline/client/images/image-dimensions';
 import type { ImageFormat } from '../state-schema';
 import type { RgbaImage } from './rgba-image';
 

@@ -1,4 +1,4 @@
-import type { PollingOptions } from '../../../src/contracts/pipeline-input';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 
 /**
  * How big a chaos run is. The full suite (`npm run chaos`) uses FULL_SIZE; the subset in

@@ -1,4 +1,4 @@
-import { placementFrom } from '../../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { ChaosStage } from '../harness/chaos-stage';

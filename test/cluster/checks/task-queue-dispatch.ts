@@ -1,9 +1,9 @@
-import { placementFrom } from '../../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { temporal } from '@temporalio/proto';
 import { startCampaign } from '../../../src/campaign/client/campaigns';
 import { campaignShare } from '../../../src/campaign/contracts/campaign-share';
-import { startPipeline } from '../../../src/client/pipelines';
-import type { PollingOptions } from '../../../src/contracts/pipeline-input';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { simulatorStatsSchema } from '../../../src/simulator/stats-schema';
 import { NAMESPACE, type Cluster } from '../harness/cluster';
 import { listed } from '../harness/visibility';

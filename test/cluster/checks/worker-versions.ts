@@ -1,8 +1,8 @@
-import { placementFrom } from '../../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { temporal } from '@temporalio/proto';
 import { startCampaign } from '../../../src/campaign/client/campaigns';
-import { startPipeline, type PipelineHandle } from '../../../src/client/pipelines';
-import type { PollingOptions } from '../../../src/contracts/pipeline-input';
+import { startPipeline, type PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
+import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { type Cluster } from '../harness/cluster';
 import { buildIdsOf, lastWorkflowTaskAt, WorkerDeployment } from '../harness/worker-deployment';
 

@@ -25,7 +25,7 @@ interface LogEntry {
   outcome?: string;
   httpStatus?: number;
   durationMs?: number;
-  /** The id a write's answer carried (src/provider/http-transport.ts). */
+  /** The id a write's answer carried (packages/client/src/provider/http-transport.ts). */
   resultId?: number;
   error?: { message?: string };
 }

@@ -3,16 +3,16 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createProviderActivities } from '../../../activities/provider-activities';
 import { activityFailureInterceptor, toActivityFailure } from '../../../activities/provider-failure';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../../../src/contracts/activity-failures';
-import { InputError } from '../../../src/errors';
-import { ProviderClient } from '../../../src/provider/client';
-import type { ProviderError } from '../../../src/provider/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import type { ProviderError } from '@avatar-pipeline/client/provider/errors';
 import {
   ProviderAuthError,
   ProviderBadRequestError,
   ProviderInvalidResponseError,
   ProviderRateLimitedError,
   ProviderUnavailableError,
-} from '../../../src/provider/errors';
+} from '@avatar-pipeline/client/provider/errors';
 import { startSimulator } from '../../../src/simulator';
 import { quietLogger } from '../../helpers/quiet-logger';
 

@@ -8,8 +8,12 @@ import {
   type DescribeWorkflow,
 } from '../../../activities/claim-activities';
 import type { ModelOffer } from '../../../activities/provider-activities';
-import { WORKFLOW_TYPES } from '../../../src/contracts/workflow-definitions';
-import { CLAIM_IDS_PER_ORDER, claimIdAt, claimWorkflowId } from '../../../src/contracts/workflow-ids';
+import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import {
+  CLAIM_IDS_PER_ORDER,
+  claimIdAt,
+  claimWorkflowId,
+} from '@avatar-pipeline/client/contracts/workflow-ids';
 import { quietLogger } from '../../helpers/quiet-logger';
 
 /**

@@ -8,7 +8,7 @@ import {
   type WriteSettled,
 } from '../../../activities/provider-activities';
 import { activityFailureInterceptor } from '../../../activities/provider-failure';
-import { ProviderClient } from '../../../src/provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { modelWithSelfie } from '../../helpers/model-with-selfie';
 import { quietLogger } from '../../helpers/quiet-logger';

@@ -8,8 +8,8 @@ import {
   type StatusReport,
 } from '../../../activities/provider-activities';
 import { activityFailureInterceptor } from '../../../activities/provider-failure';
-import { ProviderClient } from '../../../src/provider/client';
-import { ProviderTimeoutError, ProviderUnavailableError } from '../../../src/provider/errors';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { ProviderTimeoutError, ProviderUnavailableError } from '@avatar-pipeline/client/provider/errors';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { modelWithSelfie } from '../../helpers/model-with-selfie';
 import { quietLogger } from '../../helpers/quiet-logger';

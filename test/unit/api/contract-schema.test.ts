@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { answering } from '../../../src/api/contract-schema';
 import { pipelineProgressSchema, pipelineResultSchema } from '../../../src/api/response-schemas';
-import type { PipelineResult } from '../../../src/contracts/pipeline-state';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 
 interface Contract {
   id: number;

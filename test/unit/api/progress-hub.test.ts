@@ -1,6 +1,6 @@
 import { ApiError } from '../../../src/api/api-error';
 import { ProgressHub, type RunFollower } from '../../../src/api/progress-hub';
-import type { ProgressStreamEvent } from '../../../src/client/progress-stream';
+import type { ProgressStreamEvent } from '@avatar-pipeline/client/client/progress-stream';
 
 type Event = ProgressStreamEvent<unknown, unknown>;
 

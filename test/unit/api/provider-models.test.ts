@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { lazyTemporalClient } from '../../../src/api/temporal-client';
-import { ModelNotFoundError, ProviderCatalog } from '../../../src/client/provider-catalog';
-import type * as TenantRuns from '../../../src/client/tenant-runs';
-import { ProviderClient } from '../../../src/provider/client';
+import { ModelNotFoundError, ProviderCatalog } from '@avatar-pipeline/client/client/provider-catalog';
+import type * as TenantRuns from '@avatar-pipeline/client/client/tenant-runs';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
@@ -16,7 +16,7 @@ const TOKEN = 'models-token-0123456789';
  * (tenantModelIds), which this test has none of, so it names them itself.
  */
 const mockOwnModels = new Set<number>();
-jest.mock('../../../src/client/tenant-runs', () => ({
+jest.mock('@avatar-pipeline/client/client/tenant-runs', () => ({
   ...jest.requireActual<typeof TenantRuns>('../../../src/client/tenant-runs'),
   tenantModelIds: () => Promise.resolve(mockOwnModels),
 }));

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
-import { WEBHOOK_EVENT_TYPES } from '../../../src/contracts/webhook-events';
+import { WEBHOOK_EVENT_TYPES } from '@avatar-pipeline/client/contracts/webhook-events';
 import { testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 

@@ -1,5 +1,5 @@
 import { optionsFromFlags } from '../../../src/campaign/cli/campaign';
-import { InputError } from '../../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 describe('campaign command flags', () => {
   const base = { manifest: 'people.csv' };

@@ -1,4 +1,4 @@
-import type { PipelineProgress } from '../../../src/contracts/pipeline-state';
+import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { progressBar, renderFrame } from '../../../src/cli/live-view-frame';
 
 function progress(overrides: Partial<PipelineProgress> = {}): PipelineProgress {

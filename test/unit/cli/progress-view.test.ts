@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { PipelineProgress } from '../../../src/contracts/pipeline-state';
+import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { LineProgressView, progressViewFor, TerminalProgressView } from '../../../src/cli/progress-view';
 
 class Capture extends Writable {

@@ -1,5 +1,5 @@
 import { settledProgress } from '../../../src/cli/settled-progress';
-import type { PipelineProgress, PipelineResult } from '../../../src/contracts/pipeline-state';
+import type { PipelineProgress, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 
 describe('settledProgress', () => {
   const result: PipelineResult = {

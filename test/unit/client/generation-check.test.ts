@@ -1,9 +1,9 @@
-import { checkGenerationTarget } from '../../../src/client/generation-check';
-import { ProviderClient } from '../../../src/provider/client';
+import { checkGenerationTarget } from '@avatar-pipeline/client/client/generation-check';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { callOk } from '../simulator/support/provider-http';
 import { createModelWithSelfie, finishedGeneration, trainedModel } from '../simulator/support/scenario';
-import { InputError } from '../../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 describe('checkGenerationTarget: may avatars be generated under this model?', () => {
   let sim: RunningSimulator;

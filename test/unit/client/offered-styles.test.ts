@@ -1,5 +1,5 @@
-import { offeredStylesCache } from '../../../src/client/offered-styles';
-import type { Style } from '../../../src/provider/schemas';
+import { offeredStylesCache } from '../../../src/operations/offered-styles';
+import type { Style } from '@avatar-pipeline/client/provider/schemas';
 
 describe('offeredStylesCache', () => {
   it('asks the provider once for concurrent and repeated checks, again after five minutes', async () => {

@@ -5,14 +5,14 @@ import {
   ENCRYPTED_ENCODING,
   KEY_ID_METADATA,
   PayloadDecryptionError,
-} from '../../../src/codec/aes-gcm-codec';
-import { parseEncryptionKeys } from '../../../src/codec/encryption-keys';
-import { bytesToPayload, payloadToBytes } from '../../../src/codec/payload-bytes';
+} from '@avatar-pipeline/client/codec/aes-gcm-codec';
+import { parseEncryptionKeys } from '@avatar-pipeline/client/codec/encryption-keys';
+import { bytesToPayload, payloadToBytes } from '@avatar-pipeline/client/codec/payload-bytes';
 import {
   subjectSearchQuery,
   subjectSearchToken,
   subjectSearchTokens,
-} from '../../../src/codec/subject-token';
+} from '@avatar-pipeline/client/codec/subject-token';
 
 const key = (): Buffer => randomBytes(32);
 const text = (bytes: Uint8Array | null | undefined): string => Buffer.from(bytes ?? []).toString('utf8');

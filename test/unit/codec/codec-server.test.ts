@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AesGcmPayloadCodec } from '../../../src/codec/aes-gcm-codec';
+import { AesGcmPayloadCodec } from '@avatar-pipeline/client/codec/aes-gcm-codec';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { ConfigError } from '../../../src/config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { startCodecServer, TOKEN_COOKIE, type RunningCodecServer } from '../../../src/codec/codec-server';
 import { payloadsFromJson, payloadsToJson } from '../../../src/codec/payload-json';
 import { CODEC_SERVER_LIMITS } from '../../../src/http/server-limits';

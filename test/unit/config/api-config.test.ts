@@ -1,5 +1,5 @@
 import { loadConfig } from '../../../src/config/load-config';
-import { ConfigError } from '../../../src/config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 
 const cwd = '/srv/app';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { envSchema } from '../../../src/config/env-schema';
+import { envSchema } from '@avatar-pipeline/client/config/env-schema';
 
 /** .env.example is the list operators copy: every variable the package reads is in it. */
-/** Read by @temporalio/envconfig rather than envSchema (src/config/temporal-connection.ts). */
+/** Read by @temporalio/envconfig rather than envSchema (packages/client/src/config/temporal-connection.ts). */
 const connectionVariables = [
   'TEMPORAL_NAMESPACE',
   'TEMPORAL_API_KEY',

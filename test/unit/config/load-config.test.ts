@@ -1,6 +1,6 @@
 import { delimiter } from 'node:path';
-import { ConfigError } from '../../../src/config/config-error';
-import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from '../../../src/config/env-schema';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
+import { DEFAULT_PROVIDER_BASE_URL, SIMULATOR_API_KEY } from '@avatar-pipeline/client/config/env-schema';
 import { loadConfig } from '../../../src/config/load-config';
 
 const cwd = '/srv/app';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError } from '../../../src/config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { loadConfig } from '../../../src/config/load-config';
 import { loadOperationsConfig } from '../../../src/config/operations-config';
 

@@ -1,4 +1,4 @@
-import { placementFrom } from '../../../src/config/run-placement';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 
 describe('placementFrom: the one place run placements are worked out', () => {
   it('puts provider activities on `<task queue>-provider` unless a provider task queue is named', () => {

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { loadConfig } from '../../../src/config/load-config';
-import { parseEnv } from '../../../src/config/parse-env';
-import { loadStarterSettings, starterSettingsOf } from '../../../src/config/starter-settings';
-import { loadProviderSettings } from '../../../src/config/provider-settings';
-import { ConfigError } from '../../../src/config/config-error';
+import { parseEnv } from '@avatar-pipeline/client/config/parse-env';
+import { loadStarterSettings, starterSettingsOf } from '@avatar-pipeline/client/config/starter-settings';
+import { loadProviderSettings } from '@avatar-pipeline/client/config/provider-settings';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 
 const cwd = path.resolve('/srv/app');
 

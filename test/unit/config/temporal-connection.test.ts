@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../../../src/config/config-error';
-import { parseEnv } from '../../../src/config/parse-env';
-import { temporalConnection } from '../../../src/config/temporal-connection';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
+import { parseEnv } from '@avatar-pipeline/client/config/parse-env';
+import { temporalConnection } from '@avatar-pipeline/client/config/temporal-connection';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const dir = temporaryDirectory('temporal-connection-');

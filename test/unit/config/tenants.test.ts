@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tokenProblems } from '../../../src/api/bearer-auth';
 import { credentialsOf } from '../../../src/config/api-credentials';
-import { ConfigError } from '../../../src/config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { loadConfig } from '../../../src/config/load-config';
 import { DEFAULT_TENANT_SETTINGS, tenantSettingsOf } from '../../../src/config/tenants';
 import { tokenIndex } from '../../../src/http/bearer-auth';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { detectImageFormat } from '../../../src/provider/image-format';
+import { detectImageFormat } from '@avatar-pipeline/client/provider/image-format';
 import {
   SAMPLE_SELFIES,
   sampleSelfieFiles,

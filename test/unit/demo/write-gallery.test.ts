@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { PipelineResult } from '../../../src/contracts/pipeline-state';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { writeGallery } from '../../../dev/demo/write-gallery';
 import { FsBlobStore } from '../../../src/storage';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../../src/config/load-config';
 import { resolveImageReference, type ImageAccessPolicy } from '../../../src/images/image-access';
 import { tinyPng } from '../../fixtures/images';
-import { InputError } from '../../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 let base: string;
 let root: string;

@@ -1,5 +1,5 @@
-import { declaredDimensions, dimensionProblem } from '../../../src/images/image-dimensions';
-import { imageProblem } from '../../../src/images/image-structure';
+import { declaredDimensions, dimensionProblem } from '@avatar-pipeline/client/images/image-dimensions';
+import { imageProblem } from '@avatar-pipeline/client/images/image-structure';
 import { jpegDeclaring, tinyJpeg } from '../../fixtures/images';
 
 /** One JPEG segment: marker, then a length counting itself and the payload. */

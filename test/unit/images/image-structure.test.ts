@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { imageFileProblem } from '../../../src/images/image-file-problem';
-import { imageProblem } from '../../../src/images/image-structure';
+import { imageFileProblem } from '@avatar-pipeline/client/images/image-file-problem';
+import { imageProblem } from '@avatar-pipeline/client/images/image-structure';
 import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
 import { temporaryDirectory } from '../../helpers/temp-dir';

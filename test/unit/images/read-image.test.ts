@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readImage } from '../../../src/images/read-image';
 import { reply, startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
 import { tinyPng } from '../../fixtures/images';
-import { InputError } from '../../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 let root: string;
 let server: TestHttpServer;

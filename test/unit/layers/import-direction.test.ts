@@ -41,6 +41,23 @@ function restrictedImports(request: LintRequest): { texts: string[][]; dirs: str
 const DEV_IMPORT =
   "import { startDevServer } from '../../dev/devserver';\nexport const s = startDevServer;\n";
 
+const CLIENT_IN_WORKFLOW = [
+  "import { MAX_SELFIES } from '@avatar-pipeline/client/contracts/limits';",
+  "import { hasStarted } from '@avatar-pipeline/client/provider/status';",
+  "import { startPipeline } from '@avatar-pipeline/client/client/pipelines';",
+  "import { ProviderClient } from '@avatar-pipeline/client/provider/client';",
+  'export const used = [MAX_SELFIES, hasStarted, startPipeline, ProviderClient];',
+  '',
+].join('\n');
+
+const PLATFORM_IN_CLIENT = [
+  "import { Worker } from '@temporalio/worker';",
+  "import { loadConfig } from 'avatar-pipeline';",
+  "import { Client } from '@temporalio/client';",
+  'export const used = [Worker, loadConfig, Client];',
+  '',
+].join('\n');
+
 describe('imports point one way: only src/worker loads workflows and activities', () => {
   let result: { texts: string[][]; dirs: string[] };
   beforeAll(() => {
@@ -52,27 +69,30 @@ describe('imports point one way: only src/worker loads workflows and activities'
     ].join('\n');
     result = restrictedImports({
       texts: [
-        { text: forbidden, file: 'src/client/fake-import.ts' },
+        { text: forbidden, file: 'src/api/fake-import.ts' },
         { text: forbidden, file: 'src/worker/fake-import.ts' },
         {
-          text: "import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';\nexport const t = WORKFLOW_TYPES;\n",
-          file: 'src/client/fake-import.ts',
+          text: "import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';\nexport const t = WORKFLOW_TYPES;\n",
+          file: 'src/api/fake-import.ts',
         },
         { text: DEV_IMPORT, file: 'src/cli/fake-import.ts' },
         { text: DEV_IMPORT, file: 'src/worker/fake-import.ts' },
+        { text: CLIENT_IN_WORKFLOW, file: 'workflows/fake-import.ts' },
+        { text: CLIENT_IN_WORKFLOW, file: 'src/campaign/workflows/fake-import.ts' },
+        { text: PLATFORM_IN_CLIENT, file: 'packages/client/src/client/fake-import.ts' },
       ],
-      dirs: ['src'],
+      dirs: ['src', 'workflows', 'packages/client/src'],
     });
   }, 120_000);
 
-  test('src/client importing workflow or activity code fails the lint, type-only imports included', () => {
-    const [fromClient] = result.texts;
-    expect(fromClient).toHaveLength(2);
-    expect(fromClient![0]).toContain("'../../workflows/pipeline' import is restricted");
-    expect(fromClient![1]).toContain("'../../activities/provider-activities' import is restricted");
+  test('a surface importing workflow or activity code fails the lint, type-only imports included', () => {
+    const [fromApi] = result.texts;
+    expect(fromApi).toHaveLength(2);
+    expect(fromApi![0]).toContain("'../../workflows/pipeline' import is restricted");
+    expect(fromApi![1]).toContain("'../../activities/provider-activities' import is restricted");
   });
 
-  test('src/worker may load them; src/client takes shared definitions from src/contracts', () => {
+  test("src/worker may load them; surfaces take shared definitions from the client package's contracts", () => {
     const [, fromWorker, fromContracts] = result.texts;
     expect(fromWorker).toEqual([]);
     expect(fromContracts).toEqual([]);
@@ -82,6 +102,23 @@ describe('imports point one way: only src/worker loads workflows and activities'
     const [, , , fromCli, fromWorker] = result.texts;
     expect(fromCli).toEqual([expect.stringContaining("'../../dev/devserver' import is restricted")]);
     expect(fromWorker).toEqual([expect.stringContaining("'../../dev/devserver' import is restricted")]);
+  });
+
+  test('workflows take only contracts and order status from the client package, not its Temporal or HTTP clients', () => {
+    const [, , , , , fromWorkflows, fromCampaignWorkflows] = result.texts;
+    for (const found of [fromWorkflows, fromCampaignWorkflows]) {
+      expect(found).toHaveLength(2);
+      expect(found![0]).toContain("'@avatar-pipeline/client/client/pipelines' import is restricted");
+      expect(found![1]).toContain("'@avatar-pipeline/client/provider/client' import is restricted");
+    }
+  });
+
+  test('the client package loads neither the platform nor the worker side of Temporal', () => {
+    const fromClientPackage = result.texts[7];
+    expect(fromClientPackage).toEqual([
+      expect.stringContaining("'@temporalio/worker' import is restricted"),
+      expect.stringContaining("'avatar-pipeline' import is restricted"),
+    ]);
   });
 
   test('the tree has none', () => {

@@ -9,7 +9,7 @@ import { moduleGraphOf } from '../../helpers/module-graph';
  */
 const CLIENT_PACKAGES = ['@temporalio/client', '@temporalio/common', '@temporalio/envconfig', 'zod'];
 
-const entry = path.resolve(__dirname, '../../../src/client/pipeline-client.ts');
+const entry = path.resolve(__dirname, '../../../packages/client/src/client/pipeline-client.ts');
 
 test('the client entry loads only the Temporal client side and zod', () => {
   const loaded = moduleGraphOf(entry).packages;

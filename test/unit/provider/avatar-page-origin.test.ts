@@ -1,5 +1,5 @@
-import { AvatarPageOrigin, walkAvatarPages } from '../../../src/provider/avatar-page-origin';
-import { AvatarPageStart } from '../../../src/provider/avatar-page-start';
+import { AvatarPageOrigin, walkAvatarPages } from '../../../src/avatar-pages/avatar-page-origin';
+import { AvatarPageStart } from '../../../src/avatar-pages/avatar-page-start';
 
 type PageAnswer = number[] | Error;
 

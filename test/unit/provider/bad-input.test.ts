@@ -1,16 +1,16 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProviderClient } from '../../../src/provider/client';
-import type { CreateModelRequest, Gender } from '../../../src/provider/request-schemas';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import type { CreateModelRequest, Gender } from '@avatar-pipeline/client/provider/request-schemas';
 import {
   toUploadImage,
   uploadImageFromBase64,
   uploadImageFromFile,
-} from '../../../src/provider/upload-image';
+} from '@avatar-pipeline/client/provider/upload-image';
 import { forbiddenFetch, type ForbiddenFetch } from '../../fixtures/fetch-stub';
 import { tinyJpeg, tinyPng } from '../../fixtures/images';
-import { InputError } from '../../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 let fetchStub: ForbiddenFetch;
 let client: ProviderClient;

@@ -1,7 +1,7 @@
-import type { ProviderClient } from '../../../src/provider/client';
-import { collectAvatars } from '../../../src/provider/collect-avatars';
-import { ProviderBadRequestError, ProviderUnavailableError } from '../../../src/provider/errors';
-import type { Avatar } from '../../../src/provider/schemas';
+import type { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { collectAvatars } from '../../../src/avatar-pages/collect-avatars';
+import { ProviderBadRequestError, ProviderUnavailableError } from '@avatar-pipeline/client/provider/errors';
+import type { Avatar } from '@avatar-pipeline/client/provider/schemas';
 
 type PageAnswer = number[] | Error;
 

@@ -1,15 +1,15 @@
-import { ProviderClient } from '../../../src/provider/client';
-import { collectAvatars } from '../../../src/provider/collect-avatars';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { collectAvatars } from '../../../src/avatar-pages/collect-avatars';
 import {
   ProviderAuthError,
   ProviderBadRequestError,
   ProviderInvalidResponseError,
   ProviderRateLimitedError,
   ProviderUnavailableError,
-} from '../../../src/provider/errors';
-import type { Order } from '../../../src/provider/schemas';
-import { hasStarted, isTerminalStatus, KNOWN_STATUSES } from '../../../src/provider/status';
-import { toUploadImage } from '../../../src/provider/upload-image';
+} from '@avatar-pipeline/client/provider/errors';
+import type { Order } from '@avatar-pipeline/client/provider/schemas';
+import { hasStarted, isTerminalStatus, KNOWN_STATUSES } from '@avatar-pipeline/client/provider/status';
+import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
 import {
   DEFAULT_STYLES,
   startSimulator,

@@ -1,8 +1,12 @@
-import { ProviderClient } from '../../../src/provider/client';
-import { endpointPath, PROVIDER_ENDPOINTS, type EndpointName } from '../../../src/provider/endpoints';
-import { HttpTransport } from '../../../src/provider/http-transport';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import {
+  endpointPath,
+  PROVIDER_ENDPOINTS,
+  type EndpointName,
+} from '@avatar-pipeline/client/provider/endpoints';
+import { HttpTransport } from '@avatar-pipeline/client/provider/http-transport';
 import { SIMULATOR_ROUTES } from '../../../src/simulator/provider-routes';
-import { InputError } from '../../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 const NAMES = Object.keys(PROVIDER_ENDPOINTS) as EndpointName[];
 

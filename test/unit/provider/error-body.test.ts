@@ -1,4 +1,4 @@
-import { extractErrorMessage, MAX_EXAMINED_LENGTH } from '../../../src/provider/error-body';
+import { extractErrorMessage, MAX_EXAMINED_LENGTH } from '@avatar-pipeline/client/provider/error-body';
 
 describe('extractErrorMessage', () => {
   it.each([

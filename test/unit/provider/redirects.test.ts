@@ -1,5 +1,5 @@
-import { ProviderClient } from '../../../src/provider/client';
-import { type ProviderError, ProviderInvalidResponseError } from '../../../src/provider/errors';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import { type ProviderError, ProviderInvalidResponseError } from '@avatar-pipeline/client/provider/errors';
 import { reply, startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
 import { providerFailure } from '../../helpers/provider-failure';
 

@@ -10,7 +10,7 @@ import {
   styleSchema,
   trainingImageListSchema,
   trainingImageSchema,
-} from '../../../src/provider/schemas';
+} from '@avatar-pipeline/client/provider/schemas';
 
 /** The first issue's path as the transport quotes it ("0.id"), or throws when the value parses. */
 function failingPath(schema: z.ZodType, value: unknown): string {

@@ -1,12 +1,12 @@
-import type { CallRecord } from '../../../src/provider/http-transport';
-import { ProviderClient } from '../../../src/provider/client';
+import type { CallRecord } from '@avatar-pipeline/client/provider/http-transport';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import {
   ProviderAuthError,
   ProviderBadRequestError,
   ProviderInvalidResponseError,
   ProviderRateLimitedError,
   ProviderUnavailableError,
-} from '../../../src/provider/errors';
+} from '@avatar-pipeline/client/provider/errors';
 import { reply, startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
 import { providerFailure } from '../../helpers/provider-failure';
 

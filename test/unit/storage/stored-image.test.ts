@@ -4,7 +4,7 @@ import path from 'node:path';
 import { readStoredImage } from '../../../src/images/stored-image';
 import type { BlobInfo, BlobStore, StoredBlob } from '../../../src/storage';
 import { FsBlobStore, uploadFoldersOf } from '../../../src/storage';
-import { InputError } from '../../../src/errors';
+import { InputError } from '@avatar-pipeline/client/errors';
 
 const root = mkdtempSync(path.join(tmpdir(), 'stored-image-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { ProviderAnswerReporter } from '../../../src/worker/provider-answer-reporter';
-import type { CallRecord } from '../../../src/provider/http-transport';
+import type { CallRecord } from '@avatar-pipeline/client/provider/http-transport';
 
 const ok: CallRecord = {
   method: 'GET',

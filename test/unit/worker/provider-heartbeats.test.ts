@@ -1,4 +1,4 @@
-import { UPLOAD_HEARTBEAT_TIMEOUT_MS } from '../../../src/contracts/activity-timeouts';
+import { UPLOAD_HEARTBEAT_TIMEOUT_MS } from '@avatar-pipeline/client/contracts/activity-timeouts';
 import { PROVIDER_WORKER_HEARTBEATS } from '../../../src/worker/provider-heartbeats';
 
 /**

@@ -1,5 +1,5 @@
 import type { ExpectedDuration } from '../../../src/contracts/order-durations';
-import { pollingOptionsSchema, type PollingOptions } from '../../../src/contracts/pipeline-input';
+import { pollingOptionsSchema, type PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { EXPECTED_WINDOW_READ_SHARE, nextPollDelay } from '../../../workflows/polling';
 
 const defaults: PollingOptions = pollingOptionsSchema.parse({});

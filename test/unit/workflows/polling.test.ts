@@ -1,4 +1,4 @@
-import { pollingOptionsSchema, type PollingOptions } from '../../../src/contracts/pipeline-input';
+import { pollingOptionsSchema, type PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { nextPollDelay, type PollObservation } from '../../../workflows/polling';
 
 const defaults: PollingOptions = pollingOptionsSchema.parse({});

@@ -6,8 +6,7 @@ import {
   type TemporalConfig,
 } from '../config/starter-settings';
 import type { PipelineRequest } from '../contracts/pipeline-input';
-import type { AppConfig } from '../config/load-config';
-import { loadProviderSettings } from '../config/provider-settings';
+import { loadProviderSettings, type ProviderSettings } from '../config/provider-settings';
 import type { RunPlacement } from '../config/run-placement';
 import type { GenerationRequest, TrainingRequest } from '../contracts/model-runs';
 import type { PipelineProgress, PipelineResult } from '../contracts/pipeline-state';
@@ -62,7 +61,7 @@ export type PipelineClientSettings = Partial<TemporalConfig> & {
    * PROVIDER_BASE_URL, PROVIDER_API_KEY and PROVIDER_TIMEOUT_MS when not given. Starting and
    * watching pipelines never needs it.
    */
-  provider?: AppConfig['provider'];
+  provider?: ProviderSettings;
   /**
    * The tenant this client acts for: runs it starts are the tenant's (workflow ids `<tenant>.…`,
    * AvatarTenant), and it lists, retries and generates only within the tenant. Default `default`.

@@ -1,7 +1,7 @@
-import type { ProviderClient } from './client';
-import type { CallOptions } from './http-transport';
-import { ProviderBadRequestError } from './errors';
-import type { Avatar } from './schemas';
+import type { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import type { CallOptions } from '@avatar-pipeline/client/provider/http-transport';
+import { ProviderBadRequestError } from '@avatar-pipeline/client/provider/errors';
+import type { Avatar } from '@avatar-pipeline/client/provider/schemas';
 import { walkAvatarPages, type WalkedPages } from './avatar-page-origin';
 
 export interface CollectAvatarsOptions extends CallOptions {

@@ -5,7 +5,7 @@ import type { PollingBounds } from './polling-bounds';
 import { MAX_DEADLINE_MS, MAX_POLL_INTERVAL_MS, MAX_SELFIES, MAX_STYLES } from './limits';
 
 /**
- * An uploaded selfie in the blob store, by key (src/storage/blob-reference.ts): what the API gives
+ * An uploaded selfie in the blob store, by key (packages/client/src/storage/blob-reference.ts): what the API gives
  * the workflow for uploads. Starters refuse it from callers (the API checks references against
  * IMAGE_ROOTS and IMAGE_URL_HOSTS), and workers read only keys under `uploads/`.
  */

@@ -1,6 +1,6 @@
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { loadConfig } from '../config/load-config';
-import { ProviderClient } from '../provider/client';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 
 /** The list changes rarely; asking once in a while keeps start requests off the provider's quota. */
 const KNOWN_FOR_MS = 5 * 60_000;

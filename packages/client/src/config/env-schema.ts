@@ -123,7 +123,7 @@ export const envSchema = z.object({
   PROVIDER_TASK_QUEUE: optional(z.string().min(1)).describe(
     'Task queue of the provider activities, whose workers apply PROVIDER_MAX_RPS. Unset: `<TEMPORAL_TASK_QUEUE>-provider`.',
   ),
-  // The connection variables are read by @temporalio/envconfig (src/config/temporal-connection.ts).
+  // The connection variables are read by @temporalio/envconfig (packages/client/src/config/temporal-connection.ts).
   // They stand here for the reference; TEMPORAL_ADDRESS and TEMPORAL_TLS are also checked here,
   // since envconfig would take a bad value of either silently.
   TEMPORAL_ADDRESS: optional(

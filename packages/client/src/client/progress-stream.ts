@@ -46,7 +46,7 @@ const DEFAULT_CLOSED_QUERY_MS = 3_000;
 type Settled<T> = { ok: T } | { err: unknown };
 
 /**
- * Follows a run's progress feed (src/contracts/progress-feed.ts) by querying it: a query is
+ * Follows a run's progress feed (packages/client/src/contracts/progress-feed.ts) by querying it: a query is
  * answered by a worker and never written to the run's history, so however many watchers follow a
  * run, and however often they reconnect, its history does not grow. The run's close is learned
  * from a long poll on its history (following continue-as-new); then the changes made since the

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { clientDataConverter } from '../codec/client-data-converter';
-import type { AppConfig } from '../config/load-config';
+import type { TemporalConfig } from '../config/starter-settings';
 import { temporalConnectionOptions } from './connection-options';
 import { TemporalUnreachableError } from './temporal-unreachable';
 
@@ -8,7 +8,7 @@ import { TemporalUnreachableError } from './temporal-unreachable';
  * A Temporal client for the configured cluster (TLS and API key when configured), with payload
  * encryption when keys are configured; close it with `client.connection.close()`.
  */
-export async function connectClient(temporal: AppConfig['temporal']): Promise<Client> {
+export async function connectClient(temporal: TemporalConfig): Promise<Client> {
   const connection = await Connection.connect({
     ...temporalConnectionOptions(temporal),
     connectTimeout: '5 seconds',

@@ -1,7 +1,7 @@
 /**
  * The timeouts of the provider activities, in ms: the workflows' activity options
  * (workflows/activity-proxies.ts) and the worker's checks of its settings against them
- * (src/config/activity-timeout-rules.ts) read the same numbers.
+ * (packages/client/src/config/activity-timeout-rules.ts) read the same numbers.
  */
 export const WRITE_START_TO_CLOSE_MS = 60_000;
 export const WRITE_SCHEDULE_TO_CLOSE_MS = 30 * 60_000;

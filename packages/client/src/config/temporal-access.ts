@@ -6,7 +6,7 @@ import { temporalConnection, type TemporalConnection } from './temporal-connecti
 /** How to reach and talk to a cluster: address, namespace, credentials, TLS, payload encryption. */
 export type TemporalAccess = TemporalConnection & { encryption?: EncryptionConfig };
 
-/** The connection (src/config/temporal-connection.ts) and payload encryption (ENCRYPTION_KEYS, ours). */
+/** The connection (packages/client/src/config/temporal-connection.ts) and payload encryption (ENCRYPTION_KEYS, ours). */
 export function temporalAccess(
   env: NodeJS.ProcessEnv,
   e: Pick<Env, 'TEMPORAL_TLS' | 'ENCRYPTION_KEYS' | 'ENCRYPTION_KEY_ID'>,

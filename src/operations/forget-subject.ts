@@ -1,15 +1,15 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
-import type { PipelineResult } from '../contracts/pipeline-state';
-import { ModelIdAttribute } from '../contracts/search-attributes';
-import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { ModelIdAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
+import { RUN_WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { deletePrefix, pipelinePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
 import { eraseFromCampaigns } from '../campaign/client/erase-from-campaigns';
-import { listPipelines, MAX_LIST_LIMIT } from './list-pipelines';
-import { getPipeline } from './pipelines';
+import { listPipelines, MAX_LIST_LIMIT } from '@avatar-pipeline/client/client/list-pipelines';
+import { getPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { eraseWebhookDeliveries } from './erase-webhook-deliveries';
 import { deleteExecution } from './delete-execution';
-import { tenantClause } from './tenant-runs';
-import { DEFAULT_TENANT } from '../contracts/workflow-ids';
+import { tenantClause } from '@avatar-pipeline/client/client/tenant-runs';
+import { DEFAULT_TENANT } from '@avatar-pipeline/client/contracts/workflow-ids';
 
 /**
  * What erasing a person did, and what it could not do. A repetition finds no runs left (they were
@@ -61,7 +61,7 @@ export interface ForgetSubjectOptions {
  * avatars, kept under each run's own prefix, are of the subject's face), deletes the runs themselves from Temporal (with their children: claims, callback
  * deliveries), so no route answers their results or the provider's avatar URLs any more; deletes
  * the tenant's webhook delivery-log records about them and those records' redelivery workflows
- * (src/client/erase-webhook-deliveries.ts), so no redelivery sends them again; and reports what
+ * (src/operations/erase-webhook-deliveries.ts), so no redelivery sends them again; and reports what
  * the provider still holds. Campaign summaries, results and progress leave them out.
  *
  * A campaign's own history is not deleted: it holds every other subject's outcome. It keeps the

@@ -1,5 +1,4 @@
 import type { ProviderClient } from '../provider/client';
-import type { ModelCheck } from '../campaign/manifest';
 import { ProviderCatalog, type ModelSummary, type ProviderOrderLookup } from './provider-catalog';
 import { InputError } from '../errors';
 
@@ -56,24 +55,8 @@ export async function checkGenerationTarget(
   return found.model;
 }
 
-/**
- * The same model checks for the rows of a campaign manifest that name a modelId, answered as
- * the manifest's row problems. The provider's lists are read once for the whole manifest;
- * provider failures propagate (nothing starts without an answer, as for a single generation).
- */
-export function manifestModelCheck(
-  provider: Pick<ProviderClient, 'listModels' | 'listOrders' | 'listModelOrders'>,
-): ModelCheck {
-  const lookup = new ProviderCatalog(provider).lookups();
-  return async (target) =>
-    modelIssues(await lookup(target.modelId), target, REQUEST_FIELD_NAMES).map((issue) => ({
-      field: issue.path === REQUEST_FIELD_NAMES.gender ? 'gender' : 'modelId',
-      message: issue.message,
-    }));
-}
-
 /** What stops generation under the model `found`: not a model, not DONE, or of the other gender. */
-function modelIssues(
+export function modelIssues(
   found: ProviderOrderLookup,
   target: Pick<GenerationTarget, 'modelId' | 'gender'>,
   fields: GenerationFieldNames,

@@ -1,5 +1,4 @@
 export * from './client';
-export * from './collect-avatars';
 export * from './endpoints';
 export * from './errors';
 export * from './image-format';
