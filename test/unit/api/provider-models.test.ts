@@ -17,7 +17,7 @@ const TOKEN = 'models-token-0123456789';
  */
 const mockOwnModels = new Set<number>();
 jest.mock('@avatar-pipeline/client/client/tenant-runs', () => ({
-  ...jest.requireActual<typeof TenantRuns>('../../../src/client/tenant-runs'),
+  ...jest.requireActual<typeof TenantRuns>('@avatar-pipeline/client/client/tenant-runs'),
   tenantModelIds: () => Promise.resolve(mockOwnModels),
 }));
 

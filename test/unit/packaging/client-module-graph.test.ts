@@ -3,13 +3,20 @@ import { readFileSync } from 'node:fs';
 import { moduleGraphOf } from '../../helpers/module-graph';
 
 /*
- * The client (createPipelineClient and what it loads) is what apps embed: it must load the
- * Temporal client side and zod only, no worker, native code, web server or storage SDK, so that
- * it installs small, starts fast and bundles. This is the boundary the client package is cut along.
+ * The client package is what apps embed: from its entry it must load the Temporal client side and
+ * zod only, no worker, native code, web server or storage SDK, so that it installs small, starts
+ * fast and bundles; and it must stand alone, loading none of the platform's files.
  */
 const CLIENT_PACKAGES = ['@temporalio/client', '@temporalio/common', '@temporalio/envconfig', 'zod'];
 
-const entry = path.resolve(__dirname, '../../../packages/client/src/client/pipeline-client.ts');
+const PACKAGE_SOURCES = path.resolve(__dirname, '../../../packages/client/src');
+const entry = path.join(PACKAGE_SOURCES, 'index.ts');
+
+test('the client package loads only files of its own', () => {
+  const { files } = moduleGraphOf(entry);
+  expect(files.length).toBeGreaterThan(40);
+  expect(files.filter((file) => !file.startsWith(PACKAGE_SOURCES + path.sep))).toEqual([]);
+});
 
 test('the client entry loads only the Temporal client side and zod', () => {
   const loaded = moduleGraphOf(entry).packages;

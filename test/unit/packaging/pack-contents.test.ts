@@ -3,14 +3,16 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /*
- * What `npm pack` would publish of the platform: the compiled code, the CLI, the samples the demo
- * uses, README and LICENSE; no tests, benchmarks, development tools, sources or screenshots.
+ * What `npm pack` would publish of each package: the compiled code (the platform's CLI and the
+ * samples its demo uses as well), README and LICENSE; no tests, benchmarks, development tools,
+ * sources or screenshots.
  */
 const ROOT = path.resolve(__dirname, '../../..');
+const CLIENT = path.join(ROOT, 'packages/client');
 
-function packedFiles(): string[] {
+function packedFiles(dir = ROOT): string[] {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: ROOT,
+    cwd: dir,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -39,6 +41,17 @@ test('the platform package ships its compiled code, CLI, README and LICENSE, and
         'dist/workflow-bundles/workflows.js',
         'dist/console/console.js',
       ]),
+    );
+  }
+});
+
+test('the client package ships its compiled code and type declarations, README and LICENSE only', () => {
+  const files = packedFiles(CLIENT);
+  expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']));
+  expect(files.filter((file) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|d\.ts))$/.test(file))).toEqual([]);
+  if (existsSync(path.join(CLIENT, 'dist/index.js'))) {
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/client/pipeline-client.js']),
     );
   }
 });
