@@ -48,7 +48,9 @@ test('the platform package ships its compiled code, CLI, README and LICENSE, and
 test('the client package ships its compiled code and type declarations, README and LICENSE only', () => {
   const files = packedFiles(CLIENT);
   expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']));
-  expect(files.filter((file) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|d\.ts))$/.test(file))).toEqual([]);
+  expect(
+    files.filter((file) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|d\.ts))$/.test(file)),
+  ).toEqual([]);
   if (existsSync(path.join(CLIENT, 'dist/index.js'))) {
     expect(files).toEqual(
       expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/client/pipeline-client.js']),
