@@ -1,9 +1,13 @@
 # The package image: worker, starter API, simulator and CLI are the same image with different commands.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+# The client package (an npm workspace the platform imports), built first by npm run build.
+COPY packages/client/tsconfig.build.json ./packages/client/
+COPY packages/client/src ./packages/client/src
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
@@ -13,7 +17,7 @@ COPY scripts/build-workflow-bundles.ts scripts/build-console.ts ./scripts/
 COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 # Memory settings (docs/operations.md, "Worker memory"; bench/scale.ts measures the worker with
 # them): jemalloc instead of glibc's malloc (with 1,000 pipelines open a worker peaked at 352 MB on
@@ -33,6 +37,9 @@ ENV MALLOC_ARENA_MAX=2
 ENV NODE_OPTIONS=--max-semi-space-size=2
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
+# node_modules/@avatar-pipeline/client links here.
+COPY --from=build /app/packages/client/package.json ./packages/client/
+COPY --from=build /app/packages/client/dist ./packages/client/dist
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin

@@ -139,6 +139,10 @@ export default tseslint.config(
               message:
                 'The client package loads the Temporal client side and zod only: no platform, worker or workflow code.',
             },
+            {
+              regex: String.raw`^@avatar-pipeline/client(/|$)`,
+              message: 'Inside the client package, import its files by relative path.',
+            },
           ],
         },
       ],

@@ -15,7 +15,7 @@ import { startDemoConsole, type DemoConsole } from './demo-console';
 import { startDemoStack, type DemoStack, type DemoStackOptions } from './demo-stack';
 import { workflowUiUrl } from './temporal-ui';
 import { writeGallery } from './write-gallery';
-import { FsBlobStore } from '../../src/storage/fs-blob-store';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 /** The stack's own options (dev server, simulator timings), and what the demo does with it. */

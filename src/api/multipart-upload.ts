@@ -5,7 +5,8 @@ import { imageProblem } from '@avatar-pipeline/client/images/image-structure';
 import { ApiError, type ApiIssue } from './api-error';
 import { DEFAULT_MAX_REQUEST_BYTES } from '@avatar-pipeline/client/config/env-schema';
 import type { BlobStore } from '../storage';
-import { BatchTooLargeError, receiveFile, UploadBatch, type StoredSelfie } from './stored-uploads';
+import { UploadBatch, type StoredSelfie } from '@avatar-pipeline/client/storage/upload-batch';
+import { BatchTooLargeError, receiveFile } from './stored-uploads';
 
 /** The file field of a multipart pipeline request. */
 export const SELFIES_FIELD = 'selfies';

@@ -14,7 +14,7 @@ import {
   StorageSettingsError,
   storageSettingsFromEnv,
   type StorageSettings,
-} from '../storage/storage-settings';
+} from '@avatar-pipeline/client/storage/storage-settings';
 
 /** The blob store (selfies, archived avatars) and what goes into it. */
 export interface StorageConfig extends StorageSettings {

@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import type { BlobStore } from '../storage/blob-store';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 import {
   checkOutboundUrl,
   OutboundUrlError,

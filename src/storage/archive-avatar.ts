@@ -9,8 +9,8 @@ import {
 import { detectImageFormat, MIME_TYPES } from '@avatar-pipeline/client/provider/image-format';
 import type { Response } from 'undici';
 import { avatarKey, type AvatarIds } from '@avatar-pipeline/client/storage/blob-keys';
-import type { BlobStore } from './blob-store';
-import { extensionOf } from './content-types';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
+import { extensionOf } from '@avatar-pipeline/client/storage/content-types';
 import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 export interface AvatarArchiveLimits {

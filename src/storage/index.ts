@@ -1,11 +1,11 @@
 export * from '@avatar-pipeline/client/storage/blob-keys';
-export * from './blob-store';
+export * from '@avatar-pipeline/client/storage/blob-store';
 export * from './archive-avatar';
-export { contentTypeOfKey, extensionOf } from './content-types';
-export { FsBlobStore } from './fs-blob-store';
-export { openBlobStore } from './open-blob-store';
-export type { S3Connection } from './s3-blob-store';
-export * from './storage-settings';
+export { contentTypeOfKey, extensionOf } from '@avatar-pipeline/client/storage/content-types';
+export { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
+export { openBlobStore } from '@avatar-pipeline/client/storage/open-blob-store';
+export type { S3Connection } from '@avatar-pipeline/client/storage/s3-blob-store';
+export * from '@avatar-pipeline/client/storage/storage-settings';
 export * from '@avatar-pipeline/client/storage/storage-url';
 export { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH } from './link-token';
 export {

@@ -1,4 +1,4 @@
-import type { BlobStore } from './blob-store';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
 
 export class BlobTooLargeError extends AvatarPipelineError {

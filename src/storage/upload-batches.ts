@@ -1,6 +1,6 @@
 import { UPLOAD_CLAIM_NAME, uploadsPrefix } from '@avatar-pipeline/client/storage/blob-keys';
 import { keyOfBlobReference } from '@avatar-pipeline/client/storage/blob-reference';
-import type { BlobStore } from './blob-store';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 
 /** Whether a key is the claim object of its upload folder. */
 export function isUploadClaim(key: string): boolean {

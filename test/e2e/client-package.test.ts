@@ -1,20 +1,22 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NativeConnection } from '@temporalio/worker';
 import {
   createPipelineClient,
   InputError,
-  PipelineWorkers,
-  startSimulator,
   type PipelineClient,
   type PipelineSummary,
-  type RunningSimulator,
-} from '../../src/index';
+  type SelfieStore,
+} from '@avatar-pipeline/client';
+import { openSelfieStore } from '@avatar-pipeline/client/selfie-store';
+import { storageSettingsFromEnv } from '@avatar-pipeline/client/storage/storage-settings';
+import { PipelineWorkers, startSimulator, type RunningSimulator } from '../../src/index';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { devServerUnderTest, uniqueName } from '../helpers/temporal-env';
+import { temporaryDirectory } from '../helpers/temp-dir';
 
 /** Visibility (what list reads) trails the workflow by a moment. */
 async function eventually<T>(
@@ -30,7 +32,7 @@ async function eventually<T>(
   }
 }
 
-describe('the client package, used as a library user would (src/index.ts)', () => {
+describe('the client package, used as a library user would (@avatar-pipeline/client)', () => {
   const { address, namespace } = devServerUnderTest();
   let connection: NativeConnection;
   let selfies: { dir: string; files: string[] };
@@ -39,6 +41,7 @@ describe('the client package, used as a library user would (src/index.ts)', () =
   /** A simulator and a worker for it on a fresh task queue; returns a client for that queue. */
   async function stack(
     trainingMs: number,
+    extra: { blobDir?: string; selfieStore?: SelfieStore } = {},
   ): Promise<{ pipelines: PipelineClient; sim: RunningSimulator; worker: PipelineWorkers }> {
     const sim = await startSimulator({
       basePath: uniqueBasePath('client-package'),
@@ -48,16 +51,15 @@ describe('the client package, used as a library user would (src/index.ts)', () =
     });
     const taskQueue = uniqueName('client-package');
     // Both workers, as `avatar-pipeline worker` runs them: the client sends provider calls to the provider queue.
-    const worker = await PipelineWorkers.create({
-      connection,
-      config: testConfig({ namespace, taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] }),
-    });
+    const config = testConfig({ namespace, taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
+    if (extra.blobDir) config.storage = storageSettingsFromEnv({}, extra.blobDir);
+    const worker = await PipelineWorkers.create({ connection, config });
     running.push({ sim, worker, done: worker.run() });
     // Settings given here win; nothing comes from this process's environment but the operator's
     // polling floor, lowered as for the in-process workers' quick simulator. The app sets the
     // worker's and the API's variables its own way: not the client's business, so not read.
     const pipelines = await createPipelineClient(
-      { address, namespace, taskQueue },
+      { address, namespace, taskQueue, ...(extra.selfieStore ? { selfieStore: extra.selfieStore } : {}) },
       { PROVIDER_POLL_MIN_INTERVAL_MS: '100', LOG_LEVEL: 'bogus', LOG_FORMAT: 'pretty', API_PORT: 'abc' },
     );
     return { pipelines, sim, worker };
@@ -178,6 +180,66 @@ describe('the client package, used as a library user would (src/index.ts)', () =
       await expect(second.result()).rejects.toThrow();
     } finally {
       await pipelines.close();
+    }
+  });
+
+  it("takes selfies as bytes: stored where the workers read them, under the run's folder, deleted once trained", async () => {
+    // The workers' blob store is a directory of its own, outside IMAGE_ROOTS: the app shares no
+    // folder with them but the store, as with an s3:// STORAGE_URL.
+    const blobDir = temporaryDirectory('client-blobs-');
+    const selfieStore = openSelfieStore({ BLOB_DIR: blobDir });
+    const { pipelines, sim } = await stack(500, { blobDir, selfieStore });
+    const files = async (dir: string) =>
+      (await readdir(dir, { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile())
+        .map((e) => e.name);
+    try {
+      const bytes = await Promise.all(selfies.files.map((file) => readFile(file)));
+      const request = { images: bytes, styles: [3], gender: 1 as const, polling: FAST_POLLING };
+      const requestId = uniqueName('bytes');
+      const run = await pipelines.start(request, { requestId });
+
+      // The run was started with references to the stored selfies, never their bytes.
+      const history = await pipelines.temporal.workflow.getHandle(run.workflowId).fetchHistory();
+      const payload = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
+      const input = JSON.parse(Buffer.from(payload.data!).toString('utf8')) as {
+        images: string[];
+        deleteUploadsAfterTraining?: boolean;
+      };
+      expect(input.images).toEqual([
+        expect.stringMatching(/^blob:uploads\//),
+        expect.stringMatching(/^blob:uploads\//),
+      ]);
+      expect(input.deleteUploadsAfterTraining).toBe(true);
+
+      const result = await run.result();
+      expect(result.status).toBe('DONE');
+      expect(result.generations.map((g) => g.avatars.length)).toEqual([3]);
+      // Trained, so the run deleted its selfies, claim included.
+      expect(
+        await eventually(
+          () => files(join(blobDir, 'uploads')),
+          (left) => left.length === 0,
+        ),
+      ).toEqual([]);
+
+      // The same request id again finds the run, and stores nothing.
+      const again = await pipelines.start(request, { requestId });
+      expect(again.workflowId).toBe(run.workflowId);
+      expect(await files(join(blobDir, 'uploads'))).toEqual([]);
+      expect(sim.stats().totals.modelsCreated).toBe(1);
+
+      // Bytes that are not an image are refused by field, and nothing is stored or started.
+      const refused = await pipelines
+        .start({ ...request, images: [bytes[0]!, Buffer.from('not an image')] })
+        .catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(InputError);
+      expect((refused as InputError).issues).toEqual([{ path: 'images.1', message: 'is not a JPEG or PNG' }]);
+      expect(await files(join(blobDir, 'uploads'))).toEqual([]);
+      expect(sim.stats().totals.modelsCreated).toBe(1);
+    } finally {
+      await pipelines.close();
+      selfieStore.close();
     }
   });
 

@@ -15,7 +15,7 @@ import {
   uploadClaimKey,
   uploadsPrefix,
 } from '../../src/storage';
-import { S3BlobStore } from '../../src/storage/s3-blob-store';
+import { S3BlobStore } from '@avatar-pipeline/client/storage/s3-blob-store';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';

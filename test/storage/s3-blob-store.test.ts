@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deletePrefix } from '../../src/storage';
-import { S3BlobStore } from '../../src/storage/s3-blob-store';
+import { S3BlobStore } from '@avatar-pipeline/client/storage/s3-blob-store';
 import { describeBlobStoreContract } from '../helpers/blob-store-contract';
 import { startS3TestServer, type S3TestServer } from '../helpers/s3-server';
 

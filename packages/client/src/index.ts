@@ -19,6 +19,7 @@ export type { PipelineClient, PipelineClientSettings, TemporalConfig } from './c
 export { connectClient } from './client/connect';
 export { getPipeline, pipelineWorkflowId, startPipeline, validatePipelineRequest } from './client/pipelines';
 export type { PipelineHandle, StartPipelineOptions } from './client/pipelines';
+export type { PipelineStartRequest, SelfieInput, SelfieStore } from './client/selfie-bytes';
 export {
   listPipelinePage,
   listPipelines,

@@ -17,7 +17,7 @@ import { readMultipartUpload, SELFIES_FIELD } from '../multipart-upload';
 import { BEARER_SCHEME } from '../openapi';
 import { checkRequest } from '../request-checks';
 import { startedSchema } from '../response-schemas';
-import type { UploadBatch } from '../stored-uploads';
+import type { UploadBatch } from '@avatar-pipeline/client/storage/upload-batch';
 import { answerStart, refuseReusedKey } from '../start-answer';
 import { InputError } from '@avatar-pipeline/client/errors';
 

@@ -33,3 +33,13 @@ test('no file the client loads looks itself up on disk, which a bundle cannot fo
     .map((file) => path.relative(process.cwd(), file));
   expect(lookups).toEqual([]);
 });
+
+test('the selfie store entry adds the AWS SDK only, as optional peer dependencies of the package', () => {
+  const loaded = moduleGraphOf(path.join(PACKAGE_SOURCES, 'selfie-store.ts')).packages;
+  const manifest = JSON.parse(readFileSync(path.join(PACKAGE_SOURCES, '../package.json'), 'utf8')) as {
+    peerDependenciesMeta: Record<string, { optional: boolean }>;
+  };
+  const beyond = [...loaded.keys()].filter((name) => !CLIENT_PACKAGES.includes(name)).sort();
+  expect(beyond).toEqual(['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner']);
+  for (const name of beyond) expect(manifest.peerDependenciesMeta[name]).toEqual({ optional: true });
+});

@@ -5,7 +5,6 @@ import {
   starterSettingsOf,
   type TemporalConfig,
 } from '../config/starter-settings';
-import type { PipelineRequest } from '../contracts/pipeline-input';
 import { loadProviderSettings, type ProviderSettings } from '../config/provider-settings';
 import type { RunPlacement } from '../config/run-placement';
 import type { GenerationRequest, TrainingRequest } from '../contracts/model-runs';
@@ -32,6 +31,12 @@ import {
 } from './list-pipelines';
 import { getPipeline, startPipeline, validatePipelineRequest, type PipelineHandle } from './pipelines';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
+import {
+  referencesOnly,
+  startWithSelfieBytes,
+  type PipelineStartRequest,
+  type SelfieStore,
+} from './selfie-bytes';
 
 export type { TemporalConfig };
 
@@ -67,6 +72,12 @@ export type PipelineClientSettings = Partial<TemporalConfig> & {
    * AvatarTenant), and it lists, retries and generates only within the tenant. Default `default`.
    */
   tenant?: string;
+  /**
+   * Where selfies handed to `start` as bytes are stored for the workers (their blob store):
+   * `openSelfieStore()` of `@avatar-pipeline/client/selfie-store`. Without it selfies are paths,
+   * URLs or references the workers read themselves.
+   */
+  selfieStore?: SelfieStore;
 };
 
 /** Starts, finds and lists avatar pipelines on one Temporal cluster. */
@@ -79,12 +90,13 @@ export interface PipelineClient {
   /** The Temporal client underneath, for anything beyond pipelines. */
   readonly temporal: Client;
   /**
-   * Validates the request and its selfie files (an InputError names each bad field, `images.N` for
-   * a file that is missing, not a whole JPEG or PNG, or outside IMAGE_ROOTS when that is set) and
-   * starts a pipeline; a refused request starts nothing. With a
+   * Validates the request and its selfies (an InputError names each bad field, `images.N` for a
+   * file or bytes that are not a whole JPEG or PNG, a missing file, or one outside IMAGE_ROOTS when
+   * that is set) and starts a pipeline; a refused request starts nothing. Selfies are paths, URLs,
+   * references, or bytes (a Buffer or Uint8Array), which need the `selfieStore` setting. With a
    * `requestId`, repeating the call returns the run that id started instead of a second one.
    */
-  start(request: PipelineRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
+  start(request: PipelineStartRequest, options?: { requestId?: string }): Promise<PipelineHandle>;
   /** A handle on an existing pipeline (not checked until used). */
   get(workflowId: string): PipelineHandle;
   /** Newest first; optionally only one state, subject, campaign or kind. */
@@ -129,7 +141,13 @@ export async function createPipelineClient(
   settings: PipelineClientSettings = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PipelineClient> {
-  const { providerTaskQueue, provider: _provider, tenant = DEFAULT_TENANT, ...temporalSettings } = settings;
+  const {
+    providerTaskQueue,
+    provider: _provider,
+    selfieStore,
+    tenant = DEFAULT_TENANT,
+    ...temporalSettings
+  } = settings;
   const resolved = starterSettingsOf(env, parseStarterEnv(env), process.cwd(), {
     temporal: temporalSettings,
     ...(providerTaskQueue ? { providerTaskQueue } : {}),
@@ -150,6 +168,12 @@ export async function createPipelineClient(
     tenant,
     temporal,
     start: async (request, options = {}) => {
+      if (!referencesOnly(request)) {
+        return startWithSelfieBytes(temporal, request, runOptions(options.requestId), {
+          store: selfieStore,
+          roots: imageAccess.givenRoots,
+        });
+      }
       const validated = validatePipelineRequest(request);
       await checkSelfieFiles(validated.images, imageAccess.givenRoots);
       // The request as the caller wrote it: the polling bounds apply to what was asked, not to defaults.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { storageUrlSchema, type StorageTarget } from '@avatar-pipeline/client/storage/storage-url';
+import { storageUrlSchema, type StorageTarget } from './storage-url';
 import type { S3Connection } from './s3-blob-store';
-import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
+import { AvatarPipelineError } from '../errors';
 
 export interface StorageSettings {
   target: StorageTarget;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, rmdir, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { assertValidKey, assertValidPrefix, isValidKey } from '@avatar-pipeline/client/storage/blob-keys';
+import { assertValidKey, assertValidPrefix, isValidKey } from './blob-keys';
 import type { BlobInfo, BlobStore, StoredBlob } from './blob-store';
 import { contentTypeOfKey } from './content-types';
 

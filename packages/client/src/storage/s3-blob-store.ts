@@ -9,10 +9,10 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertValidKey, assertValidPrefix, isValidKey } from '@avatar-pipeline/client/storage/blob-keys';
+import { assertValidKey, assertValidPrefix, isValidKey } from './blob-keys';
 import type { BlobInfo, BlobStore, StoredBlob } from './blob-store';
 import { DEFAULT_CONTENT_TYPE } from './content-types';
-import type { S3Location } from '@avatar-pipeline/client/storage/storage-url';
+import type { S3Location } from './storage-url';
 
 export interface S3Connection {
   /** An S3-compatible server (MinIO, versitygw, …); undefined means AWS itself. */
