@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { NativeConnection } from '@temporalio/worker';
@@ -262,6 +262,41 @@ describe('the packages as users install them', () => {
       expect(ours).toEqual([]);
     },
   );
+
+  test('the client examples of the READMEs and docs/api.md compile against the installed package', async () => {
+    const sources = ['packages/client/README.md', 'README.md', 'docs/api.md'];
+    const examples = (await Promise.all(sources.map((file) => readFile(path.join(ROOT, file), 'utf8'))))
+      .flatMap((text) => [...text.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1]!))
+      .filter((code) => code.includes("from '@avatar-pipeline/client"));
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    // What the examples leave to the reader: the selfies an app already holds.
+    const prelude = 'declare const selfieBuffer1: Buffer;\ndeclare const selfieBuffer2: Buffer;\n';
+    const files = await Promise.all(
+      examples.map(async (code, index) => {
+        const file = `example-${index + 1}.ts`;
+        await writeFile(path.join(clientApp, file), `${prelude}${code}\nexport {};\n`);
+        return file;
+      }),
+    );
+    const args = [
+      TSC,
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
+    ];
+    args.push('--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), ...files);
+    const compiled = await run(process.execPath, args, { cwd: clientApp }).catch(
+      (err: { stdout: string }) => err,
+    );
+    expect(
+      compiled.stdout.split('\n').filter((line) => /^(example-|node_modules\/@avatar-pipeline\/)/.test(line)),
+    ).toEqual([]);
+  });
 
   test('the platform loads in the linked layout, where only declared dependencies are reachable', async () => {
     const script = [
