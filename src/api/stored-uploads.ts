@@ -13,7 +13,6 @@ export interface ReceivedFile {
   truncated: boolean;
 }
 
-
 /** A request's files together passed its allowance (API_MAX_REQUEST_BYTES). */
 export class BatchTooLargeError extends AvatarPipelineError {
   constructor() {
