@@ -13,7 +13,9 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  // Tests run the client package from its sources, as the typecheck reads them (tsconfig.json's paths).
+  // Tests load the client package from its sources, as the typecheck reads them (tsconfig.json's
+  // paths). Workflow bundles made in a test are webpack's, which resolves it through node_modules to
+  // its build (packages/client/dist): npm test builds first; after editing its contracts, build.
   moduleNameMapper: {
     '^@avatar-pipeline/client$': '<rootDir>/packages/client/src/index.ts',
     '^@avatar-pipeline/client/(.*)$': '<rootDir>/packages/client/src/$1',

@@ -6,10 +6,18 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# The oldest Node the packages accept (their `engines`), and the one installed when the machine's
+# is older.
+minimum=22.12
 version=22.23.5
-major="${version%%.*}"
 
-if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge "$major" ]; then
+new_enough() {
+  "$1" -e "const [a, b] = process.versions.node.split('.').map(Number);
+    const [x, y] = '$minimum'.split('.').map(Number);
+    process.exit(a > x || (a === x && b >= y) ? 0 : 1)"
+}
+
+if command -v node >/dev/null && new_enough node; then
   dirname "$(command -v node)"
   exit 0
 fi
@@ -17,7 +25,7 @@ fi
 case "$(uname -m)" in
   x86_64) arch=x64 ;;
   aarch64 | arm64) arch=arm64 ;;
-  *) echo "lts-node: no node package for $(uname -m); install Node $major or newer" >&2; exit 1 ;;
+  *) echo "lts-node: no node package for $(uname -m); install Node $minimum or newer" >&2; exit 1 ;;
 esac
 
 dir=".tools/node-$version"
@@ -28,6 +36,6 @@ if [ ! -x "$dir/bin/node" ]; then
   (cd "$scratch" && npm pack --silent "node-linux-$arch@$version" >/dev/null && tar -xzf ./*.tgz)
   mkdir -p "$dir"
   cp -R "$scratch/package/bin" "$dir/"
-  "$dir/bin/node" --version >/dev/null
+  new_enough "$dir/bin/node"
 fi
 echo "$PWD/$dir/bin"

@@ -192,7 +192,12 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
     const { pipelines, sim } = await stack(500, { blobDir, selfieStore });
     // What is stored under a folder; the filesystem store removes a folder once it is empty.
     const files = async (dir: string) =>
-      (await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []))
+      (
+        await readdir(dir, { recursive: true, withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return [];
+          throw err;
+        })
+      )
         .filter((e) => e.isFile())
         .map((e) => e.name);
     try {

@@ -1,15 +1,21 @@
 /**
  * @avatar-pipeline/client/selfie-store: for apps that hand selfies to `start` as bytes, having no
  * disk they share with the workers. It opens the blob store the workers read (STORAGE_URL, else
- * BLOB_DIR) and carries the operator's SELFIE_RETENTION with it. It is an entry of its own because
+ * BLOB_DIR) with the retention policy for the selfies (SELFIE_RETENTION, set in the app's
+ * environment as the operator sets it for the workers). It is an entry of its own because
  * an `s3://` store loads the AWS SDK (`@aws-sdk/client-s3` and `@aws-sdk/s3-request-presigner`,
  * optional peer dependencies): apps that never hand over bytes neither install nor bundle it.
  */
 import type { SelfieStore } from './client/selfie-bytes';
+import { ConfigError } from './config/config-error';
 import { envSchema } from './config/env-schema';
 import { parseEnvOf } from './config/parse-env';
 import { openBlobStore } from './storage/open-blob-store';
-import { storageSettingsFromEnv } from './storage/storage-settings';
+import {
+  StorageSettingsError,
+  storageSettingsFromEnv,
+  type StorageSettings,
+} from './storage/storage-settings';
 
 const selfieStoreEnv = envSchema.pick({ STORAGE_URL: true, BLOB_DIR: true, SELFIE_RETENTION: true });
 
@@ -23,15 +29,16 @@ export interface OpenedSelfieStore extends SelfieStore {
 /**
  * Opens the workers' blob store from `env`: STORAGE_URL (`s3://bucket/prefix`, with endpoint,
  * region and keys from the AWS variables, or a directory), else BLOB_DIR. A ConfigError names any
- * bad variable. Under SELFIE_RETENTION=after-training (the default) each run deletes its selfies
- * once its model is trained; under the other policies the starter API's upload janitor does.
+ * bad variable, and an s3:// store without the AWS SDK installed. Under
+ * SELFIE_RETENTION=after-training (the default) each run deletes its selfies once its model is
+ * trained; under the other policies the starter API's upload janitor does.
  */
 export function openSelfieStore(
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): OpenedSelfieStore {
   const e = parseEnvOf(selfieStoreEnv, env);
-  const store = openBlobStore(storageSettingsFromEnv(env, e.BLOB_DIR, cwd));
+  const store = openStore(settingsOf(env, e.BLOB_DIR, cwd));
   return {
     location: store.location,
     put: (key, body, contentType) => store.put(key, body, contentType),
@@ -39,6 +46,31 @@ export function openSelfieStore(
     deleteUploadsAfterTraining: e.SELFIE_RETENTION.kind === 'after-training',
     close: () => store.close(),
   };
+}
+
+function settingsOf(env: NodeJS.ProcessEnv, blobDir: string, cwd: string): StorageSettings {
+  try {
+    return storageSettingsFromEnv(env, blobDir, cwd);
+  } catch (err) {
+    if (err instanceof StorageSettingsError) throw new ConfigError(err.issues);
+    throw err;
+  }
+}
+
+function openStore(settings: StorageSettings): ReturnType<typeof openBlobStore> {
+  try {
+    return openBlobStore(settings);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String(err).includes('@aws-sdk/'))
+      throw err;
+    throw new ConfigError([
+      {
+        variable: 'STORAGE_URL',
+        reason:
+          'an s3:// store needs the optional peers @aws-sdk/client-s3 and @aws-sdk/s3-request-presigner installed',
+      },
+    ]);
+  }
 }
 
 export type { SelfieStore, SelfieInput } from './client/selfie-bytes';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PipelineRequest } from '../contracts/pipeline-input';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 import { InputError, type InputIssue } from '../errors';
@@ -18,6 +18,7 @@ import {
   type StartPipelineOptions,
 } from './pipelines';
 import { refuseOutOfBoundsPolling } from './polling-bounds-check';
+import { NamespaceNotSetUpError } from './start-run';
 
 /** A selfie as an app hands it to `start`: a path, URL or stored reference, or the image's bytes. */
 export type SelfieInput = string | Uint8Array;
@@ -37,19 +38,23 @@ export type PipelineStartRequest = Omit<PipelineRequest, 'images'> & { images: S
 /** Stands in for each byte selfie while the rest of the request is validated. */
 const PENDING_UPLOAD = 'blob:uploads/pending.png';
 
-const isBytes = (image: SelfieInput): image is Uint8Array => typeof image !== 'string';
+/** Bytes as apps hold them: a Buffer, a Uint8Array or another typed array (not a DataView). */
+function isSelfieBytes(image: unknown): image is Uint8Array {
+  return ArrayBuffer.isView(image) && !(image instanceof DataView);
+}
 
 /** Whether every selfie of the request is a path, URL or reference (none handed over as bytes). */
 export function referencesOnly(request: PipelineStartRequest): request is PipelineRequest {
-  return !Array.isArray(request.images) || !request.images.some((image) => image instanceof Uint8Array);
+  return !Array.isArray(request.images) || !request.images.some(isSelfieBytes);
 }
 
 /**
  * Starts a pipeline whose selfies are (partly) bytes: the request and every selfie are checked
  * first (one InputError names every bad field, nothing stored or started); then the bytes are
  * stored where the run's workers read them, under its workflow id, and the run is started with
- * references to them. A start that does not happen, or finds the run an earlier call with the same
- * request id started, leaves nothing stored.
+ * references to them. A request id that already started a run answers that run, storing nothing;
+ * a start that surely did not happen leaves nothing stored. When it is not sure (Temporal did not
+ * answer), the selfies stay for the run that may exist, or for the starter API's upload janitor.
  */
 export async function startWithSelfieBytes(
   client: Client,
@@ -70,7 +75,8 @@ export async function startWithSelfieBytes(
   }
   const placeholders = {
     ...request,
-    images: request.images.map((image) => (isBytes(image) ? PENDING_UPLOAD : image)),
+    // Anything else that is not a string is left to the schema, which names its images.N.
+    images: request.images.map((image) => (isSelfieBytes(image) ? PENDING_UPLOAD : image)),
   };
   try {
     await checkSelfieFiles(validatePipelineRequest(placeholders).images, target.roots);
@@ -81,6 +87,9 @@ export async function startWithSelfieBytes(
   if (issues.length > 0 || !target.store) throw new InputError(issues);
 
   const workflowId = pipelineWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId);
+  if (options.requestId !== undefined && (await runExists(client, workflowId))) {
+    return getPipeline(client, workflowId);
+  }
   const stored = await storeSelfieBytes(target.store, workflowId, request.images, checked);
   try {
     const run = await startPipelineRun(
@@ -92,12 +101,45 @@ export async function startWithSelfieBytes(
         ...(target.store.deleteUploadsAfterTraining ? { deleteUploadsAfterTraining: true } : {}),
       },
     );
-    if (!run.created) await stored.batch.discard();
+    // Another call with the same request id started the run first, with selfies of its own.
+    if (!run.created) await discardQuietly(stored.batch);
     return getPipeline(client, run.workflowId);
   } catch (err) {
-    await stored.batch.discard();
+    if (await surelyNotStarted(client, workflowId, err)) await discardQuietly(stored.batch);
     throw err;
   }
+}
+
+/** Whether a run has this workflow id; an unanswered describe propagates (nothing is stored yet). */
+async function runExists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/**
+ * Whether a start that threw surely started nothing: it was refused before reaching Temporal, or
+ * Temporal says there is no such run. A timeout may come after the server took the start, and
+ * deleting the selfies then would fail the run that did start.
+ */
+async function surelyNotStarted(client: Client, workflowId: string, err: unknown): Promise<boolean> {
+  if (err instanceof InputError || err instanceof NamespaceNotSetUpError) return true;
+  return runExists(client, workflowId).then(
+    (exists) => !exists,
+    () => false,
+  );
+}
+
+/**
+ * Deletes what a batch stored, without letting a failed delete hide the answer the caller is
+ * owed; what a failed delete leaves is in the run's folder, where the upload janitor sweeps.
+ */
+async function discardQuietly(batch: UploadBatch): Promise<void> {
+  await batch.discard().catch(() => undefined);
 }
 
 /**
@@ -111,7 +153,7 @@ export function checkSelfieBytes(
   const checked = new Map<number, SelfieBytes>();
   const issues: InputIssue[] = [];
   for (const [index, image] of images.entries()) {
-    if (!isBytes(image)) continue;
+    if (!isSelfieBytes(image)) continue;
     const path = `images.${index}`;
     if (!store) {
       issues.push({
@@ -121,7 +163,8 @@ export function checkSelfieBytes(
       });
       continue;
     }
-    const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+    // A copy: the caller's memory may change while the checked bytes wait to be stored.
+    const bytes = Buffer.from(new Uint8Array(image.buffer, image.byteOffset, image.byteLength));
     const format = detectImageFormat(bytes.subarray(0, 16));
     if (bytes.length > DEFAULT_MAX_IMAGE_BYTES) {
       issues.push({
