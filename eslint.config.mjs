@@ -69,7 +69,8 @@ export default tseslint.config(
   },
   {
     // Layers point one way: surfaces (CLI, API) -> client -> contracts. Only the worker loads
-    // workflow and activity code; everything else talks to workflows through src/contracts.
+    // workflow and activity code; everything else talks to workflows through the contracts (the
+    // client package's, and src/contracts for what workflows share with activities only).
     files: ['src/**/*.ts'],
     ignores: ['src/worker/**', 'src/campaign/workflows/**'],
     rules: {
@@ -80,7 +81,7 @@ export default tseslint.config(
             {
               group: ['**/workflows', '**/workflows/*', '**/activities', '**/activities/*'],
               message:
-                "Only src/worker loads workflow and activity code; import shared definitions from src/contracts (a campaign's from src/campaign/contracts).",
+                "Only src/worker loads workflow and activity code; import shared definitions from @avatar-pipeline/client/contracts or src/contracts (a campaign's from src/campaign/contracts).",
             },
             {
               group: ['**/dev', '**/dev/*'],
