@@ -4,27 +4,11 @@ import {
   checkSelfieBytes,
   referencesOnly,
   storeSelfieBytes,
-  type SelfieStore,
 } from '@avatar-pipeline/client/client/selfie-bytes';
+import { memoryStore } from '../../helpers/memory-selfie-store';
 import { UPLOAD_CLAIM_NAME, uploadsPrefix } from '@avatar-pipeline/client/storage/blob-keys';
 import { blobReference } from '@avatar-pipeline/client/storage/blob-reference';
 import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
-
-/** A store that keeps objects in a map, in the order they were written. */
-function memoryStore(): SelfieStore & { objects: Map<string, Buffer> } {
-  const objects = new Map<string, Buffer>();
-  return {
-    objects,
-    put: (key, body, contentType) => {
-      objects.set(key, body);
-      return Promise.resolve({ key, bytes: body.length, contentType });
-    },
-    delete: (key) => {
-      objects.delete(key);
-      return Promise.resolve();
-    },
-  };
-}
 
 function refusal(run: () => unknown): { path: string; message: string }[] {
   try {

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { startWithSelfieBytes, type SelfieStore } from '@avatar-pipeline/client/client/selfie-bytes';
+import { startWithSelfieBytes } from '@avatar-pipeline/client/client/selfie-bytes';
+import { memoryStore } from '../../helpers/memory-selfie-store';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 
@@ -10,21 +11,6 @@ import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 const selfie = syntheticSelfiePng(1, 64);
 const request = { images: [selfie, selfie], styles: [3], gender: 1 as const };
 const options = { ...placementFrom({ taskQueue: 'avatar-pipeline' }), requestId: 'order-8812' };
-
-function memoryStore(): SelfieStore & { objects: Map<string, Buffer> } {
-  const objects = new Map<string, Buffer>();
-  return {
-    objects,
-    put: (key, body, contentType) => {
-      objects.set(key, body);
-      return Promise.resolve({ key, bytes: body.length, contentType });
-    },
-    delete: (key) => {
-      objects.delete(key);
-      return Promise.resolve();
-    },
-  };
-}
 
 /** A Temporal client whose start and describe do what the case says; it records the starts. */
 function fakeTemporal(behaviour: { start: () => Promise<unknown>; exists: () => Promise<boolean> }) {
