@@ -42,11 +42,10 @@ export default tseslint.config(
                 '!../src/avatar-pages',
                 '!../src/campaign',
                 '../src/campaign/*',
-                '!../src/campaign/contracts',
                 '!../src/campaign/workflows',
               ],
               message:
-                "Workflows import only the shared contracts (and pure avatar page helpers) from src/, and the campaign slice's contracts and workflows.",
+                "Workflows import only the shared contracts (and pure avatar page helpers) from src/, and the campaign slice's workflows.",
             },
             {
               group: [
@@ -81,7 +80,7 @@ export default tseslint.config(
             {
               group: ['**/workflows', '**/workflows/*', '**/activities', '**/activities/*'],
               message:
-                "Only src/worker loads workflow and activity code; import shared definitions from @avatar-pipeline/client/contracts or src/contracts (a campaign's from src/campaign/contracts).",
+                "Only src/worker loads workflow and activity code; import shared definitions from @avatar-pipeline/client/contracts (a campaign's from its contracts/campaign) or src/contracts.",
             },
             {
               group: ['**/dev', '**/dev/*'],
@@ -104,8 +103,9 @@ export default tseslint.config(
           patterns: [
             NODE_BUILT_INS,
             {
-              regex: String.raw`^\.\./(?!contracts/|activities$|\.\./)`,
-              message: 'Campaign workflows import only the campaign contracts from the campaign slice.',
+              regex: String.raw`^\.\./(?!activities$|\.\./)`,
+              message:
+                "Campaign workflows import nothing else of the campaign slice: the campaign contracts are the client package's.",
             },
             {
               regex: String.raw`^\.\./activities$`,

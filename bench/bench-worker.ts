@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { placementFrom, type RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import type { RunningSimulator } from '../src/simulator';
-import { startWorkerProcess, type Stack, type WorkerProcess } from './campaign-stack';
+import { stackBlobDir, startWorkerProcess, type Stack, type WorkerProcess } from './campaign-stack';
 
 export interface BenchWorker extends WorkerProcess {
   /** The fresh task queues the worker polls, for starts to use. */
@@ -33,7 +32,7 @@ export async function startBenchWorker(
       PROVIDER_BASE_URL: sim.url,
       PROVIDER_API_KEY: 'sim-key',
       IMAGE_ROOTS: imageDir,
-      CAMPAIGN_DIR: path.join(stack.dir, 'campaigns'),
+      BLOB_DIR: stackBlobDir(stack),
       LOG_LEVEL: 'WARN',
       ...env,
     },

@@ -16,8 +16,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { getCampaign } from '../src/campaign/client/campaigns';
-import type { CampaignSubject } from '../src/campaign/contracts/campaign';
+import { getCampaign } from '@avatar-pipeline/client/campaign/campaigns';
+import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { csvLine, loadManifestFile } from '../src/campaign/manifest';
 import type { Client } from '@temporalio/client';
 import { bounds, type Scale } from './campaign-scale';
@@ -29,7 +29,7 @@ import {
   startCampaignWorker,
   type Context,
 } from './campaign-scenarios';
-import { freshSimulator, OWN_BIN } from './campaign-stack';
+import { freshSimulator, OWN_BIN, stackBlobDir, stackBlobStore } from './campaign-stack';
 import { runCli } from './cli-process';
 
 /** Temporal warns about a run's history past this many events. */
@@ -213,7 +213,7 @@ async function oneCampaign(context: Context, scale: Scale, options: ScaleRunOpti
   const b = bounds(scale);
   const sim = await freshSimulator(simulatorOptions(scale));
   const on = await startCampaignWorker(at, sim);
-  const manifestDir = path.join(context.stack.dir, 'campaigns');
+  const store = stackBlobStore(context.stack);
   const loadBefore = loadLine();
   try {
     const read = Date.now();
@@ -233,9 +233,7 @@ async function oneCampaign(context: Context, scale: Scale, options: ScaleRunOpti
     const sampling = (async () => {
       while (running) {
         await timed(client, started, async () => {
-          const progress = await getCampaign(context.stack.client, campaign.campaignId, {
-            manifestDir,
-          }).progress();
+          const progress = await getCampaign(context.stack.client, campaign.campaignId, { store }).progress();
           client.runs.push(progress.run);
         });
         if (client.runs.length < client.ms.length) client.runs.push(client.runs.at(-1) ?? 0);
@@ -246,7 +244,7 @@ async function oneCampaign(context: Context, scale: Scale, options: ScaleRunOpti
       if (!(options.cliEveryS > 0)) return;
       while (running) {
         await delay(options.cliEveryS * 1000);
-        if (running) await timed(cli, started, () => cliStatus(context, campaign.campaignId, manifestDir));
+        if (running) await timed(cli, started, () => cliStatus(context, campaign.campaignId));
       }
     })();
     const log = setInterval(() => {
@@ -341,17 +339,12 @@ function nearRunBoundaries(l: Latencies): { near: number[]; away: number[] } {
 }
 
 /** `avatar-pipeline campaigns status <id>` as a user runs it: a process of its own; fails unless it exits 0. */
-export function cliStatus(
-  context: Context,
-  campaignId: string,
-  manifestDir: string,
-  bin: string = OWN_BIN,
-): Promise<void> {
+export function cliStatus(context: Context, campaignId: string, bin: string = OWN_BIN): Promise<void> {
   return runCli(bin, ['campaigns', 'status', campaignId], {
     ...process.env,
     TEMPORAL_ADDRESS: context.stack.server.address,
     TEMPORAL_NAMESPACE: context.stack.server.namespace,
-    CAMPAIGN_DIR: manifestDir,
+    BLOB_DIR: stackBlobDir(context.stack),
     LOG_LEVEL: 'WARN',
   });
 }

@@ -31,9 +31,9 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startCampaign, type CampaignHandle } from '../src/campaign/client/campaigns';
-import type { CampaignSubject } from '../src/campaign/contracts/campaign';
-import { campaignShare, type CampaignShare } from '../src/campaign/contracts/campaign-share';
+import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
+import { campaignShare, type CampaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import type { RunningSimulator } from '../src/simulator';
 import { numberArg } from './campaign';
@@ -45,7 +45,7 @@ import {
   type CampaignWorker,
   type Context,
 } from './campaign-scenarios';
-import { freshSimulator, startStack } from './campaign-stack';
+import { freshSimulator, stackBlobStore, startStack } from './campaign-stack';
 
 const STYLES_OF = { A: [3, 5, 7], B: [8, 11, 12] } as const;
 type Tenant = keyof typeof STYLES_OF;
@@ -99,7 +99,7 @@ async function runPhase(
   const launch = (tenant: Tenant, k: number): Promise<CampaignHandle> =>
     startCampaign(stack.client, subjectsOf(tenant, k), {
       ...on.placement,
-      manifestDir: path.join(stack.dir, 'campaigns'),
+      store: stackBlobStore(stack),
       share: phase.share(tenant, k),
       options: { polling: scaled(scale).polling, ...windowOptions({ kind: 'auto' }, scale) },
     });

@@ -14,8 +14,9 @@
  *        [--baseline <checkout, built> --baseline-label "before, f1e5112"]
  *
  * With --baseline the same campaign first runs on that checkout's campaign workflow, stand-in and
- * activities (its dist/ and test/workflows/), on the same server, and the figures are printed side
- * by side.
+ * activities (its dist/, packages/client/dist/ and test/workflows/), on the same server, and the
+ * figures are printed side by side. The baseline must keep campaign manifests in the blob store too
+ * (a checkout from that change on).
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,9 +25,10 @@ import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type * as CampaignActivitiesModule from '../src/campaign/activities';
-import type * as CampaignsModule from '../src/campaign/client/campaigns';
-import type { CampaignSubject } from '../src/campaign/contracts/campaign';
+import type * as CampaignsModule from '@avatar-pipeline/client/campaign/campaigns';
+import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 import { findPackageRoot } from '../src/config/package-root';
 import { percentile } from './campaign-at-scale';
 import { loadLine } from './campaign-scenarios';
@@ -119,9 +121,9 @@ async function measure(
     path.join(build.root, 'dist/src/campaign/activities.js')
   )) as typeof CampaignActivitiesModule;
   const { startCampaign, getCampaign } = (await import(
-    path.join(build.root, 'dist/src/campaign/client/campaigns.js')
+    path.join(build.root, 'packages/client/dist/campaign/campaigns.js')
   )) as typeof CampaignsModule;
-  const manifestDir = path.join(stack.dir, `campaigns-${build.label.replace(/[^A-Za-z0-9]+/g, '-')}`);
+  const store = new FsBlobStore(path.join(stack.dir, `blobs-${build.label.replace(/[^A-Za-z0-9]+/g, '-')}`));
   const taskQueue = `history-${Date.now()}`;
   const connection = await NativeConnection.connect({ address: stack.server.address });
   try {
@@ -134,7 +136,7 @@ async function measure(
         logger: new DefaultLogger('WARN'),
       }),
       activities: {
-        ...createCampaignActivities({ manifestDir }),
+        ...createCampaignActivities({ store }),
         // A campaign asks at start whether anything is subscribed to its webhooks: here nothing is.
         webhookSubscribed: async () => ({ subscribed: false }),
       },
@@ -155,7 +157,7 @@ async function measure(
     const { summary, campaignId } = await worker.runUntil(async () => {
       const campaign = await startCampaign(stack.client, subjects, {
         ...placementFrom({ taskQueue }),
-        manifestDir,
+        store,
         pipelineWorkflowType: 'standInPipeline',
         options: { maxInFlight: 200, ...(subjectsPerRun ? { subjectsPerRun } : {}) },
       });
@@ -164,7 +166,7 @@ async function measure(
         while (running) {
           const startMs = Date.now();
           const t = performance.now();
-          const failed = await getCampaign(stack.client, campaign.campaignId, { manifestDir })
+          const failed = await getCampaign(stack.client, campaign.campaignId, { store })
             .progress()
             .then(
               () => false,

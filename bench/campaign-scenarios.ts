@@ -9,11 +9,11 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startCampaign, type CampaignHandle } from '../src/campaign/client/campaigns';
+import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
-import type { CampaignOptions, CampaignSubject } from '../src/campaign/contracts/campaign';
+import type { CampaignOptions, CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { DEFAULT_WINDOW_TUNING } from '../src/campaign/workflows/window-controller';
-import { campaignShare } from '../src/campaign/contracts/campaign-share';
+import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import type { RunningSimulator, SimulatorStats, StartSimulatorOptions } from '../src/simulator';
@@ -28,7 +28,14 @@ import {
   type Scale,
 } from './campaign-scale';
 import { startBenchWorker } from './bench-worker';
-import { freshSimulator, RateSampler, startStack, type Stack, type WorkerProcess } from './campaign-stack';
+import {
+  freshSimulator,
+  RateSampler,
+  stackBlobStore,
+  startStack,
+  type Stack,
+  type WorkerProcess,
+} from './campaign-stack';
 
 export interface Context {
   stack: Stack;
@@ -139,7 +146,7 @@ export function launchCampaign(
     ...on.placement,
     // Each campaign its own tenant: the scenarios compare campaigns that share nothing but the quota.
     share: campaignShare(`bench-${prefix}-${Date.now()}`),
-    manifestDir: path.join(context.stack.dir, 'campaigns'),
+    store: stackBlobStore(context.stack),
     options: { polling: scaled(context.scale).polling, ...windowOptions(window, context.scale), ...extra },
   });
 }

@@ -13,6 +13,8 @@ import { Client, Connection } from '@temporalio/client';
 import { startDevServer, type DevServer } from '../dev/devserver';
 import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../src/simulator';
 import { stopOnSignal } from './stop-on-signal';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 
 export interface Stack {
   dir: string;
@@ -208,4 +210,14 @@ export class RateSampler {
     const stats = this.sim.stats();
     this.samples.push({ at: Date.now(), total: stats.requests.total, limited: stats.rateLimited });
   }
+}
+
+/** BLOB_DIR of the stack's worker processes: where starters store campaign manifests for them. */
+export function stackBlobDir(stack: Pick<Stack, 'dir'>): string {
+  return path.join(stack.dir, 'blobs');
+}
+
+/** The blob store the stack's workers read, for starting campaigns on them. */
+export function stackBlobStore(stack: Pick<Stack, 'dir'>): BlobStore {
+  return new FsBlobStore(stackBlobDir(stack));
 }

@@ -19,7 +19,11 @@
  */
 import path from 'node:path';
 import * as product from '../src/campaign/workflows/window-controller';
-import type { WindowSample, WindowState, WindowTuning } from '../src/campaign/contracts/window-state';
+import type {
+  WindowSample,
+  WindowState,
+  WindowTuning,
+} from '@avatar-pipeline/client/contracts/campaign/window-state';
 import { numberArg } from './campaign';
 
 interface Controller {

@@ -61,7 +61,6 @@ async function main(): Promise<void> {
   try {
     const sim = await freshSimulator(simulatorOptions(scale));
     const on = await startCampaignWorker(context, sim);
-    const manifestDir = path.join(context.stack.dir, 'campaigns');
     try {
       const campaign = await launchCampaign(context, on, scale.subjects, { kind: 'auto' });
       // The memo's progress appears with the campaign's first workflow task.
@@ -76,9 +75,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < samples; i++) {
         const order = i % 2 === 0 ? builds : [...builds].reverse();
         for (const build of order) {
-          build.status.push(
-            await timed(() => cliStatus(context, campaign.campaignId, manifestDir, build.bin)),
-          );
+          build.status.push(await timed(() => cliStatus(context, campaign.campaignId, build.bin)));
           build.help.push(await timed(() => runCli(build.bin, ['--help'])));
         }
       }

@@ -127,7 +127,7 @@ async function main(): Promise<void> {
       },
       callbacks: { privateHosts: [] },
       placement: placementFrom({ taskQueue: 'q' }),
-      campaigns: { dir: join(root, 'campaigns'), maxInFlight: 4 },
+      campaigns: { maxInFlight: 4 },
     },
     // Refused manifests never reach Temporal.
     client: {} as Client,

@@ -110,7 +110,7 @@ function benchConfig(providerUrl: string, taskQueue: string, imageRoot: string):
     api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: imageRoot, maxFileBytes: 1 },
     callbacks: { privateHosts: [] },
     placement: placementFrom({ taskQueue }),
-    campaigns: { dir: imageRoot, maxInFlight: 1 },
+    campaigns: { maxInFlight: 1 },
     worker: {
       maxConcurrentActivities: 10,
       maxConcurrentWorkflowTasks: 10,

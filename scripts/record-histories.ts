@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { startCampaign } from '../src/campaign/client/campaigns';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
+import { openBlobStore } from '@avatar-pipeline/client/storage/open-blob-store';
 import { pipelineDataConverter } from '../src/codec/data-converter';
 import type { EncryptionConfig } from '@avatar-pipeline/client/codec/encryption-keys';
 import {
@@ -323,7 +324,7 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
         ],
         {
           ...placementFrom({ taskQueue }),
-          manifestDir: config.campaigns!.dir,
+          store: openBlobStore(config.storage!),
           campaignId: `replay-${name}`,
           options: { maxInFlight: 2, polling: POLLING },
         },
@@ -345,7 +346,11 @@ function configFor(sim: RunningSimulator, taskQueue: string, context: RecordCont
     imageAccess: { roots: [path.dirname(context.selfies[0]!)], urlHosts: [] },
     api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: tmpdir(), maxFileBytes: 1 },
     callbacks: { privateHosts: [] },
-    campaigns: { dir: path.join(context.scratch, 'campaigns'), maxInFlight: 2 },
+    campaigns: { maxInFlight: 2 },
+    storage: {
+      target: { kind: 'fs', dir: path.join(context.scratch, 'blobs') },
+      s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+    },
     worker: {
       maxConcurrentActivities: 10,
       maxConcurrentWorkflowTasks: 10,

@@ -9,8 +9,8 @@
 export * from '@avatar-pipeline/client';
 
 // Batch campaigns: manifests, starting, steering and exporting.
-export { startCampaign, getCampaign, newCampaignId } from './campaign/client/campaigns';
-export type { CampaignHandle, StartCampaignOptions } from './campaign/client/campaigns';
+export { startCampaign, getCampaign, newCampaignId } from '@avatar-pipeline/client/campaign/campaigns';
+export type { CampaignHandle, StartCampaignOptions } from '@avatar-pipeline/client/campaign/campaigns';
 export {
   loadManifestFile,
   validateManifestText,
@@ -26,7 +26,7 @@ export type {
   CampaignSubject,
   CampaignSummary,
   SubjectSummary,
-} from './campaign/contracts/campaign';
+} from '@avatar-pipeline/client/contracts/campaign/campaign';
 
 // Configuration from the environment.
 export { loadConfig } from './config';

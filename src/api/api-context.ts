@@ -7,7 +7,7 @@ import { pipelineLinks, type PipelineLinks } from './links';
 import { offeredStylesCache } from '../operations/offered-styles';
 import type { LiveLists } from './live-lists';
 import type { ProgressHub } from './progress-hub';
-import type { TenantCampaignSettings } from '../campaign/contracts/campaign-share';
+import type { TenantCampaignSettings } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 
 export type ApiConfig = Pick<
   AppConfig,

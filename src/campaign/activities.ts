@@ -7,15 +7,20 @@ import {
   type ManifestEntry,
   type ManifestRef,
   type SubjectOutcome,
-} from './contracts/campaign';
+} from '@avatar-pipeline/client/contracts/campaign/campaign';
 import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
-import { CampaignManifestError, readCampaignSubjects } from './manifest-store';
+import {
+  CampaignManifestError,
+  readCampaignSubjects,
+  readCampaignSubjectsAt,
+} from '@avatar-pipeline/client/campaign/manifest-store';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 import { readProviderQueue, type ProviderQueueReading } from './provider-queue-signals';
 import { countOpenCampaigns } from './tenant-campaigns';
 
 export interface CampaignActivityDependencies {
-  /** CAMPAIGN_DIR: the only place manifests are read from. */
-  manifestDir: string;
+  /** The blob store (STORAGE_URL, else BLOB_DIR): starters store the campaigns' manifests there. */
+  store: BlobStore;
   /** Workflows this worker keeps cached (WORKER_MAX_CACHED_WORKFLOWS): what it can hold without replaying. */
   maxCachedWorkflows?: number;
   /** PROVIDER_MAX_RPS: the ceiling of the provider queue's rate limit. */
@@ -24,7 +29,7 @@ export interface CampaignActivityDependencies {
 
 /** Activities of the campaign workflow; they run on the pipeline task queue, not the provider's. */
 export function createCampaignActivities({
-  manifestDir,
+  store,
   maxCachedWorkflows,
   providerMaxRps,
 }: CampaignActivityDependencies) {
@@ -71,27 +76,24 @@ export function createCampaignActivities({
       manifest: ManifestRef;
       indexes: number[];
     }): Promise<ClosedChild[]> {
-      const children = await Promise.all(
-        input.indexes.map(async (index) => {
-          const [subject] = await readCampaignSubjects(input.manifest, manifestDir, index, 1);
-          if (!subject) throw new Error(`subject #${index} is missing from the campaign manifest`);
-          // An erased subject's pipeline was closed (and reported) before its line was erased.
-          return isErased(subject)
-            ? []
-            : [{ index, workflowId: subjectWorkflowId(input.campaignId, subject) }];
-        }),
-      );
-      return closedChildren(Context.current().client, children.flat());
+      const subjects = await readCampaignSubjectsAt(input.manifest, store, input.indexes);
+      const children = input.indexes.flatMap((index, i) => {
+        const subject = subjects[i];
+        if (!subject) throw new Error(`subject #${index} is missing from the campaign manifest`);
+        // An erased subject's pipeline was closed (and reported) before its line was erased.
+        return isErased(subject) ? [] : [{ index, workflowId: subjectWorkflowId(input.campaignId, subject) }];
+      });
+      return closedChildren(Context.current().client, children);
     },
 
-    /** A page of the campaign's subjects, read from the manifest file the starter stored. */
+    /** A page of the campaign's subjects, read from the manifest the starter stored. */
     async readCampaignSubjects(input: {
       manifest: ManifestRef;
       from: number;
       count: number;
     }): Promise<ManifestEntry[]> {
       try {
-        return await readCampaignSubjects(input.manifest, manifestDir, input.from, input.count);
+        return await readCampaignSubjects(input.manifest, store, input.from, input.count);
       } catch (err) {
         if (err instanceof CampaignManifestError) {
           throw ApplicationFailure.create({

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { CallRecord } from '@avatar-pipeline/client/provider/http-transport';
-import type { ProviderQueueReading } from './contracts/window-state';
+import type { ProviderQueueReading } from '@avatar-pipeline/client/contracts/campaign/window-state';
 
 export type { ProviderQueueReading };
 

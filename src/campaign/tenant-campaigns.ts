@@ -3,7 +3,7 @@ import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-defin
 
 /**
  * How many open campaigns share a fairness key (a tenant) on one task queue: the campaigns whose
- * start memo names it (src/campaign/client/campaigns.ts). Only campaigns on the same task queue
+ * start memo names it (packages/client/src/campaign/campaigns.ts). Only campaigns on the same task queue
  * share a provider queue and so a window; campaigns of the tenant elsewhere in the namespace
  * (another deployment, another queue) do not. The tenant's in-flight window is divided among them
  * (src/campaign/workflows/tenant-window.ts). Read from visibility, so a campaign started moments

@@ -41,7 +41,7 @@ export interface ApiLimits {
 export interface AppConfig {
   /** Where runs go: the task queues that starters use and workers poll, and ARCHIVE_AVATARS. */
   placement: RunPlacement;
-  /** Batch campaigns: where validated manifests are kept (CAMPAIGN_DIR) and the default window. */
+  /** Batch campaigns: the default window (CAMPAIGN_MAX_IN_FLIGHT); their manifests are kept in the blob store. */
   campaigns: StarterSettings['campaigns'];
   /** writeSettleMs: PROVIDER_WRITE_SETTLE_MS (activities default to 60 s when a hand-built config leaves it out). */
   provider: ProviderSettings;

@@ -3,7 +3,7 @@ import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-
 import { ModelIdAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import { RUN_WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { deletePrefix, pipelinePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
-import { eraseFromCampaigns } from '../campaign/client/erase-from-campaigns';
+import { eraseFromCampaigns } from '@avatar-pipeline/client/campaign/erase-from-campaigns';
 import { listPipelines, MAX_LIST_LIMIT } from '@avatar-pipeline/client/client/list-pipelines';
 import { getPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { eraseWebhookDeliveries } from './erase-webhook-deliveries';
@@ -47,14 +47,12 @@ export interface ForgetSubjectOptions {
   closeTimeoutMs?: number;
   /** Receives the audit line (no subject id, no personal data). */
   audit?: (entry: Record<string, unknown>) => void;
-  /** CAMPAIGN_DIR: the subject's lines are erased from the campaign manifests stored there (and open campaigns told). */
-  manifestDir?: string;
 }
 
 /**
  * Erases a person of one tenant (another tenant's subject of the same id is another person, left
  * whole): first from the tenant's campaigns (their stored manifest lines, and every open campaign
- * holding them is told, so none starts them afterwards; src/campaign/client/erase-from-campaigns.ts); then
+ * holding them is told, so none starts them afterwards; packages/client/src/campaign/erase-from-campaigns.ts); then
  * cancels their open runs (and waits for them to close, so no archive copy lands
  * after the delete), deletes their archived avatars (the subject's prefix) and their runs' uploaded
  * selfies, does the same for the runs under the subject's models that named no subject (their
@@ -77,9 +75,7 @@ export async function forgetSubject(
   const tenant = options.tenant ?? DEFAULT_TENANT;
   const prefix = subjectPrefix(tenant, subjectId);
   const subject = prefix.slice('subjects/'.length, -1);
-  const campaigns = options.manifestDir
-    ? await eraseFromCampaigns(client, options.manifestDir, tenant, subjectId)
-    : { lines: 0, campaignsTold: 0, pipelineIds: [] };
+  const campaigns = await eraseFromCampaigns(client, store, tenant, subjectId);
   const listed = await listPipelines(client, { tenant, subjectId, limit: MAX_LIST_LIMIT });
   const runs = [...listed, ...(await unlisted(client, campaigns.pipelineIds, listed))];
   const closeTimeoutMs = options.closeTimeoutMs ?? 60_000;

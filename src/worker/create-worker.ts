@@ -77,7 +77,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
       ...createClaimActivities(),
       ...createGrantedRateActivities(Runtime.instance().metricMeter),
       ...createCampaignActivities({
-        manifestDir: config.campaigns.dir,
+        store: blobStoreOf(options.config),
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
         providerMaxRps: config.worker.providerMaxRequestsPerSecond,
       }),

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
-import { startCampaign, type CampaignHandle } from '../../src/campaign/client/campaigns';
-import type { CampaignSubject, CampaignSummary } from '../../src/campaign/contracts/campaign';
+import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import type { CampaignSubject, CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { CHAOS_POLLING, FAST_SIZE, type ChaosSize } from '../chaos/harness/chaos-size';
 import { describeProviderLoad, expectExactCounts, subjectsOffCount } from '../chaos/harness/exact-counts';
 import {
@@ -85,7 +85,7 @@ describe('the production topology on a PostgreSQL-backed Temporal cluster', () =
       const campaignId = `cluster-campaign-${Date.now()}`;
       const campaign = await startCampaign(cluster.client, subjects, {
         ...placementFrom({ taskQueue: TASK_QUEUE }),
-        manifestDir: cluster.manifestDir,
+        store: cluster.store,
         campaignId,
         options: { maxInFlight: CAMPAIGN.maxInFlight, polling: CHAOS_POLLING },
       });

@@ -923,7 +923,6 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
       PROVIDER_API_KEY: 'sim-key',
       IMAGE_ROOTS: files.allowed,
       BLOB_DIR: path.join(path.dirname(files.allowed), 'blobs'),
-      CAMPAIGN_DIR: path.join(files.allowed, 'campaigns'),
       API_TOKENS: TOKEN,
       LOG_FORMAT: 'text',
     };

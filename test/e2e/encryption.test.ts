@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { connectClient } from '@avatar-pipeline/client/client/connect';
-import { startCampaign } from '../../src/campaign/client/campaigns';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import type { EncryptionConfig } from '@avatar-pipeline/client/codec/encryption-keys';
 import type { payloadsToJson } from '../../src/codec/payload-json';
@@ -16,7 +16,8 @@ import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
-import { testConfig } from '../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../helpers/pipeline-worker';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 import { mentions } from '../helpers/secret-scan';
 import { listWorkflowIds, showHistory, temporalCli, waitForListed } from '../helpers/temporal-cli';
 import {
@@ -48,7 +49,7 @@ describe('payload encryption end to end', () => {
   let taskQueue: string;
   let selfieDir: string;
   let selfies: string[];
-  let manifestDir: string;
+  let blobDir: string;
 
   let restoreNamespace: (() => void) | undefined;
 
@@ -69,12 +70,13 @@ describe('payload encryption end to end', () => {
     }
     sim = await startSimulator({ progression: { mode: 'wall', trainingMs: 500, generationMs: 300 } });
     const base = testConfig({ taskQueue, namespace, providerUrl: sim.url, imageRoots: [selfieDir] });
-    manifestDir = await makeScratchDir('encrypted-campaigns');
+    blobDir = await makeScratchDir('encrypted-blobs');
     worker = await PipelineWorkers.create({
       config: {
         ...base,
         temporal: { ...base.temporal, encryption },
-        campaigns: { dir: manifestDir, maxInFlight: 10 },
+        campaigns: { maxInFlight: 10 },
+        storage: fsStorage(blobDir),
       },
       connection: env.nativeConnection,
     });
@@ -155,7 +157,7 @@ describe('payload encryption end to end', () => {
       })),
       {
         ...placementFrom({ taskQueue }),
-        manifestDir,
+        store: new FsBlobStore(blobDir),
         options: { polling },
       },
     );

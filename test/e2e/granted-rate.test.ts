@@ -14,7 +14,8 @@ import { setProviderQueueRateLimit } from '../../src/operations/provider-queue-r
 import { loadConfig } from '../../src/config/load-config';
 import { createProviderWorker } from '../../src/worker/create-worker';
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
-import { createDevServerEnv, devServerUnderTest, uniqueName } from '../helpers/temporal-env';
+import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 import { fanOutTouches } from '../workflows/queue-rate-workflows';
 
 // TASK_QUEUE_TYPE_ACTIVITY
@@ -129,7 +130,11 @@ describe('the provider rate controller', () => {
       expect(await queueRate(providerQueue)).toBeCloseTo(view.rate, 5);
 
       // The campaigns' in-flight window reads the granted rate, not the ceiling (PROVIDER_MAX_RPS).
-      const campaignActivities = createCampaignActivities({ manifestDir: '.', providerMaxRps: 4 });
+      // No manifest is read: observing the queue touches no store.
+      const campaignActivities = createCampaignActivities({
+        store: new FsBlobStore(await makeScratchDir('granted-rate')),
+        providerMaxRps: 4,
+      });
       const observe = () => campaignActivities.observeProviderQueue({ providerTaskQueue: providerQueue });
       const reading: Awaited<ReturnType<typeof observe>> = await new MockActivityEnvironment(undefined, {
         client: env.client,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { startCampaign } from '../../src/campaign/client/campaigns';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { claimWorkflowId, DEFAULT_TENANT } from '@avatar-pipeline/client/contracts/workflow-ids';
@@ -10,6 +10,7 @@ import { startInProcessStack, type InProcessStack } from '../helpers/in-process-
 import { uniqueName } from '../helpers/temporal-env';
 import { apiCaller } from '../helpers/test-api';
 import { InputError } from '@avatar-pipeline/client/errors';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 
 const TOKEN = 'internal-ids-token-0123456789';
 /** The simulator's first order id: a fresh one hands out 1001, 1002, … */
@@ -82,7 +83,7 @@ describe('internal workflow ids (dev server, workers, simulator, API)', () => {
         [{ subjectId: 'u1', gender: 1, styles: [3], images: [selfie], mainImageIndex: 0, row: 2 }],
         {
           ...stack.config.placement,
-          manifestDir: stack.config.campaigns.dir,
+          store: new FsBlobStore(stack.blobDir),
           campaignId: `Provider-Claim:${new URL(stack.sim.url).host}:model:${FIRST_MODEL_ID + 1}`,
         },
       ),

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FastifyInstance } from 'fastify';
@@ -126,11 +126,12 @@ describe('object storage end to end (S3 backend)', () => {
     await s3?.stop();
   });
 
-  async function call(method: string, url: string, form?: FormData): Promise<Json> {
+  async function call(method: string, url: string, body?: FormData | object): Promise<Json> {
+    const json = body !== undefined && !(body instanceof FormData);
     const response = await fetch(`${base}${url}`, {
       method,
-      headers: { authorization: `Bearer ${TOKEN}` },
-      ...(form ? { body: form } : {}),
+      headers: { authorization: `Bearer ${TOKEN}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: json ? JSON.stringify(body) : body } : {}),
     });
     const text = await response.text();
     return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
@@ -194,6 +195,33 @@ describe('object storage end to end (S3 backend)', () => {
       const png = PNG.sync.read(Buffer.from(await archived.arrayBuffer()));
       expect(png.width).toBe(128);
     }
+  }, 120_000);
+
+  test('a campaign completes with only the bucket shared: the API stores its manifest there and the worker reads it', async () => {
+    // The worker cannot read the API's files, so the subjects generate from a model trained from uploads.
+    const trained = await finished(await start('campaign-model', '3'));
+    expect(trained.result.status).toBe('DONE');
+    const modelId = trained.result.modelId as number;
+    const started = await call('POST', '/v1/campaigns', {
+      campaignId: uniqueName('s3-campaign'),
+      subjects: ['c1', 'c2'].map((subjectId) => ({ subjectId, gender: 1, styles: [5, 7], modelId })),
+      options: { polling: FAST_POLLING },
+    });
+    expect(started.status).toBe(202);
+    const campaignId = started.body.campaignId as string;
+    const manifests = await keysUnder('e2e/campaigns/');
+    expect(manifests.filter((key) => key.endsWith('/manifest.json'))).toHaveLength(1);
+    expect(manifests.filter((key) => /\/subjects-[0-9a-f]{64}\.jsonl$/.test(key))).toHaveLength(1);
+
+    const summary = await env.client.workflow.getHandle(campaignId).result();
+    expect(summary).toMatchObject({ state: 'completed' });
+    const read = await call('GET', `/v1/campaigns/${campaignId}/summary`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ status: 'COMPLETED', total: 2, succeeded: 2, failed: 0 });
+    expect(read.body.subjects.map((s: { subjectId: string }) => s.subjectId).sort()).toEqual(['c1', 'c2']);
+    // Nothing of the campaign on the API's disk: no manifest, no campaign folder.
+    const apiSide = await readdir(apiFiles, { recursive: true }).catch(() => [] as string[]);
+    expect(apiSide.filter((name) => /campaign|\.jsonl$/.test(name))).toEqual([]);
   }, 120_000);
 
   test('the store down for 20 s mid-archive: every avatar archived once, none lost', async () => {

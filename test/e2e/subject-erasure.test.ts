@@ -5,6 +5,7 @@ import { generationWorkflowId, validateGenerationRequest } from '@avatar-pipelin
 import { startRunOnce } from '@avatar-pipeline/client/client/start-run';
 import type { GenerationWorkflowInput } from '@avatar-pipeline/client/contracts/model-runs';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { MANIFESTS_PREFIX } from '@avatar-pipeline/client/campaign/manifest-store';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';
 import { startInProcessStack, type InProcessStack } from '../helpers/in-process-stack';
 import { uniqueName } from '../helpers/temporal-env';
@@ -130,8 +131,10 @@ describe('erasing a campaign subject (dev server, workers, simulator, API, archi
     const stream = await events.text();
     expect(stream).toContain('event: result');
     unseen('events', stream);
-    for (const file of await filesUnder(stack.manifestDir)) unseen(`CAMPAIGN_DIR/${file.name}`, file.text);
-    expect((await filesUnder(stack.manifestDir)).some((f) => f.text.includes(erinSelfie))).toBe(true);
+    // Every version of the stored manifest: the one that named dave was deleted, not just superseded.
+    const manifests = await filesUnder(path.join(stack.blobDir, MANIFESTS_PREFIX));
+    for (const file of manifests) unseen(`blob store ${file.name}`, file.text);
+    expect(manifests.some((f) => f.text.includes(erinSelfie))).toBe(true);
     for (const url of [runUrl(dave.workflowId), `${runUrl(dave.workflowId)}/events`]) {
       // Temporal deletes in the background, within moments.
       let answer = await call('GET', url);

@@ -72,7 +72,6 @@ export async function startApiStack(
     PROVIDER_BASE_URL: sim.url,
     PROVIDER_API_KEY: 'sim-key',
     IMAGE_ROOTS: dir,
-    CAMPAIGN_DIR: path.join(dir, 'campaigns'),
     // Outside IMAGE_ROOTS: the API and workers refuse a blob store a selfie path could name.
     BLOB_DIR: await makeScratchDir(`${name}-blobs`),
     // The tests' runs poll the fast simulator every few hundred ms.

@@ -4,11 +4,13 @@ import {
   startCampaign,
   type CampaignHandle,
   type StartCampaignOptions,
-} from '../../src/campaign/client/campaigns';
-import type { CampaignSubject } from '../../src/campaign/contracts/campaign';
+} from '@avatar-pipeline/client/campaign/campaigns';
+import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { placementFrom, type RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
-import { testConfig } from './pipeline-worker';
+import { fsStorage, testConfig } from './pipeline-worker';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 import { uniqueName } from './temporal-env';
 
 export interface CampaignRigOptions {
@@ -16,7 +18,8 @@ export interface CampaignRigOptions {
   client: Client;
   providerUrl: string;
   imageRoots: string[];
-  manifestDir: string;
+  /** The blob store (a directory) the workers read campaign manifests from and starters write them to. */
+  blobDir: string;
   /** Task-queue-wide provider activity rate (PROVIDER_MAX_RPS). */
   maxRequestsPerSecond?: number;
   interceptors?: WorkerInterceptors;
@@ -46,7 +49,8 @@ export class CampaignRig {
           ? { providerMaxRequestsPerSecond: options.maxRequestsPerSecond }
           : {}),
       },
-      campaigns: { dir: options.manifestDir, maxInFlight: 10 },
+      campaigns: { maxInFlight: 10 },
+      storage: fsStorage(options.blobDir),
     };
     const workers = await PipelineWorkers.create({
       config,
@@ -56,17 +60,23 @@ export class CampaignRig {
     return new CampaignRig(options, workers, placement);
   }
 
+  /** The store campaigns are started with: the workers'. */
+  get store(): BlobStore {
+    return (this.#store ??= new FsBlobStore(this.options.blobDir));
+  }
+  #store: BlobStore | undefined;
+
   get taskQueue(): string {
     return this.placement.taskQueue;
   }
 
   start(
     subjects: CampaignSubject[],
-    options: Partial<Omit<StartCampaignOptions, 'taskQueue' | 'manifestDir'>> = {},
+    options: Partial<Omit<StartCampaignOptions, 'taskQueue' | 'store'>> = {},
   ): Promise<CampaignHandle> {
     return startCampaign(this.options.client, subjects, {
       ...this.placement,
-      manifestDir: this.options.manifestDir,
+      store: this.store,
       campaignId: uniqueName('test-campaign'),
       ...options,
     });

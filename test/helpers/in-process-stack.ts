@@ -6,7 +6,7 @@ import type { AppConfig } from '../../src/config/load-config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { uniqueBasePath } from './e2e-pipeline';
-import { testConfig } from './pipeline-worker';
+import { fsStorage, testConfig } from './pipeline-worker';
 import { writeSelfies } from './selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from './temporal-env';
 import { startTestApi } from './test-api';
@@ -43,10 +43,8 @@ export interface InProcessStack {
   selfies: { dir: string; files: string[] };
   /** A fresh directory inside the run's directory, holding the ones below. */
   scratch: string;
-  /** The filesystem blob store (BLOB_DIR: uploaded selfies, archived avatars), an image root. */
+  /** The filesystem blob store (BLOB_DIR: uploaded selfies, archived avatars, campaign manifests), an image root. */
   blobDir: string;
-  /** CAMPAIGN_DIR: campaign manifest copies. */
-  manifestDir: string;
   /** Closes the API, shuts the workers down (awaiting their run), stops the simulator, closes the env. */
   stop(): Promise<void>;
 }
@@ -68,7 +66,6 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
     const selfies = await writeSelfies(options.selfies, `${options.name}-`);
     const scratch = await makeScratchDir(options.name);
     const blobDir = path.join(scratch, 'blobs');
-    const manifestDir = path.join(scratch, 'campaigns');
     const sim = await startSimulator({
       basePath: uniqueBasePath(options.name),
       progression: {
@@ -91,12 +88,9 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
     const config: AppConfig = {
       ...base_,
       api: { ...base_.api, tokens: options.tokens, blobDir, ...options.api },
-      campaigns: { dir: manifestDir, maxInFlight: 4 },
+      campaigns: { maxInFlight: 4 },
       // As loadConfig fills it in: the API and the workers share one store, so uploads reach the runs.
-      storage: {
-        target: { kind: 'fs', dir: blobDir },
-        s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-      },
+      storage: fsStorage(blobDir),
     };
     const workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
     const running = workers.run();
@@ -110,7 +104,7 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
     stops.push(() => app.close());
-    return { env, sim, workers, app, base, config, selfies, scratch, blobDir, manifestDir, stop };
+    return { env, sim, workers, app, base, config, selfies, scratch, blobDir, stop };
   } catch (err) {
     await stop();
     throw err;

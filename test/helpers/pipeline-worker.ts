@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
@@ -44,7 +43,7 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
     },
     callbacks: options.callbacks ?? { privateHosts: [] },
     placement: placementFrom({ taskQueue: options.taskQueue, archiveAvatars: options.archiveAvatars }),
-    campaigns: { dir: path.resolve('.data/campaigns'), maxInFlight: 50 },
+    campaigns: { maxInFlight: 50 },
     worker: {
       maxConcurrentActivities: 50,
       maxConcurrentWorkflowTasks: 20,
@@ -92,4 +91,12 @@ export class SkippedClock {
   async sync(): Promise<void> {
     this.nowMs = await this.env.currentTimeMs();
   }
+}
+
+/** Storage settings of a filesystem blob store at `dir`, for a test's workers and starters to share. */
+export function fsStorage(dir: string): NonNullable<AppConfig['storage']> {
+  return {
+    target: { kind: 'fs', dir },
+    s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+  };
 }

@@ -1,8 +1,8 @@
 import { generationWorkflowId, trainingWorkflowId } from '@avatar-pipeline/client/client/model-runs';
 import { retryWorkflowId } from '@avatar-pipeline/client/client/retry-plan';
 import { pipelineWorkflowId } from '@avatar-pipeline/client/client/pipelines';
-import { campaignIdSchema } from '../../src/campaign/contracts/campaign';
-import { subjectWorkflowId } from '../../src/campaign/contracts/campaign-state';
+import { campaignIdSchema } from '@avatar-pipeline/client/contracts/campaign/campaign';
+import { subjectWorkflowId } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 import {
   claimWorkflowId,
   hasReservedPrefix,

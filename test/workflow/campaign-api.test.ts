@@ -8,7 +8,7 @@ import { startTraining } from '@avatar-pipeline/client/client/model-runs';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { CampaignRig, FAST_POLLING } from '../helpers/campaign-rig';
-import { testConfig } from '../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../helpers/pipeline-worker';
 import { writeSelfies } from '../helpers/selfie-files';
 import { openEventStream, type ReceivedEvent } from '../helpers/sse-client';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
@@ -28,7 +28,7 @@ describe('campaign routes of the starter API', () => {
   beforeAll(async () => {
     env = await createDevServerEnv();
     selfies = await writeSelfies(2, 'campaign-api-');
-    const manifestDir = await makeScratchDir('campaign-api');
+    const blobDir = await makeScratchDir('campaign-api');
     sim = await startSimulator({
       progression: { mode: 'wall', trainingMs: 150, generationMs: 150 },
       avatarsPerOrder: 2,
@@ -39,7 +39,7 @@ describe('campaign routes of the starter API', () => {
       client: env.client,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],
-      manifestDir,
+      blobDir,
     });
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -49,7 +49,8 @@ describe('campaign routes of the starter API', () => {
     const config = {
       ...base_,
       api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(selfies.dir, 'blobs') },
-      campaigns: { dir: manifestDir, maxInFlight: 4 },
+      campaigns: { maxInFlight: 4 },
+      storage: fsStorage(blobDir),
     };
     app = await createApiServer({
       config,

@@ -2,11 +2,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { createCampaignActivities } from '../../src/campaign/activities';
-import { startCampaign } from '../../src/campaign/client/campaigns';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { subjects } from '../helpers/campaign-rig';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { releaseChildStartsSignal } from '../workflows/hold-child-starts';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 
 /**
  * The race of a campaign cancelled while a subject's start is in flight, with the order forced:
@@ -16,14 +17,14 @@ import { releaseChildStartsSignal } from '../workflows/hold-child-starts';
  */
 describe('a campaign cancelled while a subject is starting', () => {
   let env: TestWorkflowEnvironment;
-  let manifestDir: string;
+  let store: FsBlobStore;
   const taskQueue = uniqueName('cancel-pending-start');
   /** How long the stand-in pipeline runs unless cancelled: far beyond what the test waits. */
   const PIPELINE_MS = 10 * 60_000;
 
   beforeAll(async () => {
     env = await createDevServerEnv();
-    manifestDir = await makeScratchDir('cancel-pending-start');
+    store = new FsBlobStore(await makeScratchDir('cancel-pending-start'));
   });
   afterAll(async () => env?.teardown());
 
@@ -38,14 +39,14 @@ describe('a campaign cancelled while a subject is starting', () => {
         logger: new DefaultLogger('WARN'),
       }),
       activities: {
-        ...createCampaignActivities({ manifestDir }),
+        ...createCampaignActivities({ store }),
         webhookSubscribed: async () => ({ subscribed: false }),
       },
     });
     await worker.runUntil(async () => {
       const campaign = await startCampaign(env.client, subjects(1, '/selfies/one.png', [3]), {
         ...placementFrom({ taskQueue }),
-        manifestDir,
+        store,
         campaignId: uniqueName('cancel-pending'),
         pipelineWorkflowType: 'slowStandInPipeline',
         options: { maxInFlight: 1, trainingDeadlineMs: PIPELINE_MS },

@@ -2,11 +2,12 @@ import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createCampaignActivities } from '../../src/campaign/activities';
-import { startCampaign, type CampaignHandle } from '../../src/campaign/client/campaigns';
-import type { CampaignOptions } from '../../src/campaign/contracts/campaign';
+import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import type { CampaignOptions } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { subjects } from '../helpers/campaign-rig';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { temporal } from '@temporalio/proto';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 
 const { EventType } = temporal.api.enums.v1;
 /**
@@ -24,13 +25,13 @@ const taskEvents = new Set<number>([
 
 describe('campaign history stays bounded (stand-in pipelines that finish at once)', () => {
   let env: TestWorkflowEnvironment;
-  let manifestDir: string;
+  let store: FsBlobStore;
   let workflowBundle: WorkflowBundle;
   const taskQueue = uniqueName('campaign-history');
 
   beforeAll(async () => {
     env = await createDevServerEnv();
-    manifestDir = await makeScratchDir('campaign-history');
+    store = new FsBlobStore(await makeScratchDir('campaign-history'));
     workflowBundle = await bundleWorkflowCode({
       workflowsPath: require.resolve('../workflows/campaign-stand-in'),
       logger: new DefaultLogger('WARN'),
@@ -46,7 +47,7 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
       taskQueue,
       workflowBundle,
       activities: {
-        ...createCampaignActivities({ manifestDir }),
+        ...createCampaignActivities({ store }),
         // A campaign asks at start whether anything is subscribed to its webhooks: here nothing is.
         webhookSubscribed: async () => ({ subscribed: false }),
       },
@@ -62,7 +63,7 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
   ) {
     const campaign = await startCampaign(env.client, subjects(count, '/selfies/one.png', [3, 5]), {
       ...placementFrom({ taskQueue }),
-      manifestDir,
+      store,
       campaignId: uniqueName('history'),
       pipelineWorkflowType,
       options,

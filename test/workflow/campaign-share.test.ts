@@ -1,8 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CampaignHandle } from '../../src/campaign/client/campaigns';
-import type { CampaignProgress } from '../../src/campaign/contracts/campaign';
-import { campaignShare } from '../../src/campaign/contracts/campaign-share';
+import type { CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import type { CampaignProgress } from '@avatar-pipeline/client/contracts/campaign/campaign';
+import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';
 import { writeSelfies } from '../helpers/selfie-files';
@@ -18,14 +18,14 @@ describe("campaign work carries the tenant's share", () => {
   let sim: RunningSimulator;
   let selfie: string;
   let imageRoot: string;
-  let manifestDir: string;
+  let blobDir: string;
 
   beforeAll(async () => {
     env = await createDevServerEnv();
     const selfies = await writeSelfies(1, 'campaign-share-selfies-');
     selfie = selfies.files[0]!;
     imageRoot = selfies.dir;
-    manifestDir = await makeScratchDir('campaign-share');
+    blobDir = await makeScratchDir('campaign-share');
   });
   afterEach(async () => sim?.stop());
   afterAll(async () => env?.teardown());
@@ -36,7 +36,7 @@ describe("campaign work carries the tenant's share", () => {
       client: env.client,
       providerUrl: sim.url,
       imageRoots: [imageRoot],
-      manifestDir,
+      blobDir,
     });
 
   test('the campaign and its pipelines are dispatched with the tenant as fairness key, its weight and priority', async () => {

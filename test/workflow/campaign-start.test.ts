@@ -1,12 +1,13 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startCampaign } from '../../src/campaign/client/campaigns';
-import { campaignShare } from '../../src/campaign/contracts/campaign-share';
-import type { CampaignSubject } from '../../src/campaign/contracts/campaign';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
+import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
+import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { subjects } from '../helpers/campaign-rig';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 
 /**
  * A campaign starts through the start path of every run (startRunOnce): no worker is needed to see
@@ -14,21 +15,21 @@ import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/tempo
  */
 describe('starting a campaign', () => {
   let env: TestWorkflowEnvironment;
-  let manifestDir: string;
+  let store: FsBlobStore;
   let people: CampaignSubject[];
 
   beforeAll(async () => {
     env = await createDevServerEnv();
     const selfies = await writeSelfies(1, 'campaign-start-selfies-');
     people = subjects(2, selfies.files[0]!);
-    manifestDir = await makeScratchDir('campaign-start');
+    store = new FsBlobStore(await makeScratchDir('campaign-start'));
   });
   afterAll(async () => env?.teardown());
 
   const start = (campaignId: string, taskQueue: string) =>
     startCampaign(env.client, people, {
       ...placementFrom({ taskQueue }),
-      manifestDir,
+      store,
       campaignId,
       // The operator's choice (the CLI's --priority): callers of the API cannot choose a priority.
       share: campaignShare('default', undefined, { priorityKey: 2 }),
@@ -55,7 +56,11 @@ describe('starting a campaign', () => {
       total: 2,
       fairnessKey: 'default',
       tenant: 'default',
-      manifest: { path: expect.stringContaining(manifestDir), sha256: expect.any(String), total: 2 },
+      manifest: {
+        key: expect.stringMatching(/^campaigns\/default\..+\/manifest\.json$/),
+        sha256: expect.any(String),
+        total: 2,
+      },
     });
     expect(await description.staticSummary()).toBe('Campaign of 2 subjects, 3 at a time');
   });

@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CampaignHandle } from '../../src/campaign/client/campaigns';
+import type { CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';
@@ -27,14 +27,14 @@ describe('campaigns on the dev server', () => {
   let sim: RunningSimulator;
   let selfie: string;
   let imageRoot: string;
-  let manifestDir: string;
+  let blobDir: string;
 
   beforeAll(async () => {
     env = await createDevServerEnv();
     const selfies = await writeSelfies(1, 'campaign-selfies-');
     selfie = selfies.files[0]!;
     imageRoot = selfies.dir;
-    manifestDir = await makeScratchDir('campaigns');
+    blobDir = await makeScratchDir('campaigns');
   });
   beforeEach(async () => {
     sim = await startSimulator({
@@ -53,7 +53,7 @@ describe('campaigns on the dev server', () => {
       client: env.client,
       providerUrl: sim.url,
       imageRoots: [imageRoot],
-      manifestDir,
+      blobDir,
       ...(maxRequestsPerSecond ? { maxRequestsPerSecond } : {}),
     });
 

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
-import path from 'node:path';
-import { startCampaign } from '../../src/campaign/client/campaigns';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import {
@@ -445,8 +444,8 @@ describe('campaign webhook events on the dev server', () => {
     await w.runUntil(async () => {
       const campaign = await startCampaign(env.client, subjects(3, selfies.files[0]!), {
         ...placementFrom({ taskQueue }),
-        // Where testConfig's workers read manifests.
-        manifestDir: path.resolve('.data/campaigns'),
+        // The workers' blob store (testConfig's: the first image root), where they read manifests.
+        store: new FsBlobStore(storeDir),
         campaignId: uniqueName('webhook-campaign'),
         options: { maxInFlight: 2, fixedWindow: true, polling: FAST_POLLING },
       });

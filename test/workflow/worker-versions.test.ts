@@ -2,13 +2,14 @@ import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { temporal } from '@temporalio/proto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startCampaign } from '../../src/campaign/client/campaigns';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import type { AppConfig } from '../../src/config/load-config';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { subjects } from '../helpers/campaign-rig';
-import { testConfig } from '../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../helpers/pipeline-worker';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 
@@ -45,7 +46,7 @@ describe('worker deployment versions on the dev server', () => {
 
   test('pipelines stay on the version they started on; a campaign moves at its continue-as-new', async () => {
     const selfies = await writeSelfies(1, 'versions-selfies-');
-    const manifestDir = await makeScratchDir('versions-campaigns');
+    const blobDir = await makeScratchDir('versions-blobs');
     const taskQueue = uniqueName('versions');
     const placement = placementFrom({ taskQueue });
     const deploymentName = uniqueName('avatar-pipeline');
@@ -56,7 +57,8 @@ describe('worker deployment versions on the dev server', () => {
       const config: AppConfig = {
         ...base,
         placement,
-        campaigns: { dir: manifestDir, maxInFlight: 1 },
+        campaigns: { maxInFlight: 1 },
+        storage: fsStorage(blobDir),
         worker: { ...base.worker, deployment: { name: deploymentName, buildId } },
       };
       const workers = await PipelineWorkers.create({ config, connection: env.nativeConnection });
@@ -90,7 +92,7 @@ describe('worker deployment versions on the dev server', () => {
     );
     const campaign = await startCampaign(env.client, subjects(2, selfies.files[0]!, [3]), {
       ...placement,
-      manifestDir,
+      store: new FsBlobStore(blobDir),
       campaignId: uniqueName('versions-campaign'),
       options: { maxInFlight: 1, polling: POLLING },
     });

@@ -7,17 +7,11 @@
  * optional peer dependencies): apps that never hand over bytes neither install nor bundle it.
  */
 import type { SelfieStore } from './client/selfie-bytes';
-import { ConfigError } from './config/config-error';
 import { envSchema } from './config/env-schema';
 import { parseEnvOf } from './config/parse-env';
-import { openBlobStore } from './storage/open-blob-store';
-import {
-  StorageSettingsError,
-  storageSettingsFromEnv,
-  type StorageSettings,
-} from './storage/storage-settings';
+import { openBlobStoreFromEnv } from './storage/env-blob-store';
 
-const selfieStoreEnv = envSchema.pick({ STORAGE_URL: true, BLOB_DIR: true, SELFIE_RETENTION: true });
+const selfieStoreEnv = envSchema.pick({ SELFIE_RETENTION: true });
 
 /** The store the client writes selfie bytes to; close it once the client is done. */
 export interface OpenedSelfieStore extends SelfieStore {
@@ -38,7 +32,7 @@ export function openSelfieStore(
   cwd = process.cwd(),
 ): OpenedSelfieStore {
   const e = parseEnvOf(selfieStoreEnv, env);
-  const store = openStore(settingsOf(env, e.BLOB_DIR, cwd));
+  const store = openBlobStoreFromEnv(env, cwd);
   return {
     location: store.location,
     put: (key, body, contentType) => store.put(key, body, contentType),
@@ -46,31 +40,6 @@ export function openSelfieStore(
     deleteUploadsAfterTraining: e.SELFIE_RETENTION.kind === 'after-training',
     close: () => store.close(),
   };
-}
-
-function settingsOf(env: NodeJS.ProcessEnv, blobDir: string, cwd: string): StorageSettings {
-  try {
-    return storageSettingsFromEnv(env, blobDir, cwd);
-  } catch (err) {
-    if (err instanceof StorageSettingsError) throw new ConfigError(err.issues);
-    throw err;
-  }
-}
-
-function openStore(settings: StorageSettings): ReturnType<typeof openBlobStore> {
-  try {
-    return openBlobStore(settings);
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' || !String(err).includes('@aws-sdk/'))
-      throw err;
-    throw new ConfigError([
-      {
-        variable: 'STORAGE_URL',
-        reason:
-          'an s3:// store needs the optional peers @aws-sdk/client-s3 and @aws-sdk/s3-request-presigner installed',
-      },
-    ]);
-  }
 }
 
 export type { SelfieStore, SelfieInput } from './client/selfie-bytes';

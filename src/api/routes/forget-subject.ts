@@ -57,7 +57,6 @@ export function registerForgetSubjectRoute(app: FastifyInstance, ctx: ApiContext
     handler: (request) =>
       forgetSubject(ctx.client, ctx.store, request.params.subjectId, {
         tenant: request.caller.tenant,
-        manifestDir: ctx.config.campaigns.dir,
         audit: (entry) => request.log.info(entry, 'subject erased'),
       }),
   });

@@ -8,7 +8,7 @@ import { wantsEventStream } from '../../api/event-stream';
 import { LIVE_LIST_DESCRIPTION } from '../../api/live-lists';
 import { BEARER_SCHEME } from '../../api/openapi';
 import { stateOfStatus } from '../../api/pipeline-view';
-import { listCampaignPage } from '../client/list-campaigns';
+import { listCampaignPage } from '@avatar-pipeline/client/campaign/list-campaigns';
 import { campaignListSchema } from './schemas';
 
 /** What nextCursor looks like: a tag of the listing's query, a dot, Temporal's page token (base64url). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_MANIFEST_BYTES } from '../manifest';
-import { campaignIdSchema } from '../contracts/campaign';
+import { campaignIdSchema } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { campaignJsonStartSchema } from './schemas';
 import { strip } from '../../api/pipeline-request-docs';
 

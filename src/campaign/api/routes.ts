@@ -15,7 +15,7 @@ import {
   type ManifestValidation,
 } from '../manifest';
 import { manifestModelCheck } from '../manifest/model-check';
-import { getCampaign, startCampaign, type CampaignHandle } from '../client/campaigns';
+import { getCampaign, startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { runOfTenant } from '@avatar-pipeline/client/client/tenant-runs';
 import {
   campaignIdSchema,
@@ -25,7 +25,7 @@ import {
   type OperatorCampaignOption,
   type FinalLedger,
   type CampaignProgress,
-} from '../contracts/campaign';
+} from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { ApiError, errorBodySchema, MAX_LISTED_ISSUES } from '../../api/api-error';
 import {
   campaignJsonStartSchema,
@@ -35,7 +35,7 @@ import {
   campaignSummarySchema,
 } from './schemas';
 import type { ApiContext } from '../../api/api-context';
-import { campaignShare } from '../contracts/campaign-share';
+import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import {
   END_EVENT_ID,
   lastEventIdSchema,
@@ -50,6 +50,7 @@ import { providerOfTenant } from '../../api/provider-read';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { registerListCampaignsRoute } from './list-campaigns-route';
+import { exportResults } from '../export-results';
 
 const MANIFEST_FIELD = 'manifest';
 
@@ -87,7 +88,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
     resultsJsonl: `/v1/campaigns/${encodeURIComponent(id)}/results.jsonl`,
     events: `/v1/campaigns/${encodeURIComponent(id)}/events`,
   });
-  const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { manifestDir: campaigns.dir });
+  const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { store: ctx.store });
 
   registerListCampaignsRoute(app, ctx);
 
@@ -139,7 +140,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         const campaign = await startCampaign(ctx.client, validation.subjects, {
           ...placement,
           tenant: request.caller.tenant,
-          manifestDir: campaigns.dir,
+          store: ctx.store,
           defaultMaxInFlight: campaigns.maxInFlight,
           ...(form.options ? { options: form.options } : {}),
           ...(form.campaignId ? { campaignId: form.campaignId } : {}),
@@ -321,7 +322,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
         return reply
           .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
           .header('content-disposition', `attachment; filename="${request.params.id}-results.${format}"`)
-          .send(Readable.from(campaign.exportResults(format)));
+          .send(Readable.from(exportResults(campaign.resultRows(), format)));
       },
     });
   }

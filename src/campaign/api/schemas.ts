@@ -8,7 +8,7 @@ import {
   type CampaignSummary,
   type SubjectCounts,
   type SubjectSummary,
-} from '../contracts/campaign';
+} from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { answering } from '../../api/contract-schema';
 import { MAX_LISTED_ISSUES } from '../../api/api-error';
 import { MAX_MANIFEST_ROWS } from '../manifest';

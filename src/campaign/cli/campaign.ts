@@ -1,15 +1,22 @@
+import { openBlobStoreFromEnv } from '@avatar-pipeline/client/storage/env-blob-store';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { describeIssue, loadManifestFile, ManifestError, type ModelCheck } from '../manifest';
-import { startCampaign, type CampaignHandle } from '../client/campaigns';
+import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { manifestModelCheck } from '../manifest/model-check';
 import { askOfferedStyles } from '../../operations/offered-styles';
 import { connectClient } from '@avatar-pipeline/client/client/connect';
 import { tenantOption } from '../../cli/tenant-flag';
-import type { CampaignOptions, OperatorCampaignOption } from '../contracts/campaign';
-import { campaignShare, type OperatorCampaignChoice } from '../contracts/campaign-share';
+import type {
+  CampaignOptions,
+  OperatorCampaignOption,
+} from '@avatar-pipeline/client/contracts/campaign/campaign';
+import {
+  campaignShare,
+  type OperatorCampaignChoice,
+} from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import { DEFAULT_TENANT, tenantSettingsOf } from '../../config/tenants';
 import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '@avatar-pipeline/client/config/starter-settings';
@@ -20,6 +27,7 @@ import { EXIT } from '../../cli/exit-codes';
 import { rootMessage } from '../../cli/root-message';
 import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '@avatar-pipeline/client/errors';
+import { exportResults } from '../export-results';
 
 export interface CampaignCommandOptions {
   /** --tenant (commander fills in `default`). */
@@ -133,11 +141,12 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
   }
 
   const client = await connectClient(settings.temporal);
+  const store = openBlobStoreFromEnv();
   try {
     const campaign = await startCampaign(client, validation.subjects, {
       ...settings.placement,
       ...(options.tenant ? { tenant: options.tenant } : {}),
-      manifestDir: settings.campaigns.dir,
+      store,
       defaultMaxInFlight: settings.campaigns.maxInFlight,
       options: campaignOptions,
       share,
@@ -174,6 +183,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     else writeLines(process.stdout, summarize(summary));
     return summary.failed + summary.partial + summary.cancelled === 0 ? EXIT.ok : EXIT.failed;
   } finally {
+    store.close();
     await client.connection.close();
   }
 }
@@ -231,7 +241,10 @@ function watch(campaign: CampaignHandle, view: CampaignView) {
 
 async function writeResults(campaign: CampaignHandle, file: string): Promise<void> {
   const out = createWriteStream(file);
-  for await (const chunk of campaign.exportResults(file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl')) {
+  for await (const chunk of exportResults(
+    campaign.resultRows(),
+    file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl',
+  )) {
     if (!out.write(chunk)) await once(out, 'drain');
   }
   out.end();

@@ -1,14 +1,16 @@
+import { openBlobStoreFromEnv } from '@avatar-pipeline/client/storage/env-blob-store';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { loadStarterSettings } from '@avatar-pipeline/client/config/starter-settings';
-import { getCampaign, type CampaignHandle } from '../client/campaigns';
+import { getCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { connectClient } from '@avatar-pipeline/client/client/connect';
 import { describeCampaignProgress, formatEta, summarize } from './view';
 import { EXIT } from '../../cli/exit-codes';
 import { reportCampaignError } from './campaign-errors';
 import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '@avatar-pipeline/client/errors';
+import { exportResults } from '../export-results';
 
 /** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */
 export function registerCampaignsCommand(program: Command): void {
@@ -88,7 +90,7 @@ export function registerCampaignsCommand(program: Command): void {
         if (options.format !== 'csv' && options.format !== 'jsonl')
           throw InputError.field('--format', `"${options.format}" must be csv or jsonl`);
         const out = options.out ? createWriteStream(options.out) : process.stdout;
-        for await (const chunk of campaign.exportResults(options.format)) {
+        for await (const chunk of exportResults(campaign.resultRows(), options.format)) {
           if (!out.write(chunk)) await once(out, 'drain');
         }
         if (out !== process.stdout) {
@@ -121,9 +123,11 @@ async function withCampaign(
   try {
     const settings = loadStarterSettings();
     const client = await connectClient(settings.temporal);
+    const store = openBlobStoreFromEnv();
     try {
-      process.exitCode = await body(getCampaign(client, campaignId, { manifestDir: settings.campaigns.dir }));
+      process.exitCode = await body(getCampaign(client, campaignId, { store }));
     } finally {
+      store.close();
       await client.connection.close();
     }
   } catch (err) {

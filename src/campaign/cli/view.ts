@@ -1,4 +1,4 @@
-import type { CampaignProgress, CampaignSummary } from '../contracts/campaign';
+import type { CampaignProgress, CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { progressBar } from '../../cli/live-view-frame';
 import { printable, writeLines } from '../../cli/printable';
 

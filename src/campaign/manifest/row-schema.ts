@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { genderSchema, orderIdSchema, stylesSchema } from '@avatar-pipeline/client/provider/request-schemas';
-import { subjectIdSchema } from '../contracts/campaign';
+import { subjectIdSchema } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { MAX_SELFIES, MAX_STYLES } from '@avatar-pipeline/client/contracts/limits';
 
 /** The manifest's columns (CSV header names or JSONL keys), matched without regard to case, _ or -. */

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 
-import type { CampaignSubject } from '../contracts/campaign';
+import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { generationInputSchema } from '@avatar-pipeline/client/contracts/model-runs';
 import { pipelineInputSchema } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { MAX_MANIFEST_BYTES, MAX_MANIFEST_ROWS } from './limits';

@@ -13,15 +13,15 @@ import {
   workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import type { CampaignSubject } from '../contracts/campaign';
+import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import type {
   CampaignInput,
   FinalLedger,
   CampaignProgress,
   CampaignSettings,
   CampaignState,
-} from '../contracts/campaign-state';
-import { isErased, subjectWorkflowId } from '../contracts/campaign-state';
+} from '@avatar-pipeline/client/contracts/campaign/campaign-state';
+import { isErased, subjectWorkflowId } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 import type { GenerationWorkflowInput } from '@avatar-pipeline/client/contracts/model-runs';
 import { PROGRESS_FEED_CAPACITY } from '@avatar-pipeline/client/contracts/progress-feed';
 import { pipelineStartAttributes } from '@avatar-pipeline/client/contracts/search-attributes';
@@ -40,7 +40,7 @@ import {
   retryCampaignUpdate,
   subjectEndedSignal,
   subjectsErasedSignal,
-} from '../contracts/definitions';
+} from '@avatar-pipeline/client/contracts/campaign/definitions';
 import type { PipelineWorkflowInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { CampaignLedger } from './ledger';
 import { failureOutcome } from './report';

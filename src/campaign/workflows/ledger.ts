@@ -4,8 +4,8 @@ import type {
   LedgerOutcomes,
   SubjectCounts,
   SubjectStatus,
-} from '../contracts/campaign-state';
-import { STATUS_CODES, statusOfCode } from '../contracts/campaign-state';
+} from '@avatar-pipeline/client/contracts/campaign/campaign-state';
+import { STATUS_CODES, statusOfCode } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 
 export type { SubjectOutcome };
 

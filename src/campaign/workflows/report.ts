@@ -8,10 +8,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { SubjectOutcome } from '../contracts/campaign-state';
-import { subjectEndedSignal } from '../contracts/definitions';
+import type { SubjectOutcome } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
+import { subjectEndedSignal } from '@avatar-pipeline/client/contracts/campaign/definitions';
 
-export { outcomeOfResult } from '../contracts/campaign-state';
+export { outcomeOfResult } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 
 /**
  * A campaign's pipeline tells the campaign how it ended, by a signal to the campaign's workflow

@@ -1,10 +1,15 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities';
-import { ERASED_SUBJECT, isErased, type ManifestEntry, type ManifestRef } from '../contracts/campaign-state';
+import {
+  ERASED_SUBJECT,
+  isErased,
+  type ManifestEntry,
+  type ManifestRef,
+} from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 
 const { readCampaignSubjects } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '1 minute',
-  // A worker that cannot see CAMPAIGN_DIR retries; after this the campaign fails with its message.
+  // A worker that cannot read the manifest from the blob store retries; after this the campaign fails with its message.
   scheduleToCloseTimeout: '10 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });

@@ -12,7 +12,7 @@
  * tenant's open campaigns is read with the queue's signals (an activity result, so replay sees the
  * same), and carried through continue-as-new with the window.
  */
-import type { WindowSample, WindowTuning } from '../contracts/window-state';
+import type { WindowSample, WindowTuning } from '@avatar-pipeline/client/contracts/campaign/window-state';
 
 export interface TenantShareOfWindow {
   /** The tenant's fairness weight. */

@@ -1,6 +1,6 @@
 import { condition, log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities';
-import type { ManifestRef, SubjectOutcome } from '../contracts/campaign-state';
+import type { ManifestRef, SubjectOutcome } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 
 const { findClosedChildren } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '5 minutes',

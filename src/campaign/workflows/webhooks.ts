@@ -1,5 +1,5 @@
 import { condition, sleep } from '@temporalio/workflow';
-import type { CampaignProgress } from '../contracts/campaign-state';
+import type { CampaignProgress } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 import { tenantOf } from '../../contracts/webhook-delivery';
 import { WebhookAnnouncer } from '../../../workflows/webhook-announcer';
 

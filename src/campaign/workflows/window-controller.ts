@@ -58,7 +58,7 @@ import type {
   WindowSample,
   WindowState,
   WindowTuning,
-} from '../contracts/window-state';
+} from '@avatar-pipeline/client/contracts/campaign/window-state';
 
 /** Answers between two readings; none when another process (or a restarted one) counted them. */
 export function answersBetween(

@@ -1,8 +1,15 @@
 import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { CampaignActivities } from '../activities';
 import { answersBetween, DEFAULT_WINDOW_TUNING, initialWindow, nextWindow } from './window-controller';
-import type { ProviderQueueReading, WindowState, WindowTuning } from '../contracts/window-state';
-import type { CampaignWindowSettings, CampaignWindowView } from '../contracts/campaign-state';
+import type {
+  ProviderQueueReading,
+  WindowState,
+  WindowTuning,
+} from '@avatar-pipeline/client/contracts/campaign/window-state';
+import type {
+  CampaignWindowSettings,
+  CampaignWindowView,
+} from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 import { campaignPart, tenantSample, tenantTuning, type TenantShareOfWindow } from './tenant-window';
 
 const { observeProviderQueue } = proxyActivities<CampaignActivities>({

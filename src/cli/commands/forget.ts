@@ -28,7 +28,6 @@ export function registerForgetCommand(program: Command): void {
         try {
           const report = await forgetSubject(pipelines.temporal, store, subjectId, {
             tenant: options.tenant,
-            manifestDir: config.campaigns.dir,
             // The audit line names the subject only by its hash.
             audit: (entry) => process.stderr.write(printableJson(entry, 0)),
           });

@@ -2,8 +2,9 @@ import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startCampaign, type CampaignHandle } from '../../../src/campaign/client/campaigns';
-import type { CampaignSubject, CampaignSummary } from '../../../src/campaign/contracts/campaign';
+import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
+import type { CampaignSubject, CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 import type { SimulatorOptions } from '../../../src/simulator';
 import { makeScratchDir, uniqueName } from '../../helpers/temporal-env';
@@ -38,7 +39,8 @@ export class ChaosStage {
     readonly temporal: ChaosTemporal,
     readonly provider: ChaosProvider,
     readonly selfies: { dir: string; files: string[] },
-    readonly manifestDir: string,
+    /** BLOB_DIR of the workers and the starter: campaign manifests (and archived avatars). */
+    readonly blobDir: string,
   ) {
     this.taskQueue = uniqueName(`chaos-${options.name}`);
   }
@@ -52,7 +54,7 @@ export class ChaosStage {
       await writeFile(file, syntheticSelfiePng(i + 1, 64));
       files.push(file);
     }
-    const manifestDir = await makeScratchDir(`chaos-${options.name}-campaigns`);
+    const blobDir = await makeScratchDir(`chaos-${options.name}-blobs`);
     const temporal =
       options.temporal === 'own' ? await ownTemporal(`chaos-${options.name}`) : await sharedTemporal();
     const provider = await ChaosProvider.start(`chaos-${options.name}`, {
@@ -63,7 +65,7 @@ export class ChaosStage {
       await temporal.close();
       throw err;
     });
-    return new ChaosStage(options, temporal, provider, { dir: selfiesDir, files }, manifestDir);
+    return new ChaosStage(options, temporal, provider, { dir: selfiesDir, files }, blobDir);
   }
 
   get size(): ChaosSize {
@@ -79,7 +81,7 @@ export class ChaosStage {
       PROVIDER_BASE_URL: this.provider.url,
       PROVIDER_API_KEY: 'sim-key',
       IMAGE_ROOTS: this.selfies.dir,
-      CAMPAIGN_DIR: this.manifestDir,
+      BLOB_DIR: this.blobDir,
       WORKER_SHUTDOWN_GRACE_MS: '5000',
       LOG_LEVEL: 'info',
       // The simulator acts on a write at once (scenarios with slow answers set their own), so a
@@ -132,7 +134,7 @@ export class ChaosStage {
   startCampaign(): Promise<CampaignHandle> {
     return startCampaign(this.temporal.client, this.subjects(), {
       ...placementFrom({ taskQueue: this.taskQueue }),
-      manifestDir: this.manifestDir,
+      store: new FsBlobStore(this.blobDir),
       campaignId: uniqueName(`chaos-${this.options.name}`),
       options: { maxInFlight: this.size.maxInFlight, polling: CHAOS_POLLING },
     });

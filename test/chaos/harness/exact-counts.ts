@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { CampaignSummary } from '../../../src/campaign/contracts/campaign';
+import type { CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import type { SimulatorStats } from '../../../src/simulator';
 import { AVATARS_PER_ORDER, type ChaosSize } from './chaos-size';
 

@@ -1,7 +1,7 @@
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { temporal } from '@temporalio/proto';
-import { startCampaign } from '../../../src/campaign/client/campaigns';
-import { campaignShare } from '../../../src/campaign/contracts/campaign-share';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
+import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { simulatorStatsSchema } from '../../../src/simulator/stats-schema';
@@ -62,7 +62,7 @@ export async function dispatchOrder(
       })),
       {
         ...placement,
-        manifestDir: cluster.manifestDir,
+        store: cluster.store,
         campaignId: `${taskQueue}-${label}`,
         share: campaignShare(`tenant-${label.toLowerCase()}`),
         options: { maxInFlight: SUBJECTS_PER_CAMPAIGN, polling: options.polling },

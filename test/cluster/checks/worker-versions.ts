@@ -1,6 +1,6 @@
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { temporal } from '@temporalio/proto';
-import { startCampaign } from '../../../src/campaign/client/campaigns';
+import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline, type PipelineHandle } from '@avatar-pipeline/client/client/pipelines';
 import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { type Cluster } from '../harness/cluster';
@@ -72,7 +72,7 @@ export async function checkWorkerVersions(
     })),
     {
       ...placement,
-      manifestDir: cluster.manifestDir,
+      store: cluster.store,
       campaignId: `${taskQueue}-campaign`,
       options: { maxInFlight: 1, polling: options.polling },
     },

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CampaignSummary } from '../../../src/campaign/contracts/campaign';
+import type { CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import type { OrderStats, SimulatorStats } from '../../../src/simulator';
 
 /** Activities whose provider calls write, and the messages that trace one of their attempts. */

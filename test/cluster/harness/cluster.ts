@@ -10,6 +10,8 @@ import { CHAOS_POLLING } from '../../chaos/harness/chaos-size';
 import { Postgres } from './postgres';
 import { ProcessGroup } from './process-group';
 import { createSchema, PACKAGE_ROOT, SERVER_VERSION, TemporalServer } from './temporal-server';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
+import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 
 const CLI_BIN = path.join(PACKAGE_ROOT, 'bin', 'avatar-pipeline.js');
 export const NAMESPACE = 'default';
@@ -77,12 +79,18 @@ export class Cluster {
     readonly temporalCli: string,
     readonly client: Client,
     readonly selfies: { dir: string; files: string[] },
-    readonly manifestDir: string,
+    /** BLOB_DIR of the API, the workers and the tests' starters: manifests, uploads, archived avatars. */
+    readonly blobDir: string,
     readonly simulatorUrl: string,
     private readonly simulator: ProcessGroup,
     readonly apiUrl: string,
     private readonly api: ProcessGroup,
   ) {}
+
+  /** The blob store campaigns are started with: the workers' and the API's. */
+  get store(): BlobStore {
+    return new FsBlobStore(this.blobDir);
+  }
 
   static async start(): Promise<Cluster> {
     // Under the system's temporary directory: the `postgres` user must be able to reach it.
@@ -118,8 +126,8 @@ export class Cluster {
       writeFileSync(file, syntheticSelfiePng(i + 1, 64));
       return file;
     });
-    const manifestDir = path.join(dir, 'campaigns');
-    mkdirSync(manifestDir);
+    const blobDir = path.join(dir, 'blobs');
+    mkdirSync(blobDir);
 
     const { process: simulator, url: simulatorUrl } = await startSimulatorProcess(
       'simulator',
@@ -136,7 +144,7 @@ export class Cluster {
       PROVIDER_TIMEOUT_MS,
       PROVIDER_WRITE_SETTLE_MS,
       IMAGE_ROOTS: selfiesDir,
-      CAMPAIGN_DIR: manifestDir,
+      BLOB_DIR: blobDir,
       // The operator's polling floor, lowered for the simulator's seconds-long orders: the API
       // refuses (422) a request polling faster than it, as the tests' requests do (CHAOS_POLLING).
       PROVIDER_POLL_MIN_INTERVAL_MS: String(CHAOS_POLLING.minIntervalMs),
@@ -172,7 +180,6 @@ export class Cluster {
         API_HOST: '127.0.0.1',
         API_PORT: String(apiPort),
         API_TOKENS: API_TOKEN,
-        BLOB_DIR: path.join(dir, 'blobs'),
       },
       cwd: PACKAGE_ROOT,
       logFile: path.join(logDir, 'api.log'),
@@ -184,7 +191,7 @@ export class Cluster {
       temporalCli,
       client,
       { dir: selfiesDir, files },
-      manifestDir,
+      blobDir,
       simulatorUrl,
       simulator,
       `http://127.0.0.1:${String(apiPort)}`,

@@ -43,7 +43,7 @@ describe('paths into the blob store, with the store inside an image root', () =>
         ...config,
         imageAccess: { ...config.imageAccess, excluded: [blobDir] },
         api: { ...config.api, tokens: [`acme:${ACME}`, `globex:${GLOBEX}`], blobDir },
-        campaigns: { dir: path.join(temporaryDirectory('blob-store-campaigns-'), 'c'), maxInFlight: 4 },
+        campaigns: { maxInFlight: 4 },
       },
       client: {
         workflow: { start: refuseStart, signalWithStart: refuseStart, execute: refuseStart },

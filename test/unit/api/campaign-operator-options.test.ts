@@ -23,7 +23,7 @@ describe('POST /v1/campaigns refuses the operator-only options', () => {
       config: {
         ...config,
         api: { ...config.api, tokens: [TOKEN], blobDir: path.join(root, 'blobs') },
-        campaigns: { dir: path.join(root, 'campaigns'), maxInFlight: 4 },
+        campaigns: { maxInFlight: 4 },
       },
       client: {} as Client,
       provider: { listStyles: () => Promise.resolve([{ id: 3, name: 'Oil', ready: true }]) } as never,

@@ -1,5 +1,5 @@
-import { aged, manifestRefOf, recordedProgress } from '../../../src/campaign/client/recorded-progress';
-import type { CampaignProgress } from '../../../src/campaign/contracts/campaign';
+import { aged, manifestRefOf, recordedProgress } from '@avatar-pipeline/client/campaign/recorded-progress';
+import type { CampaignProgress } from '@avatar-pipeline/client/contracts/campaign/campaign';
 
 const startedAt = '2026-11-28T08:00:00.000Z';
 const recordedAt = Date.parse(startedAt) + 600_000;

@@ -3,8 +3,8 @@ import {
   initialWindow,
   nextWindow,
 } from '../../../src/campaign/workflows/window-controller';
-import type { WindowSample, WindowState } from '../../../src/campaign/contracts/window-state';
-import { campaignShare } from '../../../src/campaign/contracts/campaign-share';
+import type { WindowSample, WindowState } from '@avatar-pipeline/client/contracts/campaign/window-state';
+import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import {
   campaignPart,
   tenantSample,

@@ -4,7 +4,11 @@ import {
   initialWindow,
   nextWindow,
 } from '../../../src/campaign/workflows/window-controller';
-import type { WindowSample, WindowState, WindowTuning } from '../../../src/campaign/contracts/window-state';
+import type {
+  WindowSample,
+  WindowState,
+  WindowTuning,
+} from '@avatar-pipeline/client/contracts/campaign/window-state';
 
 const tuning: WindowTuning = { ...DEFAULT_WINDOW_TUNING, cap: 200, initial: 10 };
 

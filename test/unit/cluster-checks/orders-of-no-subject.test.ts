@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CampaignSummary } from '../../../src/campaign/contracts/campaign-state';
+import type { CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 import type { OrderStats, SimulatorStats } from '../../../src/simulator';
 import { expectNoOrdersOfNoSubject, traceDuplicateWrites } from '../../cluster/checks/write-trace';
 

@@ -16,7 +16,7 @@ describe('starter settings: worked out once, the same for starters and workers',
       archiveAvatars: true,
       pollingBounds: { minIntervalMs: 5_000, maxIntervalMs: 3_600_000 },
     });
-    expect(settings.campaigns).toEqual({ dir: path.join(cwd, '.data/campaigns'), maxInFlight: 'auto' });
+    expect(settings.campaigns).toEqual({ maxInFlight: 'auto' });
     expect(settings.imageAccess).toEqual({
       roots: [cwd],
       urlHosts: [],
@@ -48,12 +48,12 @@ describe('starter settings: worked out once, the same for starters and workers',
   });
 
   it('is what the workers resolve too', () => {
-    const env = { TEMPORAL_TASK_QUEUE: 'tq', CAMPAIGN_DIR: 'manifests', CAMPAIGN_MAX_IN_FLIGHT: '7' };
+    const env = { TEMPORAL_TASK_QUEUE: 'tq', CAMPAIGN_MAX_IN_FLIGHT: '7' };
     const settings = loadStarterSettings(env, cwd);
     const config = loadConfig(env, cwd);
     expect(config.placement).toEqual(settings.placement);
     expect(config.campaigns).toEqual(settings.campaigns);
-    expect(config.campaigns).toEqual({ dir: path.join(cwd, 'manifests'), maxInFlight: 7 });
+    expect(config.campaigns).toEqual({ maxInFlight: 7 });
     expect(config.temporal).toEqual(settings.temporal);
   });
 });

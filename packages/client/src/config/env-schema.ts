@@ -16,8 +16,7 @@ export const DEFAULT_PROVIDER_TIMEOUT_MS = 30_000;
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** PROVIDER_POLL_MIN_INTERVAL_MS when unset: a run polls one order at most every 5 s. */
 export const DEFAULT_POLL_MIN_INTERVAL_MS = 5_000;
-/** CAMPAIGN_DIR and CAMPAIGN_MAX_IN_FLIGHT when unset. */
-export const DEFAULT_CAMPAIGN_DIR = '.data/campaigns';
+/** CAMPAIGN_MAX_IN_FLIGHT when unset. */
 /** `auto`: the campaign sizes its in-flight window from the provider's signals (src/campaign/workflows/window-controller.ts). */
 export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT: number | 'auto' = 'auto';
 /** Where `avatar-pipeline api` listens by default. */
@@ -309,9 +308,6 @@ export const envSchema = z.object({
   ).describe("Worker Deployment the workers belong to (the name Temporal's worker controller sets too)."),
   TEMPORAL_WORKER_BUILD_ID: optional(z.string().min(1).max(255)).describe(
     "This build's version within the deployment (e.g. the image tag). Unset: the workers are unversioned (local default).",
-  ),
-  CAMPAIGN_DIR: withDefault(z.string().min(1), DEFAULT_CAMPAIGN_DIR).describe(
-    'Where validated campaign manifests are kept; starters write there and workers read, so both must see it.',
   ),
   CAMPAIGN_MAX_IN_FLIGHT: withDefault(
     z.union([z.literal('auto'), positiveInt]),

@@ -20,8 +20,8 @@ export interface StarterSettings {
   temporal: TemporalConfig;
   /** Where runs go (TEMPORAL_TASK_QUEUE, PROVIDER_TASK_QUEUE) and whether they archive (ARCHIVE_AVATARS). */
   placement: RunPlacement;
-  /** CAMPAIGN_DIR (absolute), where manifests are stored, and CAMPAIGN_MAX_IN_FLIGHT, the default window. */
-  campaigns: { dir: string; maxInFlight: number | 'auto' };
+  /** CAMPAIGN_MAX_IN_FLIGHT, the default window (campaigns store their manifests in the blob store). */
+  campaigns: { maxInFlight: number | 'auto' };
   /**
    * IMAGE_ROOTS (absolute; default the working directory) and IMAGE_URL_HOSTS; `excluded`: the blob
    * store's directories, never readable as selfie files (see blobStoreDirs).
@@ -51,7 +51,6 @@ const STARTER_OWN = [
   'ARCHIVE_AVATARS',
   'PROVIDER_POLL_MIN_INTERVAL_MS',
   'PROVIDER_POLL_MAX_INTERVAL_MS',
-  'CAMPAIGN_DIR',
   'CAMPAIGN_MAX_IN_FLIGHT',
 ] as const satisfies readonly (keyof Env)[];
 type StarterVariable = (typeof STARTER_OWN)[number] | Extract<keyof Env, `TEMPORAL_${string}`>;
@@ -110,7 +109,7 @@ export function starterSettingsOf(
       archiveAvatars: e.ARCHIVE_AVATARS,
       pollingBounds: pollingBoundsOf(e),
     }),
-    campaigns: { dir: resolve(cwd, e.CAMPAIGN_DIR), maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
+    campaigns: { maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: {
       roots,
       urlHosts: e.IMAGE_URL_HOSTS,

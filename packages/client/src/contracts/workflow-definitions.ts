@@ -1,7 +1,7 @@
 /**
  * How clients talk to the workflows: their type names, signatures, queries, signals and updates.
  * The workflows implement these; the client, API and CLI use them without importing workflow code.
- * The campaign's own signals, queries and updates are in src/campaign/contracts/definitions.ts.
+ * The campaign's own signals, queries and updates are in contracts/campaign/definitions.ts.
  */
 import { defineQuery } from './message-definitions';
 import type { GenerationWorkflowInput, TrainingResult, TrainingWorkflowInput } from './model-runs';

@@ -3,18 +3,11 @@
  * helpers are in campaign-state.ts, which workflow code imports.
  */
 import { z } from 'zod';
-import { genderSchema, orderIdSchema, stylesSchema } from '@avatar-pipeline/client/provider/request-schemas';
-import {
-  imageReferenceSchema,
-  pipelineInputSchema,
-  subjectIdSchema,
-} from '@avatar-pipeline/client/contracts/pipeline-input';
+import { genderSchema, orderIdSchema, stylesSchema } from '../../provider/request-schemas';
+import { imageReferenceSchema, pipelineInputSchema, subjectIdSchema } from '../pipeline-input';
 import { DEFAULT_CHILD_CHECK_MS } from './campaign-state';
-import { MAX_SELFIES } from '@avatar-pipeline/client/contracts/limits';
-import {
-  hasReservedPrefix,
-  RESERVED_WORKFLOW_ID_PREFIXES,
-} from '@avatar-pipeline/client/contracts/workflow-ids';
+import { MAX_SELFIES } from '../limits';
+import { hasReservedPrefix, RESERVED_WORKFLOW_ID_PREFIXES } from '../workflow-ids';
 
 /** Subject ids become part of child workflow ids (`<campaign>/<subject>` without encryption), so they are kept plain. */
 export { subjectIdSchema };
@@ -23,7 +16,7 @@ export {
   PIPELINE_WORKFLOW_ID_PREFIX,
   TRAINING_WORKFLOW_ID_PREFIX,
   GENERATION_WORKFLOW_ID_PREFIX,
-} from '@avatar-pipeline/client/contracts/workflow-ids';
+} from '../workflow-ids';
 
 /**
  * A caller's name for a campaign, which is its workflow id. Ids with a reserved prefix are the

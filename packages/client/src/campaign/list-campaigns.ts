@@ -8,10 +8,10 @@ import {
   encodeCursor,
   isInvalidArgument,
   pagedListFields,
-} from '@avatar-pipeline/client/client/list-pipelines';
-import { tenantClause } from '@avatar-pipeline/client/client/tenant-runs';
-import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
-import { InputError } from '@avatar-pipeline/client/errors';
+} from '../client/list-pipelines';
+import { tenantClause } from '../client/tenant-runs';
+import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { InputError } from '../errors';
 
 const listOptionsSchema = z.strictObject(pagedListFields);
 export type ListCampaignsOptions = z.input<typeof listOptionsSchema>;

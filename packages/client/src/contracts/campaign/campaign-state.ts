@@ -3,13 +3,13 @@
  * watches campaigns (client package, CLI, API). Workflow-safe: no runtime imports.
  */
 import type { WindowState, WindowTuning } from './window-state';
-import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
-import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
-import type { ProgressFeedCarry } from '@avatar-pipeline/client/contracts/progress-feed';
+import type { PollingOptions } from '../pipeline-input';
+import type { PipelineResult } from '../pipeline-state';
+import type { ProgressFeedCarry } from '../progress-feed';
 import type { CampaignSubject } from './campaign';
 
 /**
- * The line an erased subject's line becomes in the stored manifest (src/campaign/manifest-store.ts):
+ * The line an erased subject's line becomes in the stored manifest (packages/client/src/campaign/manifest-store.ts):
  * it keeps the subject's place, so the ledger's indexes hold, and nothing of the person.
  */
 export const ERASED_SUBJECT = { erased: true } as const;
@@ -29,10 +29,13 @@ export interface SubjectsErased {
   indexes: number[];
 }
 
-/** Where the workflow reads its subjects: a file written by the starter, checked by its digest. */
+/**
+ * Where the workflow's activities read its subjects: the blob store's record of the manifest the
+ * starter wrote (campaign/manifest-store.ts), checked by the digest it started with.
+ */
 export interface ManifestRef {
-  /** Absolute path under the workers' CAMPAIGN_DIR. */
-  path: string;
+  /** The record's key in the blob store the starters and workers share. */
+  key: string;
   sha256: string;
   total: number;
 }

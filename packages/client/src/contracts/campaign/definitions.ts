@@ -2,11 +2,7 @@
  * How clients talk to the campaign workflow: its signature, signals, queries and updates. The
  * campaign workflow implements these; the campaign client, API and CLI use them without importing it.
  */
-import {
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-} from '@avatar-pipeline/client/contracts/message-definitions';
+import { defineQuery, defineSignal, defineUpdate } from '../message-definitions';
 import type {
   CampaignInput,
   LedgerView,

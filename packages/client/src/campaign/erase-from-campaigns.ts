@@ -1,8 +1,9 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { eraseFromCampaignManifests } from '../manifest-store';
-import { subjectWorkflowId } from '../contracts/campaign-state';
-import { tenantOfWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
-import { subjectsErasedSignal } from '../contracts/definitions';
+import { eraseFromCampaignManifests } from './manifest-store';
+import { subjectWorkflowId } from '../contracts/campaign/campaign-state';
+import { tenantOfWorkflowId } from '../contracts/workflow-ids';
+import { subjectsErasedSignal } from '../contracts/campaign/definitions';
+import type { BlobStore } from '../storage/blob-store';
 
 /** What erasing a person from the campaigns did. */
 export interface CampaignErasure {
@@ -18,20 +19,20 @@ export interface CampaignErasure {
 }
 
 /**
- * Erases a person from the tenant's campaigns (ids `<tenant>.…`): their lines in the stored manifests under `manifestDir`
- * (CAMPAIGN_DIR) first, so a campaign that reads its page afterwards skips them; then each
+ * Erases a person from the tenant's campaigns (ids `<tenant>.…`): their lines in the manifests
+ * stored in `store` (the blob store starters and workers share) first, so a campaign that reads its page afterwards skips them; then each
  * campaign whose manifest held them is told the erased lines by index, since a running one may
  * hold their page in memory already: it never starts them, cancels their pipeline if it runs,
  * and leaves them out of its progress. A campaign that has closed cannot be told, and needs not.
  */
 export async function eraseFromCampaigns(
   client: Client,
-  manifestDir: string,
+  store: BlobStore,
   tenant: string,
   subjectId: string,
 ): Promise<CampaignErasure> {
   const erasures = await eraseFromCampaignManifests(
-    manifestDir,
+    store,
     subjectId,
     (campaignId) => tenantOfWorkflowId(campaignId) === tenant,
   );

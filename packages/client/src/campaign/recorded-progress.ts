@@ -3,7 +3,7 @@
  * through describe: checked for shape (the campaign workflow wrote it) and aged to the moment of
  * the read.
  */
-import type { CampaignProgress, ManifestRef } from '../contracts/campaign';
+import type { CampaignProgress, ManifestRef } from '../contracts/campaign/campaign';
 
 /** The memo's progress, when it is one (written by the campaign workflow, so only its shape is checked). */
 export function recordedProgress(value: unknown): CampaignProgress | undefined {
@@ -24,7 +24,7 @@ export function recordedProgress(value: unknown): CampaignProgress | undefined {
 export function manifestRefOf(value: unknown): ManifestRef | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const ref = value as Partial<ManifestRef>;
-  return typeof ref.path === 'string' && typeof ref.sha256 === 'string' && typeof ref.total === 'number'
+  return typeof ref.key === 'string' && typeof ref.sha256 === 'string' && typeof ref.total === 'number'
     ? (value as ManifestRef)
     : undefined;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pollingWithin } from '@avatar-pipeline/client/contracts/polling-bounds';
+import { pollingWithin } from '../contracts/polling-bounds';
 import type {
   Client,
   WorkflowExecutionDescription,
@@ -7,9 +7,11 @@ import type {
   WorkflowHandle,
 } from '@temporalio/client';
 import { WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { z } from 'zod';
 import {
   campaignIdSchema,
   campaignOptionsSchema,
+  campaignSubjectSchema,
   carriedLedgerFrom,
   isErased,
   statusOfCode,
@@ -27,15 +29,14 @@ import {
   type ManifestRef,
   type RetryReport,
   type SubjectSummary,
-} from '../contracts/campaign';
-import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
-import { campaignStartAttributes } from '@avatar-pipeline/client/contracts/search-attributes';
-import { DEFAULT_TENANT, tenantWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
-import { encryptionCodecOf } from '@avatar-pipeline/client/codec/client-data-converter';
-import { startRunOnce } from '@avatar-pipeline/client/client/start-run';
-import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from '../manifest-store';
-import { csvLine } from '../manifest/csv';
-import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+} from '../contracts/campaign/campaign';
+import type { PipelineResult } from '../contracts/pipeline-state';
+import { campaignStartAttributes } from '../contracts/search-attributes';
+import { DEFAULT_TENANT, tenantWorkflowId } from '../contracts/workflow-ids';
+import { encryptionCodecOf } from '../codec/client-data-converter';
+import { startRunOnce } from '../client/start-run';
+import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from './manifest-store';
+import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import {
   type AvatarCampaignWorkflow,
   CAMPAIGN_PROGRESS_MEMO,
@@ -45,12 +46,13 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
-} from '../contracts/definitions';
+} from '../contracts/campaign/definitions';
 
-import { campaignShare, type CampaignShare } from '../contracts/campaign-share';
-import { InputError } from '@avatar-pipeline/client/errors';
+import { campaignShare, type CampaignShare } from '../contracts/campaign/campaign-share';
+import { InputError } from '../errors';
 import { aged, manifestRefOf, recordedProgress } from './recorded-progress';
-import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
+import type { RunPlacement } from '../config/run-placement';
+import type { BlobStore } from '../storage/blob-store';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
 export interface StartCampaignOptions extends RunPlacement {
@@ -59,8 +61,8 @@ export interface StartCampaignOptions extends RunPlacement {
    * are the tenant's. Default: DEFAULT_TENANT (`default`).
    */
   tenant?: string;
-  /** CAMPAIGN_DIR: where the subjects are stored for the workers to read. */
-  manifestDir: string;
+  /** The blob store the workers read (STORAGE_URL, else BLOB_DIR): the subjects are stored there for them. */
+  store: BlobStore;
   /** Also the idempotency key: starting the same id again attaches to that campaign. */
   campaignId?: string;
   options?: CampaignOptions;
@@ -112,12 +114,15 @@ export interface CampaignHandle {
   status(): Promise<WorkflowExecutionStatusName>;
   /** Every collected avatar (subject, style, avatar id, image URL) of the subjects finished so far. */
   resultRows(): AsyncGenerator<CampaignResultRow>;
-  /** The same rows as CSV (with a header line) or JSONL, chunk by chunk. */
-  exportResults(format: 'csv' | 'jsonl'): AsyncGenerator<string>;
   raw: WorkflowHandle<AvatarCampaignWorkflow>;
 }
 
-/** Starts a campaign over validated subjects (see loadManifestFile); nothing starts when there are none. */
+/**
+ * Starts a campaign over its subjects, each checked against campaignSubjectSchema (the platform's
+ * manifest reader makes them from a CSV or JSONL file, and checks the selfies too); a bad subject
+ * is an InputError naming `subjects.<index>.<field>`, and nothing starts. Nothing starts either
+ * when there are none.
+ */
 export async function startCampaign(
   client: Client,
   subjects: CampaignSubject[],
@@ -125,6 +130,7 @@ export async function startCampaign(
 ): Promise<CampaignHandle> {
   if (subjects.length === 0)
     throw new InputError([{ path: 'manifest', message: 'has no valid subject to start' }]);
+  checkSubjects(subjects);
   const parsed = campaignOptionsSchema.safeParse(options.options ?? {});
   if (!parsed.success) throw InputError.fromZod(parsed.error, ['options']);
   // Held within the bounds, not refused: the API hands its options over with defaults filled in.
@@ -141,7 +147,7 @@ export async function startCampaign(
     ...s,
     searchKey: codec ? codec.subjectToken(s.subjectId) : s.subjectId,
   }));
-  const manifest = await storeCampaignManifest(options.manifestDir, campaignId, keyed);
+  const manifest = await storeCampaignManifest(options.store, campaignId, keyed);
   const input: CampaignInput = {
     tenant,
     manifest,
@@ -178,7 +184,7 @@ export async function startCampaign(
         : `in-flight window sized from the provider's signals, up to ${input.maxInFlight}`
     }`,
   });
-  return getCampaign(client, campaignId, { manifestDir: options.manifestDir });
+  return getCampaign(client, campaignId, { store: options.store });
 }
 
 /** What the campaign's own workflow is dispatched with: as its pipelines (workflows/campaign.ts). */
@@ -188,6 +194,24 @@ function campaignPriority(settings: CampaignSettings, campaignId: string) {
     fairnessKey: settings.fairnessKey ?? campaignId,
     fairnessWeight: settings.fairnessWeight,
   };
+}
+
+const subjectsSchema = z.array(campaignSubjectSchema).superRefine((subjects, ctx) => {
+  const seen = new Set<string>();
+  for (const [index, subject] of subjects.entries()) {
+    if (seen.has(subject.subjectId))
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'subjectId'],
+        message: `"${subject.subjectId}" is named twice`,
+      });
+    seen.add(subject.subjectId);
+  }
+});
+
+function checkSubjects(subjects: unknown): void {
+  const parsed = subjectsSchema.safeParse(subjects);
+  if (!parsed.success) throw InputError.fromZod(parsed.error, ['subjects']);
 }
 
 /** The auto window's cap when nothing sets one: well above what a quota needs (R × T / K). */
@@ -218,11 +242,11 @@ function campaignWindow(
 export function getCampaign(
   client: Client,
   campaignId: string,
-  options: { manifestDir: string },
+  options: { store: BlobStore },
 ): CampaignHandle {
   const raw = client.workflow.getHandle<AvatarCampaignWorkflow>(campaignId);
   const subjectsOf = memoize((ledger: Pick<LedgerView, 'manifest'>) =>
-    readCampaignSubjects(ledger.manifest, options.manifestDir, 0, ledger.manifest.total),
+    readCampaignSubjects(ledger.manifest, options.store, 0, ledger.manifest.total),
   );
   const status = () => raw.describe().then((d) => d.status.name);
 
@@ -245,7 +269,7 @@ export function getCampaign(
       // Asked again next time: the campaign may not be readable yet.
       manifestRef.catch(() => (manifestRef = undefined));
     }
-    const present = await campaignSubjectIds(await manifestRef, options.manifestDir);
+    const present = await campaignSubjectIds(await manifestRef, options.store);
     return withoutErased(progress, present);
   };
 
@@ -291,7 +315,6 @@ export function getCampaign(
       return { ...report, progress: await visibleProgress(report.progress) };
     },
     resultRows: () => resultRows(client, campaignId, ledger, subjectsOf),
-    exportResults: (format) => exportRows(resultRows(client, campaignId, ledger, subjectsOf), format),
     raw,
   };
   return handle;
@@ -446,27 +469,6 @@ async function* resultRows(
         }
       }
     }
-  }
-}
-
-export const RESULT_COLUMNS = [
-  'subjectId',
-  'modelId',
-  'styleId',
-  'avatarId',
-  'imageUrl',
-  'archiveKey',
-] as const;
-
-async function* exportRows(
-  rows: AsyncGenerator<CampaignResultRow>,
-  format: 'csv' | 'jsonl',
-): AsyncGenerator<string> {
-  if (format === 'csv') yield csvLine([...RESULT_COLUMNS]);
-  for await (const row of rows) {
-    yield format === 'csv'
-      ? csvLine([row.subjectId, row.modelId, row.styleId, row.avatarId, row.imageUrl, row.archiveKey ?? ''])
-      : `${JSON.stringify(row)}\n`;
   }
 }
 
