@@ -12,14 +12,14 @@ import type {
   RedeliveryInput,
   WebhookSource,
   WebhookTarget,
-} from '../src/contracts/webhook-delivery';
+} from '@avatar-pipeline/client/contracts/webhook-delivery';
 import { filterMatches, type WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 import { fetchChecked, isRedirect } from '../src/outbound/checked-fetch';
 import { parseRetryAfter } from '@avatar-pipeline/client/provider/retry-after';
 import type { BlobStore } from '../src/storage';
-import { DeliveryLog, RESPONSE_EXCERPT_BYTES } from '../src/webhooks/delivery-log';
+import { DeliveryLog, RESPONSE_EXCERPT_BYTES } from '@avatar-pipeline/client/webhooks/delivery-log';
 import { endpointKey } from '../src/webhooks/endpoint-secret';
-import { WebhookEndpointStore, type WebhookEndpoint } from '../src/webhooks/endpoint-store';
+import { WebhookEndpointStore, type WebhookEndpoint } from '@avatar-pipeline/client/webhooks/endpoint-store';
 import { keyOfSecret, standardWebhookHeaders } from '../src/webhooks/standard-signature';
 import type { DeliveryOutcome, WebhookMetrics } from '../src/webhooks/webhook-metrics';
 

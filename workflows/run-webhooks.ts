@@ -1,7 +1,11 @@
 import { ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { PipelineInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 import type { GenerationResult, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
-import { DEFAULT_CALLBACK_EVENTS, tenantOf, type WebhookSource } from '../src/contracts/webhook-delivery';
+import {
+  DEFAULT_CALLBACK_EVENTS,
+  tenantOf,
+  type WebhookSource,
+} from '@avatar-pipeline/client/contracts/webhook-delivery';
 import { WebhookAnnouncer } from './webhook-announcer';
 
 /** What a run's events are built from: who it is for and where its callback goes. */

@@ -13,7 +13,7 @@ import {
   deliveryWorkflowId,
   webhookEventSignal,
   type WebhookSource,
-} from '../src/contracts/webhook-delivery';
+} from '@avatar-pipeline/client/contracts/webhook-delivery';
 import type {
   AnnouncedEvent,
   WebhookEventData,

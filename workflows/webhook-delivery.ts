@@ -17,7 +17,7 @@ import {
   type RetryState,
   type WebhookDeliveryInput,
   type WebhookTarget,
-} from '../src/contracts/webhook-delivery';
+} from '@avatar-pipeline/client/contracts/webhook-delivery';
 import type { WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 
 /** An event is retried this long (on durable timers) before its delivery is given up. */

@@ -1,4 +1,4 @@
-import { deliveryWorkflowId } from '../contracts/webhook-delivery';
+import { deliveryWorkflowId } from '@avatar-pipeline/client/contracts/webhook-delivery';
 import {
   WorkflowFailedError,
   WorkflowNotFoundError,

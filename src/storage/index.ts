@@ -13,5 +13,5 @@ export {
   isBlobReference,
   keyOfBlobReference,
 } from '@avatar-pipeline/client/storage/blob-reference';
-export { BlobTooLargeError, readBlob } from './read-blob';
+export { BlobTooLargeError, readBlob } from '@avatar-pipeline/client/storage/read-blob';
 export { deleteUploadBatch, isUploadClaim, uploadFoldersOf } from './upload-batches';

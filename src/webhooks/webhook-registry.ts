@@ -2,15 +2,26 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@t
 import { z } from 'zod';
 import { CallbackTargetError, checkCallbackTarget, type AddressLookup } from '../callbacks/callback-target';
 import { callbackUrlSchema } from '@avatar-pipeline/client/contracts/pipeline-input';
-import { redeliveryWorkflowId, type RedeliveryInput } from '../contracts/webhook-delivery';
+import {
+  redeliveryWorkflowId,
+  type RedeliveryInput,
+} from '@avatar-pipeline/client/contracts/webhook-delivery';
 import { eventFilterSchema } from '@avatar-pipeline/client/contracts/webhook-events';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { InputError } from '@avatar-pipeline/client/errors';
 import type { BlobStore } from '../storage';
-import { DeliveryLog, type AttemptFilter, type ListedAttempt } from './delivery-log';
+import {
+  DeliveryLog,
+  type AttemptFilter,
+  type ListedAttempt,
+} from '@avatar-pipeline/client/webhooks/delivery-log';
 import { endpointSecret } from './endpoint-secret';
-import { newEndpointId, WebhookEndpointStore, type WebhookEndpoint } from './endpoint-store';
+import {
+  newEndpointId,
+  WebhookEndpointStore,
+  type WebhookEndpoint,
+} from '@avatar-pipeline/client/webhooks/endpoint-store';
 
 /** The server has no WEBHOOK_SIGNING_KEY: endpoints cannot be registered (the API answers 503, the CLI exits 2). */
 export class WebhooksNotConfiguredError extends ConfigError {

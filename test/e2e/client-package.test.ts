@@ -10,6 +10,9 @@ import {
   type SelfieStore,
 } from '@avatar-pipeline/client';
 import { openSelfieStore } from '@avatar-pipeline/client/selfie-store';
+import { getCampaign, openBlobStoreFromEnv, startCampaign } from '@avatar-pipeline/client/campaigns';
+import { forgetSubject } from '@avatar-pipeline/client/erasure';
+import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { storageSettingsFromEnv } from '@avatar-pipeline/client/storage/storage-settings';
 import { uploadsPrefix } from '@avatar-pipeline/client/storage/blob-keys';
 import { PipelineWorkers, startSimulator, type RunningSimulator } from '../../src/index';
@@ -43,7 +46,12 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
   async function stack(
     trainingMs: number,
     extra: { blobDir?: string; selfieStore?: SelfieStore } = {},
-  ): Promise<{ pipelines: PipelineClient; sim: RunningSimulator; worker: PipelineWorkers }> {
+  ): Promise<{
+    pipelines: PipelineClient;
+    sim: RunningSimulator;
+    worker: PipelineWorkers;
+    taskQueue: string;
+  }> {
     const sim = await startSimulator({
       basePath: uniqueBasePath('client-package'),
       progression: { mode: 'wall', trainingMs, generationMs: 300 },
@@ -63,7 +71,7 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
       { address, namespace, taskQueue, ...(extra.selfieStore ? { selfieStore: extra.selfieStore } : {}) },
       { PROVIDER_POLL_MIN_INTERVAL_MS: '100', LOG_LEVEL: 'bogus', LOG_FORMAT: 'pretty', API_PORT: 'abc' },
     );
-    return { pipelines, sim, worker };
+    return { pipelines, sim, worker, taskQueue };
   }
 
   beforeAll(async () => {
@@ -247,6 +255,50 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
     } finally {
       await pipelines.close();
       selfieStore.close();
+    }
+  });
+
+  it('runs a campaign through the campaigns entry with only the blob store shared, and the erasure entry erases one of its people', async () => {
+    const blobDir = temporaryDirectory('client-campaign-blobs-');
+    const { pipelines, sim, taskQueue } = await stack(300, { blobDir });
+    const store = openBlobStoreFromEnv({ BLOB_DIR: blobDir });
+    try {
+      const people = ['p-1', 'p-2'].map((subjectId, i) => ({
+        subjectId,
+        gender: 1 as const,
+        styles: [3],
+        images: selfies.files,
+        mainImageIndex: 0,
+        row: i + 1,
+      }));
+      // A subject the schema refuses is named by its place and field; nothing is stored.
+      const refused = await startCampaign(pipelines.temporal, [people[0]!, { ...people[1]!, styles: [] }], {
+        ...placementFrom({ taskQueue }),
+        store,
+      }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(InputError);
+      expect((refused as InputError).issues.map((issue) => issue.path)).toEqual(['subjects.1.styles']);
+      expect(await readdir(blobDir)).not.toContain('campaigns');
+
+      const campaign = await startCampaign(pipelines.temporal, people, {
+        ...placementFrom({ taskQueue }),
+        store,
+        campaignId: uniqueName('client-campaign'),
+        options: { polling: FAST_POLLING },
+      });
+      const summary = await campaign.result();
+      expect(summary).toMatchObject({ status: 'COMPLETED', total: 2, succeeded: 2 });
+      expect(sim.stats().totals.modelsCreated).toBe(2);
+
+      const report = await forgetSubject(pipelines.temporal, store, 'p-1');
+      expect(report.runs.map((run) => run.status)).toEqual(['COMPLETED']);
+      expect(report.storedObjects).toBe(0);
+      // The campaign's summary no longer names the person; the other keeps their outcome.
+      const after = await getCampaign(pipelines.temporal, campaign.campaignId, { store }).summary();
+      expect(after.subjects.map((s) => [s.subjectId, s.status])).toEqual([['p-2', 'DONE']]);
+    } finally {
+      store.close();
+      await pipelines.close();
     }
   });
 

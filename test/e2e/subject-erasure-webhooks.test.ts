@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { redeliveryWorkflowId } from '../../src/contracts/webhook-delivery';
+import { redeliveryWorkflowId } from '@avatar-pipeline/client/contracts/webhook-delivery';
 import type { WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 import { FAST_POLLING } from '../helpers/e2e-pipeline';

@@ -10,14 +10,14 @@ import {
   webhookEventSignal,
   type AnnouncedSignal,
   type WebhookDeliveryInput,
-} from '../../src/contracts/webhook-delivery';
+} from '@avatar-pipeline/client/contracts/webhook-delivery';
 import type { AnnouncedEvent, WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { FsBlobStore } from '../../src/storage';
-import { DeliveryLog } from '../../src/webhooks/delivery-log';
+import { DeliveryLog } from '@avatar-pipeline/client/webhooks/delivery-log';
 import { endpointSecret } from '../../src/webhooks/endpoint-secret';
-import { newEndpointId, WebhookEndpointStore } from '../../src/webhooks/endpoint-store';
+import { newEndpointId, WebhookEndpointStore } from '@avatar-pipeline/client/webhooks/endpoint-store';
 import { WebhookRegistry } from '../../src/webhooks/webhook-registry';
 import type { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { forgetSubject } from '../../operations/forget-subject';
+import { forgetSubject } from '@avatar-pipeline/client/erasure/forget-subject';
 import { SEARCHABLE_TEXT } from '@avatar-pipeline/client/client/list-pipelines';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';

@@ -39,7 +39,7 @@ export class SubjectPages {
       this.page[index - this.from] = ERASED_SUBJECT;
   }
 
-  /** The subject at `index`, or ERASED_SUBJECT when the person was erased (src/operations/forget-subject.ts). */
+  /** The subject at `index`, or ERASED_SUBJECT when the person was erased (packages/client/src/erasure/forget-subject.ts). */
   async get(index: number): Promise<ManifestEntry> {
     if (index < this.from || index >= this.from + this.page.length) {
       const from = Math.floor(index / this.pageSize) * this.pageSize;

@@ -1,6 +1,6 @@
 import { condition, sleep } from '@temporalio/workflow';
 import type { CampaignProgress } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
-import { tenantOf } from '../../contracts/webhook-delivery';
+import { tenantOf } from '@avatar-pipeline/client/contracts/webhook-delivery';
 import { WebhookAnnouncer } from '../../../workflows/webhook-announcer';
 
 /** campaign.progress is sent at most this often. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { forgetSubject, type ForgetReport } from '../../operations/forget-subject';
+import { forgetSubject, type ForgetReport } from '@avatar-pipeline/client/erasure/forget-subject';
 import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
 import { loadConfig } from '../../config/load-config';
 import { openBlobStore } from '../../storage';

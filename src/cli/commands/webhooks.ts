@@ -3,7 +3,7 @@ import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-cl
 import { loadConfig, type AppConfig } from '../../config/load-config';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@avatar-pipeline/client/contracts/webhook-events';
 import { openBlobStore } from '../../storage';
-import type { ListedAttempt } from '../../webhooks/delivery-log';
+import type { ListedAttempt } from '@avatar-pipeline/client/webhooks/delivery-log';
 import { WebhookRegistry, type EndpointView } from '../../webhooks/webhook-registry';
 import { reportError } from '../fail';
 import { printable, printableJson, writeLines } from '../printable';

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { createApiServer } from '../../../src/api/server';
 import { FsBlobStore } from '../../../src/storage';
-import { DeliveryLog } from '../../../src/webhooks/delivery-log';
+import { DeliveryLog } from '@avatar-pipeline/client/webhooks/delivery-log';
 import { standardWebhookHeaders } from '../../../src/webhooks/standard-signature';
 import { endpointKey } from '../../../src/webhooks/endpoint-secret';
 import { testConfig } from '../../helpers/pipeline-worker';

@@ -34,12 +34,19 @@ test('no file the client loads looks itself up on disk, which a bundle cannot fo
   expect(lookups).toEqual([]);
 });
 
-test('the selfie store entry adds the AWS SDK only, as optional peer dependencies of the package', () => {
-  const loaded = moduleGraphOf(path.join(PACKAGE_SOURCES, 'selfie-store.ts')).packages;
-  const manifest = JSON.parse(readFileSync(path.join(PACKAGE_SOURCES, '../package.json'), 'utf8')) as {
-    peerDependenciesMeta: Record<string, { optional: boolean }>;
-  };
-  const beyond = [...loaded.keys()].filter((name) => !CLIENT_PACKAGES.includes(name)).sort();
-  expect(beyond).toEqual(['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner']);
-  for (const name of beyond) expect(manifest.peerDependenciesMeta[name]).toEqual({ optional: true });
-});
+/** The entries that take or open a blob store: an s3:// store loads the AWS SDK. */
+const STORE_ENTRIES = ['selfie-store.ts', 'campaigns.ts', 'erasure.ts'];
+
+test.each(STORE_ENTRIES)(
+  'the %s entry loads files of its own, and adds the AWS SDK only, as optional peer dependencies',
+  (name) => {
+    const graph = moduleGraphOf(path.join(PACKAGE_SOURCES, name));
+    expect(graph.files.filter((file) => !file.startsWith(PACKAGE_SOURCES + path.sep))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(path.join(PACKAGE_SOURCES, '../package.json'), 'utf8')) as {
+      peerDependenciesMeta: Record<string, { optional: boolean }>;
+    };
+    const beyond = [...graph.packages.keys()].filter((dep) => !CLIENT_PACKAGES.includes(dep)).sort();
+    expect(beyond).toEqual(['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner']);
+    for (const dep of beyond) expect(manifest.peerDependenciesMeta[dep]).toEqual({ optional: true });
+  },
+);

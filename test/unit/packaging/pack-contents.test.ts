@@ -56,7 +56,14 @@ test('the client package ships its compiled code and type declarations, README a
     const manifest = JSON.parse(readFileSync(path.join(CLIENT, 'package.json'), 'utf8')) as {
       exports: Record<string, string | { types: string; default: string }>;
     };
-    const entries = ['.', './provider', './selfie-store', './contracts/pipeline-input'];
+    const entries = [
+      '.',
+      './provider',
+      './selfie-store',
+      './campaigns',
+      './erasure',
+      './contracts/pipeline-input',
+    ];
     const targets = entries.flatMap((entry) => {
       const target = manifest.exports[entry] ?? manifest.exports['./*'];
       if (typeof target !== 'object') throw new Error(`no export for ${entry}`);

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../../../src/storage';
-import { DeliveryLog } from '../../../src/webhooks/delivery-log';
-import { newEndpointId } from '../../../src/webhooks/endpoint-store';
+import { DeliveryLog } from '@avatar-pipeline/client/webhooks/delivery-log';
+import { newEndpointId } from '@avatar-pipeline/client/webhooks/endpoint-store';
 import { SAMPLE_EVENT } from '../../helpers/webhook-attempt';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import type { MetricMeter } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createWebhookActivities, DISABLE_AFTER_MS } from '../../../activities/webhook-activities';
 import { FsBlobStore } from '../../../src/storage';
-import { newEndpointId, WebhookEndpointStore } from '../../../src/webhooks/endpoint-store';
+import { newEndpointId, WebhookEndpointStore } from '@avatar-pipeline/client/webhooks/endpoint-store';
 import { WEBHOOK_METRICS, WebhookMetrics } from '../../../src/webhooks/webhook-metrics';
 import { startTestHttpServer, type TestHttpServer } from '../../fixtures/http-test-server';
 import { SAMPLE_EVENT } from '../../helpers/webhook-attempt';

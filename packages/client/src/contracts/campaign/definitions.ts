@@ -24,7 +24,7 @@ export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<FinalLedg
 export const subjectEndedSignal = defineSignal<[SubjectEnded]>('campaignSubjectEnded');
 
 /**
- * Sent by erasure (src/operations/forget-subject.ts) to a running campaign after it rewrote the
+ * Sent by erasure (packages/client/src/erasure/forget-subject.ts) to a running campaign after it rewrote the
  * campaign's stored manifest: the campaign drops those subjects from the page it holds and from
  * its progress, never starts them, cancels their pipeline if it runs, and counts them cancelled.
  */

@@ -1,15 +1,16 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionStatusName } from '@temporalio/client';
-import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
-import { ModelIdAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
-import { RUN_WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
-import { deletePrefix, pipelinePrefix, subjectPrefix, uploadsPrefix, type BlobStore } from '../storage';
-import { eraseFromCampaigns } from '@avatar-pipeline/client/campaign/erase-from-campaigns';
-import { listPipelines, MAX_LIST_LIMIT } from '@avatar-pipeline/client/client/list-pipelines';
-import { getPipeline } from '@avatar-pipeline/client/client/pipelines';
+import type { PipelineResult } from '../contracts/pipeline-state';
+import { ModelIdAttribute } from '../contracts/search-attributes';
+import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { pipelinePrefix, subjectPrefix, uploadsPrefix } from '../storage/blob-keys';
+import { deletePrefix, type BlobStore } from '../storage/blob-store';
+import { eraseFromCampaigns } from '../campaign/erase-from-campaigns';
+import { listPipelines, MAX_LIST_LIMIT } from '../client/list-pipelines';
+import { getPipeline } from '../client/pipelines';
 import { eraseWebhookDeliveries } from './erase-webhook-deliveries';
 import { deleteExecution } from './delete-execution';
-import { tenantClause } from '@avatar-pipeline/client/client/tenant-runs';
-import { DEFAULT_TENANT } from '@avatar-pipeline/client/contracts/workflow-ids';
+import { tenantClause } from '../client/tenant-runs';
+import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 
 /**
  * What erasing a person did, and what it could not do. A repetition finds no runs left (they were
@@ -59,7 +60,7 @@ export interface ForgetSubjectOptions {
  * avatars, kept under each run's own prefix, are of the subject's face), deletes the runs themselves from Temporal (with their children: claims, callback
  * deliveries), so no route answers their results or the provider's avatar URLs any more; deletes
  * the tenant's webhook delivery-log records about them and those records' redelivery workflows
- * (src/operations/erase-webhook-deliveries.ts), so no redelivery sends them again; and reports what
+ * (packages/client/src/erasure/erase-webhook-deliveries.ts), so no redelivery sends them again; and reports what
  * the provider still holds. Campaign summaries, results and progress leave them out.
  *
  * A campaign's own history is not deleted: it holds every other subject's outcome. It keeps the

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { BlobStore } from '../storage';
-import type { WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
+import type { BlobStore } from '../storage/blob-store';
+import type { WebhookEnvelope } from '../contracts/webhook-events';
 import { endpointPrefix, isEndpointId, readJson, writeJson } from './endpoint-store';
 
 /** How much of a receiver's answer the log keeps. */

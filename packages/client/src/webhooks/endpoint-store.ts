@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { readBlob, type BlobStore } from '../storage';
+import type { BlobStore } from '../storage/blob-store';
+import { readBlob } from '../storage/read-blob';
 
 /** A registered webhook endpoint as stored: no secret (see endpoint-secret.ts). */
 export const webhookEndpointSchema = z.object({

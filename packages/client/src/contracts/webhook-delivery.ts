@@ -2,12 +2,8 @@
  * How workflows hand events to webhook delivery: the delivery workflow's input, its signal and
  * where a delivery goes. Plain types and definitions only (no zod): imported by workflow code.
  */
-import { defineSignal } from '@avatar-pipeline/client/contracts/message-definitions';
-import type {
-  AnnouncedEvent,
-  WebhookEnvelope,
-  WebhookEventType,
-} from '@avatar-pipeline/client/contracts/webhook-events';
+import { defineSignal } from './message-definitions';
+import type { AnnouncedEvent, WebhookEnvelope, WebhookEventType } from './webhook-events';
 
 /** What `callbackUrl` receives when the request names no `callbackEvents`: the run's end. */
 export const DEFAULT_CALLBACK_EVENTS: readonly WebhookEventType[] = [

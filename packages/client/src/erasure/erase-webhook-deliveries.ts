@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { deliveryWorkflowId, redeliveryWorkflowId } from '../contracts/webhook-delivery';
-import type { WebhookEnvelope } from '@avatar-pipeline/client/contracts/webhook-events';
-import type { BlobStore } from '../storage';
+import type { WebhookEnvelope } from '../contracts/webhook-events';
+import type { BlobStore } from '../storage/blob-store';
 import { DeliveryLog } from '../webhooks/delivery-log';
 import { deleteExecution } from './delete-execution';
 

@@ -1,5 +1,5 @@
-import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
-import { AvatarPipelineError } from '@avatar-pipeline/client/errors';
+import type { BlobStore } from './blob-store';
+import { AvatarPipelineError } from '../errors';
 
 export class BlobTooLargeError extends AvatarPipelineError {
   constructor(
