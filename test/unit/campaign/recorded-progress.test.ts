@@ -46,9 +46,17 @@ describe('the progress a campaign keeps in its memo', () => {
     expect(recordedProgress(undefined)).toBeUndefined();
     expect(recordedProgress({ state: 'running' })).toBeUndefined();
     expect(recordedProgress('running')).toBeUndefined();
-    const ref = { path: '/var/lib/avatar/campaigns/acme.c1.jsonl', sha256: 'ab'.repeat(32), total: 10_000 };
+    const ref = {
+      key: 'campaigns/acme.c1-0123456789ab/manifest.json',
+      sha256: 'ab'.repeat(32),
+      total: 10_000,
+    };
     expect(manifestRefOf(ref)).toEqual(ref);
-    expect(manifestRefOf({ path: ref.path })).toBeUndefined();
+    expect(manifestRefOf({ key: ref.key })).toBeUndefined();
+    // A reference of the release that kept manifests in a folder is not one of the blob store.
+    expect(
+      manifestRefOf({ path: '/var/lib/avatar/campaigns/acme.c1.jsonl', sha256: ref.sha256, total: 1 }),
+    ).toBeUndefined();
     expect(manifestRefOf(null)).toBeUndefined();
   });
 });
