@@ -262,6 +262,9 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
     const blobDir = temporaryDirectory('client-campaign-blobs-');
     const { pipelines, sim, taskQueue } = await stack(300, { blobDir });
     const store = openBlobStoreFromEnv({ BLOB_DIR: blobDir });
+    // A tenant of its own: erasure also takes the tenant's subjectless runs under the person's
+    // models, and the other tests' simulators hand out the same model ids.
+    const tenant = uniqueName('t');
     try {
       const people = ['p-1', 'p-2'].map((subjectId, i) => ({
         subjectId,
@@ -283,6 +286,7 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
       const campaign = await startCampaign(pipelines.temporal, people, {
         ...placementFrom({ taskQueue }),
         store,
+        tenant,
         campaignId: uniqueName('client-campaign'),
         options: { polling: FAST_POLLING },
       });
@@ -290,7 +294,7 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
       expect(summary).toMatchObject({ status: 'COMPLETED', total: 2, succeeded: 2 });
       expect(sim.stats().totals.modelsCreated).toBe(2);
 
-      const report = await forgetSubject(pipelines.temporal, store, 'p-1');
+      const report = await forgetSubject(pipelines.temporal, store, 'p-1', { tenant });
       expect(report.runs.map((run) => run.status)).toEqual(['COMPLETED']);
       expect(report.storedObjects).toBe(0);
       // The campaign's summary no longer names the person; the other keeps their outcome.
