@@ -76,7 +76,7 @@ export function createCampaignActivities({
       manifest: ManifestRef;
       indexes: number[];
     }): Promise<ClosedChild[]> {
-      const subjects = await readCampaignSubjectsAt(input.manifest, store, input.indexes);
+      const subjects = await manifestRead(() => readCampaignSubjectsAt(input.manifest, store, input.indexes));
       const children = input.indexes.flatMap((index, i) => {
         const subject = subjects[i];
         if (!subject) throw new Error(`subject #${index} is missing from the campaign manifest`);
@@ -92,20 +92,25 @@ export function createCampaignActivities({
       from: number;
       count: number;
     }): Promise<ManifestEntry[]> {
-      try {
-        return await readCampaignSubjects(input.manifest, store, input.from, input.count);
-      } catch (err) {
-        if (err instanceof CampaignManifestError) {
-          throw ApplicationFailure.create({
-            type: 'CampaignManifest',
-            message: err.message,
-            nonRetryable: err.permanent,
-          });
-        }
-        throw err;
-      }
+      return manifestRead(() => readCampaignSubjects(input.manifest, store, input.from, input.count));
     },
   };
+}
+
+/** A manifest that cannot be read fails the activity for good when waiting cannot help (CampaignManifestError.permanent). */
+async function manifestRead<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof CampaignManifestError) {
+      throw ApplicationFailure.create({
+        type: 'CampaignManifest',
+        message: err.message,
+        nonRetryable: err.permanent,
+      });
+    }
+    throw err;
+  }
 }
 
 export type CampaignActivities = ReturnType<typeof createCampaignActivities>;

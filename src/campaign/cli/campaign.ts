@@ -140,8 +140,11 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     );
   }
 
-  const client = await connectClient(settings.temporal);
   const store = openBlobStoreFromEnv();
+  const client = await connectClient(settings.temporal).catch((err: unknown) => {
+    store.close();
+    throw err;
+  });
   try {
     const campaign = await startCampaign(client, validation.subjects, {
       ...settings.placement,

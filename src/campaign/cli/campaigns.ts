@@ -122,8 +122,11 @@ async function withCampaign(
 ): Promise<void> {
   try {
     const settings = loadStarterSettings();
-    const client = await connectClient(settings.temporal);
     const store = openBlobStoreFromEnv();
+    const client = await connectClient(settings.temporal).catch((err: unknown) => {
+      store.close();
+      throw err;
+    });
     try {
       process.exitCode = await body(getCampaign(client, campaignId, { store }));
     } finally {

@@ -90,31 +90,76 @@ describe('campaign manifests in the blob store', () => {
     expect(await readCampaignSubjects(globex, store, 0, 1)).toEqual([ERASED_SUBJECT]);
   });
 
-  it('a reader caught between an erasure and its delete is told to retry, and the retry reads the new version', async () => {
-    const ref = await storeCampaignManifest(store, 'acme.spring', people);
-    // The reader reads the record, then the erasure runs to its end, then the reader asks for the
-    // version the record named: it is gone.
-    let pause: (() => Promise<void>) | undefined;
-    const racing: BlobStore = Object.create(store, {
+  /** The store, with `hook` run after each read of a manifest record: to put an erasure between a reader's reads. */
+  function withHook(hook: (read: number) => Promise<void>): BlobStore {
+    let reads = 0;
+    return Object.create(store, {
       get: {
         value: async (key: string) => {
           const blob = await store.get(key);
-          if (key.endsWith('/manifest.json') && pause) {
-            const run = pause;
-            pause = undefined;
-            await run();
-          }
+          if (key.endsWith('/manifest.json')) await hook(++reads);
           return blob;
         },
       },
     }) as BlobStore;
-    pause = async () => {
-      await eraseFromCampaignManifests(store, 'cy', ofTenant('acme'));
-    };
+  }
+
+  it('a reader caught between an erasure and its delete reads the record again, and gets the new version', async () => {
+    const ref = await storeCampaignManifest(store, 'acme.spring', people);
+    // The reader reads the record; the erasure runs to its end; the version the record named is gone.
+    const racing = withHook(async (read) => {
+      if (read === 1) await eraseFromCampaignManifests(store, 'cy', ofTenant('acme'));
+    });
+    expect(await readCampaignSubjects(ref, racing, 0, 3)).toEqual([people[0], people[1], ERASED_SUBJECT]);
+  });
+
+  it('a reader that loses the version twice is told to retry, and the retry reads the latest', async () => {
+    const ref = await storeCampaignManifest(store, 'acme.spring', people);
+    const racing = withHook(async (read) => {
+      if (read === 1) await eraseFromCampaignManifests(store, 'cy', ofTenant('acme'));
+      if (read === 2) await eraseFromCampaignManifests(store, 'ana', ofTenant('acme'));
+    });
     const caught = await readCampaignSubjects(ref, racing, 0, 3).catch((e: unknown) => e);
     expect(caught).toBeInstanceOf(CampaignManifestError);
     expect(caught).toMatchObject({ permanent: false, message: expect.stringContaining('is gone') });
-    expect(await readCampaignSubjects(ref, racing, 0, 3)).toEqual([people[0], people[1], ERASED_SUBJECT]);
+    expect(await readCampaignSubjects(ref, racing, 0, 3)).toEqual([
+      ERASED_SUBJECT,
+      people[1],
+      ERASED_SUBJECT,
+    ]);
+  });
+
+  it('two erasures at once through one store both hold: neither writes its version from the same one', async () => {
+    const ref = await storeCampaignManifest(store, 'acme.spring', people);
+    await Promise.all([
+      eraseFromCampaignManifests(store, 'ana', ofTenant('acme')),
+      eraseFromCampaignManifests(store, 'cy', ofTenant('acme')),
+    ]);
+    expect(await readCampaignSubjects(ref, store, 0, 3)).toEqual([ERASED_SUBJECT, people[1], ERASED_SUBJECT]);
+    expect((await contents(store)).size).toBe(2);
+  });
+
+  it('an erasure that stopped before deleting the old version is completed by repeating it', async () => {
+    const ref = await storeCampaignManifest(store, 'acme.spring', people);
+    const original = await contents(store);
+    await eraseFromCampaignManifests(store, 'ben', ofTenant('acme'));
+    // As if the erasure had stopped after moving the record: the version naming ben is still there.
+    for (const [key, body] of original) {
+      if (key.endsWith('.jsonl')) await store.put(key, Buffer.from(body), 'application/x-ndjson');
+    }
+    expect([...(await contents(store)).values()].some((body) => body.includes('ben'))).toBe(true);
+    expect(await eraseFromCampaignManifests(store, 'ben', ofTenant('acme'))).toEqual([]);
+    const left = await contents(store);
+    expect(left.size).toBe(2);
+    expect([...left.values()].some((body) => body.includes('ben'))).toBe(false);
+    expect(await readCampaignSubjects(ref, store, 0, 3)).toEqual([people[0], ERASED_SUBJECT, people[2]]);
+  });
+
+  it('a start repeated after an erasure answers the campaign and does not bring the person back', async () => {
+    const ref = await storeCampaignManifest(store, 'acme.spring', people);
+    await eraseFromCampaignManifests(store, 'ben', ofTenant('acme'));
+    expect(await storeCampaignManifest(store, 'acme.spring', people)).toEqual(ref);
+    expect([...(await contents(store)).values()].some((body) => body.includes('ben'))).toBe(false);
   });
 
   it('refuses, for good, a manifest changed behind the campaign and a reference from the folder-based release', async () => {

@@ -53,17 +53,19 @@ export async function storeCampaignManifest(
   const sha256 = digest(text);
   const key = recordKey(campaignId);
   const existing = await readRecord(store, key);
-  if (existing !== undefined) {
-    if (existing.original !== sha256) {
-      throw new CampaignManifestError(
-        `campaign "${campaignId}" already has a different manifest; choose another campaign id`,
-        true,
-      );
-    }
-  } else {
-    // The version first: a record always names a version that is there.
-    await store.put(versionKey(key, sha256), Buffer.from(text), 'application/x-ndjson');
+  if (existing !== undefined && existing.original !== sha256) {
+    throw new CampaignManifestError(
+      `campaign "${campaignId}" already has a different manifest; choose another campaign id`,
+      true,
+    );
+  }
+  // The record first, so that erasure finds every version written for the campaign; a reader
+  // before the version lands is told to retry. A repeated start writes the version again unless
+  // an erasure has moved the record on (it would bring the erased back).
+  if (existing === undefined)
     await writeRecord(store, key, { campaignId, original: sha256, current: sha256 });
+  if (existing === undefined || existing.current === sha256) {
+    await store.put(versionKey(key, sha256), Buffer.from(text), 'application/x-ndjson');
   }
   return { key, sha256, total: subjects.length };
 }
@@ -82,12 +84,18 @@ const versionKey = (record: string, sha256: string) =>
   `${record.slice(0, -'manifest.json'.length)}subjects-${sha256}.jsonl`;
 
 interface ParsedManifest {
+  /** The version these lines are: the record's `current` when read. */
+  version: string;
   lines: string[];
   /** The subject ids of this version, computed when first asked. */
   subjectIds?: ReadonlySet<string>;
 }
 
-/** Parsed versions by store and version key: a version never changes once written. */
+/**
+ * The parsed current version of each recently read manifest, by store and record. One entry per
+ * manifest, replaced when its record moves on: a version an erasure replaced (it names the person)
+ * is not kept in memory beside its successor.
+ */
 const cache = new Map<string, ParsedManifest>();
 const CACHE_ENTRIES = 8;
 
@@ -163,35 +171,41 @@ async function openManifest(ref: ManifestRef, store: BlobStore): Promise<ParsedM
       `cannot read the campaign manifest ${ref.key} from the blob store at ${store.location} (${what}); do starters and workers use the same STORAGE_URL?`,
       false,
     );
-  const record = await readRecord(store, ref.key);
-  if (record === undefined) throw unreadable('no such object');
-  if (record.original !== ref.sha256) {
-    throw new CampaignManifestError(
-      `the campaign manifest ${ref.key} changed after the campaign started`,
-      true,
-    );
+  const cacheKey = `${store.location}\0${ref.key}`;
+  // A version an erasure replaced between the two reads is gone: the record, read again, names the
+  // next. Twice gone is left to the caller's retry.
+  for (let attempt = 1; ; attempt++) {
+    const record = await readRecord(store, ref.key);
+    if (record === undefined) throw unreadable('no such object');
+    if (record.original !== ref.sha256) {
+      throw new CampaignManifestError(
+        `the campaign manifest ${ref.key} changed after the campaign started`,
+        true,
+      );
+    }
+    const cached = cache.get(cacheKey);
+    if (cached?.version === record.current) return cached;
+    const text = await readText(store, versionKey(ref.key, record.current));
+    if (text === undefined) {
+      if (attempt < 2) continue;
+      throw unreadable(`version ${record.current.slice(0, 12)} is gone`);
+    }
+    if (digest(text) !== record.current) {
+      throw new CampaignManifestError(`the campaign manifest ${ref.key} does not match its digest`, true);
+    }
+    const lines = text.split('\n').filter((line) => line.length > 0);
+    if (lines.length !== ref.total) {
+      throw new CampaignManifestError(
+        `the campaign manifest ${ref.key} holds ${lines.length} subjects, not ${ref.total}`,
+        true,
+      );
+    }
+    const parsed: ParsedManifest = { version: record.current, lines };
+    cache.delete(cacheKey);
+    cache.set(cacheKey, parsed);
+    if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+    return parsed;
   }
-  const key = versionKey(ref.key, record.current);
-  const cacheKey = `${store.location}\0${key}`;
-  const cached = cache.get(cacheKey);
-  if (cached) return cached;
-  // Missing when an erasure replaced the version between the two reads: the retry reads the next.
-  const text = await readText(store, key);
-  if (text === undefined) throw unreadable(`version ${record.current.slice(0, 12)} is gone`);
-  if (digest(text) !== record.current) {
-    throw new CampaignManifestError(`the campaign manifest ${ref.key} does not match its digest`, true);
-  }
-  const lines = text.split('\n').filter((line) => line.length > 0);
-  if (lines.length !== ref.total) {
-    throw new CampaignManifestError(
-      `the campaign manifest ${ref.key} holds ${lines.length} subjects, not ${ref.total}`,
-      true,
-    );
-  }
-  const parsed: ParsedManifest = { lines };
-  cache.set(cacheKey, parsed);
-  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-  return parsed;
 }
 
 /** A stored manifest that held the person, and what erasure did to it. */
@@ -209,42 +223,87 @@ export interface ManifestErasure {
  * another's line of the same id is another person): each of their lines becomes ERASED_SUBJECT in
  * a new version, so the campaign's ledger (indexed by line) stays aligned, and summaries, results
  * and campaigns that read it afterwards skip them. The record then points at the new version and
- * the old one, which names the person, is deleted. Answers each manifest changed.
+ * every other version of the campaign, which may name the person, is deleted: also those an
+ * earlier erasure left when it stopped between moving the record and deleting, so repeating an
+ * erasure completes it. Answers each manifest changed.
+ *
+ * Erasures through one store object run one at a time: two at once on one manifest would each
+ * write a version from the same one, and the record keeps only one of them. The store offers no
+ * conditional write, so erasures from two processes at once are not serialised (docs/security.md).
  */
-export async function eraseFromCampaignManifests(
+export function eraseFromCampaignManifests(
   store: BlobStore,
   subjectId: string,
   ofCampaign: (campaignId: string) => boolean,
 ): Promise<ManifestErasure[]> {
-  const keys = (await store.listKeys(MANIFESTS_PREFIX)).filter((k) => k.endsWith('/manifest.json'));
+  const previous = erasing.get(store) ?? Promise.resolve();
+  const next = previous.then(() => eraseOneByOne(store, subjectId, ofCampaign));
+  const settled = next.then(
+    () => undefined,
+    () => undefined,
+  );
+  erasing.set(store, settled);
+  void settled.then(() => {
+    if (erasing.get(store) === settled) erasing.delete(store);
+  });
+  return next;
+}
+
+/** The erasure each store is running, which the next one waits for. */
+const erasing = new WeakMap<BlobStore, Promise<void>>();
+
+async function eraseOneByOne(
+  store: BlobStore,
+  subjectId: string,
+  ofCampaign: (campaignId: string) => boolean,
+): Promise<ManifestErasure[]> {
+  const keys = await store.listKeys(MANIFESTS_PREFIX);
   const erasures: ManifestErasure[] = [];
-  for (const key of keys) {
+  for (const key of keys.filter((k) => k.endsWith('/manifest.json'))) {
     const record = await readRecord(store, key);
     if (record === undefined || !ofCampaign(record.campaignId)) continue;
-    const previous = versionKey(key, record.current);
-    const text = await readText(store, previous);
-    if (text === undefined) continue;
-    const erasure: ManifestErasure = { campaignId: record.campaignId, indexes: [], workflowKeys: [] };
-    let index = 0;
-    const lines = text.split('\n').map((line) => {
-      if (line.length === 0) return line;
-      const json = JSON.parse(line) as { subjectId?: unknown; searchKey?: unknown };
-      index++;
-      if (json.subjectId !== subjectId) return line;
-      erasure.indexes.push(index - 1);
-      erasure.workflowKeys.push(typeof json.searchKey === 'string' ? json.searchKey : subjectId);
-      return JSON.stringify(ERASED_SUBJECT);
-    });
-    if (erasure.indexes.length === 0) continue;
-    const next = lines.join('\n');
-    const current = digest(next);
-    await store.put(versionKey(key, current), Buffer.from(next), 'application/x-ndjson');
-    await writeRecord(store, key, { ...record, current });
-    await store.delete(previous);
-    erasures.push(erasure);
+    const erasure = await eraseFromManifest(store, key, record, subjectId);
+    if (erasure) erasures.push(erasure);
   }
   return erasures;
 }
+
+async function eraseFromManifest(
+  store: BlobStore,
+  key: string,
+  record: ManifestRecord,
+  subjectId: string,
+): Promise<ManifestErasure | undefined> {
+  // Missing when the start that wrote the record stopped before the version: nothing to erase.
+  const text = (await readText(store, versionKey(key, record.current))) ?? '';
+  const erasure: ManifestErasure = { campaignId: record.campaignId, indexes: [], workflowKeys: [] };
+  let index = 0;
+  const lines = text.split('\n').map((line) => {
+    if (line.length === 0) return line;
+    const json = JSON.parse(line) as { subjectId?: unknown; searchKey?: unknown };
+    index++;
+    if (json.subjectId !== subjectId) return line;
+    erasure.indexes.push(index - 1);
+    erasure.workflowKeys.push(typeof json.searchKey === 'string' ? json.searchKey : subjectId);
+    return JSON.stringify(ERASED_SUBJECT);
+  });
+  let current = record.current;
+  if (erasure.indexes.length > 0) {
+    const next = lines.join('\n');
+    current = digest(next);
+    await store.put(versionKey(key, current), Buffer.from(next), 'application/x-ndjson');
+    await writeRecord(store, key, { ...record, current });
+  }
+  const folder = key.slice(0, -'manifest.json'.length);
+  for (const stale of await store.listKeys(folder)) {
+    if (VERSION_NAME.test(stale.slice(folder.length)) && stale !== versionKey(key, current)) {
+      await store.delete(stale);
+    }
+  }
+  return erasure.indexes.length > 0 ? erasure : undefined;
+}
+
+const VERSION_NAME = /^subjects-[0-9a-f]{64}\.jsonl$/;
 
 async function readRecord(store: BlobStore, key: string): Promise<ManifestRecord | undefined> {
   const text = await readText(store, key);
