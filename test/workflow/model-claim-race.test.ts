@@ -1,19 +1,24 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { gate, loseCreateAnswer, runClaimRace } from '../helpers/claim-race';
-import { createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
+import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
 
 /**
  * Two same-shape pipelines whose create answers are both lost. P1's retry lists only its own model
  * M1; P2 creates M2, lists [M1, M2] and adopts M1 (the oldest) before P1 reads the claims. P1 must
  * then adopt M2, the model P2 left behind: a create of its own would leave M2 owned by nobody.
+ *
+ * On the dev server, in real time (about a minute: the settle waits and a heartbeat timeout run
+ * their course). The gates hold activities in real time, and under time skipping a busy machine
+ * let the test server jump to the next deadline it knew while a workflow task waited for the
+ * worker: ten years ahead, the run's default execution timeout.
  */
 describe('the model-claim race, order forced', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator | undefined;
 
   beforeAll(async () => {
-    env = await createTimeSkippingEnv();
+    env = await createDevServerEnv();
   });
   afterAll(async () => {
     await sim?.stop();
@@ -39,8 +44,8 @@ describe('the model-claim race, order forced', () => {
         }
         if (pipeline === p1 && activityType === 'findUnclaimed') {
           // P1's list (its create's retry) holds M1 only; P2 now creates, lists and claims. Every
-          // attempt waits: P2's settling retry lets the time-skipping server jump past the
-          // heartbeat timeout of the first, and its retry must not read the claims early either.
+          // attempt waits: P2's settling retry outlasts the heartbeat timeout of the first, and its
+          // retry must not read the claims early either.
           p1Listed.open();
           await p2Claimed.opened;
         }
