@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import type { SelfieRetention } from '@avatar-pipeline/client/config/selfie-retention';
 import { providerSettingsOf, type ProviderSettings } from '@avatar-pipeline/client/config/provider-settings';
 import { parseEnv } from '@avatar-pipeline/client/config/parse-env';
@@ -10,11 +9,8 @@ import {
   type StarterSettings,
   type TemporalConfig,
 } from '@avatar-pipeline/client/config/starter-settings';
-import {
-  StorageSettingsError,
-  storageSettingsFromEnv,
-  type StorageSettings,
-} from '@avatar-pipeline/client/storage/storage-settings';
+import type { StorageSettings } from '@avatar-pipeline/client/storage/storage-settings';
+import { storageSettingsOf } from '@avatar-pipeline/client/storage/env-blob-store';
 
 /** The blob store (selfies, archived avatars) and what goes into it. */
 export interface StorageConfig extends StorageSettings {
@@ -164,13 +160,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       ...(e.STORAGE_LINK_SECRET ? { linkSecret: e.STORAGE_LINK_SECRET } : {}),
     },
   };
-}
-
-function storageSettingsOf(env: NodeJS.ProcessEnv, blobDir: string, cwd: string): StorageSettings {
-  try {
-    return storageSettingsFromEnv(env, blobDir, cwd);
-  } catch (err) {
-    if (err instanceof StorageSettingsError) throw new ConfigError(err.issues);
-    throw err;
-  }
 }

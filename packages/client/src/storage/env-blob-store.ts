@@ -16,10 +16,11 @@ const blobStoreEnv = envSchema.pick({ BLOB_DIR: true });
  */
 export function openBlobStoreFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): BlobStore {
   const e = parseEnvOf(blobStoreEnv, env);
-  return openStore(settingsOf(env, e.BLOB_DIR, cwd));
+  return openStore(storageSettingsOf(env, e.BLOB_DIR, cwd));
 }
 
-function settingsOf(env: NodeJS.ProcessEnv, blobDir: string, cwd: string): StorageSettings {
+/** storageSettingsFromEnv, its problems reported as a ConfigError naming each variable. */
+export function storageSettingsOf(env: NodeJS.ProcessEnv, blobDir: string, cwd: string): StorageSettings {
   try {
     return storageSettingsFromEnv(env, blobDir, cwd);
   } catch (err) {
