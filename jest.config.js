@@ -13,6 +13,7 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
+  setupFiles: ['<rootDir>/test/setup/checks-off-by-default.ts'],
   // Tests load the client package from its sources, as the typecheck reads them (tsconfig.json's
   // paths). Workflow bundles made in a test are webpack's, which resolves it through node_modules to
   // its build (packages/client/dist): npm test builds first; after editing its contracts, build.
@@ -35,7 +36,7 @@ module.exports = {
       ...common,
       displayName: 'temporal',
       testMatch: ['<rootDir>/test/{workflow,e2e,replay,fuzz}/**/*.test.ts'],
-      setupFiles: ['<rootDir>/test/setup/quiet-temporal-runtime.ts'],
+      setupFiles: [...common.setupFiles, '<rootDir>/test/setup/quiet-temporal-runtime.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/temporal-test-timeout.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

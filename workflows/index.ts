@@ -6,3 +6,4 @@ export { providerOrderClaim } from './obtain-model';
 export { webhookDelivery, webhookRedelivery } from './webhook-delivery';
 export { avatarCampaign } from '../src/campaign/workflows/campaign';
 export { providerGrantedRate } from './granted-rate';
+export { selfieCheck } from './selfie-check';

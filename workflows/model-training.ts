@@ -7,11 +7,12 @@ import type { FinishedOrder } from '../src/contracts/order-durations';
 import { learnDurations } from './order-durations';
 import { PipelineTracker } from './pipeline-tracker';
 import { pollUntilDone, type FinishBounds } from './polling';
+import { checkSelfiesInRun } from './selfie-check';
 
 /** What training needs from a pipeline or training request. */
 export type TrainingSteps = Pick<
   TrainingWorkflowInput,
-  'images' | 'styles' | 'gender' | 'mainImageIndex' | 'trainingDeadlineMs' | 'polling'
+  'images' | 'styles' | 'gender' | 'mainImageIndex' | 'trainingDeadlineMs' | 'polling' | 'checks'
 >;
 
 /** A trained model, and its training's finish for later runs to learn from (learnDurations). */
@@ -36,6 +37,7 @@ export async function trainModel(
     { summary: `check ${input.images.length} selfies before creating the model`, ...route },
     [{ images: input.images }],
   );
+  await checkSelfiesInRun(input.images, input.checks);
   const modelId = await obtainModel(input, route);
   tracker.model(modelId);
   const imageIds = await uploadSelfies(modelId, input, tracker, route);

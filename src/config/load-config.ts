@@ -11,6 +11,7 @@ import {
 } from '@avatar-pipeline/client/config/starter-settings';
 import type { StorageSettings } from '@avatar-pipeline/client/storage/storage-settings';
 import { storageSettingsOf } from '@avatar-pipeline/client/storage/env-blob-store';
+import type { SelfieThresholds } from '../quality/selfie-verdicts';
 
 /** The blob store (selfies, archived avatars) and what goes into it. */
 export interface StorageConfig extends StorageSettings {
@@ -98,7 +99,19 @@ export interface AppConfig {
     providerRateControl?: 'adaptive' | 'fixed';
     /** Worker Deployment Version (TEMPORAL_DEPLOYMENT_NAME, TEMPORAL_WORKER_BUILD_ID); unversioned when absent. */
     deployment?: { name: string; buildId: string };
+    /**
+     * The check worker (CHECK_WORKER, CHECK_WORKER_CONCURRENCY) and its thresholds. Absent (a
+     * hand-built configuration): the process runs no check worker.
+     */
+    checks?: CheckWorkerConfig;
   };
+}
+
+export interface CheckWorkerConfig {
+  /** `on`: beside the pipeline and provider workers; `only`: alone (a check-only process); `off`: none. */
+  mode: 'on' | 'off' | 'only';
+  concurrency: number;
+  thresholds: SelfieThresholds;
 }
 
 /** Parses the environment once, at start; every bad variable is reported together. */
@@ -151,6 +164,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
         ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }
         : {}),
+      checks: {
+        mode: e.CHECK_WORKER,
+        concurrency: e.CHECK_WORKER_CONCURRENCY,
+        thresholds: {
+          faceMatchMaxDistance: e.FACE_MATCH_MAX_DISTANCE,
+          faceMinSize: e.FACE_MIN_SIZE,
+          minSharpness: e.SELFIE_MIN_SHARPNESS,
+          duplicateMaxBits: e.SELFIE_DUPLICATE_MAX_BITS,
+        },
+      },
     },
     placement: starter.placement,
     campaigns: starter.campaigns,

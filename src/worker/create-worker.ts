@@ -9,6 +9,7 @@ import {
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { createCampaignActivities } from '../campaign/activities';
+import { createCheckActivities } from '../../activities/check-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { withActivityFailures } from '../../activities/provider-failure';
@@ -115,6 +116,35 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
     ...(rate !== undefined ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
     ...PROVIDER_WORKER_HEARTBEATS,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
+    shutdownGraceTime: config.worker.shutdownGraceMs,
+    ...deploymentVersion(config),
+    ...observability(options),
+  });
+}
+
+/**
+ * An activity-only worker on the checks task queue: the quality checks, CPU-bound model inference
+ * (about 0.6 s a selfie on one core), as many at once as CHECK_WORKER_CONCURRENCY. Kept off the
+ * provider queue, so checks never take the provider's quota or its slots; operators add check
+ * workers (CHECK_WORKER=only) until checks keep pace with the provider.
+ */
+export async function createChecksWorker(options: PipelineWorkerOptions): Promise<Worker> {
+  const { config } = options;
+  const checks = config.worker.checks;
+  const taskQueue = config.placement.checks?.taskQueue;
+  if (!checks || !taskQueue) throw new Error('a check worker needs the checks settings and task queue');
+  const connection = options.connection ?? (await connect(config));
+  const dataConverter = pipelineDataConverter(config.temporal.encryption);
+  return Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue,
+    ...(dataConverter ? { dataConverter } : {}),
+    activities: createCheckActivities({
+      imageAccess: { ...config.imageAccess, store: blobStoreOf(config) },
+      thresholds: checks.thresholds,
+    }),
+    maxConcurrentActivityTaskExecutions: checks.concurrency,
     shutdownGraceTime: config.worker.shutdownGraceMs,
     ...deploymentVersion(config),
     ...observability(options),

@@ -21,8 +21,9 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   const tracing = startTracing(operations.tracing);
   const workers = await PipelineWorkers.create({ config, ...(tracing ? { tracing } : {}) });
   log.info('avatar-pipeline worker started', {
-    taskQueue: workers.taskQueues.pipeline,
-    providerTaskQueue: workers.taskQueues.provider,
+    taskQueue: workers.taskQueues.pipeline ?? 'none (check worker only)',
+    providerTaskQueue: workers.taskQueues.provider ?? 'none (check worker only)',
+    checksTaskQueue: workers.taskQueues.checks ?? 'none',
     providerMaxRequestsPerSecond: config.worker.providerMaxRequestsPerSecond ?? 'unlimited',
     address: config.temporal.address,
     namespace: config.temporal.namespace,

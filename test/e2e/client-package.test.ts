@@ -327,7 +327,7 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
     await writeFile(notAnImage, 'plain text, not a PNG');
     // IMAGE_ROOTS where the client runs, as the workers have it.
     const pipelines = await createPipelineClient(
-      { address, namespace, taskQueue: worker.taskQueues.pipeline },
+      { address, namespace, taskQueue: worker.taskQueues.pipeline! },
       { IMAGE_ROOTS: selfies.dir, PROVIDER_POLL_MIN_INTERVAL_MS: '100' },
     );
     try {

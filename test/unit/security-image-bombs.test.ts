@@ -11,7 +11,7 @@ import {
 import { imageFileProblem } from '@avatar-pipeline/client/images/image-file-problem';
 import { imageProblem } from '@avatar-pipeline/client/images/image-structure';
 import { readImage } from '../../src/images/read-image';
-import { decodeSelfie } from '../../src/simulator/images/selfie-decoder';
+import { decodeSelfie } from '../../src/images/decode-image';
 import { jpegDeclaring, pngDeclaring, tinyJpeg, tinyPng } from '../fixtures/images';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { temporaryDirectory } from '../helpers/temp-dir';

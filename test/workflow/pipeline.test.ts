@@ -293,7 +293,7 @@ describe('avatar pipeline on the time-skipping server', () => {
       const second = await startPipeline(
         env.client,
         { images: selfies.files, styles: [5], gender: 1 },
-        placementFrom({ taskQueue: worker.taskQueues.pipeline }),
+        placementFrom({ taskQueue: worker.taskQueues.pipeline! }),
       );
       const result = await second.result();
       expect(result.generations.map((g) => [g.styleId, g.status, g.avatars.length])).toEqual([

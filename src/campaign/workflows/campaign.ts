@@ -478,6 +478,7 @@ async function startSubject(
     images: subject.images,
     mainImageIndex: subject.mainImageIndex,
     trainingDeadlineMs: input.pipeline.trainingDeadlineMs,
+    ...(input.pipeline.checks ? { checks: input.pipeline.checks } : {}),
   };
   await startChild<AvatarPipelineWorkflow>(input.pipeline.workflowType ?? WORKFLOW_TYPES.pipeline, {
     ...common,

@@ -3,8 +3,8 @@ import type { TrainingImageRecord } from '../state-schema';
 import type { StyleTreatment } from '../style-catalog';
 import { fallbackPattern } from './fallback-pattern';
 import { encodePng } from './png-encoding';
-import { resizeNearest, squareThumbnail, type RgbaImage } from './rgba-image';
-import { decodeSelfie } from './selfie-decoder';
+import { resizeNearest, squareThumbnail, type RgbaImage } from '../../images/rgba-image';
+import { decodeSelfie } from '../../images/decode-image';
 import { applyTreatment } from './style-treatments';
 
 export interface AvatarDrawing {

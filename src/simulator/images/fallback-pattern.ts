@@ -1,4 +1,4 @@
-import { blankImage, type RgbaImage } from './rgba-image';
+import { blankImage, type RgbaImage } from '../../images/rgba-image';
 
 /**
  * Stands in for a selfie that cannot be decoded: a head-and-shoulders silhouette on a gradient

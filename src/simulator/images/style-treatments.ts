@@ -1,5 +1,5 @@
 import type { StyleTreatment } from '../style-catalog';
-import { blankImage, type RgbaImage } from './rgba-image';
+import { blankImage, type RgbaImage } from '../../images/rgba-image';
 
 type Rgb = [number, number, number];
 type PixelFilter = (rgb: Rgb, variation: number) => Rgb;

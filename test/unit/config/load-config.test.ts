@@ -53,6 +53,11 @@ describe('loadConfig defaults', () => {
       maxCachedWorkflows: 1_000,
       providerRateControl: 'adaptive',
       shutdownGraceMs: 30_000,
+      checks: {
+        mode: 'on',
+        concurrency: 1,
+        thresholds: { faceMatchMaxDistance: 0.55, faceMinSize: 0.15, minSharpness: 40, duplicateMaxBits: 6 },
+      },
     });
   });
 

@@ -15,6 +15,7 @@ describe('starter settings: worked out once, the same for starters and workers',
       providerTaskQueue: 'avatar-pipeline-provider',
       archiveAvatars: true,
       pollingBounds: { minIntervalMs: 5_000, maxIntervalMs: 3_600_000 },
+      checks: { taskQueue: 'avatar-pipeline-checks', selfies: false },
     });
     expect(settings.campaigns).toEqual({ maxInFlight: 'auto' });
     expect(settings.imageAccess).toEqual({
@@ -77,6 +78,19 @@ describe('a starter reads only its own variables', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const variables = (error as ConfigError).problems.map((p) => p.variable).sort();
     expect(variables).toEqual(['PROVIDER_POLL_MIN_INTERVAL_MS', 'TEMPORAL_TLS']);
+  });
+
+  it('reads the selfie checks and their queue, which follows TEMPORAL_TASK_QUEUE unless set', () => {
+    expect(
+      loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'q', SELFIE_CHECKS: 'false' }, cwd).placement.checks,
+    ).toEqual({
+      taskQueue: 'q-checks',
+      selfies: false,
+    });
+    expect(loadStarterSettings({ CHECKS_TASK_QUEUE: 'faces' }, cwd).placement.checks).toEqual({
+      taskQueue: 'faces',
+      selfies: true,
+    });
   });
 
   it('reads the provider settings (for generate and retry checks) without the rest', () => {

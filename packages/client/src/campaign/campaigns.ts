@@ -53,6 +53,7 @@ import { InputError } from '../errors';
 import { aged, manifestRefOf, recordedProgress } from './recorded-progress';
 import type { RunPlacement } from '../config/run-placement';
 import type { BlobStore } from '../storage/blob-store';
+import { runChecksOf } from '../client/selfie-check';
 
 /** The placement's task queue takes the campaign and its pipelines; its archiving applies to each pipeline. */
 export interface StartCampaignOptions extends RunPlacement {
@@ -148,6 +149,9 @@ export async function startCampaign(
     searchKey: codec ? codec.subjectToken(s.subjectId) : s.subjectId,
   }));
   const manifest = await storeCampaignManifest(options.store, campaignId, keyed);
+  // Thousands of subjects are not checked before the start: each pipeline checks its own selfies
+  // before its first provider write, and a refused subject ends failed, naming the selfie.
+  const checks = runChecksOf(options.checks, 'in-run');
   const input: CampaignInput = {
     tenant,
     manifest,
@@ -164,6 +168,7 @@ export async function startCampaign(
       ...(options.pipelineWorkflowType ? { workflowType: options.pipelineWorkflowType } : {}),
       ...(options.generationWorkflowType ? { generationWorkflowType: options.generationWorkflowType } : {}),
       ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
+      ...(checks ? { checks } : {}),
     },
   };
   // Not created: the same id (and, as the store checked, the same subjects) was started before,

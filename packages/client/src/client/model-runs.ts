@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { pollingWithin } from '../contracts/polling-bounds';
+import { checkSelfiesBeforeStart, runChecksOf } from './selfie-check';
 import { refuseOutOfBoundsPolling } from './polling-bounds-check';
 import type { Client } from '@temporalio/client';
 import {
@@ -68,15 +69,24 @@ export async function startTraining(
 ): Promise<StartedRun> {
   const validated = validateTrainingRequest(request);
   refuseOutOfBoundsPolling(request, options.pollingBounds);
+  const tenant = options.tenant ?? DEFAULT_TENANT;
+  const workflowId = trainingWorkflowId(tenant, options.requestId);
+  const checks = runChecksOf(options.checks, 'at-start');
+  await checkSelfiesBeforeStart(
+    client,
+    { workflowId, taskQueue: options.taskQueue, images: validated.images },
+    checks,
+  );
   const input: TrainingWorkflowInput = {
     ...validated,
     polling: pollingWithin(validated.polling, options.pollingBounds),
-    tenant: options.tenant ?? DEFAULT_TENANT,
+    tenant,
     providerTaskQueue: options.providerTaskQueue,
+    ...(checks ? { checks } : {}),
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.training,
-    workflowId: trainingWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
+    workflowId,
     taskQueue: options.taskQueue,
     input,
     requestFingerprint: options.requestFingerprint,

@@ -19,6 +19,7 @@ import {
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { InputError } from '../errors';
 import { runResult } from './pipeline-failed';
+import { checkSelfiesBeforeStart, runChecksOf } from './selfie-check';
 
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
@@ -76,18 +77,27 @@ export async function startPipelineRun(
   validated: PipelineInput,
   options: StartPipelineOptions,
 ): Promise<StartedRun> {
+  const tenant = options.tenant ?? DEFAULT_TENANT;
+  const workflowId = options.workflowId ?? pipelineWorkflowId(tenant, options.requestId);
+  const checks = runChecksOf(options.checks, 'at-start');
+  await checkSelfiesBeforeStart(
+    client,
+    { workflowId, taskQueue: options.taskQueue, images: validated.images },
+    checks,
+  );
   const input: PipelineWorkflowInput = {
     ...validated,
     polling: pollingWithin(validated.polling, options.pollingBounds),
-    tenant: options.tenant ?? DEFAULT_TENANT,
+    tenant,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
     ...(options.pollingBounds ? { pollingBounds: options.pollingBounds } : {}),
     ...(options.deleteUploadsAfterTraining ? { deleteUploadsAfterTraining: true } : {}),
+    ...(checks ? { checks } : {}),
   };
   return startRunOnce(client, {
     workflowType: WORKFLOW_TYPES.pipeline,
-    workflowId: options.workflowId ?? pipelineWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
+    workflowId,
     taskQueue: options.taskQueue,
     input,
     requestFingerprint: options.requestFingerprint,

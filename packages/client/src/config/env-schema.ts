@@ -40,6 +40,8 @@ const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
   z.preprocess(blankAsUndefined, schema.prefault(fallback as never)).meta({ default: fallback });
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
+const nonNegativeInt = z.coerce.number().int('must be a whole number').nonnegative('must not be negative');
+const fraction = z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .transform((url) => url.replace(/\/+$/, ''));
@@ -257,6 +259,33 @@ export const envSchema = z.object({
   ),
   ARCHIVE_AVATARS: withDefault(booleanFlag, 'true').describe(
     "Copy every avatar into the blob store as its style finishes, so it outlives the provider's URLs.",
+  ),
+  SELFIE_CHECKS: withDefault(booleanFlag, 'false').describe(
+    'Check selfies before anything is written to the provider: one face each, of a usable size, sharpness and exposure, one person across all of them, no near-duplicates. A refused set starts nothing (422 naming `images.N`). Off by default while the sample selfies are drawn faces, which a face detector does not see as faces.',
+  ),
+  CHECKS_TASK_QUEUE: optional(z.string().min(1)).describe(
+    'Task queue of the quality checks, apart from the provider queue so check workers scale alone. Unset: `<TEMPORAL_TASK_QUEUE>-checks`.',
+  ),
+  CHECK_WORKER: withDefault(
+    z.enum(['on', 'off', 'only'], { error: 'must be on, off or only' }),
+    'on',
+  ).describe(
+    'The check worker of this process (on the checks task queue; the face models load at its first check): `on` beside the pipeline and provider workers, `only` alone (a process that scales the checks apart), `off` none.',
+  ),
+  CHECK_WORKER_CONCURRENCY: withDefault(positiveInt, 1).describe(
+    'Checks one check worker runs at once; each takes one CPU core while it runs.',
+  ),
+  FACE_MATCH_MAX_DISTANCE: withDefault(z.coerce.number().positive('must be greater than 0'), 0.55).describe(
+    'Two faces are one person when their descriptors (128-d) are at most this far apart (Euclidean).',
+  ),
+  FACE_MIN_SIZE: withDefault(fraction, 0.15).describe(
+    "Smallest face a selfie may hold, as a share of the image's shorter side.",
+  ),
+  SELFIE_MIN_SHARPNESS: withDefault(z.coerce.number().nonnegative('must not be negative'), 40).describe(
+    'Least sharpness of the face region (variance of the Laplacian of its grey levels, at 128 px); blurred selfies score lower.',
+  ),
+  SELFIE_DUPLICATE_MAX_BITS: withDefault(nonNegativeInt, 6).describe(
+    'Two selfies are near-duplicates when their 64-bit difference hashes differ in at most this many bits.',
   ),
   STORAGE_LINK_SECRET: optional(z.string().min(16, 'must be at least 16 characters')).describe(
     "Signs the API's expiring links to archived avatars of a filesystem store (16+ characters). Unset: a random key per API process, so links do not survive a restart or cross replicas.",

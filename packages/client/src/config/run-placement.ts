@@ -1,5 +1,13 @@
 import type { PollingBounds } from '../contracts/polling-bounds';
 
+/** The operator's quality checks, as starters see them (the thresholds are the check workers'). */
+export interface CheckPlacement {
+  /** CHECKS_TASK_QUEUE, default `<taskQueue>-checks`. */
+  taskQueue: string;
+  /** SELFIE_CHECKS: selfies are checked before a run starts (campaign subjects: before the first provider write). */
+  selfies: boolean;
+}
+
 /**
  * Where a run goes and what it carries from the configuration: every start (API, CLI, client
  * package, campaigns, demo) takes one, and workers poll the same queues, so starters and workers
@@ -20,6 +28,8 @@ export interface RunPlacement {
    * may ask for. Absent (a hand-built placement): unbounded.
    */
   pollingBounds?: PollingBounds;
+  /** Absent (a hand-built placement): no quality checks. */
+  checks?: CheckPlacement;
 }
 
 /** What the configuration says about placement; the provider task queue and archiving are optional. */
@@ -29,6 +39,8 @@ export interface PlacementSettings {
   /** Absent: no archiving (the environment's ARCHIVE_AVATARS is on unless set otherwise). */
   archiveAvatars?: boolean | undefined;
   pollingBounds?: PollingBounds | undefined;
+  /** Absent: no checks (the environment's SELFIE_CHECKS is on unless set otherwise). */
+  checks?: (Omit<CheckPlacement, 'taskQueue'> & { taskQueue?: string | undefined }) | undefined;
 }
 
 /** The one place a placement is worked out; tests and benchmarks build theirs here too. */
@@ -38,7 +50,20 @@ export function placementFrom(settings: PlacementSettings): RunPlacement {
     providerTaskQueue: settings.providerTaskQueue ?? providerQueueOf(settings.taskQueue),
     archiveAvatars: settings.archiveAvatars ?? false,
     ...(settings.pollingBounds ? { pollingBounds: settings.pollingBounds } : {}),
+    ...(settings.checks
+      ? {
+          checks: {
+            ...settings.checks,
+            taskQueue: settings.checks.taskQueue ?? checksQueueOf(settings.taskQueue),
+          },
+        }
+      : {}),
   };
+}
+
+/** The checks' task queue when CHECKS_TASK_QUEUE is not set, for starters and check workers alike. */
+function checksQueueOf(taskQueue: string): string {
+  return `${taskQueue}-checks`;
 }
 
 /**

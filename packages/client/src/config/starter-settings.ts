@@ -49,6 +49,8 @@ const STARTER_OWN = [
   'BLOB_DIR',
   'PROVIDER_TASK_QUEUE',
   'ARCHIVE_AVATARS',
+  'SELFIE_CHECKS',
+  'CHECKS_TASK_QUEUE',
   'PROVIDER_POLL_MIN_INTERVAL_MS',
   'PROVIDER_POLL_MAX_INTERVAL_MS',
   'CAMPAIGN_MAX_IN_FLIGHT',
@@ -108,6 +110,10 @@ export function starterSettingsOf(
       providerTaskQueue: overrides.providerTaskQueue ?? e.PROVIDER_TASK_QUEUE,
       archiveAvatars: e.ARCHIVE_AVATARS,
       pollingBounds: pollingBoundsOf(e),
+      checks: {
+        taskQueue: e.CHECKS_TASK_QUEUE,
+        selfies: e.SELFIE_CHECKS,
+      },
     }),
     campaigns: { maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },
     imageAccess: {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { genderSchema, orderIdSchema, stylesSchema } from '../provider/request-schemas';
 import { MAX_STYLES } from './limits';
+import type { RunChecks } from './quality-checks';
 import {
   deadlineMsSchema,
   pipelineInputSchema,
@@ -32,7 +33,12 @@ export const trainingInputSchema = z
 export type TrainingRequest = z.input<typeof trainingInputSchema>;
 export type TrainingInput = z.output<typeof trainingInputSchema>;
 /** What the training workflow receives: the request plus the provider task queue the starter resolved. */
-export type TrainingWorkflowInput = TrainingInput & { tenant: string; providerTaskQueue: string };
+export type TrainingWorkflowInput = TrainingInput & {
+  tenant: string;
+  providerTaskQueue: string;
+  /** The selfie checks the run makes (SELFIE_CHECKS); absent: none. */
+  checks?: RunChecks;
+};
 
 /** A trained model: generate under it with a generation run, as often as wanted. */
 export interface TrainingResult {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { genderSchema, stylesSchema } from '../provider/request-schemas';
 import { eventFilterSchema } from './webhook-events';
 import type { PollingBounds } from './polling-bounds';
+import type { RunChecks } from './quality-checks';
 import { MAX_DEADLINE_MS, MAX_POLL_INTERVAL_MS, MAX_SELFIES, MAX_STYLES } from './limits';
 
 /**
@@ -130,6 +131,8 @@ export type PipelineWorkflowInput = PipelineInput & {
    * for a request with uploads when SELFIE_RETENTION is after-training.
    */
   deleteUploadsAfterTraining?: boolean;
+  /** The quality checks the run makes (SELFIE_CHECKS, AVATAR_CHECKS); absent: none. */
+  checks?: RunChecks;
 };
 
 /** Fields only a campaign sets on the pipelines it starts; a caller setting one is refused, by name. */

@@ -19,6 +19,8 @@ export const WORKFLOW_TYPES = {
   webhookDelivery: 'webhookDelivery',
   webhookRedelivery: 'webhookRedelivery',
   campaign: 'avatarCampaign',
+  /** A starter's check of a run's selfies before the run starts (`<run>/selfie-check`). */
+  selfieCheck: 'selfieCheck',
 } as const;
 
 /**

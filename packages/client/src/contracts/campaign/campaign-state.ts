@@ -7,6 +7,7 @@ import type { PollingOptions } from '../pipeline-input';
 import type { PipelineResult } from '../pipeline-state';
 import type { ProgressFeedCarry } from '../progress-feed';
 import type { CampaignSubject } from './campaign';
+import type { RunChecks } from '../quality-checks';
 
 /**
  * The line an erased subject's line becomes in the stored manifest (packages/client/src/campaign/manifest-store.ts):
@@ -165,6 +166,8 @@ export interface CampaignInput {
     generationWorkflowType?: string;
     /** ARCHIVE_AVATARS of the starter: the pipelines copy their avatars into the blob store. */
     archiveAvatars?: boolean;
+    /** SELFIE_CHECKS of the starter: each pipeline checks its subject's selfies before its first provider write. */
+    checks?: RunChecks;
   };
   carried?: CarriedLedger;
   /** Subjects to run again when a campaign that had ended is restarted (applied once, not carried). */

@@ -1,0 +1,76 @@
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
+import type { CheckPlacement } from '../config/run-placement';
+import {
+  selfieCheckWorkflowId,
+  type RunChecks,
+  type SelfieCheckInput,
+  type SelfieCheckReport,
+} from '../contracts/quality-checks';
+import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { InputError, listMessage } from '../errors';
+
+/** A check that has not answered by then fails the start (the check workers are down or swamped). */
+const SELFIE_CHECK_TIMEOUT = '5 minutes';
+
+/**
+ * The checks a run carries, from the starter's placement. `selfiesAt` says who checks the selfies:
+ * the starter before the start (`at-start`, so a refused set starts nothing and the caller hears why)
+ * or the run before its first provider write (`in-run`: a campaign's subjects, started by the
+ * campaign's workflow). Undefined when the placement has no checks.
+ */
+export function runChecksOf(
+  placement: CheckPlacement | undefined,
+  selfiesAt: 'at-start' | 'in-run',
+): RunChecks | undefined {
+  if (placement === undefined || !placement.selfies) return undefined;
+  return {
+    taskQueue: placement.taskQueue,
+    selfies: placement.selfies ? selfiesAt : 'off',
+  };
+}
+
+/**
+ * Checks a run's selfies on the check workers before the run exists: a short workflow
+ * (`<run>/selfie-check`, on the run's task queue) whose one activity runs on the checks' queue, where
+ * the face models are. Throws an InputError naming each refused `images.N` and why; nothing is started
+ * then. A run that exists already (a repeated request id) is not checked again: its selfies may be
+ * deleted by now, and its start answers the run it started.
+ */
+export async function checkSelfiesBeforeStart(
+  client: Client,
+  run: { workflowId: string; taskQueue: string; images: readonly string[] },
+  checks: RunChecks | undefined,
+): Promise<void> {
+  if (checks?.selfies !== 'at-start') return;
+  if (await runExists(client, run.workflowId)) return;
+  const input: SelfieCheckInput = { images: [...run.images], taskQueue: checks.taskQueue };
+  const report = await client.workflow.execute<(input: SelfieCheckInput) => Promise<SelfieCheckReport>>(
+    WORKFLOW_TYPES.selfieCheck,
+    {
+      taskQueue: run.taskQueue,
+      workflowId: selfieCheckWorkflowId(run.workflowId),
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      workflowExecutionTimeout: SELFIE_CHECK_TIMEOUT,
+      staticSummary: `Check ${run.images.length} selfies before the run starts`,
+    },
+  );
+  if (report.issues.length > 0)
+    throw new InputError(report.issues, listMessage('Selfies refused', report.issues));
+}
+
+async function runExists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
