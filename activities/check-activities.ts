@@ -5,7 +5,7 @@ import { decodeImage } from '../src/images/decode-image';
 import type { ImageAccessPolicy } from '../src/images/image-access';
 import { readImage } from '../src/images/read-image';
 import { loadFaceModels, type FaceModels } from '../src/quality/face-models';
-import { brightness, differenceHash, sharpness } from '../src/quality/image-measures';
+import { differenceHash, regionMeasures } from '../src/quality/image-measures';
 import { selfieIssues, type SelfieReading, type SelfieThresholds } from '../src/quality/selfie-verdicts';
 
 export interface CheckActivityDependencies {
@@ -61,13 +61,12 @@ export function createCheckActivities(deps: CheckActivityDependencies) {
           width: image.width,
           height: image.height,
           faces: found,
-          ...(face
-            ? { face: { sharpness: sharpness(image, face), brightness: brightness(image, face) } }
-            : {}),
+          ...(face ? { face: regionMeasures(image, face) } : {}),
           hash: differenceHash(image),
         };
         context.heartbeat(index);
       }
+      // What could not be read, then what the verdicts say: answered in selfie order.
       issues.push(...selfieIssues(readings, deps.thresholds));
       return { issues: issues.sort((a, b) => fieldIndex(a) - fieldIndex(b)) };
     },

@@ -43,10 +43,12 @@ function greyGrid(image: RgbaImage, region: Region, columns: number, rows: numbe
 }
 
 /**
- * Sharpness of a region: the variance of the Laplacian of its grey levels at 128×128. A blurred
- * photo has weak edges and scores low; the same photo at another size scores alike.
+ * How a face region looks, from its grey levels at 128×128 (one resampling for both):
+ * - sharpness: the variance of the Laplacian. A blurred photo has weak edges and scores low; the
+ *   same photo at another size scores alike.
+ * - brightness: the mean grey level (0-255), how well the face is lit.
  */
-export function sharpness(image: RgbaImage, region: Region): number {
+export function regionMeasures(image: RgbaImage, region: Region): { sharpness: number; brightness: number } {
   const side = MEASURE_SIDE;
   const grey = greyGrid(image, region, side, side);
   let sum = 0;
@@ -62,13 +64,7 @@ export function sharpness(image: RgbaImage, region: Region): number {
     }
   }
   const mean = sum / n;
-  return sumSq / n - mean * mean;
-}
-
-/** Mean grey level (0-255) of a region: how well the face is lit. */
-export function brightness(image: RgbaImage, region: Region): number {
-  const grey = greyGrid(image, region, MEASURE_SIDE, MEASURE_SIDE);
-  return grey.reduce((a, b) => a + b, 0) / grey.length;
+  return { sharpness: sumSq / n - mean * mean, brightness: grey.reduce((a, b) => a + b, 0) / grey.length };
 }
 
 /**

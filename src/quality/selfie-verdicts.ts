@@ -85,7 +85,7 @@ export function selfieIssues(
     if (earlier >= 0) refuse(index, `is a near-duplicate of images.${earlier}`);
   });
   issues.push(...otherPersonIssues(readings, limits.faceMatchMaxDistance));
-  return issues.sort((a, b) => indexOf(a) - indexOf(b));
+  return issues;
 }
 
 function otherPersonIssues(
@@ -115,8 +115,4 @@ function otherPersonIssues(
 
 function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
-}
-
-function indexOf(issue: InputIssue): number {
-  return Number(issue.path.slice('images.'.length));
 }

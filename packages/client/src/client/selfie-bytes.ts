@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { PipelineRequest } from '../contracts/pipeline-input';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
 import { InputError, type InputIssue } from '../errors';
@@ -18,7 +18,7 @@ import {
   type StartPipelineOptions,
 } from './pipelines';
 import { refuseOutOfBoundsPolling } from './polling-bounds-check';
-import { NamespaceNotSetUpError } from './start-run';
+import { NamespaceNotSetUpError, runExists } from './start-run';
 
 /** A selfie as an app hands it to `start`: a path, URL or stored reference, or the image's bytes. */
 export type SelfieInput = string | Uint8Array;
@@ -106,17 +106,6 @@ export async function startWithSelfieBytes(
     return getPipeline(client, run.workflowId);
   } catch (err) {
     if (await surelyNotStarted(client, workflowId, err)) await discardQuietly(stored.batch);
-    throw err;
-  }
-}
-
-/** Whether a run has this workflow id; an unanswered describe propagates (nothing is stored yet). */
-async function runExists(client: Client, workflowId: string): Promise<boolean> {
-  try {
-    await client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
     throw err;
   }
 }

@@ -1,9 +1,4 @@
-import {
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { CheckPlacement } from '../config/run-placement';
 import {
   selfieCheckWorkflowId,
@@ -13,6 +8,7 @@ import {
 } from '../contracts/quality-checks';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import { InputError, listMessage } from '../errors';
+import { runExists } from './start-run';
 
 /** A check that has not answered by then fails the start (the check workers are down or swamped). */
 const SELFIE_CHECK_TIMEOUT = '5 minutes';
@@ -63,14 +59,4 @@ export async function checkSelfiesBeforeStart(
   );
   if (report.issues.length > 0)
     throw new InputError(report.issues, listMessage('Selfies refused', report.issues));
-}
-
-async function runExists(client: Client, workflowId: string): Promise<boolean> {
-  try {
-    await client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
 }

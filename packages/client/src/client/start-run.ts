@@ -3,6 +3,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
   type Client,
 } from '@temporalio/client';
 import type { Priority, TypedSearchAttributes } from '@temporalio/common';
@@ -151,4 +152,15 @@ export function missingSearchAttributesError(
     return undefined;
   }
   return new NamespaceNotSetUpError(client.options.namespace, cause.details, { cause: err });
+}
+
+/** Whether a run has this workflow id; an unanswered describe propagates. */
+export async function runExists(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
