@@ -8,6 +8,7 @@ import { SIMULATOR_API_KEY } from '@avatar-pipeline/client/config/env-schema';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
+import type { CheckWorkerConfig } from '../../src/config/load-config';
 import { answersHttp, guessUiUrl } from './temporal-ui';
 
 export interface DemoStackOptions extends Pick<StarterSettings, 'temporal' | 'placement' | 'campaigns'> {
@@ -33,6 +34,8 @@ export interface DemoStackOptions extends Pick<StarterSettings, 'temporal' | 'pl
   imageRoots: string[];
   /** Where the worker archives avatars (a filesystem blob store). */
   archiveDir: string;
+  /** The worker's check worker (CHECK_WORKER and the thresholds), which checks the selfies. */
+  checks: CheckWorkerConfig;
   log: Logger;
 }
 
@@ -116,6 +119,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
           maxConcurrentWorkflowTasks: 10,
           maxCachedWorkflows: 100,
           shutdownGraceMs: 2_000,
+          checks: options.checks,
         },
       },
     });

@@ -11,6 +11,7 @@ import { rootMessage } from '../../src/cli/root-message';
 import { watchProgress } from '../../src/cli/watch-progress';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { sampleSelfieFiles } from '../../src/samples/sample-selfies';
+import { loadCheckWorkerConfig } from '../../src/config/load-config';
 import { startDemoConsole, type DemoConsole } from './demo-console';
 import { startDemoStack, type DemoStack, type DemoStackOptions } from './demo-stack';
 import { workflowUiUrl } from './temporal-ui';
@@ -87,7 +88,7 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
   // The gallery is built from the archive, whatever ARCHIVE_AVATARS says.
   const settings = { ...loaded, placement: { ...loaded.placement, archiveAvatars: true } };
   const temporalConfig = settings.temporal;
-  const selfies = await sampleSelfieFiles(path.resolve(options.outputDir, '.selfies'));
+  const selfies = sampleSelfieFiles();
 
   const starting = startDemoStack({
     temporal: temporalConfig,
@@ -104,6 +105,7 @@ export async function runDemo(options: DemoOptions, stopRequested: Promise<unkno
     simulatorStateFile: path.join(path.dirname(path.resolve(options.dbFile)), 'demo-simulator', 'state.json'),
     imageRoots: [path.dirname(selfies[0]!)],
     archiveDir: archiveDirOf(options.outputDir),
+    checks: loadCheckWorkerConfig(options.env ?? process.env),
     log,
   });
   const first = await Promise.race([starting, interrupted.then(() => 'interrupted' as const)]);
@@ -188,12 +190,16 @@ async function runPipeline(
       generationDeadlineMs: options.timeoutMs,
       polling: DEMO_POLLING,
     };
+    if (settings.placement.checks?.selfies) {
+      options.log(`checking the ${selfies.length} selfies on the check worker: one face each, one person`);
+    }
     // The demo's provider is its own simulator, whose training takes seconds: the demo is the
     // operator here, and bounds polling to that pace rather than to a shared quota's.
     const handle = await startPipeline(client, request, {
       ...settings.placement,
       pollingBounds: { minIntervalMs: DEMO_POLLING.minIntervalMs, maxIntervalMs: DEMO_POLLING.maxIntervalMs },
     });
+    if (settings.placement.checks?.selfies) options.log('the selfies passed the checks');
     const temporalUiLink = workflowUiUrl(stack.uiUrl, temporalConfig.namespace, handle.workflowId);
     options.log(`pipeline ${handle.workflowId} started; watch it in the Temporal UI: ${temporalUiLink}`);
     const base = {

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import type { SelfieRetention } from '@avatar-pipeline/client/config/selfie-retention';
 import { providerSettingsOf, type ProviderSettings } from '@avatar-pipeline/client/config/provider-settings';
-import { parseEnv } from '@avatar-pipeline/client/config/parse-env';
+import { parseEnv, parseEnvOf } from '@avatar-pipeline/client/config/parse-env';
+import { envSchema, type Env } from '@avatar-pipeline/client/config/env-schema';
 import { loadTenantsFile, type TenantsConfig } from './tenants';
 import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import {
@@ -164,16 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       ...(e.TEMPORAL_WORKER_BUILD_ID !== undefined
         ? { deployment: { name: e.TEMPORAL_DEPLOYMENT_NAME, buildId: e.TEMPORAL_WORKER_BUILD_ID } }
         : {}),
-      checks: {
-        mode: e.CHECK_WORKER,
-        concurrency: e.CHECK_WORKER_CONCURRENCY,
-        thresholds: {
-          faceMatchMaxDistance: e.FACE_MATCH_MAX_DISTANCE,
-          faceMinSize: e.FACE_MIN_SIZE,
-          minSharpness: e.SELFIE_MIN_SHARPNESS,
-          duplicateMaxBits: e.SELFIE_DUPLICATE_MAX_BITS,
-        },
-      },
+      checks: checkWorkerConfigOf(e),
     },
     placement: starter.placement,
     campaigns: starter.campaigns,
@@ -183,4 +175,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       ...(e.STORAGE_LINK_SECRET ? { linkSecret: e.STORAGE_LINK_SECRET } : {}),
     },
   };
+}
+
+const CHECK_WORKER_VARIABLES = {
+  CHECK_WORKER: true,
+  CHECK_WORKER_CONCURRENCY: true,
+  FACE_MATCH_MAX_DISTANCE: true,
+  FACE_MIN_SIZE: true,
+  SELFIE_MIN_SHARPNESS: true,
+  SELFIE_DUPLICATE_MAX_BITS: true,
+} as const;
+
+/** The check worker's settings, from the whole environment parsed or from its own variables alone. */
+export function checkWorkerConfigOf(e: Pick<Env, keyof typeof CHECK_WORKER_VARIABLES>): CheckWorkerConfig {
+  return {
+    mode: e.CHECK_WORKER,
+    concurrency: e.CHECK_WORKER_CONCURRENCY,
+    thresholds: {
+      faceMatchMaxDistance: e.FACE_MATCH_MAX_DISTANCE,
+      faceMinSize: e.FACE_MIN_SIZE,
+      minSharpness: e.SELFIE_MIN_SHARPNESS,
+      duplicateMaxBits: e.SELFIE_DUPLICATE_MAX_BITS,
+    },
+  };
+}
+
+/** Only the check worker's variables, for a process that is no configured worker otherwise (the demo). */
+export function loadCheckWorkerConfig(env: NodeJS.ProcessEnv): CheckWorkerConfig {
+  return checkWorkerConfigOf(parseEnvOf(envSchema.pick(CHECK_WORKER_VARIABLES), env));
 }

@@ -63,3 +63,25 @@ export function resizeNearest(source: RgbaImage, size: number): RgbaImage {
   }
   return target;
 }
+
+/** The rectangle at (x, y) of width × height, which must lie inside the image. */
+export function cropImage(source: RgbaImage, x: number, y: number, width: number, height: number): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  for (let row = 0; row < height; row += 1) {
+    const from = ((y + row) * source.width + x) * 4;
+    data.set(source.data.subarray(from, from + width * 4), row * width * 4);
+  }
+  return { width, height, data };
+}
+
+/** The mirror image (left and right swapped). */
+export function mirrorImage(source: RgbaImage): RgbaImage {
+  const data = new Uint8Array(source.data.length);
+  for (let y = 0; y < source.height; y += 1) {
+    for (let x = 0; x < source.width; x += 1) {
+      const from = (y * source.width + x) * 4;
+      data.set(source.data.subarray(from, from + 4), (y * source.width + (source.width - 1 - x)) * 4);
+    }
+  }
+  return { width: source.width, height: source.height, data };
+}

@@ -1,45 +1,41 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findPackageRoot } from '../config/package-root';
-import { syntheticSelfiePng } from './synthetic-selfie';
+import { encodePng } from '../images/png-encoding';
+import { cropImage, mirrorImage, type RgbaImage } from '../images/rgba-image';
 
 /**
- * The selfies shipped in `samples/selfies/`: cartoon faces drawn by syntheticSelfiePng, not
- * photos of anyone. `npm run demo` (dev/demo) uses them; a unit test checks the files still match.
+ * The selfies shipped in `samples/selfies/`: four framings of one public-domain photograph of Eileen
+ * Collins (NASA), so the demo and the docs run on a real face that the selfie checks accept. Each is
+ * the crop of the portrait below, mirrored or not; a unit test derives them again from the portrait
+ * (test/fixtures/faces/astronaut.png) and checks the shipped files still match.
  */
-export const SAMPLE_SELFIES: readonly { file: string; seed: number }[] = [
-  { file: 'selfie-1.png', seed: 11 },
-  { file: 'selfie-2.png', seed: 12 },
-  { file: 'selfie-3.png', seed: 13 },
-  { file: 'selfie-4.png', seed: 14 },
+export const SAMPLE_SELFIES: readonly {
+  file: string;
+  crop: { x: number; y: number; width: number; height: number };
+  mirrored: boolean;
+}[] = [
+  { file: 'selfie-1.png', crop: { x: 100, y: 0, width: 260, height: 300 }, mirrored: false },
+  { file: 'selfie-2.png', crop: { x: 60, y: 10, width: 340, height: 360 }, mirrored: true },
+  { file: 'selfie-3.png', crop: { x: 120, y: 30, width: 200, height: 220 }, mirrored: false },
+  { file: 'selfie-4.png', crop: { x: 100, y: 0, width: 260, height: 300 }, mirrored: true },
 ];
-export const SAMPLE_SELFIE_SIZE = 256;
 
 export function sampleSelfiesDir(): string {
   return path.join(findPackageRoot(), 'samples', 'selfies');
 }
 
-export function sampleSelfiePng(seed: number): Buffer {
-  return syntheticSelfiePng(seed, SAMPLE_SELFIE_SIZE);
+/** One sample selfie, from the portrait it is cut from. */
+export function sampleSelfiePng(portrait: RgbaImage, sample: (typeof SAMPLE_SELFIES)[number]): Buffer {
+  const { x, y, width, height } = sample.crop;
+  const cut = cropImage(portrait, x, y, width, height);
+  return encodePng(sample.mirrored ? mirrorImage(cut) : cut);
 }
 
-/** (Re)draws the sample selfies into `dir`; returns their absolute paths. */
-export async function writeSampleSelfies(dir: string): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
-  const files: string[] = [];
-  for (const { file, seed } of SAMPLE_SELFIES) {
-    const target = path.resolve(dir, file);
-    await writeFile(target, sampleSelfiePng(seed));
-    files.push(target);
-  }
+/** The shipped sample selfies' absolute paths. */
+export function sampleSelfieFiles(): string[] {
+  const files = SAMPLE_SELFIES.map(({ file }) => path.join(sampleSelfiesDir(), file));
+  const missing = files.filter((file) => !existsSync(file));
+  if (missing.length > 0) throw new Error(`the sample selfies are missing: ${missing.join(', ')}`);
   return files;
-}
-
-/** The shipped sample selfies, drawn afresh into `fallbackDir` when the files are not there. */
-export async function sampleSelfieFiles(fallbackDir: string): Promise<string[]> {
-  const dir = sampleSelfiesDir();
-  const shipped = SAMPLE_SELFIES.map(({ file }) => path.join(dir, file));
-  if (shipped.every((file) => existsSync(file))) return shipped;
-  return writeSampleSelfies(fallbackDir);
 }

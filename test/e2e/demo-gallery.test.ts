@@ -161,7 +161,12 @@ describe('npm run demo', () => {
       ],
       {
         cwd: ROOT,
-        env: cliEnv({ TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: uniqueName('demo') }),
+        // The demo checks its real-photo samples, as it does for a user (checks on by default).
+        env: cliEnv({
+          TEMPORAL_ADDRESS: address,
+          TEMPORAL_TASK_QUEUE: uniqueName('demo'),
+          SELFIE_CHECKS: 'true',
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -191,6 +196,8 @@ describe('npm run demo', () => {
       await ui.body?.cancel();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(stderr).toContain('keeps running (--keep)');
+      expect(stderr).toContain('checking the 4 selfies on the check worker: one face each, one person');
+      expect(stderr).toContain('the selfies passed the checks');
       // The web console stays up too, signed in with the printed token it serves the run.
       expect(stderr).toContain(`console:   ${report.console!.url}`);
       const consolePage = await fetch(report.console!.url);

@@ -168,6 +168,8 @@ describe('the packages as users install them', () => {
         // The operator's polling floor, lowered as for the test worker's quick simulator.
         PROVIDER_POLL_MIN_INTERVAL_MS: '100',
         IMAGE_ROOTS: selfies.dir,
+        // Drawn selfies, and a test worker without a check worker.
+        SELFIE_CHECKS: 'false',
         LOG_LEVEL: 'bogus',
         LOG_FORMAT: 'pretty',
         API_PORT: 'abc',

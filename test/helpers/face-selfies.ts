@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encode as encodeJpeg } from 'jpeg-js';
-import { PNG } from 'pngjs';
 import { decodeImage } from '../../src/images/decode-image';
-import type { RgbaImage } from '../../src/images/rgba-image';
+import { encodePng } from '../../src/images/png-encoding';
+import { cropImage, mirrorImage, type RgbaImage } from '../../src/images/rgba-image';
 import { temporaryDirectory } from './temp-dir';
 
 /** The real portraits in test/fixtures/faces (see its README for who and whence). */
@@ -19,27 +19,6 @@ export function portrait(name: keyof typeof PORTRAITS): RgbaImage {
   const image = decodeImage(readFileSync(PORTRAITS[name]));
   if (image === null) throw new Error(`cannot decode ${PORTRAITS[name]}`);
   return image;
-}
-
-export function crop(image: RgbaImage, x: number, y: number, width: number, height: number): RgbaImage {
-  const out = new Uint8Array(width * height * 4);
-  for (let row = 0; row < height; row += 1) {
-    const from = ((y + row) * image.width + x) * 4;
-    out.set(image.data.subarray(from, from + width * 4), row * width * 4);
-  }
-  return { width, height, data: out };
-}
-
-export function mirror(image: RgbaImage): RgbaImage {
-  const out = new Uint8Array(image.data.length);
-  for (let y = 0; y < image.height; y += 1) {
-    for (let x = 0; x < image.width; x += 1) {
-      const from = (y * image.width + x) * 4;
-      const to = (y * image.width + (image.width - 1 - x)) * 4;
-      out.set(image.data.subarray(from, from + 4), to);
-    }
-  }
-  return { width: image.width, height: image.height, data: out };
 }
 
 /** Nearest-neighbour rescale by `factor`. */
@@ -100,12 +79,6 @@ export function sideBySide(left: RgbaImage, right: RgbaImage): RgbaImage {
   return { width, height, data: out };
 }
 
-export function pngBytes(image: RgbaImage): Buffer {
-  const png = new PNG({ width: image.width, height: image.height });
-  png.data = Buffer.from(image.data);
-  return PNG.sync.write(png);
-}
-
 export function jpegBytes(image: RgbaImage, quality = 90): Buffer {
   return encodeJpeg({ width: image.width, height: image.height, data: Buffer.from(image.data) }, quality)
     .data;
@@ -135,12 +108,12 @@ export async function writeFaceSelfies(into?: string): Promise<{
   return {
     dir,
     collins: [
-      await write('collins-1.png', pngBytes(collins)),
-      await write('collins-2.jpg', jpegBytes(mirror(collins))),
-      await write('collins-3.jpg', jpegBytes(crop(collins, 100, 0, 260, 300))),
+      await write('collins-1.png', encodePng(collins)),
+      await write('collins-2.jpg', jpegBytes(mirrorImage(collins))),
+      await write('collins-3.jpg', jpegBytes(cropImage(collins, 100, 0, 260, 300))),
     ],
     hopper: await write('hopper.jpg', jpegBytes(hopper)),
-    noFace: await write('no-face.jpg', jpegBytes(crop(collins, 0, 260, 250, 252))),
+    noFace: await write('no-face.jpg', jpegBytes(cropImage(collins, 0, 260, 250, 252))),
     group: await write('group.jpg', jpegBytes(sideBySide(collins, hopper))),
   };
 }

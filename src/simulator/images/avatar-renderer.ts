@@ -2,7 +2,7 @@ import { LruCache } from '../lru-cache';
 import type { TrainingImageRecord } from '../state-schema';
 import type { StyleTreatment } from '../style-catalog';
 import { fallbackPattern } from './fallback-pattern';
-import { encodePng } from './png-encoding';
+import { encodePng } from '../../images/png-encoding';
 import { resizeNearest, squareThumbnail, type RgbaImage } from '../../images/rgba-image';
 import { decodeSelfie } from '../../images/decode-image';
 import { applyTreatment } from './style-treatments';

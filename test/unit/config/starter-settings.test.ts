@@ -15,7 +15,7 @@ describe('starter settings: worked out once, the same for starters and workers',
       providerTaskQueue: 'avatar-pipeline-provider',
       archiveAvatars: true,
       pollingBounds: { minIntervalMs: 5_000, maxIntervalMs: 3_600_000 },
-      checks: { taskQueue: 'avatar-pipeline-checks', selfies: false },
+      checks: { taskQueue: 'avatar-pipeline-checks', selfies: true },
     });
     expect(settings.campaigns).toEqual({ maxInFlight: 'auto' });
     expect(settings.imageAccess).toEqual({

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import type { SelfieCheckReport } from '@avatar-pipeline/client/contracts/quality-checks';
 import { createCheckActivities } from '../../../activities/check-activities';
+import { sampleSelfieFiles, sampleSelfiesDir } from '../../../src/samples/sample-selfies';
 import { blur, jpegBytes, portrait, writeFaceSelfies } from '../../helpers/face-selfies';
 
 /**
@@ -20,7 +21,7 @@ describe('selfie checks on real faces', () => {
   beforeAll(async () => {
     selfies = await writeFaceSelfies();
     const activities = createCheckActivities({
-      imageAccess: { roots: [selfies.dir], urlHosts: [] },
+      imageAccess: { roots: [selfies.dir, sampleSelfiesDir()], urlHosts: [] },
       thresholds: THRESHOLDS,
     });
     const env = new MockActivityEnvironment({
@@ -32,6 +33,10 @@ describe('selfie checks on real faces', () => {
 
   it('passes three different photographs of one person', async () => {
     expect(await check(selfies.collins)).toEqual([]);
+  });
+
+  it('passes the sample selfies the demo and the docs use', async () => {
+    expect(await check(sampleSelfieFiles())).toEqual([]);
   });
 
   it('refuses a photograph with no face, naming it', async () => {

@@ -260,8 +260,8 @@ export const envSchema = z.object({
   ARCHIVE_AVATARS: withDefault(booleanFlag, 'true').describe(
     "Copy every avatar into the blob store as its style finishes, so it outlives the provider's URLs.",
   ),
-  SELFIE_CHECKS: withDefault(booleanFlag, 'false').describe(
-    'Check selfies before anything is written to the provider: one face each, of a usable size, sharpness and exposure, one person across all of them, no near-duplicates. A refused set starts nothing (422 naming `images.N`). Off by default while the sample selfies are drawn faces, which a face detector does not see as faces.',
+  SELFIE_CHECKS: withDefault(booleanFlag, 'true').describe(
+    'Check selfies before anything is written to the provider: one face each, of a usable size, sharpness and exposure, one person across all of them, no near-duplicates. A refused set starts nothing (422 naming `images.N`).',
   ),
   CHECKS_TASK_QUEUE: optional(z.string().min(1)).describe(
     'Task queue of the quality checks, apart from the provider queue so check workers scale alone. Unset: `<TEMPORAL_TASK_QUEUE>-checks`.',

@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import type { RgbaImage } from '../../images/rgba-image';
+import type { RgbaImage } from './rgba-image';
 
 export function encodePng(image: RgbaImage): Buffer {
   const png = new PNG({ width: image.width, height: image.height });
