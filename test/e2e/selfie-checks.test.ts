@@ -10,7 +10,9 @@ import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
  * Issue 41: selfies are checked on the check worker before anything reaches the provider. Through
  * the `avatar-pipeline api` and `worker` processes with SELFIE_CHECKS on, on real photographs: a set
  * holding a photo with no face, and one holding another person, are each refused with 422 naming the
- * selfie, and the provider sees no request; a set of one person starts and ends DONE.
+ * selfie, and the provider gets no write; a set of one person starts and ends DONE. A campaign's
+ * subject is checked in its pipeline: the one with another person fails, naming the selfie, and
+ * creates no model.
  */
 const TOKEN = 'selfie-checks-token-0123456789abcdef';
 
@@ -89,4 +91,49 @@ test('three photographs of one person pass and the run ends DONE', async () => {
   }
   expect(state).toBe('completed');
   expect(stack.sim.stats().totals.modelsCreated).toBe(1);
+}, 180_000);
+
+test('a campaign subject with another person: its pipeline fails naming the selfie, before any provider write', async () => {
+  const modelsBefore = stack.sim.stats().totals.modelsCreated;
+  const answer = await fetch(`${stack.apiUrl}/v1/campaigns`, {
+    method: 'POST',
+    headers: { ...auth(), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      campaignId: `checks-${Date.now()}`,
+      subjects: [
+        { subjectId: 'one-person', gender: 1, styles: [3], selfies: selfies.collins.slice(0, 2) },
+        { subjectId: 'two-people', gender: 1, styles: [3], selfies: [selfies.collins[0], selfies.hopper] },
+      ],
+    }),
+  });
+  const started = (await answer.json()) as { links: Record<string, string> };
+  expect({ status: answer.status, started }).toEqual({
+    status: 202,
+    started: expect.objectContaining({ links: expect.anything() }),
+  });
+  const { links } = started;
+  let status = 'RUNNING';
+  for (let i = 0; i < 240 && status === 'RUNNING'; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const read = await fetch(new URL(links.self!, stack.apiUrl), { headers: auth() });
+    status = ((await read.json()) as { status: string }).status;
+  }
+  expect(status).toBe('COMPLETED');
+  const summary = await fetch(new URL(links.summary!, stack.apiUrl), { headers: auth() });
+  expect(await summary.json()).toMatchObject({
+    succeeded: 1,
+    failed: 1,
+    subjects: [
+      { subjectId: 'one-person', status: 'DONE' },
+      {
+        subjectId: 'two-people',
+        status: 'FAILED',
+        error: expect.stringMatching(
+          /^Selfies refused:\n {2}images\.1: shows another person than images\.0 \(face distance/,
+        ),
+      },
+    ],
+  });
+  // Only the subject of one person reached the provider.
+  expect(stack.sim.stats().totals.modelsCreated).toBe(modelsBefore + 1);
 }, 180_000);
