@@ -152,7 +152,7 @@ export async function createChecksWorker(options: PipelineWorkerOptions): Promis
 }
 
 /**
- * With a build id (TEMPORAL_WORKER_BUILD_ID), both workers poll as one Worker Deployment Version,
+ * With a build id (TEMPORAL_WORKER_BUILD_ID), a process's workers poll as one Worker Deployment Version,
  * so a version's provider activities run the code its workflows were written for. Workflows are
  * pinned: a run finishes on the version it started on, and a new version takes only new runs
  * once it is made current. Campaigns, which run for days, move at their continue-as-new (see

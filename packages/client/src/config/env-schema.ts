@@ -315,7 +315,7 @@ export const envSchema = z.object({
     "Hosts (on any port) whose private or loopback addresses avatar downloads may reach, besides PROVIDER_BASE_URL's origin (scheme, host and port), which is always trusted; any other host must resolve to public addresses only.",
   ),
   WORKER_MAX_CONCURRENT_ACTIVITIES: withDefault(positiveInt, 50).describe(
-    "Activity slots of each of a process's two workers (pipeline queue, provider queue).",
+    "Activity slots of a process's pipeline-queue and provider-queue workers, each (the check worker has CHECK_WORKER_CONCURRENCY).",
   ),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: withDefault(positiveInt, 20).describe(
     'Workflow task slots per worker.',
