@@ -50,7 +50,9 @@ const failures = {
   400: errorBodySchema.describe('Malformed request'),
   401: errorBodySchema.describe('Missing or wrong bearer token'),
   502: errorBodySchema.describe('The provider could not be asked'),
-  503: errorBodySchema.describe('The Temporal namespace is not set up for pipelines'),
+  503: errorBodySchema.describe(
+    'The Temporal namespace is not set up for pipelines, or the selfie checks did not answer (no check worker)',
+  ),
 };
 
 /** POST /models (train only), POST /models/:modelId/generations and POST /pipelines/:id/retry. */

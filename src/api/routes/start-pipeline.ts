@@ -51,7 +51,9 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         413: errorBodySchema.describe('Too many files, a file too large, or files together too large'),
         415: errorBodySchema.describe('Not JSON or multipart, or a file that is not JPEG/PNG'),
         422: errorBodySchema.describe('Invalid fields, with their paths'),
-        503: errorBodySchema.describe('The Temporal namespace is not set up for pipelines'),
+        503: errorBodySchema.describe(
+          'The Temporal namespace is not set up for pipelines, or the selfie checks did not answer (no check worker)',
+        ),
       },
     },
     handler: async (request, reply) => {

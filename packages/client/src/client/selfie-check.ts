@@ -1,4 +1,9 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type Client,
+} from '@temporalio/client';
 import type { CheckPlacement } from '../config/run-placement';
 import {
   selfieCheckWorkflowId,
@@ -7,7 +12,7 @@ import {
   type SelfieCheckReport,
 } from '../contracts/quality-checks';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
-import { InputError, listMessage } from '../errors';
+import { AvatarPipelineError, InputError, listMessage } from '../errors';
 import { runExists } from './start-run';
 
 /** A check that has not answered by then fails the start (the check workers are down or swamped). */
@@ -24,10 +29,7 @@ export function runChecksOf(
   selfiesAt: 'at-start' | 'in-run',
 ): RunChecks | undefined {
   if (placement === undefined || !placement.selfies) return undefined;
-  return {
-    taskQueue: placement.taskQueue,
-    selfies: placement.selfies ? selfiesAt : 'off',
-  };
+  return { taskQueue: placement.taskQueue, selfies: selfiesAt };
 }
 
 /**
@@ -35,7 +37,8 @@ export function runChecksOf(
  * (`<run>/selfie-check`, on the run's task queue) whose one activity runs on the checks' queue, where
  * the face models are. Throws an InputError naming each refused `images.N` and why; nothing is started
  * then. A run that exists already (a repeated request id) is not checked again: its selfies may be
- * deleted by now, and its start answers the run it started.
+ * deleted by now, and its start answers the run it started. A check that gets no answer (no check
+ * worker polls the checks' queue, or they are swamped) fails the start with SelfieChecksUnansweredError.
  */
 export async function checkSelfiesBeforeStart(
   client: Client,
@@ -45,9 +48,8 @@ export async function checkSelfiesBeforeStart(
   if (checks?.selfies !== 'at-start') return;
   if (await runExists(client, run.workflowId)) return;
   const input: SelfieCheckInput = { images: [...run.images], taskQueue: checks.taskQueue };
-  const report = await client.workflow.execute<(input: SelfieCheckInput) => Promise<SelfieCheckReport>>(
-    WORKFLOW_TYPES.selfieCheck,
-    {
+  const report = await client.workflow
+    .execute<(input: SelfieCheckInput) => Promise<SelfieCheckReport>>(WORKFLOW_TYPES.selfieCheck, {
       taskQueue: run.taskQueue,
       workflowId: selfieCheckWorkflowId(run.workflowId),
       args: [input],
@@ -55,8 +57,21 @@ export async function checkSelfiesBeforeStart(
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       workflowExecutionTimeout: SELFIE_CHECK_TIMEOUT,
       staticSummary: `Check ${run.images.length} selfies before the run starts`,
-    },
-  );
+    })
+    .catch((err: unknown) => {
+      if (err instanceof WorkflowFailedError) throw new SelfieChecksUnansweredError(checks.taskQueue, err);
+      throw err;
+    });
   if (report.issues.length > 0)
     throw new InputError(report.issues, listMessage('Selfies refused', report.issues));
+}
+
+/** The selfie checks gave no answer in time: the start is refused, nothing started (the API answers 503). */
+export class SelfieChecksUnansweredError extends AvatarPipelineError {
+  constructor(taskQueue: string, cause: unknown) {
+    super(
+      `The selfie checks did not answer: is a check worker polling task queue "${taskQueue}" (CHECK_WORKER)? Nothing was started`,
+      { cause },
+    );
+  }
 }

@@ -8,10 +8,9 @@ export interface RunChecks {
   taskQueue: string;
   /**
    * `at-start`: the starter checked the selfies before starting the run (a refused set starts
-   * nothing); `in-run`: the run checks them before its first provider write (campaign subjects);
-   * `off`: not checked.
+   * nothing); `in-run`: the run checks them before its first provider write (campaign subjects).
    */
-  selfies: 'at-start' | 'in-run' | 'off';
+  selfies: 'at-start' | 'in-run';
 }
 
 /** What a check of a run's selfies asks for: the references, read as the run will read them. */
