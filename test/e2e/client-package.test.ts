@@ -69,7 +69,14 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
     // worker's and the API's variables its own way: not the client's business, so not read.
     const pipelines = await createPipelineClient(
       { address, namespace, taskQueue, ...(extra.selfieStore ? { selfieStore: extra.selfieStore } : {}) },
-      { PROVIDER_POLL_MIN_INTERVAL_MS: '100', LOG_LEVEL: 'bogus', LOG_FORMAT: 'pretty', API_PORT: 'abc' },
+      // SELFIE_CHECKS off: drawn selfies, and a test worker without a check worker.
+      {
+        PROVIDER_POLL_MIN_INTERVAL_MS: '100',
+        SELFIE_CHECKS: 'false',
+        LOG_LEVEL: 'bogus',
+        LOG_FORMAT: 'pretty',
+        API_PORT: 'abc',
+      },
     );
     return { pipelines, sim, worker, taskQueue };
   }
@@ -328,7 +335,7 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
     // IMAGE_ROOTS where the client runs, as the workers have it.
     const pipelines = await createPipelineClient(
       { address, namespace, taskQueue: worker.taskQueues.pipeline! },
-      { IMAGE_ROOTS: selfies.dir, PROVIDER_POLL_MIN_INTERVAL_MS: '100' },
+      { IMAGE_ROOTS: selfies.dir, PROVIDER_POLL_MIN_INTERVAL_MS: '100', SELFIE_CHECKS: 'false' },
     );
     try {
       const wrong = [join(selfies.dir, 'missing.png'), selfies.dir, notAnImage, elsewhere.files[0]!];
