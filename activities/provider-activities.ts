@@ -268,11 +268,14 @@ export function createProviderActivities({
       modelId: number;
       styleId: number;
       gender: Gender;
+      /** Orders of this style the run made before (avatars that failed their checks): never adopted as this one. */
+      knownOrderIds?: number[];
     }): Promise<{ orderId: number; reconciled: boolean }> {
       return writeAttempt(async ({ lookFirst, write }) => {
         if (lookFirst) {
-          const existing = (await provider.listModelOrders(input.modelId, call())).find((order) =>
-            isOrderForStyle(order, input.modelId, input.styleId),
+          const known = new Set(input.knownOrderIds ?? []);
+          const existing = (await provider.listModelOrders(input.modelId, call())).find(
+            (order) => isOrderForStyle(order, input.modelId, input.styleId) && !known.has(order.id),
           );
           if (existing) return { orderId: existing.id, reconciled: true };
         }

@@ -13,6 +13,7 @@ import { PipelineTracker, styleAvatarsOf } from './pipeline-tracker';
 import { RunWebhooks } from './run-webhooks';
 import { collectStyle, type CollectSettings } from './style-avatars';
 import { archiveSlots } from './archive-avatars';
+import { checkAvatars, failureReasons, faceOwnerOf } from './avatar-checks';
 
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
@@ -24,6 +25,7 @@ export type GenerationSettings = Pick<
   | 'archiveAvatars'
   | 'subjectId'
   | 'tenant'
+  | 'checks'
 >;
 
 /**
@@ -146,6 +148,11 @@ export async function avatarGeneration(input: GenerationWorkflowInput): Promise<
   }
 }
 
+/**
+ * One style: an order made, run, polled and collected; with avatar checks, its avatars checked and,
+ * while any fails and the run's regenerations allow, the style ordered again. The entry holds the
+ * last order's avatars, each with its check; a style none of whose avatars passed is an ERROR.
+ */
 async function generateStyle(
   modelId: number,
   styleId: number,
@@ -155,62 +162,60 @@ async function generateStyle(
   collect: CollectSettings,
   timing: StyleTiming,
 ): Promise<GenerationResult> {
-  const { route } = collect;
-  let orderId: number | undefined;
+  const avatarChecks = settings.checks?.avatars;
+  const replaced: { orderId: number; failedAvatars: number }[] = [];
+  const order: OrderAttempt = { knownOrderIds: [] };
   try {
-    tracker.style({ styleId, stage: 'creating-order' });
-    const created = await writes.createGenerationOrder.executeWithOptions(
-      { summary: `create order for style ${styleId} under model ${modelId}`, ...route },
-      [{ modelId, styleId, gender: settings.gender }],
-    );
-    const order = created.orderId;
-    orderId = order;
-    tracker.style({ styleId, stage: 'running', orderId: order });
-    const started = await writes.runOrder.executeWithOptions(
-      { summary: `run order ${order} (style ${styleId})`, ...route },
-      [{ orderId: order }],
-    );
-    tracker.style({ styleId, stage: 'polling', orderId: order, providerStatus: started.status });
-    let finish: FinishBounds | undefined;
-    await watch.untilDone({
-      ...(timing.expected ? { expected: timing.expected } : {}),
-      onFinished: (bounds) => (finish = bounds),
-      orderId: order,
-      label: `generation of style ${styleId} (order ${order})`,
-      deadlineMs: settings.generationDeadlineMs,
-      known: started,
-      onStatus: (s) =>
+    for (let attempt = 1; ; attempt += 1) {
+      const numbered = avatarChecks ? { attempt } : {};
+      const generated = await orderStyle(
+        modelId,
+        styleId,
+        settings,
+        { tracker, watch, collect, timing },
+        order,
+        numbered,
+      );
+      if (avatarChecks === undefined || settings.checks === undefined) {
+        return styleDone(tracker, generated, numbered);
+      }
+      tracker.style({ styleId, ...numbered, stage: 'checking', orderId: generated.orderId });
+      const avatars = await checkAvatars(
+        generated.avatars,
+        { modelId, styleId, orderId: generated.orderId },
+        faceOwnerOf(settings),
+        settings.checks.taskQueue,
+      );
+      const failed = avatars.filter((a) => a.check?.passed === false).length;
+      if (failed > 0 && attempt <= avatarChecks.regenerations) {
+        replaced.push({ orderId: generated.orderId, failedAvatars: failed });
+        order.knownOrderIds.push(generated.orderId);
+        continue;
+      }
+      const checked: GenerationResult = {
+        ...generated,
+        avatars,
+        attempts: attempt,
+        ...(replaced.length > 0 ? { replacedOrders: replaced } : {}),
+      };
+      if (avatars.length > 0 && failed === avatars.length) {
+        const error = `every avatar failed its checks after ${attempt} order${attempt > 1 ? 's' : ''}: ${failureReasons(avatars)}`;
         tracker.style({
           styleId,
-          stage: 'polling',
-          orderId: order,
-          providerStatus: s.status,
-          ...(s.progress !== undefined ? { progress: s.progress } : {}),
-        }),
-    });
-    if (finish) {
-      timing.finished.push({
-        kind: generationKind(styleId),
-        orderId: order,
-        seenDoneAt: Date.now(),
-        ...finish,
-      });
+          ...numbered,
+          stage: 'failed',
+          orderId: generated.orderId,
+          error,
+          avatars: styleAvatarsOf(checked),
+        });
+        return { ...checked, status: 'ERROR', error };
+      }
+      return styleDone(tracker, checked, numbered);
     }
-    tracker.style({ styleId, stage: 'collecting', orderId: order, providerStatus: 'DONE', progress: 100 });
-    const generated = await collectStyle({ modelId, styleId, orderId: order }, collect);
-    tracker.style({
-      styleId,
-      stage: 'done',
-      orderId: generated.orderId,
-      providerStatus: 'DONE',
-      progress: 100,
-      avatarCount: generated.avatars.length,
-      avatars: styleAvatarsOf(generated),
-    });
-    return generated;
   } catch (err) {
     if (isCancellation(err)) throw err;
     const message = failureMessage(err);
+    const orderId = order.orderId;
     tracker.style({
       styleId,
       stage: 'failed',
@@ -222,9 +227,105 @@ async function generateStyle(
       ...(orderId !== undefined ? { orderId } : {}),
       status: 'ERROR',
       avatars: [],
+      ...(replaced.length > 0 ? { attempts: replaced.length + 1, replacedOrders: replaced } : {}),
       error: message,
     };
   }
+}
+
+/** A style's order as it goes: the one being made (once known), and the earlier ones it replaces. */
+interface OrderAttempt {
+  orderId?: number;
+  knownOrderIds: number[];
+}
+
+/** What one order of a style is watched and collected with. */
+interface StyleContext {
+  tracker: PipelineTracker;
+  watch: GenerationWatch;
+  collect: CollectSettings;
+  timing: StyleTiming;
+}
+
+function styleDone(
+  tracker: PipelineTracker,
+  generated: GenerationResult,
+  numbered: { attempt?: number },
+): GenerationResult {
+  tracker.style({
+    styleId: generated.styleId,
+    ...numbered,
+    stage: 'done',
+    ...(generated.orderId !== undefined ? { orderId: generated.orderId } : {}),
+    providerStatus: 'DONE',
+    progress: 100,
+    avatarCount: generated.avatars.length,
+    avatars: styleAvatarsOf(generated),
+  });
+  return generated;
+}
+
+/** One generation order of a style: created (never adopting a known one), run, polled to DONE, collected. */
+async function orderStyle(
+  modelId: number,
+  styleId: number,
+  settings: GenerationSettings,
+  { tracker, watch, collect, timing }: StyleContext,
+  attempt: OrderAttempt,
+  numbered: { attempt?: number },
+): Promise<GenerationResult & { orderId: number }> {
+  const { route } = collect;
+  attempt.orderId = undefined;
+  tracker.style({ styleId, ...numbered, stage: 'creating-order' });
+  const again =
+    numbered.attempt !== undefined && numbered.attempt > 1 ? ` again (order ${numbered.attempt})` : '';
+  const created = await writes.createGenerationOrder.executeWithOptions(
+    { summary: `create order for style ${styleId} under model ${modelId}${again}`, ...route },
+    [
+      {
+        modelId,
+        styleId,
+        gender: settings.gender,
+        ...(attempt.knownOrderIds.length > 0 ? { knownOrderIds: [...attempt.knownOrderIds] } : {}),
+      },
+    ],
+  );
+  const order = created.orderId;
+  attempt.orderId = order;
+  tracker.style({ styleId, stage: 'running', orderId: order });
+  const started = await writes.runOrder.executeWithOptions(
+    { summary: `run order ${order} (style ${styleId})`, ...route },
+    [{ orderId: order }],
+  );
+  tracker.style({ styleId, stage: 'polling', orderId: order, providerStatus: started.status });
+  let finish: FinishBounds | undefined;
+  await watch.untilDone({
+    ...(timing.expected ? { expected: timing.expected } : {}),
+    onFinished: (bounds) => (finish = bounds),
+    orderId: order,
+    label: `generation of style ${styleId} (order ${order})`,
+    deadlineMs: settings.generationDeadlineMs,
+    known: started,
+    onStatus: (s) =>
+      tracker.style({
+        styleId,
+        stage: 'polling',
+        orderId: order,
+        providerStatus: s.status,
+        ...(s.progress !== undefined ? { progress: s.progress } : {}),
+      }),
+  });
+  if (finish) {
+    timing.finished.push({
+      kind: generationKind(styleId),
+      orderId: order,
+      seenDoneAt: Date.now(),
+      ...finish,
+    });
+  }
+  tracker.style({ styleId, stage: 'collecting', orderId: order, providerStatus: 'DONE', progress: 100 });
+  const generated = await collectStyle({ modelId, styleId, orderId: order }, collect);
+  return { ...generated, orderId: order };
 }
 
 /** The failure's own message, not the "Activity task failed" around it. */

@@ -8,11 +8,20 @@ import { learnDurations } from './order-durations';
 import { PipelineTracker } from './pipeline-tracker';
 import { pollUntilDone, type FinishBounds } from './polling';
 import { checkSelfiesInRun } from './selfie-check';
+import { recordFace } from './avatar-checks';
 
 /** What training needs from a pipeline or training request. */
 export type TrainingSteps = Pick<
   TrainingWorkflowInput,
-  'images' | 'styles' | 'gender' | 'mainImageIndex' | 'trainingDeadlineMs' | 'polling' | 'checks'
+  | 'images'
+  | 'styles'
+  | 'gender'
+  | 'mainImageIndex'
+  | 'trainingDeadlineMs'
+  | 'polling'
+  | 'checks'
+  | 'tenant'
+  | 'subjectId'
 >;
 
 /** A trained model, and its training's finish for later runs to learn from (learnDurations). */
@@ -23,7 +32,8 @@ export interface TrainedModel {
 }
 
 /**
- * The training half of every pipeline: check the selfies, create (or adopt) the model, upload the selfies, select
+ * The training half of every pipeline: check the selfies, create (or adopt) the model, record the
+ * person's face for the avatar checks, upload the selfies, select
  * the main one, run the training and poll it to DONE. Answers the model id and the finish, which
  * the caller records with its next durations call.
  */
@@ -40,6 +50,7 @@ export async function trainModel(
   await checkSelfiesInRun(input.images, input.checks);
   const modelId = await obtainModel(input, route);
   tracker.model(modelId);
+  await recordFace(input, modelId);
   const imageIds = await uploadSelfies(modelId, input, tracker, route);
 
   tracker.stage('selecting-main-image');

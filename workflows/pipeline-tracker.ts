@@ -117,6 +117,12 @@ export class PipelineTracker {
     const index = this.state.styles.findIndex((s) => s.styleId === update.styleId);
     if (index < 0) return;
     const current = this.state.styles[index]!;
+    // A style ordered again (its avatars failed their checks) starts over, with nothing of the last order.
+    if ((update.attempt ?? 1) > (current.attempt ?? 1)) {
+      this.state.styles[index] = { ...update };
+      this.publish();
+      return;
+    }
     // A last poll may report after "collecting": an end is final and no stage goes back
     // (STYLE_STAGES is in order).
     if (TERMINAL_STYLE_STAGES.has(current.stage) && !TERMINAL_STYLE_STAGES.has(update.stage)) return;
@@ -181,11 +187,12 @@ class PipelineSearchAttributes {
   }
 }
 
-/** A done style's avatars as its progress names them: ids and archive keys only. */
+/** A done style's avatars as its progress names them: ids, archive keys and checks only. */
 export function styleAvatarsOf(generation: GenerationResult): StyleAvatar[] {
   return generation.avatars.map((a) => ({
     avatarId: a.avatarId,
     ...(a.archiveKey !== undefined ? { archiveKey: a.archiveKey } : {}),
+    ...(a.check !== undefined ? { check: a.check } : {}),
   }));
 }
 

@@ -62,6 +62,10 @@ export class RunWebhooks {
   styleEnded(modelId: number, generation: GenerationResult): Promise<void> {
     const { styleId, orderId } = generation;
     const order = orderId !== undefined ? { orderId } : {};
+    const attempts = {
+      ...(generation.attempts !== undefined ? { attempts: generation.attempts } : {}),
+      ...(generation.replacedOrders ? { replacedOrders: generation.replacedOrders } : {}),
+    };
     if (generation.status === 'DONE') {
       return this.announcer.announce('style.completed', {
         ...this.run,
@@ -70,6 +74,7 @@ export class RunWebhooks {
         ...order,
         avatars: generation.avatars,
         ...(generation.notArchived ? { notArchived: generation.notArchived } : {}),
+        ...attempts,
       });
     }
     return this.announcer.announce('style.failed', {
@@ -77,6 +82,8 @@ export class RunWebhooks {
       modelId,
       styleId,
       ...order,
+      ...(generation.avatars.length > 0 ? { avatars: generation.avatars } : {}),
+      ...attempts,
       error: { message: generation.error ?? generation.status },
     });
   }

@@ -10,6 +10,7 @@ import {
   type StyleProgress,
 } from '@avatar-pipeline/client/contracts/pipeline-state';
 import type { TrainingResult } from '@avatar-pipeline/client/contracts/model-runs';
+import type { AvatarCheck } from '@avatar-pipeline/client/contracts/quality-checks';
 import type { Style } from '@avatar-pipeline/client/provider/schemas';
 import { answering } from './contract-schema';
 
@@ -37,6 +38,14 @@ export const startedSchema = z
   })
   .meta({ id: 'PipelineStarted' });
 
+const avatarCheckSchema = answering<AvatarCheck>()(
+  z.object({
+    passed: z.boolean(),
+    reasons: z.array(z.string()).describe('Why it failed, one reason each; empty when it passed'),
+    notChecked: z.array(z.string()).optional().describe('Checks that could not be made, and why'),
+  }),
+);
+
 /** An avatar as the API serves it: with a link to its archived copy, while that copy exists. */
 type ServedAvatar = AvatarRef & { archivedUrl?: string };
 
@@ -50,6 +59,9 @@ const avatarSchema = answering<ServedAvatar>()(
       .string()
       .optional()
       .describe('A signed, expiring link to the archived copy (absent once the subject is erased)'),
+    check: avatarCheckSchema
+      .optional()
+      .describe('The avatar checks\u2019 verdict (AVATAR_CHECKS); absent when the run checked no avatars'),
   }),
 );
 
@@ -60,6 +72,16 @@ const generationSchema = answering<GenerationResult>()(
     status: z.enum(['DONE', 'ERROR', 'CANCELLED']),
     avatars: z.array(avatarSchema),
     notArchived: z.array(z.number()).optional().describe('Avatars whose copy into the store failed'),
+    attempts: z
+      .number()
+      .optional()
+      .describe(
+        'Orders made for the style (AVATAR_CHECKS): more than 1 when its avatars failed their checks',
+      ),
+    replacedOrders: z
+      .array(z.object({ orderId: z.number(), failedAvatars: z.number() }))
+      .optional()
+      .describe('Earlier orders of the style whose avatars failed their checks'),
     error: z.string().optional(),
   }),
 );
@@ -100,6 +122,9 @@ const styleAvatarSchema = answering<ServedStyleAvatar>()(
       .string()
       .optional()
       .describe('A signed, expiring link to the archived copy (absent once the subject is erased)'),
+    check: avatarCheckSchema
+      .optional()
+      .describe('The avatar checks\u2019 verdict (AVATAR_CHECKS); absent when the run checked no avatars'),
   }),
 );
 
@@ -107,6 +132,10 @@ const styleProgressSchema = answering<ServedStyleProgress>()(
   z.object({
     styleId: z.number(),
     stage: z.enum(STYLE_STAGES),
+    attempt: z
+      .number()
+      .optional()
+      .describe('Which order of the style this is, from 1 (AVATAR_CHECKS regenerations)'),
     orderId: z.number().optional(),
     providerStatus: z.string().optional().describe("The provider's last status (unknown values kept)"),
     progress: z.number().optional(),

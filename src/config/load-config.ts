@@ -12,6 +12,7 @@ import {
 } from '@avatar-pipeline/client/config/starter-settings';
 import type { StorageSettings } from '@avatar-pipeline/client/storage/storage-settings';
 import { storageSettingsOf } from '@avatar-pipeline/client/storage/env-blob-store';
+import type { AvatarThresholds } from '../quality/avatar-verdicts';
 import type { SelfieThresholds } from '../quality/selfie-verdicts';
 
 /** The blob store (selfies, archived avatars) and what goes into it. */
@@ -113,6 +114,7 @@ export interface CheckWorkerConfig {
   mode: 'on' | 'off' | 'only';
   concurrency: number;
   thresholds: SelfieThresholds;
+  avatarThresholds: AvatarThresholds;
 }
 
 /** Parses the environment once, at start; every bad variable is reported together. */
@@ -184,6 +186,7 @@ const CHECK_WORKER_VARIABLES = {
   FACE_MIN_SIZE: true,
   SELFIE_MIN_SHARPNESS: true,
   SELFIE_DUPLICATE_MAX_BITS: true,
+  AVATAR_UNSAFE_MIN_SCORE: true,
 } as const;
 
 /** The check worker's settings, from the whole environment parsed or from its own variables alone. */
@@ -196,6 +199,10 @@ export function checkWorkerConfigOf(e: Pick<Env, keyof typeof CHECK_WORKER_VARIA
       faceMinSize: e.FACE_MIN_SIZE,
       minSharpness: e.SELFIE_MIN_SHARPNESS,
       duplicateMaxBits: e.SELFIE_DUPLICATE_MAX_BITS,
+    },
+    avatarThresholds: {
+      faceMatchMaxDistance: e.FACE_MATCH_MAX_DISTANCE,
+      unsafeMinScore: e.AVATAR_UNSAFE_MIN_SCORE,
     },
   };
 }

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type * as TensorFlowModule from '@tensorflow/tfjs';
-import type * as WasmBackendModule from '@tensorflow/tfjs-backend-wasm';
 import type * as FaceApiModule from '@vladmandic/face-api';
 import type { RgbaImage } from '../images/rgba-image';
+import { loadTensorFlow, rgbTensor } from './tensorflow';
 
 /** A face the detector found: where, how sure, and its 128-d descriptor (Euclidean distances compare people). */
 export interface FoundFace {
@@ -39,7 +38,11 @@ export function loadFaceModels(): Promise<FaceModels> {
 }
 
 async function load(): Promise<FaceModels> {
-  const { tf, faceapi } = await loadTensorFlow();
+  const tf = await loadTensorFlow();
+  // face-api's build for TensorFlow.js on WASM: its package's main entry needs tfjs-node, whose
+  // install downloads a native library. It uses the one `@tensorflow/tfjs` instance loaded above.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const faceapi = require('@vladmandic/face-api/dist/face-api.node-wasm.js') as typeof FaceApiModule;
   const weights = path.join(path.dirname(require.resolve('@vladmandic/face-api/package.json')), 'model');
   await faceapi.nets.ssdMobilenetv1.loadFromDisk(weights);
   await faceapi.nets.faceLandmark68Net.loadFromDisk(weights);
@@ -70,51 +73,4 @@ async function load(): Promise<FaceModels> {
       }
     },
   };
-}
-
-type TensorFlow = typeof TensorFlowModule;
-type FaceApi = typeof FaceApiModule;
-
-/**
- * TensorFlow.js on WASM, and face-api's build for it (its package's main entry needs tfjs-node,
- * whose install downloads a native library). Both share the one `@tensorflow/tfjs` instance.
- */
-async function loadTensorFlow(): Promise<{ tf: TensorFlow; faceapi: FaceApi }> {
-  // Loaded here, not imported: only a check worker's first check pays for TensorFlow.js.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const tf = quietly(() => require('@tensorflow/tfjs') as TensorFlow);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const wasm = require('@tensorflow/tfjs-backend-wasm') as typeof WasmBackendModule;
-  wasm.setWasmPaths(`${path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm'))}${path.sep}`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const faceapi = require('@vladmandic/face-api/dist/face-api.node-wasm.js') as FaceApi;
-  if (!(await tf.setBackend('wasm'))) throw new Error('TensorFlow.js could not start its WASM backend');
-  await tf.ready();
-  return { tf, faceapi };
-}
-
-/** The image as the [height, width, 3] integer tensor the detector takes (alpha dropped). */
-function rgbTensor(tf: TensorFlow, image: RgbaImage): TensorFlowModule.Tensor3D {
-  const rgb = new Int32Array(image.width * image.height * 3);
-  for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
-    rgb[j] = image.data[i] ?? 0;
-    rgb[j + 1] = image.data[i + 1] ?? 0;
-    rgb[j + 2] = image.data[i + 2] ?? 0;
-  }
-  return tf.tensor3d(rgb, [image.height, image.width, 3], 'int32');
-}
-
-/** TensorFlow.js prints advice to install tfjs-node when it loads in Node; that is not for operators. */
-function quietly<T>(load: () => T): T {
-  const info = console.info;
-  const warn = console.warn;
-  const log = console.log;
-  console.info = console.warn = console.log = () => undefined;
-  try {
-    return load();
-  } finally {
-    console.info = info;
-    console.warn = warn;
-    console.log = log;
-  }
 }

@@ -96,11 +96,13 @@ function otherPersonIssues(
     r?.faces.length === 1 ? [{ index, face: r.faces[0]! }] : [],
   );
   if (single.length < 2) return [];
-  const matches = single.map(
-    (a) => single.filter((b) => faceDistance(a.face.descriptor, b.face.descriptor) <= maxDistance).length,
-  );
-  const most = Math.max(...matches);
-  const person = single[matches.indexOf(most)]!;
+  const person =
+    single[
+      mostShownFace(
+        single.map((s) => s.face.descriptor),
+        maxDistance,
+      )
+    ]!;
   return single.flatMap(({ index, face }) => {
     const distance = faceDistance(person.face.descriptor, face.descriptor);
     if (distance <= maxDistance) return [];
@@ -115,4 +117,26 @@ function otherPersonIssues(
 
 function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
+}
+
+/** The face (by index) that most of `descriptors` are within `maxDistance` of; the earliest on a tie. */
+function mostShownFace(descriptors: readonly (readonly number[])[], maxDistance: number): number {
+  const matches = descriptors.map((a) => descriptors.filter((b) => faceDistance(a, b) <= maxDistance).length);
+  return matches.indexOf(Math.max(...matches));
+}
+
+/**
+ * The descriptor of the person a set of selfies shows, for later runs to compare avatars with: the
+ * mean of the single faces within `maxDistance` of the face most selfies show. Undefined when no
+ * selfie shows a single face.
+ */
+export function personDescriptor(
+  readings: readonly (Pick<SelfieReading, 'faces'> | undefined)[],
+  maxDistance: number,
+): number[] | undefined {
+  const faces = readings.flatMap((r) => (r?.faces.length === 1 ? [r.faces[0]!.descriptor] : []));
+  if (faces.length === 0) return undefined;
+  const person = faces[mostShownFace(faces, maxDistance)]!;
+  const same = faces.filter((face) => faceDistance(person, face) <= maxDistance);
+  return person.map((_, i) => same.reduce((sum, face) => sum + (face[i] ?? 0), 0) / same.length);
 }

@@ -1,13 +1,16 @@
 import { json, missing, png, type AdminContext, type AdminResult, type AdminRoute } from './admin-context';
 import { settleOrder } from './order-lifecycle';
-import type { OrderRecord, TrainingImageRecord } from './state-schema';
+import type { OrderRecord } from './state-schema';
 import { treatmentOf } from './style-catalog';
+import type { SourcePicture } from './images/avatar-renderer';
+import { anotherPersonPicture, unsafePng, wrongAvatarOf } from './images/wrong-avatars';
 
 /** The picture avatars are drawn from: the model's selected selfie, else its first. */
-function mainSelfie(context: AdminContext, model: OrderRecord | undefined): TrainingImageRecord | undefined {
+function mainSelfie(context: AdminContext, model: OrderRecord | undefined): SourcePicture | undefined {
   if (model === undefined) return undefined;
   const images = context.runtime.store.trainingImagesOf(model.id);
-  return images.find((image) => image.id === model.selectedImageId) ?? images[0];
+  const image = images.find((candidate) => candidate.id === model.selectedImageId) ?? images[0];
+  return image && { key: `selfie-${image.id}`, bytes: image.bytes, format: image.format };
 }
 
 function avatarImage(context: AdminContext): AdminResult {
@@ -23,9 +26,17 @@ function avatarImage(context: AdminContext): AdminResult {
   const avatar = order.avatars.find((candidate) => candidate.avatarId === Number(file[1]));
   if (avatar === undefined) return missing('no such avatar image');
   const style = runtime.options.styles.find((candidate) => candidate.id === avatar.styleId);
+  const wrong = wrongAvatarOf(runtime.store, runtime.options.wrongAvatars, order, avatar.styleId);
+  if (wrong === 'unsafe') return { kind: 'bytes', status: 200, contentType: 'image/png', body: unsafePng() };
+  const picture =
+    wrong === 'another-person'
+      ? anotherPersonPicture()
+      : wrong === 'no-face'
+        ? undefined
+        : mainSelfie(context, runtime.store.getOrder(order.parent));
   return png(
     runtime.renderer.render({
-      selfie: mainSelfie(context, runtime.store.getOrder(order.parent)),
+      picture,
       patternSeed: order.parent,
       treatment: treatmentOf(style, avatar.styleId),
       variation: avatar.index,
@@ -48,7 +59,7 @@ function stylePreview({ runtime, params }: AdminContext): AdminResult {
   if (style === undefined) return json({ error: `no style ${params.styleId ?? ''}` }, 404);
   return png(
     runtime.renderer.render({
-      selfie: undefined,
+      picture: undefined,
       patternSeed: styleId,
       treatment: treatmentOf(style, styleId),
       variation: 0,

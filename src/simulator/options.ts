@@ -7,6 +7,13 @@ import { InputError } from '@avatar-pipeline/client/errors';
 const rate = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const count = z.number().int('must be a whole number').min(0, 'must not be negative');
 const positiveCount = z.number().int('must be a whole number').min(1, 'must be at least 1');
+/**
+ * What a wrong avatar shows: another real person's portrait, a pattern with no face, or a picture
+ * that the NSFW classifier the checks use flags as unsafe (samples/avatars/README.md says how it was made).
+ */
+export const wrongAvatarSchema = z.enum(['another-person', 'no-face', 'unsafe']);
+export type WrongAvatar = z.infer<typeof wrongAvatarSchema>;
+
 /** Bounds that keep a knob from making the simulator build millions of records or pages. */
 export const MAX_PAGE_SIZE = 5_000;
 export const MAX_AVATARS_PER_ORDER = 5_000;
@@ -94,7 +101,8 @@ export const simulatorOptionsSchema = z
       .int()
       .min(16, 'must be at least 16')
       .max(1024, 'must be at most 1024')
-      .default(128),
+      // Large enough for a face detector to find the face in every style (the avatar checks).
+      .default(256),
     styles: z
       .array(styleSchema)
       .min(1, 'must list at least one style')
@@ -107,6 +115,17 @@ export const simulatorOptionsSchema = z
      */
     forgottenImageOrders: z.array(z.number().int()).default([]),
     forgottenImageStatus: z.union([z.literal(404), z.literal(410)]).default(410),
+    /**
+     * Styles (keyed by style id) whose avatars do not show the model's person in the first `orders`
+     * generation orders made for that style under a model; later orders of the style show the person
+     * again. So a pipeline's avatar checks, and the regeneration they order, meet a real failure.
+     */
+    wrongAvatars: z
+      .record(
+        z.string().regex(/^[1-9][0-9]*$/, 'keys are style ids'),
+        z.object({ shows: wrongAvatarSchema, orders: positiveCount.default(1) }),
+      )
+      .default({}),
 
     /** Share of provider requests answered 500/502/503 without being performed. */
     fail5xxRate: rate.default(0),

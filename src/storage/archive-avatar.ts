@@ -92,7 +92,7 @@ export async function archiveAvatar(
       };
     }
   }
-  const body = await download(await checkSource(avatar.sourceUrl, rules), limits, signal);
+  const body = await downloadAvatar(avatar.sourceUrl, rules, limits, signal);
   const format = detectImageFormat(body);
   if (format === undefined)
     throw new AvatarRejectedError('the provider served something that is neither PNG nor JPEG');
@@ -106,6 +106,19 @@ const MIME_BY_EXTENSION: Readonly<Record<(typeof AVATAR_EXTENSIONS)[number], str
   png: 'image/png',
   jpg: 'image/jpeg',
 };
+
+/**
+ * An avatar's bytes from the provider's URL, under `rules` and `limits` as a copy is made (no
+ * redirect followed). AvatarSourceGoneError and AvatarRejectedError are final; other errors may pass.
+ */
+export async function downloadAvatar(
+  sourceUrl: string,
+  rules: AddressRules,
+  limits: AvatarArchiveLimits = DEFAULT_AVATAR_ARCHIVE_LIMITS,
+  signal?: AbortSignal,
+): Promise<Buffer> {
+  return download(await checkSource(sourceUrl, rules), limits, signal);
+}
 
 async function checkSource(url: string, rules: AddressRules): Promise<CheckedUrl> {
   try {

@@ -124,7 +124,7 @@ export async function createProviderWorker(options: PipelineWorkerOptions): Prom
 
 /**
  * An activity-only worker on the checks task queue: the quality checks, CPU-bound model inference
- * (about 0.6 s a selfie on one core), as many at once as CHECK_WORKER_CONCURRENCY. Kept off the
+ * (about 0.6 s a selfie or an avatar on one core), as many at once as CHECK_WORKER_CONCURRENCY. Kept off the
  * provider queue, so checks never take the provider's quota or its slots; operators add check
  * workers (CHECK_WORKER=only) until checks keep pace with the provider.
  */
@@ -143,6 +143,9 @@ export async function createChecksWorker(options: PipelineWorkerOptions): Promis
     activities: createCheckActivities({
       imageAccess: { ...config.imageAccess, store: blobStoreOf(config) },
       thresholds: checks.thresholds,
+      avatarThresholds: checks.avatarThresholds,
+      store: blobStoreOf(config),
+      avatarRules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
     }),
     maxConcurrentActivityTaskExecutions: checks.concurrency,
     shutdownGraceTime: config.worker.shutdownGraceMs,

@@ -73,6 +73,7 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
       {
         PROVIDER_POLL_MIN_INTERVAL_MS: '100',
         SELFIE_CHECKS: 'false',
+        AVATAR_CHECKS: 'false',
         LOG_LEVEL: 'bogus',
         LOG_FORMAT: 'pretty',
         API_PORT: 'abc',
@@ -335,7 +336,12 @@ describe('the client package, used as a library user would (@avatar-pipeline/cli
     // IMAGE_ROOTS where the client runs, as the workers have it.
     const pipelines = await createPipelineClient(
       { address, namespace, taskQueue: worker.taskQueues.pipeline! },
-      { IMAGE_ROOTS: selfies.dir, PROVIDER_POLL_MIN_INTERVAL_MS: '100', SELFIE_CHECKS: 'false' },
+      {
+        IMAGE_ROOTS: selfies.dir,
+        PROVIDER_POLL_MIN_INTERVAL_MS: '100',
+        SELFIE_CHECKS: 'false',
+        AVATAR_CHECKS: 'false',
+      },
     );
     try {
       const wrong = [join(selfies.dir, 'missing.png'), selfies.dir, notAnImage, elsewhere.files[0]!];

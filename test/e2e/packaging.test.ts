@@ -170,6 +170,7 @@ describe('the packages as users install them', () => {
         IMAGE_ROOTS: selfies.dir,
         // Drawn selfies, and a test worker without a check worker.
         SELFIE_CHECKS: 'false',
+        AVATAR_CHECKS: 'false',
         LOG_LEVEL: 'bogus',
         LOG_FORMAT: 'pretty',
         API_PORT: 'abc',

@@ -16,12 +16,13 @@ export const DEV_CLI = path.join(__dirname, '..', '..', 'dist', 'dev', 'cli.js')
  * developer's own TEMPORAL_* or PROVIDER_* must not leak in), plus `env`.
  */
 export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  // The tests' default for the selfie checks (test/setup/checks-off-by-default.ts) reaches their processes too.
-  const checks = process.env.SELFIE_CHECKS;
+  // The tests' default for the quality checks (test/setup/checks-off-by-default.ts) reaches their processes too.
+  const { SELFIE_CHECKS, AVATAR_CHECKS } = process.env;
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    ...(checks ? { SELFIE_CHECKS: checks } : {}),
+    ...(SELFIE_CHECKS ? { SELFIE_CHECKS } : {}),
+    ...(AVATAR_CHECKS ? { AVATAR_CHECKS } : {}),
     ...env,
   };
 }

@@ -1,5 +1,5 @@
 import { LruCache } from '../lru-cache';
-import type { TrainingImageRecord } from '../state-schema';
+import type { ImageFormat } from '../state-schema';
 import type { StyleTreatment } from '../style-catalog';
 import { fallbackPattern } from './fallback-pattern';
 import { encodePng } from '../../images/png-encoding';
@@ -7,9 +7,16 @@ import { resizeNearest, squareThumbnail, type RgbaImage } from '../../images/rgb
 import { decodeSelfie } from '../../images/decode-image';
 import { applyTreatment } from './style-treatments';
 
+/** A photograph avatars are drawn from; `key` names it in the renderer's caches. */
+export interface SourcePicture {
+  key: string;
+  bytes: Buffer;
+  format: ImageFormat;
+}
+
 export interface AvatarDrawing {
-  /** The model's main selfie; undefined (or undecodable) draws on a generated pattern. */
-  selfie: TrainingImageRecord | undefined;
+  /** The model's main selfie (or a stand-in); undefined (or undecodable) draws on a generated pattern. */
+  picture: SourcePicture | undefined;
   /** Seeds the fallback pattern. */
   patternSeed: number;
   treatment: StyleTreatment;
@@ -32,7 +39,7 @@ export class AvatarRenderer {
 
   render(drawing: AvatarDrawing): Buffer {
     const key = [
-      drawing.selfie?.id ?? `pattern${drawing.patternSeed}`,
+      drawing.picture?.key ?? `pattern${drawing.patternSeed}`,
       drawing.treatment,
       drawing.variation,
       drawing.size,
@@ -49,11 +56,11 @@ export class AvatarRenderer {
   }
 
   private base(drawing: AvatarDrawing): RgbaImage {
-    const key = `${drawing.selfie?.id ?? `pattern${drawing.patternSeed}`}:${drawing.size}`;
+    const key = `${drawing.picture?.key ?? `pattern${drawing.patternSeed}`}:${drawing.size}`;
     const cached = this.bases.get(key);
     if (cached !== undefined) return cached;
     const decoded =
-      drawing.selfie === undefined ? null : decodeSelfie(drawing.selfie.bytes, drawing.selfie.format);
+      drawing.picture === undefined ? null : decodeSelfie(drawing.picture.bytes, drawing.picture.format);
     const base =
       decoded === null || decoded.width === 0 || decoded.height === 0
         ? fallbackPattern(drawing.size, drawing.patternSeed)

@@ -60,14 +60,15 @@ function rotateHue([r, g, b]: Rgb, degrees: number): Rgb {
 const FILTERS: Readonly<Record<Exclude<StyleTreatment, 'pixelate'>, PixelFilter>> = {
   pastel: (rgb, variation) =>
     mix(mix(rgb, [255, 255, 255], 0.45), PASTELS[variation % PASTELS.length] ?? rgb, 0.3),
-  posterize: (rgb) => saturate(rgb, 1.6).map((v) => posterizeChannel(clamp(v), 4)) as Rgb,
+  posterize: (rgb) => saturate(rgb, 1.6).map((v) => posterizeChannel(clamp(v), 6)) as Rgb,
   noir: (rgb) => {
     const gray = (luminance(rgb) - 128) * 1.7 + 128;
     return [gray, gray, gray];
   },
   invert: ([r, g, b], variation) => {
     const neon: Rgb = variation % 2 === 0 ? [255, 60, 220] : [40, 230, 255];
-    return mix([255 - r, 255 - g, 255 - b], neon, 0.25);
+    // Partly negative: a fully inverted face is not a face to a detector (or to a person).
+    return mix(mix([r, g, b], [255 - r, 255 - g, 255 - b], 0.2), neon, 0.2);
   },
   sepia: ([r, g, b]) => [
     r * 0.393 + g * 0.769 + b * 0.189,
@@ -95,7 +96,8 @@ function mapPixels(image: RgbaImage, filter: PixelFilter, variation: number): Rg
 }
 
 function pixelate(image: RgbaImage, variation: number): RgbaImage {
-  const block = Math.max(2, Math.floor(image.width / (12 + (variation % 3) * 4)));
+  // Blocks small enough to leave the face recognisable (the avatar checks look for it).
+  const block = Math.max(2, Math.floor(image.width / (100 + (variation % 3) * 14)));
   const out = blankImage(image.width, image.height);
   for (let by = 0; by < image.height; by += block) {
     for (let bx = 0; bx < image.width; bx += block) {
@@ -110,7 +112,7 @@ function pixelate(image: RgbaImage, variation: number): RgbaImage {
           n += 1;
         }
       }
-      const color = sum.map((v) => posterizeChannel(clamp(v / n), 6));
+      const color = sum.map((v) => clamp(v / n));
       for (let y = by; y < Math.min(by + block, image.height); y += 1) {
         for (let x = bx; x < Math.min(bx + block, image.width); x += 1) {
           out.data.set([color[0] ?? 0, color[1] ?? 0, color[2] ?? 0, 255], (y * image.width + x) * 4);

@@ -84,6 +84,7 @@ export class ChaosStage {
       BLOB_DIR: this.blobDir,
       // Drawn selfies, which the face checks would refuse (test/setup/checks-off-by-default.ts).
       SELFIE_CHECKS: 'false',
+      AVATAR_CHECKS: 'false',
       WORKER_SHUTDOWN_GRACE_MS: '5000',
       LOG_LEVEL: 'info',
       // The simulator acts on a write at once (scenarios with slow answers set their own), so a

@@ -147,6 +147,7 @@ export class Cluster {
       BLOB_DIR: blobDir,
       // Drawn selfies, which the face checks would refuse (test/setup/checks-off-by-default.ts).
       SELFIE_CHECKS: 'false',
+      AVATAR_CHECKS: 'false',
       // The operator's polling floor, lowered for the simulator's seconds-long orders: the API
       // refuses (422) a request polling faster than it, as the tests' requests do (CHAOS_POLLING).
       PROVIDER_POLL_MIN_INTERVAL_MS: String(CHAOS_POLLING.minIntervalMs),

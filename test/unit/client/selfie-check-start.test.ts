@@ -78,7 +78,10 @@ describe('the starter’s selfie check', () => {
     await checkSelfiesBeforeStart(
       off.client,
       RUN,
-      runChecksOf({ taskQueue: 'q-checks', selfies: false }, 'at-start'),
+      runChecksOf(
+        { taskQueue: 'q-checks', selfies: false, avatars: false, avatarRegenerations: 1 },
+        'at-start',
+      ),
     );
     expect([...repeated.executed, ...off.executed]).toEqual([]);
   });

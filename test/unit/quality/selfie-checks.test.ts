@@ -2,6 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import type { SelfieCheckReport } from '@avatar-pipeline/client/contracts/quality-checks';
+import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 import { createCheckActivities } from '../../../activities/check-activities';
 import { sampleSelfieFiles, sampleSelfiesDir } from '../../../src/samples/sample-selfies';
 import { blur, jpegBytes, portrait, writeFaceSelfies } from '../../helpers/face-selfies';
@@ -23,6 +24,9 @@ describe('selfie checks on real faces', () => {
     const activities = createCheckActivities({
       imageAccess: { roots: [selfies.dir, sampleSelfiesDir()], urlHosts: [] },
       thresholds: THRESHOLDS,
+      avatarThresholds: { faceMatchMaxDistance: 0.55, unsafeMinScore: 0.6 },
+      store: new FsBlobStore(join(selfies.dir, 'store')),
+      avatarRules: { trustedOrigins: [], trustedHosts: [] },
     });
     const env = new MockActivityEnvironment({
       workflowExecution: { workflowId: 'default.avatar-pipeline-quality/selfie-check', runId: 'r1' },

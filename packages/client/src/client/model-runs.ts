@@ -21,13 +21,14 @@ import {
   DEFAULT_TENANT,
 } from '../contracts/workflow-ids';
 import type { PipelineProgress } from '../contracts/pipeline-state';
+import type { FaceOwner } from '../contracts/quality-checks';
 import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../contracts/workflow-definitions';
 import type { ProviderClient } from '../provider/client';
 import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames } from './generation-check';
 import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { ProviderCatalog } from './provider-catalog';
 import { planRetry, RetryRefusedError, retryWorkflowId, type RetryPlan } from './retry-plan';
-import { subjectOfModel } from './model-subject';
+import { trainerOfModel } from './model-trainer';
 import { tenantModelIds, tenantProviderReads } from './tenant-runs';
 import { InputError } from '../errors';
 import { runResult } from './pipeline-failed';
@@ -100,7 +101,8 @@ export async function startTraining(
  * DONE model of the requested gender and that every style is offered (an InputError names
  * each field otherwise, and nothing is started). `fields` names the fields as the caller's surface
  * spells them. A request that names no subject generates for the subject the model was trained
- * for (subjectOfModel), so that erasing that subject erases these avatars too.
+ * for (trainerOfModel), so that erasing that subject erases these avatars too; the avatars are
+ * checked against the face that model's training run recorded.
  */
 export async function startGeneration(
   client: Client,
@@ -118,12 +120,14 @@ export async function startGeneration(
   );
   await checkGenerationTarget(visible, validated, options.fields ?? REQUEST_FIELD_NAMES);
   const tenant = options.tenant ?? DEFAULT_TENANT;
-  const subjectId = validated.subjectId ?? (await subjectOfModel(client, tenant, validated.modelId));
+  const trainedBy = await trainerOfModel(client, tenant, validated.modelId);
+  const subjectId = validated.subjectId ?? trainedBy?.subjectId;
   return startGenerationRun(
     client,
     { ...validated, ...(subjectId !== undefined ? { subjectId } : {}) },
-    generationWorkflowId(options.tenant ?? DEFAULT_TENANT, options.requestId),
+    generationWorkflowId(tenant, options.requestId),
     options,
+    trainedBy,
   );
 }
 
@@ -154,7 +158,14 @@ export async function startRetry(
     retry: { of: retriedId, kept: plan.kept },
   });
   await checkGenerationTarget(provider, input);
-  const run = await startGenerationRun(client, input, retryWorkflowId(retriedId, plan.styles), options);
+  const trainedBy = await trainerOfModel(client, options.tenant ?? DEFAULT_TENANT, plan.modelId);
+  const run = await startGenerationRun(
+    client,
+    input,
+    retryWorkflowId(retriedId, plan.styles),
+    options,
+    trainedBy,
+  );
   return { ...run, plan };
 }
 
@@ -163,13 +174,16 @@ async function startGenerationRun(
   validated: GenerationInput,
   workflowId: string,
   options: StartModelRunOptions,
+  trainedBy: FaceOwner | undefined,
 ): Promise<StartedRun> {
+  const checks = runChecksOf(options.checks, undefined, trainedBy);
   const input: GenerationWorkflowInput = {
     ...validated,
     polling: pollingWithin(validated.polling, options.pollingBounds),
     tenant: options.tenant ?? DEFAULT_TENANT,
     providerTaskQueue: options.providerTaskQueue,
     ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
+    ...(checks ? { checks } : {}),
   };
   const what = `styles ${input.styles.join(', ')} under model ${input.modelId}`;
   return startRunOnce(client, {

@@ -7,6 +7,7 @@ import {
 import type { CheckPlacement } from '../config/run-placement';
 import {
   selfieCheckWorkflowId,
+  type FaceOwner,
   type RunChecks,
   type SelfieCheckInput,
   type SelfieCheckReport,
@@ -20,16 +21,24 @@ const SELFIE_CHECK_TIMEOUT = '5 minutes';
 
 /**
  * The checks a run carries, from the starter's placement. `selfiesAt` says who checks the selfies:
- * the starter before the start (`at-start`, so a refused set starts nothing and the caller hears why)
- * or the run before its first provider write (`in-run`: a campaign's subjects, started by the
- * campaign's workflow). Undefined when the placement has no checks.
+ * the starter before the start (`at-start`, so a refused set starts nothing and the caller hears why),
+ * the run before its first provider write (`in-run`: a campaign's subjects, started by the
+ * campaign's workflow), or no one (a generation run has no selfies). `trainedBy` is a generation
+ * run's model's trainer, whose recorded face its avatars are compared with. Undefined when the
+ * placement has no checks, or none that apply.
  */
 export function runChecksOf(
   placement: CheckPlacement | undefined,
-  selfiesAt: 'at-start' | 'in-run',
+  selfiesAt: 'at-start' | 'in-run' | undefined,
+  trainedBy?: FaceOwner,
 ): RunChecks | undefined {
-  if (placement === undefined || !placement.selfies) return undefined;
-  return { taskQueue: placement.taskQueue, selfies: selfiesAt };
+  if (placement === undefined) return undefined;
+  const selfies = placement.selfies && selfiesAt !== undefined ? { selfies: selfiesAt } : {};
+  const avatars = placement.avatars
+    ? { avatars: { regenerations: placement.avatarRegenerations, ...(trainedBy ? { trainedBy } : {}) } }
+    : {};
+  if (!('selfies' in selfies) && !('avatars' in avatars)) return undefined;
+  return { taskQueue: placement.taskQueue, ...selfies, ...avatars };
 }
 
 /**

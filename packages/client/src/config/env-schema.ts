@@ -263,6 +263,15 @@ export const envSchema = z.object({
   SELFIE_CHECKS: withDefault(booleanFlag, 'true').describe(
     'Check selfies before anything is written to the provider: one face each, of a usable size, sharpness and exposure, one person across all of them, no near-duplicates. A refused set starts nothing (422 naming `images.N`).',
   ),
+  AVATAR_CHECKS: withDefault(booleanFlag, 'true').describe(
+    "Check each style's avatars when its order is done: the face is the person's (compared with the selfies the model was trained on) and nothing is flagged unsafe. A style whose avatars fail is ordered again, up to AVATAR_CHECK_REGENERATIONS times.",
+  ),
+  AVATAR_CHECK_REGENERATIONS: withDefault(nonNegativeInt.max(5, 'must be at most 5'), 1).describe(
+    'How many more generation orders a style whose avatars fail their checks may be given (0: none; what fails is reported).',
+  ),
+  AVATAR_UNSAFE_MIN_SCORE: withDefault(fraction, 0.6).describe(
+    "An avatar is flagged unsafe when the NSFW classifier's Porn, Hentai and Sexy probabilities add up to at least this.",
+  ),
   CHECKS_TASK_QUEUE: optional(z.string().min(1)).describe(
     'Task queue of the quality checks, apart from the provider queue so check workers scale alone. Unset: `<TEMPORAL_TASK_QUEUE>-checks`.',
   ),

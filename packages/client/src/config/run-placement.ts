@@ -6,6 +6,10 @@ export interface CheckPlacement {
   taskQueue: string;
   /** SELFIE_CHECKS: selfies are checked before a run starts (campaign subjects: before the first provider write). */
   selfies: boolean;
+  /** AVATAR_CHECKS: each style's avatars are checked when its order is done. */
+  avatars: boolean;
+  /** AVATAR_CHECK_REGENERATIONS: more orders a style whose avatars fail may be given. */
+  avatarRegenerations: number;
 }
 
 /**

@@ -50,6 +50,8 @@ const STARTER_OWN = [
   'PROVIDER_TASK_QUEUE',
   'ARCHIVE_AVATARS',
   'SELFIE_CHECKS',
+  'AVATAR_CHECKS',
+  'AVATAR_CHECK_REGENERATIONS',
   'CHECKS_TASK_QUEUE',
   'PROVIDER_POLL_MIN_INTERVAL_MS',
   'PROVIDER_POLL_MAX_INTERVAL_MS',
@@ -113,6 +115,8 @@ export function starterSettingsOf(
       checks: {
         taskQueue: e.CHECKS_TASK_QUEUE,
         selfies: e.SELFIE_CHECKS,
+        avatars: e.AVATAR_CHECKS,
+        avatarRegenerations: e.AVATAR_CHECK_REGENERATIONS,
       },
     }),
     campaigns: { maxInFlight: e.CAMPAIGN_MAX_IN_FLIGHT },

@@ -36,7 +36,7 @@ export type TrainingInput = z.output<typeof trainingInputSchema>;
 export type TrainingWorkflowInput = TrainingInput & {
   tenant: string;
   providerTaskQueue: string;
-  /** The selfie checks the run makes (SELFIE_CHECKS); absent: none. */
+  /** The checks the run makes (SELFIE_CHECKS; AVATAR_CHECKS records the person's face for later runs); absent: none. */
   checks?: RunChecks;
 };
 
@@ -80,6 +80,8 @@ export type GenerationWorkflowInput = GenerationInput & {
   providerTaskQueue: string;
   archiveAvatars?: boolean;
   campaignId?: string;
+  /** The avatar checks the run makes (AVATAR_CHECKS); absent: none. */
+  checks?: RunChecks;
 };
 
 /** A generation run answers the pipeline's result shape: the model and one entry per style. */

@@ -3,6 +3,7 @@
  * API, CLI). Plain types and constant lists only: this module is imported by workflow code.
  */
 import type { OrderStatus } from '../provider/status';
+import type { AvatarCheck } from './quality-checks';
 
 /** A pipeline's stages in the order a run passes them; the last three end it. */
 export const PIPELINE_STAGES = [
@@ -24,6 +25,7 @@ export const STYLE_STAGES = [
   'running',
   'polling',
   'collecting',
+  'checking',
   'done',
   'failed',
   'cancelled',
@@ -44,6 +46,8 @@ export interface StyleProgress {
    * and keys keep the kept snapshots small.
    */
   avatars?: StyleAvatar[];
+  /** Which order of the style this is (from 1): more when avatars failed their checks and it was ordered again. */
+  attempt?: number;
   error?: string;
 }
 
@@ -52,6 +56,8 @@ export interface StyleAvatar {
   avatarId: number;
   /** Key of its copy in the blob store; absent when it was not archived. */
   archiveKey?: string;
+  /** The avatar checks' verdict; absent when the run checked no avatars. */
+  check?: AvatarCheck;
 }
 
 export interface PipelineProgress {
@@ -72,6 +78,8 @@ export interface AvatarRef {
   thumbnailUrl?: string;
   /** Key of the avatar's copy in the blob store (when archived); the API turns it into a link. */
   archiveKey?: string;
+  /** The avatar checks' verdict (AVATAR_CHECKS); absent when the run checked no avatars. */
+  check?: AvatarCheck;
 }
 
 export type GenerationStatus = 'DONE' | 'ERROR' | 'CANCELLED';
@@ -83,6 +91,13 @@ export interface GenerationResult {
   avatars: AvatarRef[];
   /** Avatars whose copy into the store failed for good (only their provider URL remains). */
   notArchived?: number[];
+  /**
+   * Orders made for the style (AVATAR_CHECKS): 1, or more when avatars failed their checks and the
+   * style was generated again. `avatars` are the last order's; absent when the run checked no avatars.
+   */
+  attempts?: number;
+  /** Earlier orders of the style whose avatars failed their checks, and how many of them failed. */
+  replacedOrders?: { orderId: number; failedAvatars: number }[];
   error?: string;
 }
 

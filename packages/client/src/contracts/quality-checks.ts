@@ -1,7 +1,7 @@
 /**
- * What a run carries of the operator's quality checks (SELFIE_CHECKS, CHECKS_TASK_QUEUE), resolved
- * by its starter. The thresholds are the check workers' own settings: a run only says which checks
- * it wants and where they run.
+ * What a run carries of the operator's quality checks (SELFIE_CHECKS, AVATAR_CHECKS,
+ * AVATAR_CHECK_REGENERATIONS, CHECKS_TASK_QUEUE), resolved by its starter. The thresholds are the
+ * check workers' own settings: a run only says which checks it wants and where they run.
  */
 export interface RunChecks {
   /** The checks' task queue, polled by check workers apart from the provider queue. */
@@ -9,8 +9,39 @@ export interface RunChecks {
   /**
    * `at-start`: the starter checked the selfies before starting the run (a refused set starts
    * nothing); `in-run`: the run checks them before its first provider write (campaign subjects).
+   * Absent: the selfies are not checked.
    */
-  selfies: 'at-start' | 'in-run';
+  selfies?: 'at-start' | 'in-run';
+  /** Absent: avatars are not checked (and a training run records no face for later checks). */
+  avatars?: AvatarChecks;
+}
+
+/** The avatar checks a run makes when each style's order is done. */
+export interface AvatarChecks {
+  /** AVATAR_CHECK_REGENERATIONS: how many more orders a style whose avatars fail may be given. */
+  regenerations: number;
+  /**
+   * A generation run's model was trained by another run, whose recorded face the avatars are
+   * compared with; absent for a pipeline (it trained the model itself) or a model no run of the
+   * tenant trained.
+   */
+  trainedBy?: FaceOwner;
+}
+
+/**
+ * The run whose selfies a model was trained on: the person's face is kept with that run's other
+ * objects in the blob store (under its subject, else under the run), so erasure removes it.
+ */
+export interface FaceOwner {
+  pipelineId: string;
+  subjectId?: string;
+}
+
+/** One avatar's verdict: `passed` only when no check found a reason; `notChecked` names checks that could not run. */
+export interface AvatarCheck {
+  passed: boolean;
+  reasons: string[];
+  notChecked?: string[];
 }
 
 /** What a check of a run's selfies asks for: the references, read as the run will read them. */

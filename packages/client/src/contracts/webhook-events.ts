@@ -43,7 +43,22 @@ const avatarSchema = z.object({
     .string()
     .optional()
     .describe('A signed, expiring link to the archived copy, made at each delivery attempt'),
+  check: z
+    .object({ passed: z.boolean(), reasons: z.array(z.string()), notChecked: z.array(z.string()).optional() })
+    .optional()
+    .describe('The avatar checks\u2019 verdict (AVATAR_CHECKS); absent when the run checked no avatars'),
 });
+
+const attemptFields = {
+  attempts: z
+    .number()
+    .optional()
+    .describe('Orders made for the style (AVATAR_CHECKS): more than 1 when its avatars failed their checks'),
+  replacedOrders: z
+    .array(z.object({ orderId: z.number(), failedAvatars: z.number() }))
+    .optional()
+    .describe('Earlier orders of the style whose avatars failed their checks'),
+};
 
 const generationSchema = z.object({
   styleId: z.number(),
@@ -51,6 +66,7 @@ const generationSchema = z.object({
   status: z.enum(['DONE', 'ERROR', 'CANCELLED']),
   avatars: z.array(avatarSchema),
   notArchived: z.array(z.number()).optional(),
+  ...attemptFields,
   error: z.string().optional(),
 });
 
@@ -68,12 +84,18 @@ export const WEBHOOK_EVENT_DATA = {
     orderId: z.number().optional(),
     avatars: z.array(avatarSchema),
     notArchived: z.array(z.number()).optional(),
+    ...attemptFields,
   }),
   'style.failed': z.object({
     ...runFields,
     modelId: z.number(),
     styleId: z.number(),
     orderId: z.number().optional(),
+    avatars: z
+      .array(avatarSchema)
+      .optional()
+      .describe('When every avatar failed its checks: the last order\u2019s avatars, each with its verdict'),
+    ...attemptFields,
     error: errorSchema,
   }),
   'pipeline.completed': z.object({

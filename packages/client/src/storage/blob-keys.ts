@@ -69,6 +69,14 @@ export function avatarKey(owner: string, ids: AvatarIds, extension: string): str
 }
 
 /**
+ * The person's face (a descriptor, not a picture) as recorded from the selfies a model was trained
+ * on, kept under its training run's owner, so erasing the person or the run removes it.
+ */
+export function faceKey(owner: string, modelId: number): string {
+  return assertValidKey(`${owner}faces/model-${modelId}.json`);
+}
+
+/**
  * An id as one key segment: itself when it is already one, else a hash of it, so two different
  * ids never share a segment.
  */
