@@ -35,6 +35,9 @@ import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipelin
 import { findPackageRoot } from '../src/config/package-root';
 import { startDevServer } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
+import { sampleSelfieFiles, sampleSelfiesDir } from '../src/samples/sample-selfies';
+import { loadCheckWorkerConfig } from '../src/config/load-config';
+import { selfieCheckWorkflowId } from '@avatar-pipeline/client/contracts/quality-checks';
 import { toUploadImage } from '@avatar-pipeline/client/provider/upload-image';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { claimWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
@@ -59,6 +62,11 @@ interface Scenario {
   prepare?: (setup: ScenarioSetup) => Promise<void>;
   /** What to do while it runs; by default wait for the end. */
   drive?: (pipeline: PipelineHandle) => Promise<void>;
+  /**
+   * With the quality checks on (a check worker beside the others) and the sample selfies, which
+   * are real faces: the starter's selfie check is recorded too.
+   */
+  checks?: boolean;
 }
 
 interface ScenarioSetup {
@@ -130,7 +138,17 @@ const SCENARIOS: Scenario[] = [
       sim.setOptions({ loseResponseRate: 1 });
     },
   },
+  {
+    name: 'quality-checks',
+    // Style 5's first order shows another person: its avatars fail their checks and it is ordered again.
+    simulator: { wrongAvatars: { '5': { shows: 'another-person', orders: 1 } } },
+    request: { styles: [3, 5], gender: 1, subjectId: 'replay-checks', polling: POLLING },
+    checks: true,
+  },
 ];
+
+/** The checks as the environment's defaults set them, one regeneration. */
+const CHECKS = { selfies: true, avatars: true, avatarRegenerations: 1 };
 
 async function cancelWhen(
   pipeline: PipelineHandle,
@@ -203,15 +221,15 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
   });
   try {
     const taskQueue = `record-${scenario.name}`;
-    const config = configFor(sim, taskQueue, context);
+    const config = configFor(sim, taskQueue, context, scenario.checks);
     const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
     const workflowId = await workers.runUntil(async () => {
       await scenario.prepare?.({ sim, client: context.client, taskQueue });
       const pipeline = await startPipeline(
         context.client,
-        { images: context.selfies, ...scenario.request },
+        { images: scenario.checks ? sampleSelfieFiles() : context.selfies, ...scenario.request },
         {
-          ...placementFrom({ taskQueue }),
+          ...config.placement,
           ...(scenario.asUploads ? { deleteUploadsAfterTraining: true } : {}),
         },
       );
@@ -222,7 +240,12 @@ async function record(scenario: Scenario, context: RecordContext): Promise<strin
       return pipeline.workflowId;
     });
 
-    return await writeFamily(context, scenario.name, workflowId, 'pipeline');
+    return [
+      ...(await writeFamily(context, scenario.name, workflowId, 'pipeline')),
+      ...(scenario.checks
+        ? await writeFamily(context, scenario.name, selfieCheckWorkflowId(workflowId), 'selfie-check')
+        : []),
+    ];
   } finally {
     await sim.stop();
   }
@@ -338,12 +361,17 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
   }
 }
 
-function configFor(sim: RunningSimulator, taskQueue: string, context: RecordContext): AppConfig {
+function configFor(
+  sim: RunningSimulator,
+  taskQueue: string,
+  context: RecordContext,
+  checks = false,
+): AppConfig {
   return {
     provider: { baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 5_000 },
-    placement: placementFrom({ taskQueue }),
+    placement: placementFrom({ taskQueue, ...(checks ? { checks: CHECKS } : {}) }),
     temporal: { address: context.server.address, namespace: context.server.namespace, taskQueue },
-    imageAccess: { roots: [path.dirname(context.selfies[0]!)], urlHosts: [] },
+    imageAccess: { roots: [path.dirname(context.selfies[0]!), sampleSelfiesDir()], urlHosts: [] },
     api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: tmpdir(), maxFileBytes: 1 },
     callbacks: { privateHosts: [] },
     campaigns: { maxInFlight: 2 },
@@ -356,6 +384,7 @@ function configFor(sim: RunningSimulator, taskQueue: string, context: RecordCont
       maxConcurrentWorkflowTasks: 10,
       maxCachedWorkflows: 10,
       shutdownGraceMs: 1_000,
+      ...(checks ? { checks: loadCheckWorkerConfig({}) } : {}),
     },
   };
 }
@@ -364,7 +393,7 @@ async function writeFamily(
   context: RecordContext,
   scenario: string,
   rootId: string,
-  rootRole: 'pipeline' | 'campaign' | 'training' | 'generation' | 'retry',
+  rootRole: 'pipeline' | 'campaign' | 'training' | 'generation' | 'retry' | 'selfie-check',
 ): Promise<string[]> {
   const histories = await fetchFamilyHistories(context.client, rootId);
   const written: string[] = [];

@@ -7,7 +7,15 @@ export interface GalleryStyle {
   styleId: number;
   status: string;
   error?: string;
-  avatars: Array<{ avatarId: number; archivedUrl?: string }>;
+  /** Orders made for the style when the avatar checks ordered it again; absent without checks. */
+  attempts?: number;
+  avatars: GalleryAvatar[];
+}
+
+export interface GalleryAvatar {
+  avatarId: number;
+  archivedUrl?: string;
+  check?: { passed: boolean; reasons: string[]; notChecked?: string[] };
 }
 
 /** The result's styles, each with its avatars. */
@@ -18,7 +26,18 @@ export function galleryOfResult(result: PipelineResult): GalleryStyle[] {
 /** The styles done so far, each with the avatars its progress names (before the run ends). */
 export function galleryOfProgress(progress: PipelineProgress | undefined): GalleryStyle[] {
   return (progress?.styles ?? []).flatMap((style) =>
-    style.avatars ? [{ styleId: style.styleId, status: 'DONE', avatars: style.avatars }] : [],
+    style.avatars
+      ? [
+          {
+            styleId: style.styleId,
+            // A style whose avatars all failed their checks ends failed, with its avatars.
+            status: style.stage === 'failed' ? 'ERROR' : 'DONE',
+            ...(style.error !== undefined ? { error: style.error } : {}),
+            ...(style.attempt !== undefined ? { attempts: style.attempt } : {}),
+            avatars: style.avatars,
+          },
+        ]
+      : [],
   );
 }
 
@@ -44,7 +63,8 @@ export function useSteadyLinks(gallery: GalleryStyle[]): GalleryStyle[] {
 /**
  * The archived avatars, style by style, each style as soon as it is done. Only archived copies are
  * shown: the provider's own URLs expire, and the console's Content-Security-Policy loads images
- * from the API (or its store) only.
+ * from the API (or its store) only. An avatar that failed its checks is never shown as the others:
+ * it is listed apart, blurred, with the reasons.
  */
 export function AvatarGallery(props: {
   gallery: GalleryStyle[];
@@ -62,6 +82,9 @@ export function AvatarGallery(props: {
         const name = styleName(styles, generation.styleId);
         const archived = generation.avatars.filter((avatar) => avatar.archivedUrl);
         const missing = generation.avatars.length - archived.length;
+        const passed = archived.filter((avatar) => avatar.check?.passed !== false);
+        const failed = archived.filter((avatar) => avatar.check?.passed === false);
+        const unchecked = new Set(archived.flatMap((avatar) => avatar.check?.notChecked ?? []));
         return (
           <section
             key={generation.styleId}
@@ -72,8 +95,13 @@ export function AvatarGallery(props: {
               {name} <span class={`state ${generation.status.toLowerCase()}`}>{generation.status}</span>
             </h3>
             {generation.error && <p class="field-error">{generation.error}</p>}
+            {generation.attempts !== undefined && generation.attempts > 1 && (
+              <p class="hint">
+                Ordered {generation.attempts} times: the avatars of the earlier orders failed their checks.
+              </p>
+            )}
             <ul class="gallery">
-              {archived.map((avatar) => (
+              {passed.map((avatar) => (
                 <li key={avatar.avatarId}>
                   <img
                     src={avatar.archivedUrl}
@@ -85,6 +113,32 @@ export function AvatarGallery(props: {
                 </li>
               ))}
             </ul>
+            {failed.length > 0 && (
+              <>
+                <h4>Failed their checks</h4>
+                <ul class="gallery failed-checks">
+                  {failed.map((avatar) => (
+                    <li key={avatar.avatarId}>
+                      <figure>
+                        <img
+                          src={avatar.archivedUrl}
+                          alt={`${name} avatar ${avatar.avatarId}, failed its checks`}
+                          loading="lazy"
+                          width={128}
+                          height={128}
+                        />
+                        <figcaption>{avatar.check?.reasons.join('; ')}</figcaption>
+                      </figure>
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+            {[...unchecked].map((reason) => (
+              <p key={reason} class="hint">
+                Not checked: {reason}.
+              </p>
+            ))}
             {missing > 0 && <p class="hint">{missing} avatar(s) not archived (or erased).</p>}
           </section>
         );

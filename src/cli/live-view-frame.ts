@@ -46,6 +46,7 @@ function trainingNote(p: PipelineProgress): string {
 function styleFraction(s: StyleProgress): number {
   switch (s.stage) {
     case 'collecting':
+    case 'checking':
     case 'done':
       return 1;
     case 'polling':
@@ -56,16 +57,28 @@ function styleFraction(s: StyleProgress): number {
 }
 
 function styleNote(s: StyleProgress): string {
+  // The avatar checks ordered the style again: say which order this is.
+  const again = s.attempt !== undefined && s.attempt > 1 ? ` (order ${s.attempt})` : '';
   switch (s.stage) {
     case 'done':
-      return `✓ ${s.avatarCount ?? 0} avatars`;
+      return `✓ ${s.avatarCount ?? 0} avatars${checkedNote(s)}${again}`;
     case 'failed':
-      return `✗ failed${s.error ? `: ${s.error}` : ''}`;
+      return `✗ failed${s.error ? `: ${s.error}` : ''}${again}`;
     case 'polling':
-      return [percent(s.progress), s.providerStatus ?? 'running'].filter(Boolean).join(' ');
+      return [percent(s.progress), s.providerStatus ?? 'running'].filter(Boolean).join(' ') + again;
+    case 'checking':
+      return `checking avatars${again}`;
     default:
-      return s.stage;
+      return s.stage + again;
   }
+}
+
+/** How many of a done style's avatars passed their checks, when they were checked. */
+function checkedNote(s: StyleProgress): string {
+  const checked = (s.avatars ?? []).filter((a) => a.check !== undefined);
+  if (checked.length === 0) return '';
+  const passed = checked.filter((a) => a.check?.passed).length;
+  return passed === checked.length ? ', checked' : `, ${checked.length - passed} failed their checks`;
 }
 
 /**

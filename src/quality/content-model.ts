@@ -26,12 +26,18 @@ export function loadContentModel(): Promise<ContentModel> {
   return loading;
 }
 
-async function load(): Promise<ContentModel> {
-  const tf = await loadTensorFlow();
+/** The classifier itself, on `tf` (scripts/make-flagged-avatar.ts also takes its gradients). */
+export async function loadNsfwClassifier(tf: TensorFlow): Promise<NsfwModule.NSFWJS> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const nsfwjs = require('nsfwjs') as typeof NsfwModule;
   const model = new nsfwjs.NSFWJS(shippedWeights(tf), { size: 224 });
   await model.load();
+  return model;
+}
+
+async function load(): Promise<ContentModel> {
+  const tf = await loadTensorFlow();
+  const model = await loadNsfwClassifier(tf);
   return {
     async classify(image) {
       const input = tf.tidy(() => rgbTensor(tf, image));

@@ -121,10 +121,13 @@ export const simulatorOptionsSchema = z
      * again. So a pipeline's avatar checks, and the regeneration they order, meet a real failure.
      */
     wrongAvatars: z
-      .record(
-        z.string().regex(/^[1-9][0-9]*$/, 'keys are style ids'),
-        z.object({ shows: wrongAvatarSchema, orders: positiveCount.default(1) }),
-      )
+      .record(z.string(), z.object({ shows: wrongAvatarSchema, orders: positiveCount.default(1) }))
+      .superRefine((rules, ctx) => {
+        for (const key of Object.keys(rules)) {
+          if (!/^[1-9][0-9]*$/.test(key))
+            ctx.addIssue({ code: 'custom', path: [key], message: 'keys are style ids' });
+        }
+      })
       .default({}),
 
     /** Share of provider requests answered 500/502/503 without being performed. */

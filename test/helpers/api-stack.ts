@@ -1,6 +1,6 @@
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator, type StartSimulatorOptions } from '../../src/simulator';
 import { uniqueBasePath } from './e2e-pipeline';
 import { CLI_BIN } from './run-cli';
 import { devServerUnderTest, makeScratchDir, uniqueName } from './temporal-env';
@@ -36,6 +36,8 @@ export interface ApiStack {
   sim: RunningSimulator;
   /** A directory whose `avatar-pipeline` runs this checkout's compiled command, and whose `temporal` is the run's Temporal CLI. */
   binDir: string;
+  /** What the worker and the API processes wrote so far, for a failing test to show. */
+  output(): string;
   /** Stops the simulator; the caller stops the processes (killAllSpawned). */
   stop(): Promise<void>;
 }
@@ -51,11 +53,14 @@ export async function startApiStack(
   token: string,
   /** More variables for the worker and the API (PROVIDER_MAX_RPS, …). */
   extraEnv: Record<string, string> = {},
+  /** More simulator options (avatarsPerOrder, wrongAvatars, …). */
+  simulator: StartSimulatorOptions = {},
 ): Promise<ApiStack> {
   const { address, namespace, uiUrl } = devServerUnderTest();
   const sim = await startSimulator({
     basePath: uniqueBasePath(name),
     progression: { mode: 'wall', trainingMs: 1_500, generationMs: 300 },
+    ...simulator,
   });
   const binDir = path.join(dir, '.bin');
   await mkdir(binDir, { recursive: true });
@@ -80,14 +85,18 @@ export async function startApiStack(
     ...extraEnv,
   };
   try {
-    await startWorkerProcess(shared, dir);
-    const { url } = await startApiProcess({ ...shared, API_TOKENS: token }, dir);
+    const worker = await startWorkerProcess(shared, dir);
+    const { url, api } = await startApiProcess({ ...shared, API_TOKENS: token }, dir);
+    const exits: string[] = [];
+    void worker.exited.then((code) => exits.push(`worker ${code}`));
+    void api.exited.then((code) => exits.push(`api ${code}`));
     return {
       env: { ...shared, API_URL: url, API_TOKEN: token },
       apiUrl: url,
       token,
       sim,
       binDir,
+      output: () => `--- worker\n${worker.output()}\n--- api\n${api.output()}\n--- exits ${exits.join(' ')}`,
       stop: () => sim.stop(),
     };
   } catch (err) {

@@ -69,6 +69,46 @@ describe('renderFrame', () => {
     ]);
   });
 
+  it('says which order a style ordered again by the avatar checks is on, and how its avatars fared', () => {
+    const passed = { passed: true, reasons: [] };
+    const failed = { passed: false, reasons: ['shows no face'] };
+    const lines = renderFrame(
+      progress({
+        stage: 'generating',
+        styles: [
+          {
+            styleId: 3,
+            stage: 'done',
+            avatarCount: 2,
+            avatars: [
+              { avatarId: 1, check: passed },
+              { avatarId: 2, check: passed },
+            ],
+          },
+          { styleId: 5, stage: 'polling', attempt: 2, progress: 50, providerStatus: 'IN_PROGRESS' },
+          { styleId: 7, stage: 'checking', attempt: 1 },
+          {
+            styleId: 12,
+            stage: 'done',
+            attempt: 2,
+            avatarCount: 2,
+            avatars: [
+              { avatarId: 3, check: passed },
+              { avatarId: 4, check: failed },
+            ],
+          },
+        ],
+      }),
+      { workflowId: 'wf-1', elapsedMs: 0, barWidth: 4 },
+    );
+    expect(lines.slice(3, 7)).toEqual([
+      '  style 3   [████] ✓ 2 avatars, checked',
+      '  style 5   [██░░] 50% IN_PROGRESS (order 2)',
+      '  style 7   [████] checking avatars',
+      '  style 12  [████] ✓ 2 avatars, 1 failed their checks (order 2)',
+    ]);
+  });
+
   it('adds the error of a failed pipeline and says when no worker answered yet', () => {
     const failed = renderFrame(progress({ stage: 'failed', error: 'training failed' }), {
       workflowId: 'wf-1',

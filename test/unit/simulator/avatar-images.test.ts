@@ -1,5 +1,8 @@
 import { encode as encodeJpeg } from 'jpeg-js';
 import { PNG } from 'pngjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findPackageRoot } from '../../../src/config/package-root';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { call, callOk } from './support/provider-http';
 import { pollUntilFinished } from './support/scenario';
@@ -143,5 +146,36 @@ describe('simulator avatar images', () => {
       sim.setOptions({ forgottenImageOrders: [], forgottenImageStatus: 410 });
     }
     expect((await fetch(forgotten.url)).status).toBe(200);
+  });
+
+  it('draws the wrong avatars it was told to in the first orders of a style, then the person again', async () => {
+    const modelId = await modelWith([RED]);
+    const person = await firstAvatar(modelId, 3);
+    sim.setOptions({
+      wrongAvatars: { '3': { shows: 'another-person', orders: 1 }, '5': { shows: 'unsafe', orders: 2 } },
+    });
+    try {
+      // Style 3's first order under this model was made before: its next one shows the person.
+      expect((await firstAvatar(modelId, 3)).png.equals(person.png)).toBe(true);
+      const otherModel = await modelWith([RED]);
+      const other = await firstAvatar(otherModel, 3);
+      expect(other.png.equals(person.png)).toBe(false);
+      expect((await firstAvatar(otherModel, 3)).png.equals(person.png)).toBe(true);
+      const unsafe = readFileSync(join(findPackageRoot(), 'samples', 'avatars', 'flagged-unsafe.png'));
+      expect((await firstAvatar(otherModel, 5)).png.equals(unsafe)).toBe(true);
+      expect((await firstAvatar(otherModel, 5)).png.equals(unsafe)).toBe(true);
+      expect((await firstAvatar(otherModel, 5)).png.equals(unsafe)).toBe(false);
+    } finally {
+      sim.setOptions({ wrongAvatars: {} });
+    }
+  });
+
+  it('refuses a wrong-avatar rule that names no style or shows nothing it knows', () => {
+    expect(() => sim.setOptions({ wrongAvatars: { red: { shows: 'unsafe', orders: 1 } } })).toThrow(
+      'keys are style ids',
+    );
+    expect(() =>
+      sim.setOptions({ wrongAvatars: { '3': { shows: 'a-cat' as 'unsafe', orders: 1 } } }),
+    ).toThrow(/shows/);
   });
 });
