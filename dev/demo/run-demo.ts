@@ -248,6 +248,7 @@ async function runPipeline(
         durationMs: Date.now() - started,
       };
     }
+    logAvatarChecks(outcome.result, options.log);
     const gallery = await writeGallery({
       result: outcome.result,
       outputDir: options.outputDir,
@@ -282,4 +283,21 @@ function seconds(ms: number): string {
 /** The demo's blob store: avatars are archived there as they are produced, and the gallery is drawn from it. */
 function archiveDirOf(outputDir: string): string {
   return path.resolve(outputDir, '.archive');
+}
+
+/** What the avatar checks said of the run's avatars, when they ran (AVATAR_CHECKS). */
+function logAvatarChecks(result: PipelineResult, log: (line: string) => void): void {
+  const avatars = result.generations.flatMap((g) => g.avatars);
+  const checked = avatars.filter((a) => a.check !== undefined);
+  if (checked.length === 0) return;
+  const failed = checked.filter((a) => a.check?.passed === false);
+  if (failed.length === 0) {
+    log(
+      `the ${checked.length} avatars passed their checks on the check worker: the person's face, nothing unsafe`,
+    );
+    return;
+  }
+  log(
+    `${failed.length} of ${checked.length} avatars failed their checks: ${failed.map((a) => `${a.avatarId} ${a.check?.reasons.join('; ')}`).join(', ')}`,
+  );
 }

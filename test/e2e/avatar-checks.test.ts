@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { startApiStack, type ApiStack } from '../helpers/api-stack';
@@ -18,6 +18,16 @@ import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
 const TOKEN = 'avatar-checks-token-0123456789abcdef';
 const ANOTHER_PERSON_STYLE = 5;
 const UNSAFE_STYLE = 7;
+const SUBJECT = 'person-with-checks';
+
+/** The files under `dir` whose path matches `pattern`. */
+async function filesUnder(dir: string, pattern: RegExp): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .filter((file) => pattern.test(file));
+}
 
 let stack: ApiStack;
 let selfies: Awaited<ReturnType<typeof writeFaceSelfies>>;
@@ -84,6 +94,7 @@ test('a style showing another person is ordered again once; one flagged unsafe i
   }
   form.append('styles', `3,${ANOTHER_PERSON_STYLE},${UNSAFE_STYLE}`);
   form.append('gender', '1');
+  form.append('subjectId', SUBJECT);
   form.append('polling', JSON.stringify(FAST_POLLING));
   const answer = await fetch(`${stack.apiUrl}/v1/pipelines`, { method: 'POST', headers: auth(), body: form });
   expect(answer.status).toBe(202);
@@ -136,4 +147,11 @@ test('a style showing another person is ordered again once; one flagged unsafe i
     expect.objectContaining({ styleId: ANOTHER_PERSON_STYLE, status: 'DONE', attempts: 1 }),
   ]);
   expect(later.result!.generations[0]!.avatars.map((a) => a.check)).toEqual([passed, passed, passed, passed]);
+
+  // The recorded face is the subject's: erasing the subject removes it with the avatars.
+  const blobs = stack.env.BLOB_DIR!;
+  expect(await filesUnder(blobs, /\/faces\/model-\d+\.json$/)).toHaveLength(1);
+  const erased = await fetch(`${stack.apiUrl}/v1/subjects/${SUBJECT}`, { method: 'DELETE', headers: auth() });
+  expect(erased.status).toBe(200);
+  expect(await filesUnder(blobs, /\/(faces|avatars)\//)).toEqual([]);
 }, 420_000);

@@ -166,6 +166,7 @@ describe('npm run demo', () => {
           TEMPORAL_ADDRESS: address,
           TEMPORAL_TASK_QUEUE: uniqueName('demo'),
           SELFIE_CHECKS: 'true',
+          AVATAR_CHECKS: 'true',
         }),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -198,6 +199,9 @@ describe('npm run demo', () => {
       expect(stderr).toContain('keeps running (--keep)');
       expect(stderr).toContain('checking the 4 selfies on the check worker: one face each, one person');
       expect(stderr).toContain('the selfies passed the checks');
+      expect(stderr).toContain(
+        "the 4 avatars passed their checks on the check worker: the person's face, nothing unsafe",
+      );
       // The web console stays up too, signed in with the printed token it serves the run.
       expect(stderr).toContain(`console:   ${report.console!.url}`);
       const consolePage = await fetch(report.console!.url);

@@ -115,6 +115,35 @@ describe('recorded pipeline and campaign histories', () => {
     }
   });
 
+  test('cover the quality checks: the face recorded, avatars checked, a failed style ordered again', () => {
+    const pipelines = recorded.filter((r) => r.file.endsWith('-quality-checks--pipeline.json'));
+    expect(pipelines.length).toBeGreaterThan(0);
+    for (const pipeline of pipelines) {
+      const activities = (pipeline.history.events ?? []).flatMap(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+      );
+      const count = (name: string) => activities.filter((a) => a === name).length;
+      expect({
+        file: pipeline.file,
+        ending: pipeline.ending,
+        recordFace: count('recordFace'),
+        // Styles 3 and 5, and style 5 again: its first order showed another person.
+        createGenerationOrder: count('createGenerationOrder'),
+        checkAvatars: count('checkAvatars'),
+      }).toEqual({
+        file: pipeline.file,
+        ending: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+        recordFace: 1,
+        createGenerationOrder: 3,
+        checkAvatars: 3,
+      });
+    }
+    // The starter's check of the selfies, before the run existed.
+    expect(
+      recorded.filter((r) => r.file.endsWith('-quality-checks--selfie-check.json')).length,
+    ).toBeGreaterThan(0);
+  });
+
   test('every one replays against the workflow bundle the worker runs', async () => {
     // Encrypted histories replay as an encrypting worker runs them: with the codec and the bundle
     // whose failure converter encodes messages.
