@@ -22,7 +22,11 @@ const SECTIONS: ReadonlyArray<{ title: string; matches: RegExp }> = [
     title: 'Selfies and storage',
     matches: /^(IMAGE_|BLOB_DIR$|STORAGE_|ARCHIVE_|SELFIE_RETENTION$|AVATAR_PRIVATE_HOSTS$|AWS_)/,
   },
-  { title: 'Quality checks', matches: /^(SELFIE_(CHECKS|MIN_SHARPNESS|DUPLICATE_MAX_BITS)$|CHECKS?_|FACE_)/ },
+  {
+    title: 'Quality checks',
+    matches:
+      /^(SELFIE_(CHECKS|MIN_SHARPNESS|DUPLICATE_MAX_BITS)$|AVATAR_(CHECKS|CHECK_REGENERATIONS|UNSAFE_MIN_SCORE)$|CHECKS?_|FACE_)/,
+  },
   { title: 'Webhooks and callbacks', matches: /^(CALLBACK|WEBHOOK)_/ },
   { title: 'Workers', matches: /^(WORKER_|TEMPORAL_DEPLOYMENT_NAME$|TEMPORAL_WORKER_BUILD_ID$)/ },
   { title: 'Campaigns', matches: /^CAMPAIGN_/ },
