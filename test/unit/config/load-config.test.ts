@@ -57,6 +57,7 @@ describe('loadConfig defaults', () => {
         mode: 'on',
         concurrency: 1,
         thresholds: { faceMatchMaxDistance: 0.55, faceMinSize: 0.15, minSharpness: 40, duplicateMaxBits: 6 },
+        avatarThresholds: { faceMatchMaxDistance: 0.55, unsafeMinScore: 0.6 },
       },
     });
   });

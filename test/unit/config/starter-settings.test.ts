@@ -15,7 +15,7 @@ describe('starter settings: worked out once, the same for starters and workers',
       providerTaskQueue: 'avatar-pipeline-provider',
       archiveAvatars: true,
       pollingBounds: { minIntervalMs: 5_000, maxIntervalMs: 3_600_000 },
-      checks: { taskQueue: 'avatar-pipeline-checks', selfies: true },
+      checks: { taskQueue: 'avatar-pipeline-checks', selfies: true, avatars: true, avatarRegenerations: 1 },
     });
     expect(settings.campaigns).toEqual({ maxInFlight: 'auto' });
     expect(settings.imageAccess).toEqual({
@@ -80,17 +80,27 @@ describe('a starter reads only its own variables', () => {
     expect(variables).toEqual(['PROVIDER_POLL_MIN_INTERVAL_MS', 'TEMPORAL_TLS']);
   });
 
-  it('reads the selfie checks and their queue, which follows TEMPORAL_TASK_QUEUE unless set', () => {
+  it('reads the selfie and avatar checks and their queue, which follows TEMPORAL_TASK_QUEUE unless set', () => {
     expect(
       loadStarterSettings({ TEMPORAL_TASK_QUEUE: 'q', SELFIE_CHECKS: 'false' }, cwd).placement.checks,
     ).toEqual({
       taskQueue: 'q-checks',
       selfies: false,
+      avatars: true,
+      avatarRegenerations: 1,
     });
     expect(loadStarterSettings({ CHECKS_TASK_QUEUE: 'faces' }, cwd).placement.checks).toEqual({
       taskQueue: 'faces',
       selfies: true,
+      avatars: true,
+      avatarRegenerations: 1,
     });
+    expect(
+      loadStarterSettings({ AVATAR_CHECKS: 'false', AVATAR_CHECK_REGENERATIONS: '3' }, cwd).placement.checks,
+    ).toMatchObject({ avatars: false, avatarRegenerations: 3 });
+    expect(() => loadStarterSettings({ AVATAR_CHECK_REGENERATIONS: '9' }, cwd)).toThrow(
+      /AVATAR_CHECK_REGENERATIONS.*at most 5/,
+    );
   });
 
   it('reads the provider settings (for generate and retry checks) without the rest', () => {

@@ -102,7 +102,7 @@ describe('simulator happy path, contract dialect', () => {
     expect(imageResponse.status).toBe(200);
     expect(imageResponse.headers.get('content-type')).toBe('image/png');
     const png = PNG.sync.read(Buffer.from(await imageResponse.arrayBuffer()));
-    expect([png.width, png.height]).toEqual([128, 128]);
+    expect([png.width, png.height]).toEqual([256, 256]);
 
     const stats = sim.stats();
     expect(stats.totals).toEqual(
@@ -212,7 +212,7 @@ describe('simulator happy path, variant dialect', () => {
     });
     const full = PNG.sync.read(Buffer.from(await (await fetch(avatar.filename ?? '')).arrayBuffer()));
     const small = PNG.sync.read(Buffer.from(await (await fetch(avatar.filename_small ?? '')).arrayBuffer()));
-    expect(full.width).toBe(128);
-    expect(small.width).toBe(64);
+    expect(full.width).toBe(256);
+    expect(small.width).toBe(128);
   });
 });
