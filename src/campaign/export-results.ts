@@ -8,6 +8,7 @@ export const RESULT_COLUMNS = [
   'avatarId',
   'imageUrl',
   'archiveKey',
+  'check',
 ] as const;
 
 /**
@@ -21,7 +22,21 @@ export async function* exportResults(
   if (format === 'csv') yield csvLine([...RESULT_COLUMNS]);
   for await (const row of rows) {
     yield format === 'csv'
-      ? csvLine([row.subjectId, row.modelId, row.styleId, row.avatarId, row.imageUrl, row.archiveKey ?? ''])
+      ? csvLine([
+          row.subjectId,
+          row.modelId,
+          row.styleId,
+          row.avatarId,
+          row.imageUrl,
+          row.archiveKey ?? '',
+          checkCell(row),
+        ])
       : `${JSON.stringify(row)}\n`;
   }
+}
+
+/** The avatar checks' verdict in one cell: empty when unchecked, `passed`, or `failed: <reasons>`. */
+function checkCell(row: CampaignResultRow): string {
+  if (row.check === undefined) return '';
+  return row.check.passed ? 'passed' : `failed: ${row.check.reasons.join('; ')}`;
 }

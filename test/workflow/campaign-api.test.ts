@@ -196,7 +196,7 @@ describe('campaign routes of the starter API', () => {
     const csvRows = await call('GET', `/v1/campaigns/${id}/results.csv`);
     expect(csvRows.type).toMatch(/text\/csv/);
     const lines = csvRows.text.trim().split('\n');
-    expect(lines[0]).toBe('subjectId,modelId,styleId,avatarId,imageUrl,archiveKey');
+    expect(lines[0]).toBe('subjectId,modelId,styleId,avatarId,imageUrl,archiveKey,check');
     const annaModel = summary.json.subjects[0].modelId as number;
     expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([
       `anna,${annaModel},3`,
@@ -335,7 +335,7 @@ describe('campaign routes of the starter API', () => {
 
     const csv = await call('GET', `/v1/campaigns/${id}/results.csv`);
     const [header, ...rows] = csv.text.trim().split('\n');
-    expect(header).toBe('subjectId,modelId,styleId,avatarId,imageUrl,archiveKey');
+    expect(header).toBe('subjectId,modelId,styleId,avatarId,imageUrl,archiveKey,check');
     expect(rows.map((r) => r.split(',').slice(0, 3).join(','))).toEqual([
       `trained,${byId.trained!.modelId},3`,
       `trained,${byId.trained!.modelId},3`,

@@ -470,6 +470,7 @@ async function* resultRows(
             avatarId: avatar.avatarId,
             imageUrl: avatar.imageUrl,
             ...(avatar.archiveKey !== undefined ? { archiveKey: avatar.archiveKey } : {}),
+            ...(avatar.check !== undefined ? { check: avatar.check } : {}),
           };
         }
       }

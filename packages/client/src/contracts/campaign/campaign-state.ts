@@ -7,7 +7,7 @@ import type { PollingOptions } from '../pipeline-input';
 import type { PipelineResult } from '../pipeline-state';
 import type { ProgressFeedCarry } from '../progress-feed';
 import type { CampaignSubject } from './campaign';
-import type { RunChecks } from '../quality-checks';
+import type { AvatarCheck, RunChecks } from '../quality-checks';
 
 /**
  * The line an erased subject's line becomes in the stored manifest (packages/client/src/campaign/manifest-store.ts):
@@ -271,11 +271,19 @@ export interface CampaignResultRow {
   avatarId: number;
   imageUrl: string;
   archiveKey?: string;
+  /** The avatar checks' verdict (AVATAR_CHECKS); absent when the run checked no avatars. */
+  check?: AvatarCheck;
 }
 
-/** The subject's outcome from its pipeline's (or generation run's) result. */
+/**
+ * The subject's outcome from its pipeline's (or generation run's) result. Its avatar count leaves
+ * out avatars that failed their checks: they are reported in the results, never counted as made.
+ */
 export function outcomeOfResult(result: PipelineResult): SubjectOutcome {
-  const avatarCount = result.generations.reduce((n, g) => n + g.avatars.length, 0);
+  const avatarCount = result.generations.reduce(
+    (n, g) => n + g.avatars.filter((a) => a.check?.passed !== false).length,
+    0,
+  );
   if (result.status === 'DONE') return { status: 'DONE', modelId: result.modelId, avatarCount };
   const error = result.generations
     .filter((g) => g.status !== 'DONE')
