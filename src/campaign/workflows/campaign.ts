@@ -462,7 +462,15 @@ async function startSubject(
     ...(input.pipeline.archiveAvatars ? { archiveAvatars: true } : {}),
   };
   if (subject.modelId !== undefined) {
-    const args: GenerationWorkflowInput = { ...shared, modelId: subject.modelId };
+    // A subject with a model checks its avatars against the face its subject's training recorded.
+    const avatarChecks = input.pipeline.checks?.avatars;
+    const args: GenerationWorkflowInput = {
+      ...shared,
+      modelId: subject.modelId,
+      ...(avatarChecks && input.pipeline.checks
+        ? { checks: { taskQueue: input.pipeline.checks.taskQueue, avatars: avatarChecks } }
+        : {}),
+    };
     await startChild<AvatarGenerationWorkflow>(
       input.pipeline.generationWorkflowType ?? WORKFLOW_TYPES.generation,
       {

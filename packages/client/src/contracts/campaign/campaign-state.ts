@@ -166,7 +166,7 @@ export interface CampaignInput {
     generationWorkflowType?: string;
     /** ARCHIVE_AVATARS of the starter: the pipelines copy their avatars into the blob store. */
     archiveAvatars?: boolean;
-    /** SELFIE_CHECKS of the starter: each pipeline checks its subject's selfies before its first provider write. */
+    /** SELFIE_CHECKS and AVATAR_CHECKS of the starter: each pipeline checks its subject's selfies before its first provider write, and every run its avatars. */
     checks?: RunChecks;
   };
   carried?: CarriedLedger;
