@@ -62,14 +62,21 @@ export function mainImageIndexFlag(value: string): number {
   return Number(trimmed) - 1;
 }
 
-/** A finished pipeline or generation, for people: the model, then each style with its avatars. */
+/**
+ * A finished pipeline or generation, for people: the model, then each style with its avatars. An
+ * avatar that failed its checks is marked so, with the reasons; a style ordered again says how often.
+ */
 export function describeResult(result: PipelineResult): string {
   const lines = [`${result.workflowId}: model ${result.modelId}, ${result.status}`];
   for (const g of result.generations) {
+    const orders = g.attempts !== undefined && g.attempts > 1 ? `, ${g.attempts} orders` : '';
     lines.push(
-      `  style ${g.styleId}: ${g.status}, ${g.avatars.length} avatars${g.error ? ` (${g.error})` : ''}`,
+      `  style ${g.styleId}: ${g.status}, ${g.avatars.length} avatars${orders}${g.error ? ` (${g.error})` : ''}`,
     );
-    for (const a of g.avatars) lines.push(`    ${a.imageUrl}`);
+    for (const a of g.avatars) {
+      const failed = a.check?.passed === false ? `  FAILED CHECKS: ${a.check.reasons.join('; ')}` : '';
+      lines.push(`    ${a.imageUrl}${failed}`);
+    }
   }
   return lines.join('\n');
 }
