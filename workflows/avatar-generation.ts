@@ -164,7 +164,7 @@ async function generateStyle(
 ): Promise<GenerationResult> {
   const avatarChecks = settings.checks?.avatars;
   const replaced: { orderId: number; failedAvatars: number }[] = [];
-  const order: OrderAttempt = { knownOrderIds: [] };
+  const current: CurrentOrder = {};
   try {
     for (let attempt = 1; ; attempt += 1) {
       const numbered = avatarChecks ? { attempt } : {};
@@ -173,7 +173,7 @@ async function generateStyle(
         styleId,
         settings,
         { tracker, watch, collect, timing },
-        order,
+        { current, replaced: replaced.map((r) => r.orderId) },
         numbered,
       );
       if (avatarChecks === undefined || settings.checks === undefined) {
@@ -189,7 +189,6 @@ async function generateStyle(
       const failed = avatars.filter((a) => a.check?.passed === false).length;
       if (failed > 0 && attempt <= avatarChecks.regenerations) {
         replaced.push({ orderId: generated.orderId, failedAvatars: failed });
-        order.knownOrderIds.push(generated.orderId);
         continue;
       }
       const checked: GenerationResult = {
@@ -215,7 +214,7 @@ async function generateStyle(
   } catch (err) {
     if (isCancellation(err)) throw err;
     const message = failureMessage(err);
-    const orderId = order.orderId;
+    const orderId = current.orderId;
     tracker.style({
       styleId,
       stage: 'failed',
@@ -233,10 +232,9 @@ async function generateStyle(
   }
 }
 
-/** A style's order as it goes: the one being made (once known), and the earlier ones it replaces. */
-interface OrderAttempt {
+/** The style's order being made, once the provider has answered its create. */
+interface CurrentOrder {
   orderId?: number;
-  knownOrderIds: number[];
 }
 
 /** What one order of a style is watched and collected with. */
@@ -271,11 +269,12 @@ async function orderStyle(
   styleId: number,
   settings: GenerationSettings,
   { tracker, watch, collect, timing }: StyleContext,
-  attempt: OrderAttempt,
+  /** Where the order's id goes once known, and the style's earlier orders, never adopted as this one. */
+  orders: { current: CurrentOrder; replaced: number[] },
   numbered: { attempt?: number },
 ): Promise<GenerationResult & { orderId: number }> {
   const { route } = collect;
-  attempt.orderId = undefined;
+  orders.current.orderId = undefined;
   tracker.style({ styleId, ...numbered, stage: 'creating-order' });
   const again =
     numbered.attempt !== undefined && numbered.attempt > 1 ? ` again (order ${numbered.attempt})` : '';
@@ -286,12 +285,12 @@ async function orderStyle(
         modelId,
         styleId,
         gender: settings.gender,
-        ...(attempt.knownOrderIds.length > 0 ? { knownOrderIds: [...attempt.knownOrderIds] } : {}),
+        ...(orders.replaced.length > 0 ? { knownOrderIds: orders.replaced } : {}),
       },
     ],
   );
   const order = created.orderId;
-  attempt.orderId = order;
+  orders.current.orderId = order;
   tracker.style({ styleId, stage: 'running', orderId: order });
   const started = await writes.runOrder.executeWithOptions(
     { summary: `run order ${order} (style ${styleId})`, ...route },
