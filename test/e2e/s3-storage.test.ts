@@ -77,6 +77,8 @@ describe('object storage end to end (S3 backend)', () => {
       basePath: uniqueBasePath('s3'),
       progression: { mode: 'wall', trainingMs: 3_000, generationMs: 500 },
       publicOrigin: imageProxy.origin,
+      // This test is about storage: small avatars (the default, 256 px, is sized for the face checks).
+      avatarSize: 128,
     });
     const taskQueue = uniqueName('s3');
     // The worker may read files only from an empty directory of its own: selfies must come from the bucket.
