@@ -23,11 +23,17 @@ export interface ServerLimits {
  */
 export const HEADERS_DEADLINE_MS = 10_000;
 
-/** The starter API's fixed limits; its deadline and connection caps are settings (API_* variables). */
+/**
+ * The starter API's fixed limits; its deadline and connection caps are settings (API_* variables).
+ * A kept-alive connection outlives its clients' own idle timeouts (undici's is 4 s, browsers' about
+ * a minute): the client closes first. With the server's 5 s, a poller whose event loop runs late
+ * can send its next request on a connection the API is closing and get no answer ("other side
+ * closed"): the likely cause of such failures seen in CI on GET /v1/pipelines/{id} (not proven).
+ */
 export const API_FIXED_LIMITS = {
   bodyBytes: 1024 * 1024,
   idleConnectionMs: 30_000,
-  keepAliveMs: 5_000,
+  keepAliveMs: 65_000,
 } as const satisfies Partial<ServerLimits>;
 
 /** The codec server's limits and gates; it has no settings for them. */
