@@ -42,18 +42,16 @@ interface Outcome {
   checkCpuS?: number;
 }
 
-function subjectsWithFaces(context: Context, count: number): CampaignSubject[] {
-  const dir = path.join(context.stack.dir, 'faces');
-  mkdirSync(dir, { recursive: true });
+function subjectsWithFaces(dir: string, scale: Scale): CampaignSubject[] {
   const images = sampleSelfieFiles().map((file) => {
     const copy = path.join(dir, path.basename(file));
     copyFileSync(file, copy);
     return copy;
   });
-  return Array.from({ length: count }, (_, i) => ({
+  return Array.from({ length: scale.subjects }, (_, i) => ({
     subjectId: `f${String(i + 1).padStart(5, '0')}`,
     gender: ((i % 2) + 1) as 1 | 2,
-    styles: context.scale.styles,
+    styles: scale.styles,
     images,
     mainImageIndex: 0,
     row: i + 2,
@@ -62,7 +60,10 @@ function subjectsWithFaces(context: Context, count: number): CampaignSubject[] {
 
 async function runCampaign(context: Context, label: string, checkWorkers: number): Promise<Outcome> {
   const sim = await freshSimulator(simulatorOptions(context.scale));
-  const worker = await startCampaignWorker(context, sim, { CHECK_WORKER: 'off' });
+  mkdirSync(path.join(context.stack.dir, 'faces'), { recursive: true });
+  // The selfies' own folder as the image root: the stack's folder holds the blob store.
+  const faces = path.join(context.stack.dir, 'faces');
+  const worker = await startCampaignWorker(context, sim, { CHECK_WORKER: 'off', IMAGE_ROOTS: faces });
   const checksQueue = `${worker.placement.taskQueue}-checks`;
   const checkers: WorkerProcess[] = [];
   try {
@@ -76,7 +77,7 @@ async function runCampaign(context: Context, label: string, checkWorkers: number
             TEMPORAL_TASK_QUEUE: worker.placement.taskQueue,
             PROVIDER_BASE_URL: sim.url,
             PROVIDER_API_KEY: 'sim-key',
-            IMAGE_ROOTS: context.stack.dir,
+            IMAGE_ROOTS: faces,
             BLOB_DIR: stackBlobDir(context.stack),
             LOG_LEVEL: 'WARN',
             CHECK_WORKER: 'only',
@@ -93,7 +94,7 @@ async function runCampaign(context: Context, label: string, checkWorkers: number
             checks: { taskQueue: checksQueue, selfies: true, avatars: true, avatarRegenerations: 1 },
           }
         : worker.placement;
-    const subjects = subjectsWithFaces(context, context.scale.subjects);
+    const subjects = subjectsWithFaces(faces, context.scale);
     const started = Date.now();
     const campaign = await launchCampaign(context, { ...worker, placement }, subjects, { kind: 'auto' });
     const log = setInterval(
