@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { loadOnce } from './load-once';
 import type * as TensorFlowModule from '@tensorflow/tfjs';
 import type * as NsfwModule from 'nsfwjs';
 import type { RgbaImage } from '../images/rgba-image';
@@ -12,19 +13,11 @@ export interface ContentModel {
   classify(image: RgbaImage): Promise<ContentScores>;
 }
 
-let loading: Promise<ContentModel> | undefined;
-
 /**
  * nsfwjs's MobileNetV2 classifier (224×224 input), from the weights its npm package ships, on the
  * checks' TensorFlow.js. Loaded once per process at the first avatar check; nothing is downloaded.
  */
-export function loadContentModel(): Promise<ContentModel> {
-  loading ??= load().catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-  return loading;
-}
+export const loadContentModel: () => Promise<ContentModel> = loadOnce(load);
 
 /** The classifier itself, on `tf` (scripts/make-flagged-avatar.ts also takes its gradients). */
 export async function loadNsfwClassifier(tf: TensorFlow): Promise<NsfwModule.NSFWJS> {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { loadOnce } from './load-once';
 import type * as FaceApiModule from '@vladmandic/face-api';
 import type { RgbaImage } from '../images/rgba-image';
 import { loadTensorFlow, rgbTensor } from './tensorflow';
@@ -20,8 +21,6 @@ const MIN_DETECTION_SCORE = 0.5;
 /** More faces than this in one image is a crowd: the selfie is refused either way. */
 const MAX_FACES = 10;
 
-let loading: Promise<FaceModels> | undefined;
-
 /**
  * The face models, loaded once per process at the first check: @vladmandic/face-api's SSD MobileNet
  * detector, 68-point landmarks (to align the face) and its ResNet-34 recognition net, from the
@@ -29,13 +28,7 @@ let loading: Promise<FaceModels> | undefined;
  * package). Nothing is downloaded. Only check workers load them: starters and provider workers never
  * import this module.
  */
-export function loadFaceModels(): Promise<FaceModels> {
-  loading ??= load().catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-  return loading;
-}
+export const loadFaceModels: () => Promise<FaceModels> = loadOnce(load);
 
 async function load(): Promise<FaceModels> {
   const tf = await loadTensorFlow();

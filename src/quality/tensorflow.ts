@@ -1,24 +1,17 @@
 import path from 'node:path';
+import { loadOnce } from './load-once';
 import type * as TensorFlowModule from '@tensorflow/tfjs';
 import type * as WasmBackendModule from '@tensorflow/tfjs-backend-wasm';
 import type { RgbaImage } from '../images/rgba-image';
 
 export type TensorFlow = typeof TensorFlowModule;
 
-let loading: Promise<TensorFlow> | undefined;
-
 /**
  * TensorFlow.js on its WASM backend (whose .wasm files ship in its own package), once per process,
  * for every model of the checks. Loaded here, not imported: only a check worker's first check pays
  * for it, and starters and provider workers never load it.
  */
-export function loadTensorFlow(): Promise<TensorFlow> {
-  loading ??= start().catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-  return loading;
-}
+export const loadTensorFlow: () => Promise<TensorFlow> = loadOnce(start);
 
 async function start(): Promise<TensorFlow> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

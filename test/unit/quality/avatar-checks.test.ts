@@ -9,7 +9,7 @@ import { createCheckActivities, type FaceOwnerInput } from '../../../activities/
 import { findPackageRoot } from '../../../src/config/package-root';
 import { sampleSelfieFiles, sampleSelfiesDir } from '../../../src/samples/sample-selfies';
 import { AvatarRenderer, type SourcePicture } from '../../../src/simulator/images/avatar-renderer';
-import type { StyleTreatment } from '../../../src/simulator/style-catalog';
+import { styleTreatmentSchema, type StyleTreatment } from '../../../src/simulator/style-catalog';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 /**
@@ -81,16 +81,7 @@ describe('avatar checks on real faces', () => {
   });
 
   it('passes the person in every style the simulator draws', async () => {
-    const treatments: StyleTreatment[] = [
-      'pastel',
-      'posterize',
-      'noir',
-      'invert',
-      'sepia',
-      'pixelate',
-      'duotone',
-      'hue-shift',
-    ];
+    const treatments = styleTreatmentSchema.options;
     const avatars = await Promise.all(treatments.map((t, i) => archived(100 + i, drawn(selfie, t, i))));
     const verdicts = await check(OWNER, avatars);
     expect(verdicts).toEqual(treatments.map(() => ({ passed: true, reasons: [] })));
