@@ -15,7 +15,7 @@
  * of its own (`avatar-pipeline worker` with CHECK_WORKER=only, CHECK_WORKER_CONCURRENCY=1); the
  * pipeline and provider workers run without one (CHECK_WORKER=off).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
@@ -30,7 +30,13 @@ import {
   startCampaignWorker,
   type Context,
 } from './campaign-scenarios';
-import { freshSimulator, stackBlobDir, startWorkerProcess, type WorkerProcess } from './campaign-stack';
+import {
+  freshSimulator,
+  stackBlobDir,
+  stackImageDir,
+  startWorkerProcess,
+  type WorkerProcess,
+} from './campaign-stack';
 
 interface Outcome {
   label: string;
@@ -60,9 +66,7 @@ function subjectsWithFaces(dir: string, scale: Scale): CampaignSubject[] {
 
 async function runCampaign(context: Context, label: string, checkWorkers: number): Promise<Outcome> {
   const sim = await freshSimulator(simulatorOptions(context.scale));
-  mkdirSync(path.join(context.stack.dir, 'faces'), { recursive: true });
-  // The selfies' own folder as the image root: the stack's folder holds the blob store.
-  const faces = path.join(context.stack.dir, 'faces');
+  const faces = stackImageDir(context.stack);
   const worker = await startCampaignWorker(context, sim, { CHECK_WORKER: 'off', IMAGE_ROOTS: faces });
   const checksQueue = `${worker.placement.taskQueue}-checks`;
   const checkers: WorkerProcess[] = [];

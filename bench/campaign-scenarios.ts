@@ -35,6 +35,7 @@ import {
   startStack,
   type Stack,
   type WorkerProcess,
+  stackImageDir,
 } from './campaign-stack';
 
 export interface Context {
@@ -48,7 +49,7 @@ export interface Context {
 /** A dev server and one selfie file every campaign of the benchmark uploads. */
 export async function openContext(scale: Scale, say: Context['say']): Promise<Context> {
   const stack = await startStack();
-  const selfie = path.join(stack.dir, 'selfie.png');
+  const selfie = path.join(stackImageDir(stack), 'selfie.png');
   const image = syntheticSelfiePng(1, 64);
   writeFileSync(selfie, image);
   return { stack, selfie, image, scale, say };

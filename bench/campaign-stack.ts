@@ -217,6 +217,16 @@ export function stackBlobDir(stack: Pick<Stack, 'dir'>): string {
   return path.join(stack.dir, 'blobs');
 }
 
+/**
+ * The stack's image root: where benchmarks put the selfies their workers read (IMAGE_ROOTS). Not
+ * the stack's own folder, which holds the blob store, and a worker refuses a root that holds it.
+ */
+export function stackImageDir(stack: Pick<Stack, 'dir'>): string {
+  const dir = path.join(stack.dir, 'images');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 /** The blob store the stack's workers read, for starting campaigns on them. */
 export function stackBlobStore(stack: Pick<Stack, 'dir'>): BlobStore {
   return new FsBlobStore(stackBlobDir(stack));

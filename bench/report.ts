@@ -22,7 +22,7 @@ import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { measureActivityThroughput } from './activity-throughput';
 import { numberArg } from './campaign';
 import { campaignSection } from './campaign-results';
-import { startStack } from './campaign-stack';
+import { stackImageDir, startStack } from './campaign-stack';
 import { measurePipelineTiming } from './pipeline-timing';
 import { pollingRows } from './polling-rows';
 import { markdownTable, type Row } from './report-table';
@@ -43,7 +43,8 @@ async function main(): Promise<void> {
 
   const stack = await startStack();
   const selfieBytes = syntheticSelfiePng(1, 64);
-  const selfie = { path: path.join(stack.dir, 'selfie.png'), dir: stack.dir, bytes: selfieBytes };
+  const dir = stackImageDir(stack);
+  const selfie = { path: path.join(dir, 'selfie.png'), dir, bytes: selfieBytes };
   writeFileSync(selfie.path, selfieBytes);
   try {
     step('pipeline wall time');

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '@avatar-pipeline/client/config/env-schema';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { numberArg } from './campaign';
-import { IMAGE_MEMORY_SETTINGS, startStack, type Stack } from './campaign-stack';
+import { IMAGE_MEMORY_SETTINGS, stackImageDir, startStack, type Stack } from './campaign-stack';
 import { measureInFlight, type InFlight } from './in-flight';
 import { measurePipelineHistory } from './pipeline-history';
 import { markdownTable, type Row } from './report-table';
@@ -181,7 +181,8 @@ async function main(): Promise<void> {
         ? { kind: 'build', bin: baselineBin, label: stringArg(process.argv, 'baseline-label') ?? 'before' }
         : { kind: 'earlier-cache' };
   const stack = await startStack();
-  const selfie = { path: path.join(stack.dir, 'selfie.png'), dir: stack.dir };
+  const dir = stackImageDir(stack);
+  const selfie = { path: path.join(dir, 'selfie.png'), dir };
   writeFileSync(selfie.path, syntheticSelfiePng(1, 64));
   const rows: Row[] = [];
   try {
