@@ -263,7 +263,12 @@ export function createProviderActivities({
       };
     },
 
-    /** A generation order is found again by its parent (a model only this pipeline owns) and its style. */
+    /**
+     * A generation order is found again by its parent, its style and its state: a create whose
+     * answer was lost leaves an order that nothing has run yet (this run runs its order only once
+     * the create answered). Orders of the style that were run are earlier runs' (a model is
+     * generated for as often as wanted, by later runs too) and are never adopted.
+     */
     async createGenerationOrder(input: {
       modelId: number;
       styleId: number;
@@ -275,7 +280,10 @@ export function createProviderActivities({
         if (lookFirst) {
           const known = new Set(input.knownOrderIds ?? []);
           const existing = (await provider.listModelOrders(input.modelId, call())).find(
-            (order) => isOrderForStyle(order, input.modelId, input.styleId) && !known.has(order.id),
+            (order) =>
+              isOrderForStyle(order, input.modelId, input.styleId) &&
+              !hasStarted(order.status) &&
+              !known.has(order.id),
           );
           if (existing) return { orderId: existing.id, reconciled: true };
         }
