@@ -27,6 +27,14 @@ export default tseslint.config(
     },
   },
   {
+    // A promise nobody awaits loses its rejection, and in a workflow its command order too: every
+    // promise is awaited, returned, handled or marked `void` on purpose. The rule needs types, so
+    // TypeScript files are linted with their projects (tsconfig.json, console/tsconfig.json).
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     // Workflow code is bundled into Temporal's deterministic sandbox: no Node built-ins, network or clock.
     files: ['workflows/**/*.ts'],
     rules: {
