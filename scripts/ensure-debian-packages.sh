@@ -2,6 +2,11 @@
 # Installs Debian packages the tests need (e.g. docker-compose to validate the compose file,
 # chromium for the gallery check) when their command is missing. Arguments: command=package pairs.
 set -euo pipefail
+# CI prepares the cluster tier while the tests run, and both may install packages: one at a time
+# (apt refuses a second install while the first holds its lock), and what the first installed is
+# then found, not installed again.
+exec 9>"${TMPDIR:-/tmp}/avatar-pipeline-apt.lock"
+flock 9
 missing=()
 for pair in "$@"; do
   command -v "${pair%%=*}" >/dev/null 2>&1 || missing+=("${pair#*=}")
@@ -15,5 +20,6 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 echo "installing Debian packages: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
-  { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+# apt does not get the lock's descriptor: a service a package starts would hold the lock for good.
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 9>&- ||
+  { $SUDO apt-get update -q >/dev/null 9>&- && $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 9>&-; }
