@@ -20,6 +20,7 @@ import path from 'node:path';
 import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { sampleSelfieFiles } from '../src/samples/sample-selfies';
+import { numberArg } from './cli-args';
 import { catalogStyles, minimalRequestsPerSubject, type Scale } from './campaign-scale';
 import {
   launchCampaign,
@@ -130,11 +131,6 @@ async function runCampaign(context: Context, label: string, checkWorkers: number
     await worker.worker.stop();
     await sim.stop();
   }
-}
-
-function numberArg(argv: string[], name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] ? Number(argv[i + 1]) : fallback;
 }
 
 async function main(): Promise<void> {

@@ -36,7 +36,7 @@ import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign
 import { campaignShare, type CampaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import type { RunningSimulator } from '../src/simulator';
-import { numberArg } from './campaign';
+import { numberArg } from './cli-args';
 import { scaled, subjectSeconds, type Scale } from './campaign-scale';
 import {
   simulatorOptions,

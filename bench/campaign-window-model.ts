@@ -24,7 +24,7 @@ import type {
   WindowState,
   WindowTuning,
 } from '@avatar-pipeline/client/contracts/campaign/window-state';
-import { numberArg } from './campaign';
+import { numberArg } from './cli-args';
 
 interface Controller {
   DEFAULT_WINDOW_TUNING: WindowTuning;

@@ -33,18 +33,8 @@
 import { recordCampaignSection } from './campaign-results';
 import { bounds, catalogStyles, minimalRequestsPerSubject, scaled, type Scale } from './campaign-scale';
 import { runAtScale } from './campaign-at-scale';
+import { numberArg, stringArg } from './cli-args';
 import { openContext, runFairness, runPriority, runQuota, runRunBoundaries } from './campaign-scenarios';
-
-/** `--name <number>` from the command line, or the fallback. */
-export function numberArg(argv: string[], name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] ? Number(argv[i + 1]) : fallback;
-}
-
-function stringArg(argv: string[], name: string, fallback: string): string {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
-}
 
 async function main(): Promise<void> {
   const argv = process.argv;

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { numberArg } from './campaign';
+import { numberArg, stringArg } from './cli-args';
 import { cliStatus, percentile } from './campaign-at-scale';
 import { catalogStyles, type Scale } from './campaign-scale';
 import {
@@ -23,7 +23,6 @@ import {
   startCampaignWorker,
 } from './campaign-scenarios';
 import { freshSimulator, OWN_BIN } from './campaign-stack';
-import { stringArg } from './cli-args';
 import { runCli } from './cli-process';
 
 const TARGET_MS = 1_000;

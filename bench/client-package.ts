@@ -17,17 +17,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { markdownTable, type Row } from './report-table';
+import { stringArg } from './cli-args';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 const ESBUILD = path.join(ROOT, 'node_modules/.bin/esbuild');
 /** The issue's targets: at most 80 MB installed, loading in at most 1.5 times the floor's time. */
 const TARGET = { installMb: 80, loadRatio: 1.5 };
-
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1]! : fallback;
-}
 
 interface App {
   label: string;
@@ -113,7 +109,7 @@ async function bundleSizes(app: App): Promise<Pick<Figures, 'bundleKb' | 'minifi
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const runs = Number(flag('runs', '5'));
+  const runs = Number(stringArg(process.argv, 'runs', '5'));
   const scratch = await mkdtemp(path.join(tmpdir(), 'bench-client-package-'));
   try {
     const packed = async (dir: string) => {

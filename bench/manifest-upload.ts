@@ -22,16 +22,12 @@ import type { Client } from '@temporalio/client';
 import { CsvError, parse } from 'csv-parse/sync';
 import { createApiServer } from '../src/api/server';
 import { MAX_MANIFEST_BYTES } from '../src/campaign/manifest';
+import { stringArg } from './cli-args';
 
 /** The issue's target. */
 const TARGET = { eventLoopMs: 2_000, healthzMs: 200 };
 const TOKEN = 'bench-manifest-token-0123456789';
 const HEADER = 'subjectId,gender,styles,selfies,mainImage';
-
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1]! : fallback;
-}
 
 function strayQuotes(maxBytes: number): string {
   const line = 'x"1,1,3,/a,\n';
@@ -112,7 +108,7 @@ function oldParseCsv(text: string): number {
 }
 
 async function main(): Promise<void> {
-  const oldLines = flag('old-lines', '8000,16000,32000').split(',').map(Number);
+  const oldLines = stringArg(process.argv, 'old-lines', '8000,16000,32000').split(',').map(Number);
   const root = await mkdtemp(join(tmpdir(), 'bench-manifest-upload-'));
   const app = await createApiServer({
     config: {

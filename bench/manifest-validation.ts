@@ -17,14 +17,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError } from '../src/api/api-error';
 import { validateManifestObjects } from '../src/campaign/manifest';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
+import { stringArg } from './cli-args';
 
 /** The issue's target: under a second of event-loop time, at most 100 issues listed. */
 const TARGET = { eventLoopMs: 1_000, listed: 100 };
-
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1]! : fallback;
-}
 
 function manifest(rows: number, ids: number, selfie: string) {
   return Array.from({ length: rows }, (_, i) => ({
@@ -72,9 +68,9 @@ async function measure(subjects: ReturnType<typeof manifest>) {
 }
 
 async function main(): Promise<void> {
-  const rows = Number(flag('rows', '10000'));
-  const ids = Number(flag('ids', '10'));
-  const oldRows = flag('old-rows', '1000,2000,4000').split(',').map(Number);
+  const rows = Number(stringArg(process.argv, 'rows', '10000'));
+  const ids = Number(stringArg(process.argv, 'ids', '10'));
+  const oldRows = stringArg(process.argv, 'old-rows', '1000,2000,4000').split(',').map(Number);
   const dir = await mkdtemp(join(tmpdir(), 'bench-manifest-'));
   try {
     const selfie = join(dir, 'selfie.png');

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { findTemporalCli } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { measureActivityThroughput } from './activity-throughput';
-import { numberArg } from './campaign';
+import { numberArg } from './cli-args';
 import { campaignSection } from './campaign-results';
 import { stackImageDir, startStack } from './campaign-stack';
 import { measurePipelineTiming } from './pipeline-timing';

@@ -27,12 +27,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '@avatar-pipeline/client/config/env-schema';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
-import { numberArg } from './campaign';
+import { numberArg, stringArg } from './cli-args';
 import { IMAGE_MEMORY_SETTINGS, stackImageDir, startStack, type Stack } from './campaign-stack';
 import { measureInFlight, type InFlight } from './in-flight';
 import { measurePipelineHistory } from './pipeline-history';
 import { markdownTable, type Row } from './report-table';
-import { stringArg } from './cli-args';
 
 /** The target of the issue, and the count of the last recorded run before (bench/RESULTS.md, 2026-11-22). */
 const HISTORY_TARGET = 200;

@@ -24,7 +24,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { grantedRateQuery, grantedRateWorkflowId } from '../src/contracts/granted-rate';
-import { numberArg } from './campaign';
+import { numberArg } from './cli-args';
 import { catalogStyles, scaled, type Scale } from './campaign-scale';
 import {
   launchCampaign,
