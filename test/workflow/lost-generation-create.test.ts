@@ -5,9 +5,11 @@ import {
   startPipelineRun,
   validatePipelineRequest,
 } from '@avatar-pipeline/client/client/pipelines';
+import { startGeneration } from '@avatar-pipeline/client/client/model-runs';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
-import type { AvatarRef } from '@avatar-pipeline/client/contracts/pipeline-state';
+import type { AvatarRef, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import type { AvatarCheck } from '@avatar-pipeline/client/contracts/quality-checks';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { CheckActivities } from '../../activities/check-activities';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { createTestWorker } from '../helpers/pipeline-worker';
@@ -15,13 +17,16 @@ import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
 
 /**
- * A style whose avatars fail their checks is ordered again, exactly once, even when the provider
- * commits the new order and its answer is lost: the create's retry looks for the order it may
- * have made and must not take the style's earlier, failed order for it. The order is forced: the
- * check of the first order turns on the lost answers, so the regeneration's create is the one
- * answered by a cut connection. The check workers are stand-ins that fail the first order's avatars.
+ * A generation order's create whose answer is lost after the provider made the order: the retry
+ * looks for the order it may have made and must take that one, never an earlier order of the
+ * same style under the same model. Each case forces its order.
+ * - Regeneration: the check of the first order turns on the lost answers, so the regeneration's
+ *   create is the one answered by a cut connection; the style's failed order must not be taken
+ *   for the new one. The check workers are stand-ins that fail the first order's avatars.
+ * - A later run: a model generates a style as often as wanted, so an earlier run's DONE order of
+ *   the style sits under it when a later run's create answer is lost.
  */
-describe('regenerating a style whose avatars failed their checks', () => {
+describe('a generation order whose create answer is lost', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
   let selfies: { dir: string; files: string[] };
@@ -39,7 +44,7 @@ describe('regenerating a style whose avatars failed their checks', () => {
     await env?.teardown();
   });
 
-  test('orders it again once, takes the new order after a lost answer, and reports the replaced one', async () => {
+  test('a regenerated style takes its new order, not the replaced one, and reports the replaced one', async () => {
     const taskQueue = uniqueName('regenerate');
     const checksQueue = `${taskQueue}-checks`;
     const checkedOrders: number[] = [];
@@ -102,5 +107,52 @@ describe('regenerating a style whose avatars failed their checks', () => {
     // Two orders at the provider, no third: the lost answer was reconciled, not repeated.
     expect(sim.stats().totals.generationOrdersCreated).toBe(2);
     expect(sim.stats().faults.lostResponses).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  test("a later run of a style the model generated before takes its own new order, not the earlier run's", async () => {
+    sim.setOptions({ loseResponseRate: 0 });
+    const lostBefore = sim.stats().faults.lostResponses;
+    const taskQueue = uniqueName('lost-generation-create');
+    const placement = placementFrom({ taskQueue });
+    const workers = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+    });
+    const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
+    const { first, later } = await workers.runUntil(async () => {
+      const pipeline = await startPipelineRun(
+        env.client,
+        validatePipelineRequest({ images: selfies.files, styles: [3], gender: 1 }),
+        placement,
+      );
+      const first: PipelineResult = await getPipeline(env.client, pipeline.workflowId).result();
+      // From here on the provider makes each order it is asked for and the answer never arrives.
+      sim.setOptions({ loseResponseRate: 1, faultEndpoints: ['createOrder'] });
+      const run = await startGeneration(
+        env.client,
+        provider,
+        { modelId: first.modelId, styles: [3], gender: 1 },
+        placement,
+      );
+      const later: PipelineResult = await getPipeline(env.client, run.workflowId).result();
+      return { first, later };
+    });
+
+    const earlierOrder = first.generations[0]!.orderId!;
+    const laterOrder = later.generations[0]!.orderId!;
+    expect(later.generations[0]).toMatchObject({ styleId: 3, status: 'DONE' });
+    expect(laterOrder).not.toBe(earlierOrder);
+    const orders = sim.stats().orders.filter((o) => o.kind === 'generation' && o.parent === first.modelId);
+    // Two orders of the style, each run once: the lost answer was reconciled, neither repeated nor
+    // taken for the earlier order (whose avatars the later run would otherwise have handed out again).
+    expect(orders.map((o) => ({ id: o.id, runs: o.runs, status: o.status }))).toEqual([
+      { id: earlierOrder, runs: 1, status: 'DONE' },
+      { id: laterOrder, runs: 1, status: 'DONE' },
+    ]);
+    expect(sim.stats().faults.lostResponses).toBeGreaterThan(lostBefore);
+    for (const avatar of later.generations[0]!.avatars)
+      expect(avatar.imageUrl).toContain(`/images/${laterOrder}/`);
   }, 120_000);
 });
