@@ -176,7 +176,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     if (outcome.kind === 'interrupted') {
       writeLines(
         process.stderr,
-        `stopped watching; campaign ${campaign.campaignId} keeps running. Follow it with: avatar-pipeline campaigns status ${campaign.campaignId}`,
+        `stopped watching; campaign ${campaign.campaignId} keeps running. Follow it with: avatar-pipeline campaigns status ${campaign.campaignId}${tenant === DEFAULT_TENANT ? '' : ` --tenant ${tenant}`}`,
       );
       return INTERRUPTED;
     }

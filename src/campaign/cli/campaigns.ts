@@ -3,7 +3,12 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { loadStarterSettings } from '@avatar-pipeline/client/config/starter-settings';
-import { getCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import {
+  campaignWorkflowIdOf,
+  getCampaign,
+  type CampaignHandle,
+} from '@avatar-pipeline/client/campaign/campaigns';
+import { tenantOption } from '../../cli/tenant-flag';
 import { connectClient } from '@avatar-pipeline/client/client/connect';
 import { describeCampaignProgress, formatEta, summarize } from './view';
 import { EXIT } from '../../cli/exit-codes';
@@ -22,8 +27,10 @@ export function registerCampaignsCommand(program: Command): void {
     .command('status <campaignId>')
     .description('Progress (counts by state, rate, ETA) and, with --json, the summary so far')
     .option('--json', 'print the campaign summary (subjects and their outcomes) as JSON')
-    .action((campaignId: string, options: { json?: boolean }) =>
-      withCampaign(campaignId, async (campaign) => {
+    .addOption(campaignTenant())
+    .action((named: string, options: { json?: boolean; tenant: string }) =>
+      withCampaign(named, options.tenant, async (campaign) => {
+        const { campaignId } = campaign;
         if (options.json) {
           process.stdout.write(printableJson(await campaign.summary()));
           return EXIT.ok;
@@ -58,10 +65,11 @@ export function registerCampaignsCommand(program: Command): void {
             ? 'Start subjects again after a pause'
             : 'Cancel the running subjects and start no more; the campaign ends with its summary',
       )
-      .action((campaignId: string) =>
-        withCampaign(campaignId, async (campaign) => {
+      .addOption(campaignTenant())
+      .action((named: string, options: { tenant: string }) =>
+        withCampaign(named, options.tenant, async (campaign) => {
           const progress = await campaign[action]();
-          writeLines(process.stdout, `${campaignId}: ${describeCampaignProgress(progress)}`);
+          writeLines(process.stdout, `${campaign.campaignId}: ${describeCampaignProgress(progress)}`);
           return EXIT.ok;
         }),
       );
@@ -72,10 +80,14 @@ export function registerCampaignsCommand(program: Command): void {
     .description(
       'Run failed or cancelled subjects again (all of them, or those named); restarts an ended campaign',
     )
-    .action((campaignId: string, subjectIds: string[]) =>
-      withCampaign(campaignId, async (campaign) => {
+    .addOption(campaignTenant())
+    .action((named: string, subjectIds: string[], options: { tenant: string }) =>
+      withCampaign(named, options.tenant, async (campaign) => {
         const report = await campaign.retry(subjectIds.length > 0 ? subjectIds : undefined);
-        writeLines(process.stdout, `${campaignId}: ${report.queued.length} subject(s) queued to run again`);
+        writeLines(
+          process.stdout,
+          `${campaign.campaignId}: ${report.queued.length} subject(s) queued to run again`,
+        );
         return EXIT.ok;
       }),
     );
@@ -85,8 +97,9 @@ export function registerCampaignsCommand(program: Command): void {
     .description('Every avatar so far: subject, style, avatar id, image URL')
     .option('--format <csv|jsonl>', 'output format', 'csv')
     .option('--out <file>', 'write to a file instead of stdout')
-    .action((campaignId: string, options: { format: string; out?: string }) =>
-      withCampaign(campaignId, async (campaign) => {
+    .addOption(campaignTenant())
+    .action((named: string, options: { format: string; out?: string; tenant: string }) =>
+      withCampaign(named, options.tenant, async (campaign) => {
         if (options.format !== 'csv' && options.format !== 'jsonl')
           throw InputError.field('--format', `"${options.format}" must be csv or jsonl`);
         const out = options.out ? createWriteStream(options.out) : process.stdout;
@@ -105,8 +118,9 @@ export function registerCampaignsCommand(program: Command): void {
     .command('summary <campaignId>')
     .description('Wait for the campaign to end and print its summary')
     .option('--json', 'print the summary as JSON')
-    .action((campaignId: string, options: { json?: boolean }) =>
-      withCampaign(campaignId, async (campaign) => {
+    .addOption(campaignTenant())
+    .action((named: string, options: { json?: boolean; tenant: string }) =>
+      withCampaign(named, options.tenant, async (campaign) => {
         const summary = await campaign.result();
         process.stdout.write(
           options.json ? printableJson(summary) : `${printableLines(summarize(summary))}\n`,
@@ -116,8 +130,15 @@ export function registerCampaignsCommand(program: Command): void {
     );
 }
 
+/** `--tenant`: whose campaign the id names (the id chosen at the start is the tenant's). */
+function campaignTenant() {
+  return tenantOption('campaign it is: the id is the one chosen at the start, or the whole <tenant>.<id>');
+}
+
+/** Runs `body` on the campaign `named` (the id chosen at its start, or its whole id) of `tenant`. */
 async function withCampaign(
-  campaignId: string,
+  named: string,
+  tenant: string,
   body: (campaign: CampaignHandle) => Promise<number>,
 ): Promise<void> {
   try {
@@ -128,6 +149,7 @@ async function withCampaign(
       throw err;
     });
     try {
+      const campaignId = await campaignWorkflowIdOf(client, tenant, named);
       process.exitCode = await body(getCampaign(client, campaignId, { store }));
     } finally {
       store.close();

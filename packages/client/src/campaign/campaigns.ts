@@ -6,7 +6,7 @@ import type {
   WorkflowExecutionStatusName,
   WorkflowHandle,
 } from '@temporalio/client';
-import { WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import { z } from 'zod';
 import {
   campaignIdSchema,
@@ -242,6 +242,23 @@ function campaignWindow(
     maxInFlight: cap,
     window: { mode: 'auto', cap, sampleEveryMs: sampleEveryMs ?? DEFAULT_WINDOW_SAMPLE_MS, tuning },
   };
+}
+
+/**
+ * The campaign a person names: the id they chose at the start (`spring`), under `tenant`, or the
+ * whole workflow id that starts print (`default.spring`). A chosen id that itself begins with the
+ * tenant's name and a dot is looked for first as a chosen id, then as a whole one.
+ */
+export async function campaignWorkflowIdOf(client: Client, tenant: string, named: string): Promise<string> {
+  const chosen = tenantWorkflowId(tenant, named);
+  if (!named.startsWith(tenantWorkflowId(tenant, ''))) return chosen;
+  try {
+    await client.workflow.getHandle(chosen).describe();
+    return chosen;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return named;
+    throw err;
+  }
 }
 
 export function getCampaign(
