@@ -5,7 +5,13 @@
  * workers (STORAGE_URL, else BLOB_DIR). It is an entry of its own because an `s3://` store loads
  * the AWS SDK (optional peers), which apps that start no campaign neither install nor bundle.
  */
-export { getCampaign, newCampaignId, startCampaign, subjectWorkflowId } from './campaign/campaigns';
+export {
+  campaignWorkflowIdOf,
+  getCampaign,
+  newCampaignId,
+  startCampaign,
+  subjectWorkflowId,
+} from './campaign/campaigns';
 export type { CampaignDescription, CampaignHandle, StartCampaignOptions } from './campaign/campaigns';
 export { listCampaignPage } from './campaign/list-campaigns';
 export type { CampaignListing, CampaignListingPage, ListCampaignsOptions } from './campaign/list-campaigns';
