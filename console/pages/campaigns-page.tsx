@@ -86,7 +86,8 @@ export function CampaignsPage() {
       }
       setFieldErrors(byField);
       setGeneral(
-        sorted.rows.length > 0 ? `${err.message} Nothing was started.` : [err.message, ...rest].join(' '),
+        // The API's message says that nothing was started; the rows are listed below it.
+        sorted.rows.length > 0 ? err.message : [err.message, ...rest].join(' '),
       );
     } finally {
       setBusy(false);

@@ -84,13 +84,15 @@ export async function readMultipartUpload(
           ]);
         }
         const { format } = received;
+        // The file's own name beside its position: what a person recognises among their selfies.
+        const named = part.filename ? `${JSON.stringify(part.filename)} ` : '';
         if (!format) {
           throw new ApiError(415, 'Selfies must be JPEG or PNG images', [
-            { path, message: `is not a JPEG or PNG image (${part.mimetype || 'no type'} declared)` },
+            { path, message: `${named}is not a JPEG or PNG image (${part.mimetype || 'no type'} declared)` },
           ]);
         }
         const problem = imageProblem(received.bytes);
-        if (problem) throw ApiError.invalid([{ path, message: problem }]);
+        if (problem) throw ApiError.invalid([{ path, message: `${named}${problem}` }]);
         const stored = await batch.save(index, { ...received, format });
         selfies.push({ ...stored, filename: part.filename });
       } else {

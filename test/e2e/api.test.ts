@@ -540,7 +540,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     const wrongType = await call('POST', '/v1/pipelines', { form: notImage });
     expect(wrongType.status).toBe(415);
     expect(wrongType.body.issues).toEqual([
-      { path: 'selfies.1', message: expect.stringContaining('not a JPEG or PNG') },
+      { path: 'selfies.1', message: expect.stringContaining('"pretend.png" is not a JPEG or PNG') },
     ]);
 
     expect(await blobCount()).toBe(before);

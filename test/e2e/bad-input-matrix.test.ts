@@ -261,7 +261,7 @@ const API_ROWS: ApiRow[] = [
     request: async (f) => formRequest([{ name: 'notes.jpg', bytes: await readFile(f.textAsJpeg) }]),
     status: 415,
     field: 'selfies.0',
-    message: /not a JPEG or PNG image/,
+    message: /"notes\.jpg" is not a JPEG or PNG image/,
   },
   {
     name: 'not an image: text named .jpg (reference)',
