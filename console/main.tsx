@@ -6,6 +6,7 @@ import { CampaignsPage } from './pages/campaigns-page';
 import { GeneratePage } from './pages/generate-page';
 import { ModelsPage } from './pages/models-page';
 import { NewRunPage } from './pages/new-run-page';
+import { NotFoundPage } from './pages/not-found-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 import { SignInPage } from './pages/sign-in-page';
@@ -26,7 +27,8 @@ function Page({ route }: { route: Route }) {
   if (section === 'campaigns' && id) return <CampaignPage campaignId={id} />;
   if (section === 'campaigns') return <CampaignsPage />;
   if (section === 'subjects') return <SubjectsPage />;
-  return <RunsPage query={route.query} />;
+  if (section === 'runs') return <RunsPage query={route.query} />;
+  return <NotFoundPage path={route.path} />;
 }
 
 /**

@@ -225,6 +225,19 @@ describe('the web console', () => {
   );
 
   it(
+    'says so at an address it has no page for, and links back to the runs',
+    async () => {
+      await page.goto(`${stack.apiUrl}/console/#/no-such-page/42`);
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+      expect(await page.locator('main').textContent()).toContain('#/no-such-page/42');
+      await checkAccessibility('page not found');
+      await page.getByRole('link', { name: 'See the runs' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+    },
+    STEP_MS,
+  );
+
+  it(
     'shows the API’s field messages next to the fields and starts nothing on bad input',
     async () => {
       await go('New run');
