@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     metafile: true,
     logLevel: 'warning',
   });
-  for (const file of ['index.html', 'console.css']) {
+  for (const file of ['index.html', 'console.css', 'favicon.svg']) {
     copyFileSync(path.join(CONSOLE_SOURCE_DIR, file), path.join(CONSOLE_BUILD_DIR, file));
   }
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);

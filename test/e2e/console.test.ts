@@ -198,6 +198,10 @@ describe('the web console', () => {
       const policy = (await answer?.headerValue('content-security-policy')) ?? '';
       expect(policy).toContain("script-src 'self'");
       expect(policy).not.toContain('unsafe-inline');
+      // Its icon, as the page names it, is served from the console's own files.
+      const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+      const favicon = await fetch(new URL(icon!, `${stack.apiUrl}/console/`));
+      expect([favicon.status, favicon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await checkAccessibility('sign in');
 
