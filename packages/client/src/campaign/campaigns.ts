@@ -6,7 +6,7 @@ import type {
   WorkflowExecutionStatusName,
   WorkflowHandle,
 } from '@temporalio/client';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import { z } from 'zod';
 import {
   campaignIdSchema,
@@ -34,7 +34,7 @@ import type { PipelineResult } from '../contracts/pipeline-state';
 import { campaignStartAttributes } from '../contracts/search-attributes';
 import { DEFAULT_TENANT, tenantWorkflowId } from '../contracts/workflow-ids';
 import { encryptionCodecOf } from '../codec/client-data-converter';
-import { startRunOnce } from '../client/start-run';
+import { runExists, startRunOnce } from '../client/start-run';
 import { campaignSubjectIds, readCampaignSubjects, storeCampaignManifest } from './manifest-store';
 import { WORKFLOW_TYPES } from '../contracts/workflow-definitions';
 import {
@@ -252,13 +252,7 @@ function campaignWindow(
 export async function campaignWorkflowIdOf(client: Client, tenant: string, named: string): Promise<string> {
   const chosen = tenantWorkflowId(tenant, named);
   if (!named.startsWith(tenantWorkflowId(tenant, ''))) return chosen;
-  try {
-    await client.workflow.getHandle(chosen).describe();
-    return chosen;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return named;
-    throw err;
-  }
+  return (await runExists(client, chosen)) ? chosen : named;
 }
 
 export function getCampaign(
