@@ -14,6 +14,7 @@ import { RunWebhooks } from './run-webhooks';
 import { collectStyle, type CollectSettings } from './style-avatars';
 import { archiveSlots } from './archive-avatars';
 import { checkAvatars, failureReasons, faceOwnerOf } from './avatar-checks';
+import { reviewGateOf, type ReviewGate } from './review-gate';
 
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
@@ -43,6 +44,8 @@ export async function generateStyles(
   webhooks: RunWebhooks,
   /** Orders the run finished before (its training), recorded with the same durations call. */
   finishedBefore: FinishedOrder[] = [],
+  /** The run's review gate, when it asked for review: generated styles wait there for decisions. */
+  gate?: ReviewGate,
 ): Promise<GenerationResult[]> {
   tracker.stage('generating');
   const route = { taskQueue: settings.providerTaskQueue };
@@ -66,17 +69,20 @@ export async function generateStyles(
   // Orders of one style take alike: their finished runs time this one's reads.
   const expected = await learnDurations(finishedBefore, styles.map(generationKind));
   const finished: FinishedOrder[] = [];
-  const generations = await Promise.all(
-    styles.map(async (styleId) => {
-      const timing = { expected: expected.get(generationKind(styleId)), finished };
-      const generation = await generateStyle(modelId, styleId, settings, tracker, watch, collect, timing);
-      // Each style is announced as it ends, minutes before the run's end for a slower style.
-      await webhooks.styleEnded(modelId, generation);
-      return generation;
-    }),
-  );
+  const generate = async (styleId: number, replacedOrders: number[] = []) => {
+    const timing = { expected: expected.get(generationKind(styleId)), finished };
+    const context = { tracker, watch, collect, timing };
+    const generation = await generateStyle(modelId, styleId, settings, context, replacedOrders);
+    // Each style is announced as it ends, minutes before the run's end for a slower style.
+    await webhooks.styleEnded(modelId, generation);
+    gate?.offer(generation);
+    return generation;
+  };
+  const generations = await Promise.all(styles.map((styleId) => generate(styleId)));
+  const reviewing = gate !== undefined && generations.some((g) => g.status === 'DONE');
+  if (reviewing) await gate.review(generate);
   await learnDurations(finished, []);
-  return generations;
+  return reviewing ? gate.reviewed() : generations;
 }
 
 /** A style's expected finish, and where its order's observed finish goes. */
@@ -94,7 +100,10 @@ export function generationOutcome(
   subjectId: string | undefined,
   modelId: number,
   generations: GenerationResult[],
+  /** The run's review gate: its outcome goes in the result, and a rejected style makes it PARTIAL. */
+  gate?: ReviewGate,
 ): PipelineResult {
+  const review = gate?.outcome();
   const succeeded = generations.filter((g) => g.status === 'DONE').length;
   if (succeeded === 0) {
     throw ApplicationFailure.nonRetryable(
@@ -107,8 +116,9 @@ export function generationOutcome(
     workflowId,
     ...(subjectId ? { subjectId } : {}),
     modelId,
-    status: succeeded === generations.length ? 'DONE' : 'PARTIAL',
+    status: succeeded === generations.length && !review?.rejected.length ? 'DONE' : 'PARTIAL',
     generations,
+    ...(review ? { review } : {}),
   };
 }
 
@@ -130,11 +140,13 @@ export async function avatarGeneration(input: GenerationWorkflowInput): Promise<
     kept,
   });
   const webhooks = new RunWebhooks(input);
+  const gate = reviewGateOf(input.review, input.styles, tracker, webhooks);
   try {
     tracker.model(input.modelId);
     await webhooks.started(input.styles);
-    const generated = await generateStyles(input.modelId, input.styles, input, tracker, webhooks);
-    const result = generationOutcome(workflowId, input.subjectId, input.modelId, [...kept, ...generated]);
+    const generated = await generateStyles(input.modelId, input.styles, input, tracker, webhooks, [], gate);
+    const generations = [...kept, ...generated];
+    const result = generationOutcome(workflowId, input.subjectId, input.modelId, generations, gate);
     tracker.stage('done');
     await webhooks.completed(result);
     await reportToCampaign(input.campaignId, outcomeOfResult(result));
@@ -157,11 +169,11 @@ async function generateStyle(
   modelId: number,
   styleId: number,
   settings: GenerationSettings,
-  tracker: PipelineTracker,
-  watch: GenerationWatch,
-  collect: CollectSettings,
-  timing: StyleTiming,
+  context: StyleContext,
+  /** Orders of the style a reviewer replaced: never adopted as this one. */
+  reviewReplaced: number[],
 ): Promise<GenerationResult> {
+  const { tracker } = context;
   const avatarChecks = settings.checks?.avatars;
   const replaced: { orderId: number; failedAvatars: number }[] = [];
   const current: CurrentOrder = {};
@@ -172,8 +184,8 @@ async function generateStyle(
         modelId,
         styleId,
         settings,
-        { tracker, watch, collect, timing },
-        { current, replaced: replaced.map((r) => r.orderId) },
+        context,
+        { current, replaced: [...reviewReplaced, ...replaced.map((r) => r.orderId)] },
         numbered,
       );
       if (avatarChecks === undefined || settings.checks === undefined) {

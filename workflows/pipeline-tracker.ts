@@ -20,6 +20,7 @@ import {
   PipelineStageAttribute,
   SubjectIdAttribute,
 } from '@avatar-pipeline/client/contracts/search-attributes';
+import type { ReviewProgress } from '@avatar-pipeline/client/contracts/review';
 import { progressQuery } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { ProgressLog } from './progress-log';
 
@@ -131,6 +132,19 @@ export class PipelineTracker {
     this.publish();
   }
 
+  /** A style a reviewer asked for again: it starts over, with nothing of the order it replaces. */
+  orderedAgain(styleId: number): void {
+    const index = this.state.styles.findIndex((s) => s.styleId === styleId);
+    if (index < 0) return;
+    this.state.styles[index] = { styleId, stage: 'pending' };
+    this.publish();
+  }
+
+  review(review: ReviewProgress): void {
+    this.state.review = review;
+    this.publish();
+  }
+
   failed(message: string): void {
     this.state.error = message;
     this.stage('failed');
@@ -212,6 +226,14 @@ function renderDetails(p: PipelineProgress): string {
       ? `${s.providerStatus}${s.progress === undefined ? '' : ` ${s.progress}%`}`
       : '';
     lines.push(`| ${s.styleId} | ${s.stage} | ${s.orderId ?? ''} | ${status} | ${s.avatarCount ?? ''} |`);
+  }
+  if (p.review && p.review.state !== 'waiting') {
+    const waiting = p.review.styles.filter((s) => s.state === 'awaiting').map((s) => s.styleId);
+    const due = p.review.deadlineAt ? `, deadline ${p.review.deadlineAt} (then ${p.review.onDeadline})` : '';
+    lines.push(
+      '',
+      `**Review:** ${p.review.state}${waiting.length > 0 ? `, awaiting styles ${waiting.join(', ')}` : ''}${due}`,
+    );
   }
   if (p.error) lines.push('', `**Error:** ${p.error}`);
   return lines.join('\n');

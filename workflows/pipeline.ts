@@ -6,12 +6,14 @@ import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
 import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
 import { PipelineTracker } from './pipeline-tracker';
+import { reviewGateOf } from './review-gate';
 import { RunWebhooks } from './run-webhooks';
 import { deleteUploadedSelfies } from './uploaded-selfies';
 
 /**
  * The avatar pipeline: training (create a model, upload the selfies, pick the main one, train),
- * then generation (every chosen style in parallel, collecting the avatars). Each half is also a
+ * then generation (every chosen style in parallel, collecting the avatars), then, when the start
+ * asked for it, review (workflows/review-gate.ts). Each half is also a
  * workflow of its own (modelTraining, avatarGeneration), so a trained model can generate again
  * later without training.
  */
@@ -26,6 +28,8 @@ export async function avatarPipeline(started: PipelineWorkflowInput): Promise<Pi
     styles: input.styles,
   });
   const webhooks = new RunWebhooks(input);
+  // Decisions may come from the start on: one on a style not generated yet is kept for it.
+  const gate = reviewGateOf(input.review, input.styles, tracker, webhooks);
   let trained = false;
   try {
     await webhooks.started(input.styles);
@@ -35,8 +39,16 @@ export async function avatarPipeline(started: PipelineWorkflowInput): Promise<Pi
     await deleteUploadedSelfies(input);
     await webhooks.trained(modelId);
     const finishedBefore = training.finished ? [training.finished] : [];
-    const generations = await generateStyles(modelId, input.styles, input, tracker, webhooks, finishedBefore);
-    const result = generationOutcome(workflowId, input.subjectId, modelId, generations);
+    const generations = await generateStyles(
+      modelId,
+      input.styles,
+      input,
+      tracker,
+      webhooks,
+      finishedBefore,
+      gate,
+    );
+    const result = generationOutcome(workflowId, input.subjectId, modelId, generations, gate);
     tracker.stage('done');
     await webhooks.completed(result);
     await reportToCampaign(input.campaignId, outcomeOfResult(result));

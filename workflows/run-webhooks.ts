@@ -6,6 +6,7 @@ import {
   tenantOf,
   type WebhookSource,
 } from '@avatar-pipeline/client/contracts/webhook-delivery';
+import type { ReviewDecision, ReviewProgress } from '@avatar-pipeline/client/contracts/review';
 import { WebhookAnnouncer } from './webhook-announcer';
 
 /** What a run's events are built from: who it is for and where its callback goes. */
@@ -88,6 +89,32 @@ export class RunWebhooks {
     });
   }
 
+  /** The gate opened: what waits for decisions, and until when. */
+  reviewRequested(review: ReviewProgress): Promise<void> {
+    return this.announcer.announce('review.requested', { ...this.run, review: reviewSummary(review) });
+  }
+
+  reviewReminder(review: ReviewProgress, reminder: { escalation: boolean }): Promise<void> {
+    return this.announcer.announce('review.reminder', {
+      ...this.run,
+      escalation: reminder.escalation,
+      review: reviewSummary(review),
+    });
+  }
+
+  /** Decisions taken (by a reviewer, or by the deadline), and where review stands after them. */
+  reviewDecided(
+    review: ReviewProgress,
+    decided: { reviewer: string; decisions: ReviewDecision[] },
+  ): Promise<void> {
+    return this.announcer.announce('review.decided', {
+      ...this.run,
+      reviewer: decided.reviewer,
+      decisions: decided.decisions,
+      review: reviewSummary(review),
+    });
+  }
+
   completed(result: PipelineResult): Promise<void> {
     return this.announcer.announce('pipeline.completed', { ...this.run, result }, { last: true });
   }
@@ -108,5 +135,20 @@ function errorOf(err: unknown): { message: string; type?: string } {
   return {
     message: root instanceof Error ? root.message : String(root),
     ...(root instanceof ApplicationFailure && root.type ? { type: root.type } : {}),
+  };
+}
+
+/** A review's state in an event: each style's state and order, not its avatars' decisions. */
+function reviewSummary(review: ReviewProgress) {
+  return {
+    state: review.state,
+    ...(review.deadlineAt !== undefined ? { deadlineAt: review.deadlineAt } : {}),
+    onDeadline: review.onDeadline,
+    ...(review.deadlinePassed ? { deadlinePassed: true } : {}),
+    styles: review.styles.map((s) => ({
+      styleId: s.styleId,
+      state: s.state,
+      ...(s.orderId !== undefined ? { orderId: s.orderId } : {}),
+    })),
   };
 }

@@ -13,6 +13,7 @@ export type AuditAction =
   | 'pipeline.cancel'
   | 'pipeline.retry'
   | 'pipeline.access-token'
+  | 'pipeline.review'
   | 'training.start'
   | 'generation.start'
   | 'campaign.start'
@@ -38,6 +39,9 @@ export interface AuditIds {
   expiresAt?: string;
   webhookId?: string;
   deliveryId?: string;
+  /** A review's decisions (`<decision> style <id>[ avatar <id>]`) and the credential's digest that sent them. */
+  decisions?: string[];
+  reviewer?: string;
 }
 
 /** Writes audit lines at info level whatever LOG_LEVEL says: an audit trail is not optional. */
@@ -77,5 +81,8 @@ export function auditIdsOf(action: AuditAction, params: unknown, answer: unknown
   if (Array.isArray(body.runs))
     ids.erasedRuns = body.runs.flatMap((run) => text((run as { workflowId?: unknown }).workflowId) ?? []);
   if (text(body.expiresAt) !== undefined) ids.expiresAt = text(body.expiresAt);
+  if (Array.isArray(body.decided))
+    ids.decisions = body.decided.filter((d): d is string => typeof d === 'string');
+  if (text(body.reviewer) !== undefined) ids.reviewer = text(body.reviewer);
   return Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined)) as AuditIds;
 }

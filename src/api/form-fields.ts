@@ -13,6 +13,7 @@ export const FORM_FIELDS = [
   'trainingDeadlineMs',
   'generationDeadlineMs',
   'polling',
+  'review',
 ] as const;
 type FormField = (typeof FORM_FIELDS)[number];
 
@@ -69,6 +70,11 @@ export function requestFromForm(
   const polling = single('polling');
   if (polling !== undefined) request.polling = parseJsonOrText(polling);
 
+  // `review=true` asks for review with the defaults; a JSON object gives its settings.
+  const review = single('review');
+  if (review !== undefined)
+    request.review = review.trim() === 'true' ? { required: true } : parseJsonOrText(review);
+
   const mainImage = single('mainImage');
   if (mainImage !== undefined) {
     if (request.mainImageIndex !== undefined) {
@@ -82,7 +88,7 @@ export function requestFromForm(
   return { request, issues };
 }
 
-/** A JSON object field (`polling`); text that is not JSON is left for the schema to refuse. */
+/** A JSON object field (`polling`, `review`); text that is not JSON is left for the schema to refuse. */
 function parseJsonOrText(value: string): unknown {
   try {
     return JSON.parse(value) as unknown;

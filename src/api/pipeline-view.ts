@@ -76,7 +76,8 @@ export async function pipelineStatus(
   return {
     workflowId,
     runId: description.runId,
-    state,
+    // A run waiting for a person says so: it is open, but nothing moves until decisions come.
+    state: state === 'running' && progress?.stage === 'awaiting-review' ? 'awaiting-review' : state,
     startedAt: description.startTime.toISOString(),
     ...(description.closeTime ? { closedAt: description.closeTime.toISOString() } : {}),
     ...(progress ? { progress } : {}),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reviewOutcomeSchema, reviewProgressSchema } from '@avatar-pipeline/client/contracts/review';
 import {
   PIPELINE_STAGES,
   STYLE_STAGES,
@@ -94,6 +95,11 @@ export const pipelineResultSchema = answering<PipelineResult>()(
       modelId: z.number(),
       status: z.enum(['DONE', 'PARTIAL']),
       generations: z.array(generationSchema),
+      review: reviewOutcomeSchema
+        .optional()
+        .describe(
+          'What review decided (runs that asked for review); generations then hold approved work only',
+        ),
     })
     .meta({ id: 'PipelineResult' }),
 );
@@ -165,6 +171,7 @@ export const pipelineProgressSchema = answering<
         polls: z.number(),
       }),
       styles: z.array(styleProgressSchema),
+      review: reviewProgressSchema.optional().describe('The review gate, when the run asked for review'),
       error: z.string().optional(),
     })
     .meta({ id: 'PipelineProgress' }),
@@ -172,6 +179,8 @@ export const pipelineProgressSchema = answering<
 
 export const PIPELINE_STATES = [
   'running',
+  /** Running, held at the review gate for a person's decisions. */
+  'awaiting-review',
   'completed',
   'failed',
   'cancelled',

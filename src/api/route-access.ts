@@ -28,7 +28,8 @@ const read = { scope: 'read' } as const;
  * - read: list, status, events, models, orders, results, webhook endpoints and their delivery
  *   logs, and issue browser access tokens;
  * - cancel: cancel, retry, pause and resume runs and campaigns;
- * - erase: erase subjects.
+ * - erase: erase subjects;
+ * - review: decide on the work of runs held for review.
  */
 export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/pipelines': { scope: 'start', audit: 'pipeline.start' },
@@ -37,6 +38,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/pipelines/:id/events': { scope: 'read', runToken: 'pipeline' },
   'POST /v1/pipelines/:id/cancel': { scope: 'cancel', audit: 'pipeline.cancel' },
   'POST /v1/pipelines/:id/retry': { scope: 'cancel', audit: 'pipeline.retry' },
+  'POST /v1/pipelines/:id/review': { scope: 'review', audit: 'pipeline.review' },
   'POST /v1/pipelines/:id/access-tokens': { scope: 'read', audit: 'pipeline.access-token' },
   'GET /v1/styles': read,
   'GET /v1/models': read,

@@ -28,6 +28,7 @@ import { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH, openBlobStore, type StorageSetti
 import { registerAccessTokenRoutes } from './routes/access-tokens';
 import { registerArchiveRoute } from './routes/archive';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
+import { registerReviewPipelineRoute } from './routes/review-pipeline';
 import { registerForgetSubjectRoute } from './routes/forget-subject';
 import { registerHealthRoutes } from './routes/health';
 import { registerListPipelinesRoute } from './routes/list-pipelines';
@@ -178,6 +179,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerPipelineStatusRoute(v1, ctx);
       registerPipelineEventsRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
+      registerReviewPipelineRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
       registerProviderModelRoutes(v1, ctx);
       registerModelRunRoutes(v1, ctx);

@@ -15,6 +15,10 @@ const WHEN: Record<WebhookEventType, string> = {
   'pipeline.completed': 'The run ended with avatars (DONE, or PARTIAL when some style failed).',
   'pipeline.failed': 'The run failed.',
   'pipeline.cancelled': 'The run was cancelled.',
+  'review.requested': 'A run that asked for review has its styles generated: decisions are awaited.',
+  'review.reminder':
+    'A review still waits (every reminderEveryMs; once with escalation true at escalateAfterMs).',
+  'review.decided': 'Decisions were taken on a run under review, by a reviewer or by its deadline.',
   'campaign.progress': 'A campaign\u2019s counts changed (at most one event every 30 seconds).',
   'campaign.completed': 'A campaign ended (completed or cancelled).',
 };

@@ -12,6 +12,7 @@ import type * as run from './commands/run';
 import type * as setup from './commands/setup';
 import type * as simulator from './commands/simulator';
 import type * as status from './commands/status';
+import type * as review from './commands/review';
 import type * as styles from './commands/styles';
 import type * as subjectQuery from './commands/subject-query';
 import type * as webhooks from './commands/webhooks';
@@ -34,6 +35,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Re
   ],
   [['campaign'], () => (require('../campaign/cli/campaign') as typeof campaign).registerCampaignCommand],
   [['campaigns'], () => (require('../campaign/cli/campaigns') as typeof campaigns).registerCampaignsCommand],
+  [['review'], () => (require('./commands/review') as typeof review).registerReviewCommand],
   [['status'], () => (require('./commands/status') as typeof status).registerStatusCommand],
   [['list'], () => (require('./commands/list') as typeof list).registerListCommand],
   [['styles'], () => (require('./commands/styles') as typeof styles).registerStylesCommand],

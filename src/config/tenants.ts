@@ -4,8 +4,8 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 
-/** What a credential may do: start runs, read them, cancel or retry them, erase subjects. */
-export const SCOPES = ['start', 'read', 'cancel', 'erase'] as const;
+/** What a credential may do: start runs, read them, cancel or retry them, erase subjects, decide reviews. */
+export const SCOPES = ['start', 'read', 'cancel', 'erase', 'review'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /**
@@ -36,7 +36,7 @@ const tenantSettingsSchema = z.strictObject({
   /** What the tenant's API tokens may do. */
   scopes: z
     .array(z.enum(SCOPES))
-    .min(1, 'must name at least one scope (start, read, cancel, erase)')
+    .min(1, 'must name at least one scope (start, read, cancel, erase, review)')
     .default([...SCOPES]),
 });
 

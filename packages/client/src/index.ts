@@ -19,6 +19,8 @@ export type { PipelineClient, PipelineClientSettings, TemporalConfig } from './c
 export { connectClient } from './client/connect';
 export { getPipeline, pipelineWorkflowId, startPipeline, validatePipelineRequest } from './client/pipelines';
 export type { PipelineHandle, StartPipelineOptions } from './client/pipelines';
+export { submitReview } from './client/review';
+export type { SubmitReviewOptions } from './client/review';
 export type { PipelineStartRequest, SelfieInput, SelfieStore } from './client/selfie-bytes';
 export {
   listPipelinePage,
@@ -88,6 +90,16 @@ export type {
   StyleProgress,
   StyleStage,
 } from './contracts/pipeline-state';
+export { reviewDecisionsSchema, reviewOptionsSchema } from './contracts/review';
+export type {
+  ReviewAnswer,
+  ReviewDecision,
+  ReviewDecisions,
+  ReviewOutcome,
+  ReviewProgress,
+  ReviewRequestOptions,
+  StyleReview,
+} from './contracts/review';
 
 // The provider: typed client and its errors.
 export * from './provider';

@@ -28,6 +28,7 @@ interface RunOptions {
   subject?: string;
   requestId?: string;
   tenant: string;
+  review?: boolean;
   json?: boolean;
 }
 
@@ -44,6 +45,10 @@ export function registerRunCommand(program: Command): void {
     .option('--main-image <n>', 'position of the main training image among the selfies (1 = first)', '1')
     .option('--subject <id>', 'a name for the person, shown in the Temporal UI and in `list`')
     .option('--request-id <id>', 'idempotency key: the same id attaches to the same run')
+    .option(
+      '--review',
+      'hold the generated styles for review; decide with `avatar-pipeline review <id>` (deadline 72 h, then rejected)',
+    )
     .option('--json', 'print exactly one JSON document (the result) on stdout; progress goes to stderr')
     .addHelpText(
       'after',
@@ -118,6 +123,7 @@ async function inputFromFlags(options: RunOptions): Promise<PipelineRequest> {
     gender: genderFlag(options.gender),
     mainImageIndex: mainImageIndexFlag(options.mainImage),
     ...(options.subject ? { subjectId: options.subject } : {}),
+    ...(options.review ? { review: { required: true } } : {}),
   };
   validatePipelineRequest(request);
   return request;

@@ -114,7 +114,7 @@ describe('API_TENANTS_FILE', () => {
     expect(tenantSettingsOf(config, 'beta')).toEqual({
       fairnessWeight: 1,
       campaignPriorityCeiling: 3,
-      scopes: ['start', 'read', 'cancel', 'erase'],
+      scopes: ['start', 'read', 'cancel', 'erase', 'review'],
     });
     expect(tenantSettingsOf(config, 'unnamed')).toEqual(DEFAULT_TENANT_SETTINGS);
     // Inherited object keys are no tenants.

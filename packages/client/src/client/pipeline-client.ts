@@ -1,4 +1,6 @@
 import type { Client } from '@temporalio/client';
+import type { ReviewAnswer, ReviewDecisions } from '../contracts/review';
+import { submitReview, type SubmitReviewOptions } from './review';
 import {
   loadStarterSettings,
   parseStarterEnv,
@@ -116,6 +118,16 @@ export interface PipelineClient {
    * run's result lists every style. RetryRefusedError when there is nothing to retry.
    */
   retry(workflowId: string, options?: { requestId?: string }): Promise<PipelineHandle>;
+  /**
+   * A reviewer's decisions on a run that asked for review: `{ decisions: [{ styleId, decision }] }`
+   * (`approve`, `reject`, `regenerate`; `avatarId` for one avatar). An InputError names each
+   * decision it refuses (`decisions.0.styleId`), and then none is taken.
+   */
+  review(
+    workflowId: string,
+    request: ReviewDecisions,
+    options?: Partial<SubmitReviewOptions>,
+  ): Promise<ReviewAnswer>;
   /** Every change of a run's progress (queried each second by default), then its result or error (see followProgress). */
   follow(
     workflowId: string,
@@ -201,6 +213,8 @@ export async function createPipelineClient(
         temporal,
         (await startRetry(temporal, providerClient(), workflowId, runOptions(options.requestId))).workflowId,
       ),
+    review: (workflowId, request, options = {}) =>
+      submitReview(temporal, workflowId, request, { reviewer: { via: 'client' }, ...options }),
     follow: (workflowId, options) => followProgress(temporal, workflowId, options),
     get models() {
       return new ProviderCatalog(providerClient());

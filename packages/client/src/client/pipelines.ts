@@ -20,6 +20,8 @@ import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { InputError } from '../errors';
 import { runResult } from './pipeline-failed';
 import { checkSelfiesBeforeStart, runChecksOf } from './selfie-check';
+import type { ReviewAnswer, ReviewDecisions } from '../contracts/review';
+import { submitReview, type SubmitReviewOptions } from './review';
 
 export interface StartPipelineOptions extends StartOptions {
   /** The workflow id, when the caller needs it before the start (the API claims uploads for it); by default from requestId. */
@@ -34,6 +36,8 @@ export interface PipelineHandle {
   progress(): Promise<PipelineProgress>;
   /** Waits for the end; throws a PipelineFailedError (a WorkflowFailedError) saying why when the run did not complete. */
   result(): Promise<PipelineResult>;
+  /** Sends a reviewer's decisions (a run started with `review: { required: true }`); see submitReview. */
+  review(request: ReviewDecisions, options: SubmitReviewOptions): Promise<ReviewAnswer>;
   /** Asks the pipeline to stop; it cancels its styles and ends as cancelled. */
   cancel(): Promise<void>;
   /** Temporal's state of the run: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, ... */
@@ -124,14 +128,15 @@ function pipelineDescription(input: PipelineInput): { summary: string; details: 
 }
 
 export function getPipeline(client: Client, workflowId: string): PipelineHandle {
-  return wrap(client.workflow.getHandle<AvatarPipelineWorkflow>(workflowId));
+  return wrap(client, client.workflow.getHandle<AvatarPipelineWorkflow>(workflowId));
 }
 
-function wrap(handle: WorkflowHandle<AvatarPipelineWorkflow>): PipelineHandle {
+function wrap(client: Client, handle: WorkflowHandle<AvatarPipelineWorkflow>): PipelineHandle {
   return {
     workflowId: handle.workflowId,
     progress: () => handle.query(progressQuery),
     result: () => runResult(handle.workflowId, handle.result()),
+    review: (request, options) => submitReview(client, handle.workflowId, request, options),
     cancel: () => handle.cancel().then(() => undefined),
     status: () => handle.describe().then((d) => d.status.name),
     raw: handle,

@@ -57,6 +57,7 @@ export const generationInputSchema = z.strictObject({
   subjectId: subjectIdSchema.optional(),
   generationDeadlineMs: deadlineMsSchema.default(60 * 60 * 1000),
   polling: pollingOptionsSchema.default(pollingOptionsSchema.parse({})),
+  review: pipelineInputSchema.shape.review,
   /**
    * Set on a retry: the run retried and the styles it already has DONE, which are not generated
    * again and appear in this run's result as they were.

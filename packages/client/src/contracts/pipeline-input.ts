@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { genderSchema, stylesSchema } from '../provider/request-schemas';
 import { eventFilterSchema } from './webhook-events';
+import { reviewOptionsSchema } from './review';
 import type { PollingBounds } from './polling-bounds';
 import type { RunChecks } from './quality-checks';
 import { MAX_DEADLINE_MS, MAX_POLL_INTERVAL_MS, MAX_SELFIES, MAX_STYLES } from './limits';
@@ -99,6 +100,8 @@ export const pipelineInputSchema = z
     callbackUrl: callbackUrlSchema.optional(),
     /** The events callbackUrl receives (names, `<group>.*`, `*`); by default the run's end. */
     callbackEvents: eventFilterSchema.optional(),
+    /** Hold the generated styles for a person's decisions before they end in the result (contracts/review.ts). */
+    review: reviewOptionsSchema.optional(),
   })
   .refine((input) => input.mainImageIndex < input.images.length, {
     path: ['mainImageIndex'],

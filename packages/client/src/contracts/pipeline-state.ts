@@ -4,14 +4,17 @@
  */
 import type { OrderStatus } from '../provider/status';
 import type { AvatarCheck } from './quality-checks';
+import type { ReviewOutcome, ReviewProgress } from './review';
 
-/** A pipeline's stages in the order a run passes them; the last three end it. */
+/** A pipeline's stages in the order a run passes them (awaiting-review only when asked for); the last three end it. */
 export const PIPELINE_STAGES = [
   'creating-model',
   'uploading-selfies',
   'selecting-main-image',
   'training',
   'generating',
+  /** Generated; waits for a reviewer's decisions (a run started with review required). */
+  'awaiting-review',
   'done',
   'failed',
   'cancelled',
@@ -69,6 +72,8 @@ export interface PipelineProgress {
   uploads: { done: number; total: number };
   training: { providerStatus?: OrderStatus; progress?: number; polls: number };
   styles: StyleProgress[];
+  /** The review gate, when the run asked for review. */
+  review?: ReviewProgress;
   error?: string;
 }
 
@@ -109,4 +114,6 @@ export interface PipelineResult {
   /** DONE when every style succeeded, PARTIAL when at least one did. */
   status: 'DONE' | 'PARTIAL';
   generations: GenerationResult[];
+  /** What review decided, when the run asked for review; `generations` then hold approved work only. */
+  review?: ReviewOutcome;
 }

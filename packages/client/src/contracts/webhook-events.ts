@@ -8,6 +8,7 @@
  * deliveries to one endpoint keep that order (a later event waits while an earlier one is retried).
  */
 import { z } from 'zod';
+import { reviewDecisionSchema, reviewOutcomeSchema, reviewProgressSchema, styleReviewSchema } from './review';
 
 export const WEBHOOK_EVENT_TYPES = [
   'pipeline.started',
@@ -18,6 +19,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'pipeline.completed',
   'pipeline.failed',
   'pipeline.cancelled',
+  'review.requested',
+  'review.reminder',
+  'review.decided',
   'campaign.progress',
   'campaign.completed',
 ] as const;
@@ -70,6 +74,11 @@ const generationSchema = z.object({
   error: z.string().optional(),
 });
 
+/** A review's state in an event: each style's state and order, not its avatars' decisions. */
+const reviewSummarySchema = reviewProgressSchema.omit({ openedAt: true, styles: true }).extend({
+  styles: z.array(styleReviewSchema.pick({ styleId: true, state: true, orderId: true })),
+});
+
 const countsSchema = z.record(z.string(), z.number()).describe('Subjects by status');
 
 /** The `data` of each event type. */
@@ -106,10 +115,29 @@ export const WEBHOOK_EVENT_DATA = {
       modelId: z.number(),
       status: z.enum(['DONE', 'PARTIAL']),
       generations: z.array(generationSchema),
+      review: reviewOutcomeSchema
+        .optional()
+        .describe(
+          'What review decided (runs that asked for review); generations then hold approved work only',
+        ),
     }),
   }),
   'pipeline.failed': z.object({ ...runFields, error: errorSchema }),
   'pipeline.cancelled': z.object(runFields),
+  'review.requested': z.object({ ...runFields, review: reviewSummarySchema }),
+  'review.reminder': z.object({
+    ...runFields,
+    escalation: z
+      .boolean()
+      .describe('true once, at escalateAfterMs: time to hand the review to someone else'),
+    review: reviewSummarySchema,
+  }),
+  'review.decided': z.object({
+    ...runFields,
+    reviewer: z.string().describe('Who decided: `token:<name>`, `link:<id>`, `cli`, or `deadline`'),
+    decisions: z.array(reviewDecisionSchema),
+    review: reviewSummarySchema,
+  }),
   'campaign.progress': z.object({
     campaignId: z.string(),
     state: z.string(),

@@ -3,10 +3,11 @@
  * The workflows implement these; the client, API and CLI use them without importing workflow code.
  * The campaign's own signals, queries and updates are in contracts/campaign/definitions.ts.
  */
-import { defineQuery } from './message-definitions';
+import { defineQuery, defineUpdate } from './message-definitions';
 import type { GenerationWorkflowInput, TrainingResult, TrainingWorkflowInput } from './model-runs';
 import type { PipelineWorkflowInput } from './pipeline-input';
 import type { PipelineProgress, PipelineResult } from './pipeline-state';
+import type { ReviewAnswer, ReviewSubmission } from './review';
 
 export const WORKFLOW_TYPES = {
   pipeline: 'avatarPipeline',
@@ -42,3 +43,11 @@ export type AvatarGenerationWorkflow = (input: GenerationWorkflowInput) => Promi
 
 /** Live progress of a pipeline: stage, model, uploads, training and every style. Works after close too. */
 export const progressQuery = defineQuery<PipelineProgress>('progress');
+
+/**
+ * A reviewer's decisions on a run that asked for review (contracts/review.ts). The run's validator
+ * refuses decisions it cannot take with an ApplicationFailure of type REVIEW_REFUSED whose details
+ * hold `{ issues: [{ path, message }] }`, paths into the submission (`decisions.0.styleId`).
+ */
+export const reviewUpdate = defineUpdate<ReviewAnswer, [ReviewSubmission]>('review');
+export const REVIEW_REFUSED = 'ReviewRefused';
