@@ -32,6 +32,7 @@ import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { AppConfig } from '../src/config/load-config';
 import type { PipelineRequest } from '@avatar-pipeline/client/contracts/pipeline-input';
 import type { PipelineProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
+import type { ReviewDecision } from '@avatar-pipeline/client/contracts/review';
 import { findPackageRoot } from '../src/config/package-root';
 import { startDevServer } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
@@ -145,6 +146,30 @@ const SCENARIOS: Scenario[] = [
     request: { styles: [3, 5], gender: 1, subjectId: 'replay-checks', polling: POLLING },
     checks: true,
   },
+  {
+    name: 'review',
+    // Decided before the gate opens (style 3 approved, style 5 ordered again), then style 5's new
+    // order approved once it is under review.
+    simulator: {},
+    request: {
+      styles: [3, 5],
+      gender: 1,
+      subjectId: 'replay-review',
+      polling: POLLING,
+      review: { required: true },
+    },
+    drive: async (pipeline) => {
+      const by = { reviewer: { via: 'replay' } };
+      const decide = (decisions: ReviewDecision[]) => pipeline.review({ decisions }, by);
+      await decide([
+        { styleId: 3, decision: 'approve' },
+        { styleId: 5, decision: 'regenerate' },
+      ]);
+      await waitFor(pipeline, (p) => p.review?.styles.some((s) => s.styleId === 5 && s.state === 'awaiting'));
+      await decide([{ styleId: 5, decision: 'approve' }]);
+      await pipeline.result();
+    },
+  },
 ];
 
 /** The checks as the environment's defaults set them, one regeneration. */
@@ -154,8 +179,15 @@ async function cancelWhen(
   pipeline: PipelineHandle,
   ready: (progress: PipelineProgress) => boolean | undefined,
 ): Promise<void> {
-  while (!ready(await pipeline.progress())) await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitFor(pipeline, ready);
   await pipeline.cancel();
+}
+
+async function waitFor(
+  pipeline: PipelineHandle,
+  ready: (progress: PipelineProgress) => boolean | undefined,
+): Promise<void> {
+  while (!ready(await pipeline.progress())) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 async function main(): Promise<void> {

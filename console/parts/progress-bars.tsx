@@ -1,7 +1,7 @@
 import type { PipelineProgress } from '../api-types';
 import { styleName, type Style } from './style-choices';
 
-const AFTER_TRAINING = new Set(['generating', 'done']);
+const AFTER_TRAINING = new Set(['generating', 'awaiting-review', 'done']);
 
 /** Training and one bar per style, each a native progress element named after what it measures. */
 export function ProgressBars({

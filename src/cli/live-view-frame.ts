@@ -28,15 +28,19 @@ function percent(value: number | undefined): string {
   return value === undefined ? '' : `${Math.round(value)}%`;
 }
 
+function pastTraining(p: PipelineProgress): boolean {
+  return p.stage === 'generating' || p.stage === 'awaiting-review' || p.stage === 'done';
+}
+
 /** How far training is: the provider's figure while it runs, full once the pipeline moved past it. */
 function trainingFraction(p: PipelineProgress): number {
-  if (p.stage === 'generating' || p.stage === 'done') return 1;
+  if (pastTraining(p)) return 1;
   if (p.stage !== 'training') return 0;
   return (p.training.progress ?? 0) / 100;
 }
 
 function trainingNote(p: PipelineProgress): string {
-  if (p.stage === 'generating' || p.stage === 'done') return 'trained';
+  if (pastTraining(p)) return 'trained';
   if (p.stage !== 'training') return p.stage === 'failed' || p.stage === 'cancelled' ? p.stage : 'waiting';
   const status = p.training.providerStatus ?? 'starting';
   return [percent(p.training.progress), status].filter(Boolean).join(' ');

@@ -20,6 +20,7 @@ export const DOCUMENTED_FILES = [
   'docs/api.md',
   'docs/cli.md',
   'docs/campaigns.md',
+  'docs/review.md',
   'docs/operations.md',
   'docs/security.md',
   'docs/contracts.md',

@@ -144,6 +144,29 @@ describe('recorded pipeline and campaign histories', () => {
     ).toBeGreaterThan(0);
   });
 
+  test('cover the review gate: decisions before the gate, a style ordered again on a reviewer\u2019s word, then approved', () => {
+    const pipelines = recorded.filter((r) => r.file.endsWith('-review--pipeline.json'));
+    expect(pipelines.length).toBeGreaterThan(0);
+    for (const pipeline of pipelines) {
+      const events = pipeline.history.events ?? [];
+      const activities = events.flatMap(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+      );
+      expect({
+        file: pipeline.file,
+        ending: pipeline.ending,
+        // Styles 3 and 5, and style 5 again.
+        createGenerationOrder: activities.filter((a) => a === 'createGenerationOrder').length,
+        updatesAccepted: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length,
+      }).toEqual({
+        file: pipeline.file,
+        ending: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+        createGenerationOrder: 3,
+        updatesAccepted: 2,
+      });
+    }
+  });
+
   test('every one replays against the workflow bundle the worker runs', async () => {
     // Encrypted histories replay as an encrypting worker runs them: with the codec and the bundle
     // whose failure converter encodes messages.

@@ -128,6 +128,19 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       expect(cancel.status).toBe(403);
       expect(cancel.body?.error).toMatch(/lacks the "cancel" scope/);
       expect((await call('GET', '/v1/pipelines/viewer.run-v', VIEWER)).status).toBe(200);
+      const review = await call('POST', '/v1/pipelines/viewer.run-v/review', VIEWER, {
+        decisions: [{ styleId: 3, decision: 'approve' }],
+      });
+      expect(review.status).toBe(403);
+      expect(review.body?.error).toMatch(/lacks the "review" scope/);
+    });
+
+    test('a browser access token cannot decide on the run it opens: the answer for an unknown run', async () => {
+      const { token } = await grant('pipelines', 'acme.run-x');
+      const review = await call('POST', '/v1/pipelines/acme.run-x/review', token, {
+        decisions: [{ styleId: 3, decision: 'approve' }],
+      });
+      expect(review).toEqual({ status: 404, body: { error: 'No pipeline acme.run-x', issues: [] } });
     });
 
     test('tenant and bare tokens hold every scope when the file says nothing of them', async () => {
@@ -151,7 +164,7 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       expect(documented.sort()).toEqual(Object.keys(ROUTE_ACCESS).sort());
       for (const [p, methods] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/'))) {
         for (const operation of Object.values(methods)) {
-          expect(operation.description).toMatch(/Scope: `(start|read|cancel|erase)`/);
+          expect(operation.description).toMatch(/Scope: `(start|read|cancel|erase|review)`/);
           expect(Object.keys(operation.responses)).toContain('403');
         }
         void p;
