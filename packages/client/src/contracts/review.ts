@@ -44,24 +44,48 @@ const positiveId = (what: string) =>
     .int('must be an integer')
     .positive('must be positive');
 
-/** One decision: on a whole style, or (approve or reject) on one of its avatars. */
-export const reviewDecisionSchema = z
-  .strictObject({
-    styleId: positiveId('style'),
-    /** One avatar of the style; the style's other avatars stay as they are. */
-    avatarId: positiveId('avatar').optional(),
-    decision: z.enum(REVIEW_DECISIONS, { error: 'must be "approve", "reject" or "regenerate"' }),
-    /**
-     * The order the decision is about (the style's current one when absent). A repeated
-     * `regenerate` that names the order it replaced is recognised as the same decision.
-     */
-    orderId: positiveId('order').optional(),
-  })
-  .refine((d) => d.avatarId === undefined || d.decision !== 'regenerate', {
-    path: ['decision'],
-    message: 'regenerate applies to a whole style: leave avatarId out',
-  });
-export type ReviewDecision = z.output<typeof reviewDecisionSchema>;
+const decisionFields = {
+  styleId: positiveId('style'),
+  /**
+   * The order the decision is about (the style's current one when absent). A repeated
+   * `regenerate` that names the order it replaced is recognised as the same decision.
+   */
+  orderId: positiveId('order').optional(),
+};
+
+/**
+ * One decision: approve or reject a whole style or (with avatarId) one of its avatars, or
+ * regenerate a whole style. Told apart by `decision`, so the OpenAPI document says exactly which
+ * fields go with which.
+ */
+export const reviewDecisionSchema = z.discriminatedUnion(
+  'decision',
+  [
+    z.strictObject({
+      ...decisionFields,
+      /** One avatar of the style; the style's other avatars stay as they are. */
+      avatarId: positiveId('avatar').optional(),
+      decision: z.enum(['approve', 'reject']),
+    }),
+    z.strictObject(
+      { ...decisionFields, decision: z.literal('regenerate') },
+      {
+        error: (issue) =>
+          issue.code === 'unrecognized_keys' && issue.keys.includes('avatarId')
+            ? 'regenerate applies to a whole style: leave avatarId out'
+            : undefined,
+      },
+    ),
+  ],
+  { error: 'must be "approve", "reject" or "regenerate"' },
+);
+/** A decision as workflows and reviewers handle it (what reviewDecisionSchema lets through). */
+export interface ReviewDecision {
+  styleId: number;
+  avatarId?: number;
+  decision: ReviewDecisionKind;
+  orderId?: number;
+}
 
 export const reviewDecisionsSchema = z.strictObject({
   decisions: z
@@ -69,7 +93,9 @@ export const reviewDecisionsSchema = z.strictObject({
     .min(1, 'must hold at least one decision')
     .max(MAX_STYLES * 20, `must hold at most ${MAX_STYLES * 20} decisions`),
 });
-export type ReviewDecisions = z.output<typeof reviewDecisionsSchema>;
+export interface ReviewDecisions {
+  decisions: ReviewDecision[];
+}
 
 /** Who sent decisions, for the audit: a token's or link's name, never its secret. */
 export interface Reviewer {
