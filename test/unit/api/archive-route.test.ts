@@ -89,7 +89,7 @@ describe('GET /archive/{token} on the API server', () => {
       await app.close();
       rmSync(root, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   it('documents the route in OpenAPI: an image on 200, 404 for any link it did not make, 400 for a broken path', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'archive-openapi-'));
