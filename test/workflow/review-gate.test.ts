@@ -53,6 +53,25 @@ describe('the review gate on the time-skipping server', () => {
     await env.teardown();
   });
 
+  /** Selfies, a simulator on the skipped clock (10 min trainings, 2 min generations) and a worker on a fresh queue. */
+  async function singleRun(selfieCount: number, name: string) {
+    const selfies = await writeSelfies(selfieCount);
+    await clock.sync();
+    sim = await startSimulator({
+      progression: { mode: 'wall', trainingMs: 10 * MINUTE, generationMs: 2 * MINUTE },
+      clock: clock.now,
+    });
+    const taskQueue = uniqueName(name);
+    const workers = await createTestWorker({
+      connection: env.nativeConnection,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+      interceptors: clock.interceptors,
+    });
+    return { selfies, taskQueue, workers };
+  }
+
   async function record(_req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
     arrivals.push({ event: JSON.parse(body) as WebhookEnvelope, at: await env.currentTimeMs() });
     res.writeHead(204).end();
@@ -187,20 +206,7 @@ describe('the review gate on the time-skipping server', () => {
   }, 300_000);
 
   test('a review left for its whole deadline rejects everything by default: the run fails as NothingApproved', async () => {
-    const selfies = await writeSelfies(2);
-    await clock.sync();
-    sim = await startSimulator({
-      progression: { mode: 'wall', trainingMs: 10 * MINUTE, generationMs: 2 * MINUTE },
-      clock: clock.now,
-    });
-    const taskQueue = uniqueName('review-deadline');
-    const workers = await createTestWorker({
-      connection: env.nativeConnection,
-      taskQueue,
-      providerUrl: sim.url,
-      imageRoots: [selfies.dir],
-      interceptors: clock.interceptors,
-    });
+    const { selfies, taskQueue, workers } = await singleRun(2, 'review-deadline');
     await workers.runUntil(async () => {
       const pipeline = await startPipeline(
         env.client,
@@ -221,20 +227,7 @@ describe('the review gate on the time-skipping server', () => {
   }, 300_000);
 
   test('a run started without review refuses decisions, saying so', async () => {
-    const selfies = await writeSelfies(1);
-    await clock.sync();
-    sim = await startSimulator({
-      progression: { mode: 'wall', trainingMs: 10 * MINUTE, generationMs: 2 * MINUTE },
-      clock: clock.now,
-    });
-    const taskQueue = uniqueName('no-review');
-    const workers = await createTestWorker({
-      connection: env.nativeConnection,
-      taskQueue,
-      providerUrl: sim.url,
-      imageRoots: [selfies.dir],
-      interceptors: clock.interceptors,
-    });
+    const { selfies, taskQueue, workers } = await singleRun(1, 'no-review');
     await workers.runUntil(async () => {
       const pipeline = await startPipeline(
         env.client,
