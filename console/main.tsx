@@ -7,6 +7,7 @@ import { GeneratePage } from './pages/generate-page';
 import { ModelsPage } from './pages/models-page';
 import { NewRunPage } from './pages/new-run-page';
 import { NotFoundPage } from './pages/not-found-page';
+import { ReviewPage } from './pages/review-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 import { SignInPage } from './pages/sign-in-page';
@@ -20,6 +21,7 @@ import { forgetSharedLink, forgetToken, savedSharedLink, savedToken, type Shared
 function Page({ route }: { route: Route }) {
   const [section = 'runs', id, action] = route.path;
   if (section === 'runs' && id) return <RunPage workflowId={id} />;
+  if (section === 'review' && id) return <ReviewPage workflowId={id} />;
   if (section === 'new') return <NewRunPage />;
   if (section === 'models' && id && action === 'generate')
     return <GeneratePage modelId={Number(id)} subjectId={route.query.get('subject') ?? undefined} />;
@@ -32,13 +34,14 @@ function Page({ route }: { route: Route }) {
 }
 
 /**
- * A tab opened from a shared link shows pages of the link's kind only (runs or campaigns),
- * read-only, with the link's token: its run or campaign, or, asked for another, the API's answer
+ * A tab opened from a shared link shows pages of the link's kind only (runs, campaigns or a
+ * review), with the link's token: its run or campaign, or, asked for another, the API's answer
  * for one it does not know.
  */
 function SharedPage({ route, link }: { route: Route; link: SharedLink }) {
   const [section, asked] = route.path;
   const id = section === link.section && asked ? asked : link.id;
+  if (link.section === 'review') return <ReviewPage workflowId={id} viaLink />;
   return link.section === 'runs' ? (
     <RunPage workflowId={id} readOnly />
   ) : (

@@ -6,9 +6,13 @@ const SHARED_LINK_KEY = 'avatar-console.shared-link';
 /** What a shared link opens: one run or one campaign. */
 export type SharedSection = 'runs' | 'campaigns';
 
-/** A shared link: a read-only browser access token for one run or one campaign. */
+/** What a link opens: a shared run or campaign (read-only), or a run's review page (a review link). */
+export type LinkSection = SharedSection | 'review';
+const LINK_SECTIONS: readonly string[] = ['runs', 'campaigns', 'review'] satisfies LinkSection[];
+
+/** A link's browser access token: read-only for one run or campaign, or a review link's for one run. */
 export interface SharedLink {
-  section: SharedSection;
+  section: LinkSection;
   id: string;
   token: string;
 }
@@ -28,7 +32,8 @@ export function forgetToken(): void {
 export function savedSharedLink(): SharedLink | undefined {
   try {
     const link = JSON.parse(sessionStorage.getItem(SHARED_LINK_KEY) ?? 'null') as Partial<SharedLink> | null;
-    return (link?.section === 'runs' || link?.section === 'campaigns') &&
+    return link?.section !== undefined &&
+      LINK_SECTIONS.includes(link.section) &&
       typeof link.id === 'string' &&
       typeof link.token === 'string'
       ? { section: link.section, id: link.id, token: link.token }

@@ -1,13 +1,14 @@
 import { href, routeOf } from './router';
-import { saveSharedLink, type SharedSection } from './session';
+import { saveSharedLink, type LinkSection, type SharedSection } from './session';
 
 /**
  * Shared links: `/console/#/runs/<workflowId>?access_token=<token>` for a run,
- * `/console/#/campaigns/<campaignId>?access_token=<token>` for a campaign. The token rides in the
+ * `/console/#/campaigns/<campaignId>?access_token=<token>` for a campaign, and review links (the
+ * API makes them) `/console/#/review/<workflowId>?access_token=<token>`. The token rides in the
  * fragment, which browsers never send to a server (no access log, no Referer holds it).
  */
 const PARAMETER = 'access_token';
-const SECTIONS: readonly SharedSection[] = ['runs', 'campaigns'];
+const SECTIONS: readonly LinkSection[] = ['runs', 'campaigns', 'review'];
 
 /** The link that opens one run or campaign read-only with a browser access token. */
 export function sharedLinkUrl(section: SharedSection, id: string, token: string): string {
@@ -31,4 +32,19 @@ export function takeSharedLinkFromUrl(): void {
     '',
     `${location.pathname}${location.search}${href(route.path, Object.fromEntries(route.query))}`,
   );
+}
+
+/**
+ * When a link's token stops working, as the token itself says (its payload is encoded, not
+ * encrypted; the API alone decides whether it is valid): for telling a reader their link expired.
+ */
+export function linkExpiry(token: string): Date | undefined {
+  try {
+    const payload = token.split('.')[1] ?? '';
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const { e } = JSON.parse(json) as { e?: unknown };
+    return typeof e === 'number' ? new Date(e * 1000) : undefined;
+  } catch {
+    return undefined;
+  }
 }

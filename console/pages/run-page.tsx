@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { callApi, messageOf } from '../api';
-import type { PipelineProgress, PipelineResult, PipelineStatus, RunStarted } from '../api-types';
-import { followStream, type StreamState } from '../event-stream';
+import type { PipelineResult, RunStarted } from '../api-types';
+import type { StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
 import { AvatarGallery, galleryOfProgress, galleryOfResult, useSteadyLinks } from '../parts/avatar-gallery';
 import { PageHeading } from '../parts/page-heading';
@@ -9,6 +9,7 @@ import { ProgressBars } from '../parts/progress-bars';
 import { ShareLink } from '../parts/share-link';
 import { styleName, useStyles } from '../parts/style-choices';
 import { href, navigate } from '../router';
+import { isOpen, useRunStatus } from '../run-status';
 
 const STREAM_WORDS: Record<StreamState, string> = {
   connecting: 'Connecting to live updates…',
@@ -25,50 +26,9 @@ const STREAM_WORDS: Record<StreamState, string> = {
  */
 export function RunPage({ workflowId, readOnly = false }: { workflowId: string; readOnly?: boolean }) {
   const { styles } = useStyles(!readOnly);
-  const [status, setStatus] = useState<PipelineStatus | undefined>();
-  const [progress, setProgress] = useState<PipelineProgress | undefined>();
-  const [stream, setStream] = useState<StreamState>('connecting');
-  const [error, setError] = useState('');
+  const { status, progress, stream, error, reload: load } = useRunStatus(workflowId);
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
-  const loads = useRef(0);
-
-  // Loads overlap (the page's first one, the stream's end, an action's): only the newest answer
-  // is shown, so a slow answer read while the run was running never hides its end.
-  const load = async () => {
-    const mine = ++loads.current;
-    try {
-      const answer = await callApi<PipelineStatus>('GET', `/v1/pipelines/${encodeURIComponent(workflowId)}`);
-      if (mine !== loads.current) return;
-      setStatus(answer);
-      if (answer.progress) setProgress(answer.progress);
-      setError('');
-    } catch (err) {
-      if (mine === loads.current) setError(messageOf(err));
-    }
-  };
-
-  useEffect(() => {
-    setStatus(undefined);
-    setProgress(undefined);
-    void load();
-    return followStream(
-      `/v1/pipelines/${encodeURIComponent(workflowId)}/events`,
-      (event) => {
-        if (event.event === 'progress') {
-          const data = JSON.parse(event.data) as { progress: PipelineProgress };
-          setProgress(data.progress);
-        }
-      },
-      (state, detail) => {
-        setStream(state);
-        // The stream ends after the run's result or error event, or at once (204) when the run
-        // ended before it connected: either way the status now carries the final state and the
-        // archived avatars' links.
-        if (state === 'ended' || (state === 'refused' && detail)) void load();
-      },
-    );
-  }, [workflowId]);
 
   const act = async (what: () => Promise<void>) => {
     setBusy(true);
@@ -108,7 +68,7 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
   const failedStyles = generations
     .filter((g) => g.status !== 'DONE')
     .map((g) => styleName(styles, g.styleId));
-  const ended = status !== undefined && status.state !== 'running';
+  const ended = status !== undefined && !isOpen(status.state);
   // Once retried, the run offers its retry (which can itself be retried), not a second one.
   const retriedBy = status?.retry;
   const canRetry =
@@ -149,10 +109,15 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
           {status.error && <Alert>{status.error.message}</Alert>}
           {!readOnly && (
             <div class="actions">
-              {status.state === 'running' && (
+              {isOpen(status.state) && (
                 <button type="button" onClick={cancel} disabled={busy}>
                   Cancel run
                 </button>
+              )}
+              {progress?.review && progress.review.state !== 'closed' && isOpen(status.state) && (
+                <a class="button" href={href(['review', workflowId])}>
+                  Review this run
+                </a>
               )}
               {canRetry && (
                 <button type="button" onClick={retry} disabled={busy}>

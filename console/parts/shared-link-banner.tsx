@@ -1,15 +1,24 @@
-import type { SharedSection } from '../session';
+import type { LinkSection } from '../session';
 
-const WHAT: Record<SharedSection, string> = { runs: 'one run', campaigns: 'one campaign' };
+const WHAT: Record<LinkSection, string> = {
+  runs: 'a link to one run: read only',
+  campaigns: 'a link to one campaign: read only',
+  review: 'a review link for one run: its review only',
+};
+const LEAVE: Record<LinkSection, string> = {
+  runs: 'Leave the shared run',
+  campaigns: 'Leave the shared campaign',
+  review: 'Leave the review',
+};
 
 /** The header of a tab that follows a shared link: no navigation, what the link allows, a way out. */
-export function SharedLinkBanner({ section, onLeave }: { section: SharedSection; onLeave: () => void }) {
+export function SharedLinkBanner({ section, onLeave }: { section: LinkSection; onLeave: () => void }) {
   return (
     <header class="top">
       <p class="brand">Avatar pipeline</p>
-      <p role="note">Signed in with a link to {WHAT[section]}: read only.</p>
+      <p role="note">Signed in with {WHAT[section]}.</p>
       <button type="button" class="quiet" onClick={onLeave}>
-        Leave the shared {section === 'runs' ? 'run' : 'campaign'}
+        {LEAVE[section]}
       </button>
     </header>
   );

@@ -4,11 +4,12 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
  * Browser access tokens: read-only, for one run, expiring. Self-contained and stateless, so any API
  * process with the same key verifies them and nothing is stored:
  *
- *   at1.<payload>.<mac>   payload = base64url(JSON { t: tenant, k: kind, r: run, e: expiry })
+ *   at1.<payload>.<mac>   payload = base64url(JSON { t: tenant, k: kind, r: run, e: expiry, a? })
  *                         mac     = base64url(HMAC-SHA256(key, "at1." + payload))
  *
  * `r` is a digest of the run's id, not the id: workflow ids are chosen by callers and may say who a
  * run is for, and the payload is only encoded, not encrypted. `e` is the expiry in Unix seconds.
+ * `a: "review"` marks a review link's token: it may also send decisions on its run's review.
  * The API's own tokens are never in it, nor anything about the person.
  */
 
@@ -20,6 +21,8 @@ export interface AccessGrant {
   kind: RunKind;
   runId: string;
   expiresAtMs: number;
+  /** A review link: the token may also decide on the run's review (POST …/review). */
+  review?: boolean;
 }
 
 /** What a verified token says; the run only as the digest `covers` compares with. */
@@ -28,10 +31,14 @@ export interface AccessClaims {
   kind: RunKind;
   runDigest: string;
   expiresAtMs: number;
+  review: boolean;
 }
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400;
+/** A review link lasts as long as a review's default deadline, and at most as long as the longest one. */
+export const DEFAULT_REVIEW_LINK_TTL_SECONDS = 72 * 3600;
+export const MAX_REVIEW_LINK_TTL_SECONDS = 7 * 86_400;
 
 const PREFIX = 'at1.';
 /** Longer than any token this module makes (a 40-character tenant, its JSON, two base64 parts). */
@@ -62,6 +69,7 @@ export class AccessTokenSigner {
           k: grant.kind,
           r: runDigestOf(grant.kind, grant.runId),
           e: expiry,
+          ...(grant.review ? { a: 'review' } : {}),
         }),
         'utf8',
       ),
@@ -93,11 +101,12 @@ export class AccessTokenSigner {
     } catch {
       return undefined;
     }
-    const { t, k, r, e } = (claims ?? {}) as Record<string, unknown>;
+    const { t, k, r, e, a } = (claims ?? {}) as Record<string, unknown>;
     if (typeof t !== 'string' || (k !== 'pipeline' && k !== 'campaign') || typeof r !== 'string')
       return undefined;
     if (typeof e !== 'number' || !Number.isFinite(e)) return undefined;
-    return { tenant: t, kind: k, runDigest: r, expiresAtMs: e * 1000 };
+    if (a !== undefined && a !== 'review') return undefined;
+    return { tenant: t, kind: k, runDigest: r, expiresAtMs: e * 1000, review: a === 'review' };
   }
 
   private mac(payload: string): string {

@@ -14,6 +14,7 @@ export type AuditAction =
   | 'pipeline.retry'
   | 'pipeline.access-token'
   | 'pipeline.review'
+  | 'pipeline.review-link'
   | 'training.start'
   | 'generation.start'
   | 'campaign.start'

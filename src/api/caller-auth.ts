@@ -69,11 +69,14 @@ function unknownToAccessToken(request: FastifyRequest, routeUrl: string): Error 
 const ACCESS_TOKEN_QUERY = 'access_token';
 const digestOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
+/** How a review link's decisions are named in answers and audit lines: its token's digest. */
+export const reviewerOfAccessToken = (token: string): string => `link:${digestOf(token)}`;
+
 /**
  * Identifies each request by its credential, once (the rate limit asks before the check does): an
  * API token (`Authorization: Bearer`, looked up in constant time over every token) is its tenant's
  * with the tenant's scopes; a browser access token (bearer or `?access_token=`) is its tenant's
- * with `read` only. An API token is never taken from the query: URLs end up in logs and histories.
+ * with `read` only (a review link's with `review` as well). An API token is never taken from the query: URLs end up in logs and histories.
  */
 export function callerIdentifier(options: Omit<CallerAuthOptions, 'refuse'>) {
   const indexOf = tokenIndex(options.credentials.map((c) => c.token));
@@ -92,12 +95,14 @@ export function callerIdentifier(options: Omit<CallerAuthOptions, 'refuse'>) {
     // An expired token is still identified: it is then answered like a run it does not cover.
     const claims = options.accessTokens.read(token);
     if (claims === undefined) return undefined;
-    // Read-only, and no more than the tenant's own tokens may do now.
-    const scopes = new Set<Scope>(tenantScopes(options, claims.tenant).has('read') ? ['read'] : []);
+    // Read-only (a review link may also decide), and no more than the tenant's own tokens may do now.
+    const tenantMay = tenantScopes(options, claims.tenant);
+    const granted: Scope[] = claims.review ? ['read', 'review'] : ['read'];
+    const scopes = new Set<Scope>(granted.filter((scope) => tenantMay.has(scope)));
     const { requestsPerMinute } = tenantSettingsOf(options, claims.tenant);
     return {
       caller: { tenant: claims.tenant, scopes },
-      credentialKey: `access:${digestOf(token)}`,
+      credentialKey: claims.review ? reviewerOfAccessToken(token) : `access:${digestOf(token)}`,
       rateBucket:
         requestsPerMinute === undefined ? `access-tokens:${claims.tenant}` : `tenant:${claims.tenant}`,
       ...(requestsPerMinute === undefined ? {} : { requestsPerMinute }),
@@ -154,6 +159,7 @@ export function installCallerAuth(
         const runId = String((request.params as { id?: unknown }).id ?? '');
         const applies =
           access.runToken !== undefined &&
+          (access.reviewLinkOnly !== true || identity.access.review) &&
           identity.access.expiresAtMs > Date.now() &&
           covers(identity.access, access.runToken, runId);
         if (!applies) throw unknownToAccessToken(request, route.url);
@@ -192,7 +198,7 @@ function documented(schema: FastifySchema | undefined, access: RouteAccess): Fas
   const response = { ...(docs.response as Record<string, unknown> | undefined) };
   response[403] ??= errorBodySchema.describe(`The token lacks the "${access.scope}" scope`);
   const needs = access.runToken
-    ? `Scope: \`${access.scope}\`. Also accepts a browser access token for this ${access.runToken} (bearer or \`?access_token=\`).`
+    ? `Scope: \`${access.scope}\`. Also accepts ${access.reviewLinkOnly ? 'the token of a review link (POST …/review-links)' : 'a browser access token'} for this ${access.runToken} (bearer or \`?access_token=\`).`
     : `Scope: \`${access.scope}\`.`;
   const described = {
     ...docs,

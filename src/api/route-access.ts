@@ -12,6 +12,8 @@ export interface RouteAccess {
    * not exist (caller-auth.ts).
    */
   runToken?: RunKind;
+  /** Only a review link's access token is accepted (access-tokens.ts, `a: "review"`); others as above. */
+  reviewLinkOnly?: boolean;
   /** Logged as an audit line (audit.ts) when the route answers 2xx. */
   audit?: AuditAction;
 }
@@ -29,7 +31,7 @@ const read = { scope: 'read' } as const;
  *   logs, and issue browser access tokens;
  * - cancel: cancel, retry, pause and resume runs and campaigns;
  * - erase: erase subjects;
- * - review: decide on the work of runs held for review.
+ * - review: decide on the work of runs held for review, and mint review links for them.
  */
 export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/pipelines': { scope: 'start', audit: 'pipeline.start' },
@@ -38,7 +40,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/pipelines/:id/events': { scope: 'read', runToken: 'pipeline' },
   'POST /v1/pipelines/:id/cancel': { scope: 'cancel', audit: 'pipeline.cancel' },
   'POST /v1/pipelines/:id/retry': { scope: 'cancel', audit: 'pipeline.retry' },
-  'POST /v1/pipelines/:id/review': { scope: 'review', audit: 'pipeline.review' },
+  'POST /v1/pipelines/:id/review': {
+    scope: 'review',
+    runToken: 'pipeline',
+    reviewLinkOnly: true,
+    audit: 'pipeline.review',
+  },
+  'POST /v1/pipelines/:id/review-links': { scope: 'review', audit: 'pipeline.review-link' },
   'POST /v1/pipelines/:id/access-tokens': { scope: 'read', audit: 'pipeline.access-token' },
   'GET /v1/styles': read,
   'GET /v1/models': read,

@@ -28,6 +28,7 @@ import { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH, openBlobStore, type StorageSetti
 import { registerAccessTokenRoutes } from './routes/access-tokens';
 import { registerArchiveRoute } from './routes/archive';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
+import { registerReviewLinkRoute } from './routes/review-links';
 import { registerReviewPipelineRoute } from './routes/review-pipeline';
 import { registerForgetSubjectRoute } from './routes/forget-subject';
 import { registerHealthRoutes } from './routes/health';
@@ -180,6 +181,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerPipelineEventsRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerReviewPipelineRoute(v1, ctx);
+      registerReviewLinkRoute(v1, ctx);
       registerStylesRoute(v1, ctx);
       registerProviderModelRoutes(v1, ctx);
       registerModelRunRoutes(v1, ctx);

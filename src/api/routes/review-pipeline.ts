@@ -17,7 +17,11 @@ import { linksSchema, pipelineIdParamsSchema } from '../response-schemas';
 const reviewAnswerSchema = z
   .object({
     workflowId: z.string(),
-    reviewer: z.string().describe('The credential that decided, as its digest (`token:…`); never the token'),
+    reviewer: z
+      .string()
+      .describe(
+        'The credential that decided, as its digest: `token:…` for an API token, `link:…` for a review link; never the token',
+      ),
     decided: z.array(z.string()).describe('The decisions this request took, in words (repeats left out)'),
     results: z.array(
       z.object({

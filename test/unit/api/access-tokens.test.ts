@@ -55,6 +55,24 @@ describe('browser access tokens', () => {
     expect(JSON.stringify(payload)).not.toContain('run-x');
   });
 
+  test('of a review link say so (`a`), and an ability they were not signed with is refused', () => {
+    const review = signer.mint({
+      tenant: 'acme',
+      kind: 'pipeline',
+      runId: 'run-x',
+      expiresAtMs: NOW + 60_000,
+      review: true,
+    });
+    expect(signer.verify(review.token, NOW)).toMatchObject({ review: true });
+    expect(signer.verify(token, NOW)).toMatchObject({ review: false });
+    const payload = JSON.parse(Buffer.from(review.token.split('.')[1]!, 'base64url').toString()) as object;
+    expect(Object.keys(payload).sort()).toEqual(['a', 'e', 'k', 'r', 't']);
+    // Signed, but with an ability this module does not know: not a token it made.
+    const unknownAbility = Buffer.from(JSON.stringify({ ...payload, a: 'admin' })).toString('base64url');
+    const mac = (signer as unknown as { mac(p: string): string }).mac(unknownAbility);
+    expect(signer.verify(`at1.${unknownAbility}.${mac}`, NOW)).toBeUndefined();
+  });
+
   test('are redacted from logged URLs', () => {
     expect(redactAccessToken(`/v1/pipelines/x?access_token=${token}`)).toBe(
       '/v1/pipelines/x?access_token=[redacted]',

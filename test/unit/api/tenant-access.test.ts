@@ -19,8 +19,22 @@ const VIEWER = 'viewer-token-0123456789abcd';
 const PLAIN = 'plain-token-0123456789abcdef';
 const SECRET = 'an-access-token-secret-of-32-characters!';
 
-/** Runs the fake Temporal knows, by id: their workflow type and tenant (AvatarTenant; none: started outside the package). */
-const RUNS: Record<string, { type: string; tenant?: string }> = {
+/** A run held at its review gate, as its progress query answers. */
+const REVIEW_PROGRESS = {
+  stage: 'awaiting-review',
+  uploads: { done: 2, total: 2 },
+  training: { polls: 3 },
+  styles: [{ styleId: 3, stage: 'done', orderId: 1006 }],
+  review: {
+    state: 'open',
+    onDeadline: 'reject',
+    styles: [{ styleId: 3, state: 'awaiting', orderId: 1006, avatars: [], regeneratedOrders: [] }],
+  },
+};
+
+/** Runs the fake Temporal knows, by id: their workflow type and tenant (AvatarTenant; none: started outside the package), and progress. */
+const RUNS: Record<string, { type: string; tenant?: string; progress?: unknown }> = {
+  'acme.run-review': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme', progress: REVIEW_PROGRESS },
   'acme.run-x': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
   'acme.run-y': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
   'acme.camp-1': { type: WORKFLOW_TYPES.campaign, tenant: 'acme' },
@@ -46,8 +60,13 @@ function fakeTemporal(): Client {
         ),
       };
     },
-    query: async () => undefined,
+    query: async () => RUNS[id]?.progress,
     cancel: async () => undefined,
+    // The review update, as a gate that takes every decision.
+    executeUpdate: async (_update: unknown, options: { args: [{ decisions: unknown[] }] }) => ({
+      results: options.args[0].decisions.map((_, index) => ({ index, effect: 'applied' })),
+      review: REVIEW_PROGRESS.review,
+    }),
   });
   return {
     workflow: { getHandle },
@@ -141,6 +160,75 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         decisions: [{ styleId: 3, decision: 'approve' }],
       });
       expect(review).toEqual({ status: 404, body: { error: 'No pipeline acme.run-x', issues: [] } });
+    });
+
+    test('a review link decides on its own run only, is audited as the link, and stops when it expires', async () => {
+      logged = '';
+      const minted = await call('POST', '/v1/pipelines/acme.run-review/review-links', ACME, {});
+      expect(minted.status).toBe(201);
+      const link = minted.body as { url: string; token: string; expiresAt: string; reviewer: string };
+      expect(link.url).toBe(
+        `${base}/console/#/review/acme.run-review?access_token=${encodeURIComponent(link.token)}`,
+      );
+      expect(link.reviewer).toMatch(/^link:[0-9a-f]{64}$/);
+      const ttl = Date.parse(link.expiresAt) - Date.now();
+      expect(ttl).toBeGreaterThan(72 * 3600_000 - 5_000);
+      expect(ttl).toBeLessThanOrEqual(72 * 3600_000);
+      const decisions = { decisions: [{ styleId: 3, decision: 'approve' }] };
+      const decided = await call('POST', '/v1/pipelines/acme.run-review/review', link.token, decisions);
+      expect(decided.status).toBe(200);
+      expect(decided.body).toMatchObject({ reviewer: link.reviewer, decided: ['approve style 3'] });
+      const audit = logged
+        .split('\n')
+        .filter((line) => line.includes('"audit":true'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(audit.map((line) => line.action)).toEqual(['pipeline.review-link', 'pipeline.review']);
+      expect(audit[0]).toMatchObject({
+        tenant: 'acme',
+        workflowId: 'acme.run-review',
+        reviewer: link.reviewer,
+      });
+      expect(audit[1]).toMatchObject({ reviewer: link.reviewer, decisions: ['approve style 3'] });
+      expect(logged).not.toContain(link.token);
+      // It reads its run, and nothing else: another run, another route, control.
+      expect((await call('GET', '/v1/pipelines/acme.run-review', link.token)).status).toBe(200);
+      for (const [method, url] of [
+        ['POST', '/v1/pipelines/acme.run-x/review'],
+        ['GET', '/v1/pipelines/acme.run-x'],
+        ['POST', '/v1/pipelines/acme.run-review/cancel'],
+        ['POST', '/v1/pipelines/acme.run-review/review-links'],
+      ] as const) {
+        const answer = await call(method, url, link.token, method === 'POST' ? decisions : undefined);
+        expect({ url, status: answer.status }).toEqual({ url, status: 404 });
+      }
+      const expired = new AccessTokenSigner(SECRET).mint({
+        tenant: 'acme',
+        kind: 'pipeline',
+        runId: 'acme.run-review',
+        expiresAtMs: Date.now() - 1000,
+        review: true,
+      }).token;
+      expect(await call('POST', '/v1/pipelines/acme.run-review/review', expired, decisions)).toEqual({
+        status: 404,
+        body: { error: 'No pipeline acme.run-review', issues: [] },
+      });
+    });
+
+    test('review links are minted only with the review scope, for a run under review', async () => {
+      const viewerLink = await call('POST', '/v1/pipelines/viewer.run-v/review-links', VIEWER);
+      expect(viewerLink.status).toBe(403);
+      const unreviewed = await call('POST', '/v1/pipelines/acme.run-x/review-links', ACME);
+      expect(unreviewed).toEqual({
+        status: 409,
+        body: { error: 'Pipeline acme.run-x was not started with review', issues: [] },
+      });
+      const unknown = await call('POST', '/v1/pipelines/acme.run-none/review-links', ACME);
+      expect(unknown.status).toBe(404);
+      const tooLong = await call('POST', '/v1/pipelines/acme.run-review/review-links', ACME, {
+        ttlSeconds: 7 * 86_400 + 1,
+      });
+      expect(tooLong.status).toBe(422);
+      expect(JSON.stringify(tooLong.body)).toContain('ttlSeconds');
     });
 
     test('tenant and bare tokens hold every scope when the file says nothing of them', async () => {
