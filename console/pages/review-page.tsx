@@ -131,8 +131,10 @@ function StyleUnderReview(props: {
   const { style, styles, disabled, decide } = props;
   const name = styleName(styles, style.styleId);
   const open = style.state === 'awaiting' || (style.state === 'pending' && style.kept === undefined);
-  // The avatars shown are the order under review's: a regenerated style's old ones are gone.
-  const avatars = style.state === 'awaiting' ? props.avatars : [];
+  // The avatars shown are the order under review's (a regenerated style's old ones are gone), with
+  // their decisions once taken.
+  const shown: readonly StyleReview['state'][] = ['awaiting', 'approved', 'rejected'];
+  const avatars = shown.includes(style.state) ? props.avatars : [];
   const decisionOf = (avatarId: number) => style.avatars.find((a) => a.avatarId === avatarId)?.decision;
   const onStyle = (decision: Decision, words: string) =>
     decide(
