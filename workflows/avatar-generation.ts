@@ -5,7 +5,12 @@ import { generationKind } from '../src/contracts/order-kinds';
 import type { GenerationResult, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { AvatarPageOrigin } from '../src/avatar-pages/avatar-page-origin';
 import { writes } from './activity-proxies';
-import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
+import {
+  failureOutcome,
+  outcomeOfResult,
+  reportAwaitingReview,
+  reportToCampaign,
+} from '../src/campaign/workflows/report';
 import { GenerationWatch } from './generation-watch';
 import { learnDurations } from './order-durations';
 import type { FinishBounds } from './polling';
@@ -140,7 +145,9 @@ export async function avatarGeneration(input: GenerationWorkflowInput): Promise<
     kept,
   });
   const webhooks = new RunWebhooks(input);
-  const gate = reviewGateOf(input.review, input.styles, tracker, webhooks);
+  const gate = reviewGateOf(input.review, input.styles, tracker, webhooks, () =>
+    reportAwaitingReview(input.campaignId),
+  );
   try {
     tracker.model(input.modelId);
     await webhooks.started(input.styles);

@@ -4,7 +4,12 @@ import { pollingWithin } from '@avatar-pipeline/client/contracts/polling-bounds'
 import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
-import { failureOutcome, outcomeOfResult, reportToCampaign } from '../src/campaign/workflows/report';
+import {
+  failureOutcome,
+  outcomeOfResult,
+  reportAwaitingReview,
+  reportToCampaign,
+} from '../src/campaign/workflows/report';
 import { PipelineTracker } from './pipeline-tracker';
 import { reviewGateOf } from './review-gate';
 import { RunWebhooks } from './run-webhooks';
@@ -29,7 +34,9 @@ export async function avatarPipeline(started: PipelineWorkflowInput): Promise<Pi
   });
   const webhooks = new RunWebhooks(input);
   // Decisions may come from the start on: one on a style not generated yet is kept for it.
-  const gate = reviewGateOf(input.review, input.styles, tracker, webhooks);
+  const gate = reviewGateOf(input.review, input.styles, tracker, webhooks, () =>
+    reportAwaitingReview(input.campaignId),
+  );
   let trained = false;
   try {
     await webhooks.started(input.styles);

@@ -52,6 +52,8 @@ export class ReviewGate {
     styleIds: number[],
     private readonly tracker: PipelineTracker,
     private readonly webhooks: RunWebhooks,
+    /** Told when the gate opens (a campaign's run tells its campaign, whose window moves on). */
+    private readonly opened: () => Promise<void>,
   ) {
     for (const styleId of styleIds) {
       this.styles.set(styleId, { styleId, state: 'pending', avatars: [], regeneratedOrders: [] });
@@ -91,6 +93,7 @@ export class ReviewGate {
     this.tracker.stage('awaiting-review');
     this.publish();
     await this.webhooks.reviewRequested(this.progress());
+    await this.opened();
     const deadlineAt = this.openedAt + this.options.deadlineMs;
     const escalateAt =
       this.options.escalateAfterMs !== undefined ? this.openedAt + this.options.escalateAfterMs : undefined;
@@ -364,8 +367,9 @@ export function reviewGateOf(
   styleIds: number[],
   tracker: PipelineTracker,
   webhooks: RunWebhooks,
+  opened: () => Promise<void>,
 ): ReviewGate | undefined {
-  if (review?.required) return new ReviewGate(review, styleIds, tracker, webhooks);
+  if (review?.required) return new ReviewGate(review, styleIds, tracker, webhooks, opened);
   const refuse = (): ReviewAnswer => ({
     results: [],
     review: { state: 'closed', onDeadline: 'reject', styles: [] },

@@ -4,6 +4,7 @@ import type { CampaignProgress, CampaignStatus } from '../api-types';
 import { followStream, type StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
 import { PageHeading } from '../parts/page-heading';
+import { CampaignReviews } from '../parts/campaign-reviews';
 import { ShareLink } from '../parts/share-link';
 import { sampleOf, ThroughputChart, type ThroughputSample } from '../parts/throughput-chart';
 
@@ -165,6 +166,13 @@ export function CampaignPage({ campaignId, readOnly = false }: { campaignId: str
           {!readOnly && <ShareLink section="campaigns" id={campaignId} />}
           <Alert kind="info">{notice}</Alert>
         </section>
+      )}
+      {progress?.awaitingReview && (
+        <CampaignReviews
+          campaignId={campaignId}
+          awaiting={progress.awaitingReview.count}
+          readOnly={readOnly}
+        />
       )}
       <section aria-labelledby="chart-heading">
         <h2 id="chart-heading">Throughput</h2>

@@ -22,6 +22,7 @@ export type AuditAction =
   | 'campaign.resume'
   | 'campaign.cancel'
   | 'campaign.retry'
+  | 'campaign.review'
   | 'campaign.access-token'
   | 'subject.erase'
   | 'webhook.add'
@@ -43,6 +44,8 @@ export interface AuditIds {
   /** A review's decisions (`<decision> style <id>[ avatar <id>]`) and the credential's digest that sent them. */
   decisions?: string[];
   reviewer?: string;
+  /** A campaign's batch review: the runs whose decisions were taken. */
+  reviewedRuns?: string[];
 }
 
 /** Writes audit lines at info level whatever LOG_LEVEL says: an audit trail is not optional. */
@@ -85,5 +88,10 @@ export function auditIdsOf(action: AuditAction, params: unknown, answer: unknown
   if (Array.isArray(body.decided))
     ids.decisions = body.decided.filter((d): d is string => typeof d === 'string');
   if (text(body.reviewer) !== undefined) ids.reviewer = text(body.reviewer);
+  if (action === 'campaign.review' && Array.isArray(body.results))
+    ids.reviewedRuns = body.results.flatMap((r) => {
+      const run = r as { workflowId?: unknown; effect?: unknown };
+      return run.effect === 'decided' && typeof run.workflowId === 'string' ? [run.workflowId] : [];
+    });
   return Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined)) as AuditIds;
 }

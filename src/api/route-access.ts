@@ -64,6 +64,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/campaigns/:id/resume': { scope: 'cancel', audit: 'campaign.resume' },
   'POST /v1/campaigns/:id/cancel': { scope: 'cancel', audit: 'campaign.cancel' },
   'POST /v1/campaigns/:id/retry': { scope: 'cancel', audit: 'campaign.retry' },
+  'POST /v1/campaigns/:id/reviews': { scope: 'review', audit: 'campaign.review' },
   'GET /v1/campaigns/:id/results.csv': { scope: 'read', runToken: 'campaign' },
   'GET /v1/campaigns/:id/results.jsonl': { scope: 'read', runToken: 'campaign' },
   'POST /v1/campaigns/:id/access-tokens': { scope: 'read', audit: 'campaign.access-token' },

@@ -130,7 +130,9 @@ test(
     expect(page.url()).not.toContain('access_token');
     expect(await page.getByRole('navigation', { name: 'Console' }).count()).toBe(0);
     await styleSection(12).getByRole('img').nth(1).waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      PHONE.width,
+    );
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     // Style 3, with the keyboard: the button takes the focus and Enter presses it.

@@ -39,7 +39,7 @@ const listQuerySchema = z.object({
   status: z
     .enum(PIPELINE_STATUS_FILTERS as [PipelineStatusFilter, ...PipelineStatusFilter[]])
     .optional()
-    .describe('Only runs in this state'),
+    .describe('Only runs in this state (awaiting-review: running, held at the review gate)'),
   kind: z
     .enum(PIPELINE_KINDS as [PipelineKind, ...PipelineKind[]])
     .optional()
@@ -150,7 +150,11 @@ function listItem(run: PipelineSummary, ctx: ApiContext): z.infer<typeof pipelin
     workflowId: run.workflowId,
     runId: run.runId,
     kind: run.kind,
-    state: stateOfStatus(run.status),
+    // As the run's status says it: a run held at its review gate is awaiting-review.
+    state:
+      run.status === 'RUNNING' && run.stage === 'awaiting-review'
+        ? 'awaiting-review'
+        : stateOfStatus(run.status),
     ...(run.stage ? { stage: run.stage } : {}),
     startedAt: run.startTime.toISOString(),
     ...(run.closeTime ? { closedAt: run.closeTime.toISOString() } : {}),

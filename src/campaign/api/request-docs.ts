@@ -33,6 +33,12 @@ export function campaignRequestBodyDocs() {
         .regex(/^(\d+|auto)$/)
         .optional()
         .describe('Subjects in flight at once: a whole number, or auto'),
+      review: z
+        .enum(['true', 'false'])
+        .optional()
+        .describe(
+          'Every subject\u2019s run waits for a person\u2019s decisions once generated, with the default deadline and reminders (JSON `options.review` sets them)',
+        ),
     }),
     { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' },
   );

@@ -50,6 +50,7 @@ import { providerOfTenant } from '../../api/provider-read';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { registerListCampaignsRoute } from './list-campaigns-route';
+import { registerCampaignReviewRoute } from './review-route';
 import { exportResults } from '../export-results';
 
 const MANIFEST_FIELD = 'manifest';
@@ -91,6 +92,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
   const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { store: ctx.store });
 
   registerListCampaignsRoute(app, ctx);
+  registerCampaignReviewRoute(app, ctx);
 
   api.route({
     method: 'POST',
@@ -99,7 +101,7 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
       summary: 'Start a campaign',
       description: [
         'JSON `{subjects: [...], options?, campaignId?, skipInvalid?}`, or multipart/form-data with the manifest',
-        '(CSV or JSONL) in the `manifest` field and optional fields campaignId, skipInvalid, maxInFlight.',
+        '(CSV or JSONL) in the `manifest` field and optional fields campaignId, skipInvalid, maxInFlight, review.',
         'The manifest is validated as a whole first: 422 lists every bad row (path `subjects.<index>.<field>`',
         'for JSON, `manifest.<line>.<field>` for a file), and nothing starts unless it is clean or skipInvalid.',
         'Selfie paths must be absolute (under the workers’ IMAGE_ROOTS) or URLs on IMAGE_URL_HOSTS.',
@@ -397,11 +399,14 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
   const maxInFlight = fields.get('maxInFlight');
   if (maxInFlight !== undefined && !/^(\d+|auto)$/.test(maxInFlight))
     issues.push({ path: 'maxInFlight', message: 'must be a whole number or auto' });
+  const review = fields.get('review');
+  if (review !== undefined && !/^(true|false)$/.test(review))
+    issues.push({ path: 'review', message: 'must be true or false' });
   for (const name of fields.keys()) {
     if ((OPERATOR_CAMPAIGN_OPTIONS as readonly string[]).includes(name))
       issues.push({ path: name, message: operatorSettingMessage(name as OperatorCampaignOption) });
-    else if (!['campaignId', 'skipInvalid', 'maxInFlight'].includes(name))
-      issues.push({ path: name, message: 'is not a campaign field (campaignId, skipInvalid, maxInFlight)' });
+    else if (!FORM_FIELDS.includes(name))
+      issues.push({ path: name, message: `is not a campaign field (${FORM_FIELDS.join(', ')})` });
   }
   if (issues.length > 0) throw ApiError.invalid(issues);
   return {
@@ -409,11 +414,21 @@ async function readManifestForm(request: FastifyRequest): Promise<ManifestForm> 
     read,
     ...(campaignId ? { campaignId } : {}),
     ...(skip === 'true' ? { skipInvalid: true } : {}),
-    ...(maxInFlight
-      ? { options: { maxInFlight: maxInFlight === 'auto' ? 'auto' : Number(maxInFlight) } }
+    ...(maxInFlight || review === 'true'
+      ? {
+          options: {
+            ...(maxInFlight
+              ? { maxInFlight: maxInFlight === 'auto' ? ('auto' as const) : Number(maxInFlight) }
+              : {}),
+            ...(review === 'true' ? { review: { required: true } } : {}),
+          },
+        }
       : {}),
   };
 }
+
+/** The multipart form's text fields besides the manifest file. */
+const FORM_FIELDS = ['campaignId', 'skipInvalid', 'maxInFlight', 'review'];
 
 function apiIssues(issues: ManifestIssue[], json: boolean, prefix: string) {
   return issues.map((issue) => {

@@ -59,6 +59,15 @@ export const campaignProgressSchema = answering<CampaignProgress>()(
         })
         .describe('The in-flight window now and why'),
       inFlight: z.array(z.string()).describe('Subjects running now (up to 50 listed)'),
+      awaitingReview: z
+        .object({
+          count: z.number(),
+          subjects: z.array(z.string()).describe('Up to 50 of them'),
+        })
+        .optional()
+        .describe(
+          'Campaigns with review: subjects whose runs wait for decisions (counted as running, outside the window)',
+        ),
       run: z.number().describe('Workflow runs so far (continue-as-new keeps each history small)'),
       startedAt: z.string(),
       elapsedMs: z.number(),

@@ -42,6 +42,7 @@ export interface CampaignCommandOptions {
   priority?: string;
   fairnessWeight?: string;
   results?: string;
+  review?: boolean;
 }
 
 /** Exit code of a process ended by Ctrl-C, by shell convention. */
@@ -69,6 +70,10 @@ export function registerCampaignCommand(program: Command): void {
     .option(
       '--fairness-weight <w>',
       "the tenant's share of the provider queue beside other tenants, 0.01 to 1000 (default 1); all of a tenant's campaigns share one",
+    )
+    .option(
+      '--review',
+      "hold every subject's generated styles for a person's decisions (`avatar-pipeline review`); the window goes on meanwhile",
     )
     .option(
       '--results <file>',
@@ -221,6 +226,7 @@ export function optionsFromFlags(
     ...(subjectsPerRun !== undefined ? { subjectsPerRun } : {}),
     ...(priorityKey !== undefined ? { priorityKey } : {}),
     ...(fairnessWeight !== undefined ? { fairnessWeight } : {}),
+    ...(options.review ? { review: { required: true } } : {}),
   };
 }
 

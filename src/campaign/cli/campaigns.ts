@@ -1,6 +1,7 @@
 import { openBlobStoreFromEnv } from '@avatar-pipeline/client/storage/env-blob-store';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { loadStarterSettings } from '@avatar-pipeline/client/config/starter-settings';
 import {
@@ -16,6 +17,7 @@ import { reportCampaignError } from './campaign-errors';
 import { printableJson, printableLines, writeLines } from '../../cli/printable';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { exportResults } from '../export-results';
+import { campaignReviews, type CampaignReviewsFlags } from './campaign-reviews';
 
 /** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */
 export function registerCampaignsCommand(program: Command): void {
@@ -115,6 +117,26 @@ export function registerCampaignsCommand(program: Command): void {
     );
 
   campaigns
+    .command('reviews <campaignId>')
+    .description("List the campaign's runs held for review, or decide on all of them at once")
+    .option('--approve-all', 'approve every style each listed run has under review')
+    .option('--reject-all', 'reject every style each listed run has under review')
+    .option('--limit <n>', 'at most this many runs (1-1000)', '100')
+    .option('--json', 'print one JSON document: the runs waiting, or each run\u2019s outcome')
+    .addOption(campaignTenant())
+    .addHelpText(
+      'after',
+      [
+        '',
+        'One run at a time: avatar-pipeline review <workflowId> --approve 3,7 --regenerate 12',
+        'Exit codes: 0 listed or every run decided, 2 a run refused (named on stderr) or bad flags, 1 Temporal unreachable.',
+      ].join('\n'),
+    )
+    .action((named: string, options: CampaignReviewsFlags) =>
+      withCampaign(named, options.tenant, (campaign, client) => campaignReviews(client, campaign, options)),
+    );
+
+  campaigns
     .command('summary <campaignId>')
     .description('Wait for the campaign to end and print its summary')
     .option('--json', 'print the summary as JSON')
@@ -139,7 +161,7 @@ function campaignTenant() {
 async function withCampaign(
   named: string,
   tenant: string,
-  body: (campaign: CampaignHandle) => Promise<number>,
+  body: (campaign: CampaignHandle, client: Client) => Promise<number>,
 ): Promise<void> {
   try {
     const settings = loadStarterSettings();
@@ -150,7 +172,7 @@ async function withCampaign(
     });
     try {
       const campaignId = await campaignWorkflowIdOf(client, tenant, named);
-      process.exitCode = await body(getCampaign(client, campaignId, { store }));
+      process.exitCode = await body(getCampaign(client, campaignId, { store }), client);
     } finally {
       store.close();
       await client.connection.close();

@@ -38,6 +38,7 @@ import {
   pauseCampaignUpdate,
   resumeCampaignUpdate,
   retryCampaignUpdate,
+  subjectAwaitingReviewSignal,
   subjectEndedSignal,
   subjectsErasedSignal,
 } from '@avatar-pipeline/client/contracts/campaign/definitions';
@@ -88,6 +89,12 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   /** Subjects running, by manifest index: their child workflow id and subject id. */
   const running = new Map<number, RunningChild>();
   const indexOfChild = new Map<string, number>();
+  /**
+   * Of those, the subjects held at their review gate: waiting for a person, not the provider, so
+   * outside the window (which starts others in their place) until their runs end.
+   */
+  const reviewing = new Set<number>(input.carried?.reviewing ?? []);
+  const inWindow = () => running.size - reviewing.size;
   // A child whose start is still pending when the run closes would never start: wait for them.
   const startsPending = new Set<number>();
   /** Erased subjects (by manifest index) this run may still meet: read before erasure, or running. */
@@ -120,11 +127,13 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     const entry = running.get(index);
     if (!entry) return;
     running.delete(index);
+    // A subject that left the window for its review counted as a completion for the window then.
+    const leftTheWindow = reviewing.delete(index);
     indexOfChild.delete(entry.workflowId);
     // An erased subject counts as cancelled, however their pipeline ended, and is named nowhere.
     if (erased.has(index)) ledger.finished(index, '', { status: 'CANCELLED' }, Date.now());
     else ledger.finished(index, entry.subjectId, outcome, Date.now());
-    window.ended();
+    if (!leftTheWindow) window.ended();
     changed();
   };
   const erasedRunning = () => [...erased].filter((index) => running.has(index));
@@ -141,6 +150,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   const progress = (): CampaignProgress => {
     const now = Date.now();
     const eta = ledger.etaMs(now);
+    const awaitingReview = [...reviewing].filter((index) => !erased.has(index));
     return {
       campaignId,
       state: state(),
@@ -152,6 +162,16 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
         .filter(([index]) => !erased.has(index))
         .slice(0, IN_FLIGHT_SHOWN)
         .map(([, r]) => r.subjectId),
+      ...(input.pipeline.review
+        ? {
+            awaitingReview: {
+              count: awaitingReview.length,
+              subjects: awaitingReview
+                .slice(0, IN_FLIGHT_SHOWN)
+                .map((index) => running.get(index)!.subjectId),
+            },
+          }
+        : {}),
       run: ledger.run,
       startedAt: new Date(ledger.startedAtMs).toISOString(),
       elapsedMs: now - ledger.startedAtMs,
@@ -173,6 +193,13 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
   setHandler(subjectEndedSignal, ({ workflowId, outcome }) => {
     const index = indexOfChild.get(workflowId);
     if (index !== undefined) ended(index, outcome);
+  });
+  setHandler(subjectAwaitingReviewSignal, ({ workflowId }) => {
+    const index = indexOfChild.get(workflowId);
+    if (index === undefined || reviewing.has(index)) return;
+    reviewing.add(index);
+    window.ended();
+    changed();
   });
   setHandler(subjectsErasedSignal, ({ indexes }) => {
     const names = new Set<string>();
@@ -262,16 +289,16 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
     ((ledger.hasWork() && startedThisRun >= input.subjectsPerRun) ||
       ((ledger.hasWork() || running.size > 0) &&
         (historyIsLong() || workflowInfo().targetWorkerDeploymentVersionChanged)));
-  const canStart = () => starting() && running.size < window.size && !wantsNewRun();
+  const canStart = () => starting() && inWindow() < window.size && !wantsNewRun();
   const finished = () => running.size === 0 && (ledger.cancelled || !ledger.hasWork());
 
   // The auto window samples the provider's signals while it is what limits the campaign: work is
   // waiting and the window is (nearly) full. Otherwise nothing is sampled, and history stays quiet.
   let sampling = true;
-  const windowLimits = () => starting() && running.size >= 0.9 * window.size;
+  const windowLimits = () => starting() && inWindow() >= 0.9 * window.size;
   const sampleWindow = async () => {
     await window.sample(
-      { inFlight: running.size, waiting: ledger.waiting() },
+      { inFlight: inWindow(), waiting: ledger.waiting() },
       {
         providerTaskQueue: input.pipeline.providerTaskQueue,
         workflowTaskQueue: input.pipeline.taskQueue ?? workflowInfo().taskQueue,
@@ -351,6 +378,7 @@ export async function avatarCampaign(input: CampaignInput): Promise<FinalLedger>
           carried: {
             ...ledger.carry(),
             running: [...running.entries()].map(([index, r]) => [index, r.workflowId, r.subjectId]),
+            ...(reviewing.size > 0 ? { reviewing: [...reviewing] } : {}),
             ...(erasedRunning().length > 0 ? { erased: erasedRunning() } : {}),
             ...(window.carry() ? { window: window.carry()! } : {}),
             feed: feed.carry(FEED_CARRIED),
@@ -460,6 +488,7 @@ async function startSubject(
     polling: input.pipeline.polling,
     providerTaskQueue: input.pipeline.providerTaskQueue,
     ...(input.pipeline.archiveAvatars ? { archiveAvatars: true } : {}),
+    ...(input.pipeline.review ? { review: input.pipeline.review } : {}),
   };
   if (subject.modelId !== undefined) {
     // A subject with a model checks its avatars against the face its subject's training recorded.

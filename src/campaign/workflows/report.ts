@@ -9,7 +9,10 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SubjectOutcome } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
-import { subjectEndedSignal } from '@avatar-pipeline/client/contracts/campaign/definitions';
+import {
+  subjectAwaitingReviewSignal,
+  subjectEndedSignal,
+} from '@avatar-pipeline/client/contracts/campaign/definitions';
 
 export { outcomeOfResult } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 
@@ -32,6 +35,23 @@ export async function reportToCampaign(
       error: err instanceof Error ? err.message : String(err),
     }),
   );
+}
+
+/**
+ * A campaign's pipeline tells the campaign that its review gate is open: it now waits for a person,
+ * and its place in the window is free for another subject. Lost, it costs only that place.
+ */
+export async function reportAwaitingReview(campaignId: string | undefined): Promise<void> {
+  if (!campaignId) return;
+  const { workflowId } = workflowInfo();
+  await getExternalWorkflowHandle(campaignId)
+    .signal(subjectAwaitingReviewSignal, { workflowId })
+    .catch((err: unknown) =>
+      log.warn('could not tell the campaign that the review gate is open', {
+        campaignId,
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
 }
 
 /** The subject's failure as the campaign reports it: the pipeline's own message (which quotes the provider). */

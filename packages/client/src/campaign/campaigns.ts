@@ -169,6 +169,7 @@ export async function startCampaign(
       ...(options.generationWorkflowType ? { generationWorkflowType: options.generationWorkflowType } : {}),
       ...(options.archiveAvatars ? { archiveAvatars: true } : {}),
       ...(checks ? { checks } : {}),
+      ...(settings.review?.required ? { review: settings.review } : {}),
     },
   };
   // Not created: the same id (and, as the store checked, the same subjects) was started before,

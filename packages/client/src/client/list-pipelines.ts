@@ -16,18 +16,22 @@ import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../contracts/workflow-ids';
 import { tenantClause } from './tenant-runs';
 import { InputError } from '../errors';
 
-/** Run states a listing can be narrowed to, as Temporal's visibility queries spell them. */
-const STATUS_QUERY_VALUES = {
-  running: 'Running',
-  completed: 'Completed',
-  failed: 'Failed',
-  cancelled: 'Canceled',
-  terminated: 'Terminated',
-  'timed-out': 'TimedOut',
-  'continued-as-new': 'ContinuedAsNew',
+/**
+ * Run states a listing can be narrowed to, as Temporal's visibility queries say them:
+ * `awaiting-review` is a running run held at its review gate (its PipelineStage).
+ */
+const STATUS_CLAUSES = {
+  running: "ExecutionStatus = 'Running'",
+  'awaiting-review': `ExecutionStatus = 'Running' AND ${PipelineStageAttribute.name} = 'awaiting-review'`,
+  completed: "ExecutionStatus = 'Completed'",
+  failed: "ExecutionStatus = 'Failed'",
+  cancelled: "ExecutionStatus = 'Canceled'",
+  terminated: "ExecutionStatus = 'Terminated'",
+  'timed-out': "ExecutionStatus = 'TimedOut'",
+  'continued-as-new': "ExecutionStatus = 'ContinuedAsNew'",
 } as const;
-export type PipelineStatusFilter = keyof typeof STATUS_QUERY_VALUES;
-export const PIPELINE_STATUS_FILTERS = Object.keys(STATUS_QUERY_VALUES) as PipelineStatusFilter[];
+export type PipelineStatusFilter = keyof typeof STATUS_CLAUSES;
+export const PIPELINE_STATUS_FILTERS = Object.keys(STATUS_CLAUSES) as PipelineStatusFilter[];
 
 /** What a run does, by its workflow type. */
 const KIND_WORKFLOW_TYPES = {
@@ -166,7 +170,7 @@ function visibilityQuery(client: Client, options: ParsedListOptions): string {
     tenantClause(options.tenant),
     `WorkflowType IN (${kinds.map((kind) => `'${KIND_WORKFLOW_TYPES[kind]}'`).join(', ')})`,
   ];
-  if (options.status) clauses.push(`ExecutionStatus = '${STATUS_QUERY_VALUES[options.status]}'`);
+  if (options.status) clauses.push(STATUS_CLAUSES[options.status]);
   if (options.subjectId !== undefined) {
     const codec = encryptionCodecOf(client.options.loadedDataConverter);
     const keys = codec ? codec.subjectTokens(options.subjectId) : [options.subjectId];

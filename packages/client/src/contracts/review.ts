@@ -166,3 +166,40 @@ export interface ReviewAnswer {
   results: { index: number; effect: 'applied' | 'kept' | 'repeated' }[];
   review: ReviewProgress;
 }
+
+/** How many runs one batch of a campaign's reviews may decide on. */
+export const MAX_REVIEWS_PER_BATCH = 100;
+
+const runIdField = z.string().min(1, 'must not be empty').max(300, 'must be at most 300 characters');
+
+/**
+ * Decisions for many of a campaign's runs at once: for each run, its decisions, or one decision
+ * (`approve` or `reject`) for every style it has under review.
+ */
+export const campaignReviewsSchema = z.strictObject({
+  reviews: z
+    .array(
+      z.union([
+        z.strictObject({ workflowId: runIdField, decisions: reviewDecisionsSchema.shape.decisions }),
+        z.strictObject({
+          workflowId: runIdField,
+          decision: z
+            .enum(['approve', 'reject'], { error: 'must be "approve" or "reject"' })
+            .describe('For every style of the run that awaits a decision, or waits for its avatars'),
+        }),
+      ]),
+    )
+    .min(1, 'must name at least one run')
+    .max(MAX_REVIEWS_PER_BATCH, `must name at most ${MAX_REVIEWS_PER_BATCH} runs`),
+});
+export type CampaignReviews = z.output<typeof campaignReviewsSchema>;
+
+/** What one run of a batch came to: its decisions taken, or refused with the fields named. */
+export interface CampaignReviewResult {
+  workflowId: string;
+  effect: 'decided' | 'refused';
+  /** Decisions taken now or kept (repeats left out). */
+  decided: number;
+  issues?: { path: string; message: string }[];
+  review?: ReviewProgress;
+}

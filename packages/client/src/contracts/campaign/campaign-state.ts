@@ -8,6 +8,7 @@ import type { PipelineResult } from '../pipeline-state';
 import type { ProgressFeedCarry } from '../progress-feed';
 import type { CampaignSubject } from './campaign';
 import type { AvatarCheck, RunChecks } from '../quality-checks';
+import type { ReviewOptions } from '../review';
 
 /**
  * The line an erased subject's line becomes in the stored manifest (packages/client/src/campaign/manifest-store.ts):
@@ -92,6 +93,8 @@ export interface CarriedLedger {
   erased?: number[];
   /** Subjects started by earlier runs and still running: [index, child workflow id, subject id]; they report their end to the current run. */
   running?: [number, string, string][];
+  /** Of those, the ones held at their review gate (manifest indexes): outside the window. */
+  reviewing?: number[];
   /** The auto window as the previous run left it. */
   window?: WindowState;
   /** The progress feed's count and latest snapshots, so a watcher's Last-Event-ID stays valid across runs. */
@@ -168,6 +171,8 @@ export interface CampaignInput {
     archiveAvatars?: boolean;
     /** SELFIE_CHECKS and AVATAR_CHECKS of the starter: each pipeline checks its subject's selfies before its first provider write, and every run its avatars. */
     checks?: RunChecks;
+    /** Every subject's run waits for a person's decisions once generated (review-gate.ts). */
+    review?: ReviewOptions;
   };
   carried?: CarriedLedger;
   /** Subjects to run again when a campaign that had ended is restarted (applied once, not carried). */
@@ -199,6 +204,11 @@ export interface CampaignProgress {
   window: CampaignWindowView;
   /** Subjects whose pipelines are running now. */
   inFlight: string[];
+  /**
+   * Subjects whose runs wait at their review gate (campaigns with review): counted in
+   * `counts.running`, but outside the window, which goes on starting others. Absent without review.
+   */
+  awaitingReview?: { count: number; subjects: string[] };
   /** Workflow runs so far (1 + times continued as new). */
   run: number;
   startedAt: string;

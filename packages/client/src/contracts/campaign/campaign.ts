@@ -112,6 +112,8 @@ export const campaignOptionsSchema = z.strictObject({
   trainingDeadlineMs: pipelineInputSchema.shape.trainingDeadlineMs,
   generationDeadlineMs: pipelineInputSchema.shape.generationDeadlineMs,
   polling: pipelineInputSchema.shape.polling,
+  /** Every subject's run waits for a person's decisions once generated, as a single run's `review`. */
+  review: pipelineInputSchema.shape.review,
 });
 export type CampaignOptions = z.input<typeof campaignOptionsSchema>;
 

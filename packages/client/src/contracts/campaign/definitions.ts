@@ -24,6 +24,14 @@ export type AvatarCampaignWorkflow = (input: CampaignInput) => Promise<FinalLedg
 export const subjectEndedSignal = defineSignal<[SubjectEnded]>('campaignSubjectEnded');
 
 /**
+ * Sent by a campaign's pipeline to the campaign when its review gate opens: from then on it waits
+ * for a person, not for the provider, and the campaign's window starts another subject in its place.
+ */
+export const subjectAwaitingReviewSignal = defineSignal<[{ workflowId: string }]>(
+  'campaignSubjectAwaitingReview',
+);
+
+/**
  * Sent by erasure (packages/client/src/erasure/forget-subject.ts) to a running campaign after it rewrote the
  * campaign's stored manifest: the campaign drops those subjects from the page it holds and from
  * its progress, never starts them, cancels their pipeline if it runs, and counts them cancelled.
