@@ -17,7 +17,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
+import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import { submitCampaignReviews } from '@avatar-pipeline/client/client/campaign-reviews';
+import { listPipelines } from '@avatar-pipeline/client/client/list-pipelines';
 import { openBlobStore } from '@avatar-pipeline/client/storage/open-blob-store';
 import { pipelineDataConverter } from '../src/codec/data-converter';
 import type { EncryptionConfig } from '@avatar-pipeline/client/codec/encryption-keys';
@@ -222,8 +224,11 @@ async function main(): Promise<void> {
         console.log(`campaign: ${(await recordCampaign(context)).join(', ')}`);
       }
       if (only.length === 0 || only.includes('campaign-encrypted')) {
-        const encrypted = await recordCampaign(context, REPLAY_ENCRYPTION);
+        const encrypted = await recordCampaign(context, { encryption: REPLAY_ENCRYPTION });
         console.log(`campaign-encrypted: ${encrypted.join(', ')}`);
+      }
+      if (only.length === 0 || only.includes('campaign-review')) {
+        console.log(`campaign-review: ${(await recordCampaign(context, { review: true })).join(', ')}`);
       }
     } finally {
       await connection.close();
@@ -335,14 +340,19 @@ async function recordModelRuns(context: RecordContext): Promise<string[]> {
  * A campaign of two subjects (one whose style ends in ERROR) through the same workers: the
  * campaign workflow, each subject's pipeline, and their styles and claims. With `encryption`,
  * payloads are encrypted with the throwaway replay key, and subject ids appear only as keyed hashes.
+ * With `review`, every subject's run waits at its gate (telling the campaign), and a reviewer
+ * approves each batch of waiting runs as it comes.
  */
-async function recordCampaign(context: RecordContext, encryption?: EncryptionConfig): Promise<string[]> {
+async function recordCampaign(
+  context: RecordContext,
+  { encryption, review = false }: { encryption?: EncryptionConfig; review?: boolean } = {},
+): Promise<string[]> {
   const sim = await startSimulator({
     progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 },
     avatarsPerOrder: 4,
     failStyles: [7],
   });
-  const name = encryption ? 'campaign-encrypted' : 'campaign';
+  const name = encryption ? 'campaign-encrypted' : review ? 'campaign-review' : 'campaign';
   const dataConverter = pipelineDataConverter(encryption);
   const client = dataConverter
     ? new Client({
@@ -381,15 +391,33 @@ async function recordCampaign(context: RecordContext, encryption?: EncryptionCon
           ...placementFrom({ taskQueue }),
           store: openBlobStore(config.storage!),
           campaignId: `replay-${name}`,
-          options: { maxInFlight: 2, polling: POLLING },
+          options: { maxInFlight: 2, polling: POLLING, ...(review ? { review: { required: true } } : {}) },
         },
       );
+      if (review) await approveAsTheyArrive(client, campaign);
       await campaign.result();
       return campaign.campaignId;
     });
     return await writeFamily(context, name, campaignId, 'campaign');
   } finally {
     await sim.stop();
+  }
+}
+
+/** A reviewer who approves every run of the campaign that waits at its gate, until the campaign ends. */
+async function approveAsTheyArrive(client: Client, campaign: CampaignHandle): Promise<void> {
+  let ended = false;
+  void campaign.result().finally(() => (ended = true));
+  while (!ended) {
+    const waiting = await listPipelines(client, {
+      campaignId: campaign.campaignId,
+      status: 'awaiting-review',
+    });
+    if (waiting.length > 0) {
+      const reviews = waiting.map(({ workflowId }) => ({ workflowId, decision: 'approve' as const }));
+      await submitCampaignReviews(client, campaign.campaignId, { reviews }, { reviewer: { via: 'replay' } });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

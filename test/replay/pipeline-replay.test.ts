@@ -84,6 +84,32 @@ describe('recorded pipeline and campaign histories', () => {
     expect(family.filter((r) => /--claim-model-\d+\.json$/.test(r.file))).toHaveLength(2);
   });
 
+  test('cover a campaign with review: each run tells the campaign its gate opened, and is approved', () => {
+    const campaigns = recorded.filter((r) => r.file.endsWith('-campaign-review--campaign.json'));
+    expect(campaigns.length).toBeGreaterThan(0);
+    for (const campaign of campaigns) {
+      const signals = (campaign.history.events ?? []).flatMap(
+        (e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [],
+      );
+      expect({ file: campaign.file, ending: campaign.ending, signals: signals.sort() }).toEqual({
+        file: campaign.file,
+        ending: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+        signals: [
+          'campaignSubjectAwaitingReview',
+          'campaignSubjectAwaitingReview',
+          'campaignSubjectEnded',
+          'campaignSubjectEnded',
+        ],
+      });
+    }
+    const label = campaigns[0]!.file.replace(/-campaign-review--campaign\.json$/, '');
+    const subjects = recorded.filter((r) => r.file.startsWith(`${label}-campaign-review--replay-c`));
+    expect(subjects.map((s) => s.ending)).toEqual([
+      'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+    ]);
+  });
+
   test('cover a lost create answer: the pipeline reconciles, filters the candidates and claims its own model', () => {
     const pipelines = recorded.filter((r) => r.file.endsWith('-lost-create--pipeline.json'));
     expect(pipelines.length).toBeGreaterThan(0);
