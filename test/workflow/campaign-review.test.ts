@@ -1,0 +1,149 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
+import { submitCampaignReviews } from '@avatar-pipeline/client/client/campaign-reviews';
+import { listPipelines } from '@avatar-pipeline/client/client/list-pipelines';
+import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { InputError } from '@avatar-pipeline/client/errors';
+import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';
+import { writeSelfies } from '../helpers/selfie-files';
+import { createDevServerEnv, makeScratchDir } from '../helpers/temporal-env';
+
+/** Waits until `check` passes, polling the campaign's progress. */
+async function until(
+  handle: CampaignHandle,
+  check: (p: Awaited<ReturnType<CampaignHandle['progress']>>) => boolean,
+  timeoutMs = 60_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const progress = await handle.progress();
+    if (check(progress)) return progress;
+    if (Date.now() > deadline) throw new Error(`timed out; last progress ${JSON.stringify(progress)}`);
+    await delay(100);
+  }
+}
+
+/*
+ * A campaign that requires review, on the dev server with real workers and the simulator: its
+ * subjects' runs wait at their gates for a person, and the campaign's window does not wait with
+ * them. With a window of one and nobody deciding, every subject still reaches its gate, one after
+ * another (a window that counted them would hold at the first); then one batch decides for all.
+ */
+describe('a campaign with review', () => {
+  let env: TestWorkflowEnvironment;
+  let sim: RunningSimulator;
+  let selfie: string;
+  let imageRoot: string;
+  let blobDir: string;
+
+  beforeAll(async () => {
+    env = await createDevServerEnv();
+    const selfies = await writeSelfies(1, 'campaign-review-selfies-');
+    selfie = selfies.files[0]!;
+    imageRoot = selfies.dir;
+    blobDir = await makeScratchDir('campaign-review');
+    sim = await startSimulator({
+      progression: { mode: 'wall', trainingMs: 150, generationMs: 150 },
+      avatarsPerOrder: 2,
+    });
+  });
+  afterAll(async () => {
+    await sim?.stop();
+    await env?.teardown();
+  });
+
+  test('subjects at their gates leave the window; one batch approves them all; refusals name their run', async () => {
+    const rig = await CampaignRig.create({
+      connection: env.nativeConnection,
+      client: env.client,
+      providerUrl: sim.url,
+      imageRoots: [imageRoot],
+      blobDir,
+    });
+    const summary = await rig.run(async () => {
+      const campaign = await rig.start(subjects(4, selfie, [3, 5]), {
+        options: { maxInFlight: 1, fixedWindow: true, polling: FAST_POLLING, review: { required: true } },
+      });
+      const waiting = await until(campaign, (p) => p.awaitingReview?.count === 4);
+      // Counted as running (their runs are open), the four of them, while the window holds one.
+      expect(waiting.counts).toMatchObject({ running: 4, pending: 0, done: 0 });
+      expect(waiting.window.size).toBe(1);
+      expect([...waiting.awaitingReview!.subjects].sort()).toEqual(['u1', 'u2', 'u3', 'u4']);
+      expect(sim.stats().totals).toMatchObject({ modelsCreated: 4, generationOrdersCreated: 8 });
+
+      // The listing names them (the visibility store catches up with the PipelineStage soon after).
+      let listed: Awaited<ReturnType<typeof listPipelines>> = [];
+      for (let i = 0; i < 100 && listed.length < 4; i++) {
+        listed = await listPipelines(env.client, {
+          campaignId: campaign.campaignId,
+          status: 'awaiting-review',
+        });
+        if (listed.length < 4) await delay(100);
+      }
+      expect(listed.map((run) => run.subjectId).sort()).toEqual(['u1', 'u2', 'u3', 'u4']);
+
+      // A malformed batch decides nothing.
+      await expect(
+        submitCampaignReviews(
+          env.client,
+          campaign.campaignId,
+          { reviews: [{ workflowId: listed[0]!.workflowId, decision: 'regenerate' }] },
+          { reviewer: { via: 'test' } },
+        ),
+      ).rejects.toThrow(InputError);
+
+      // One batch: three whole runs approved, one run's decisions refused (a style it does not
+      // have), and a run of no campaign named. Each is answered on its own.
+      const outsider = await startPipeline(
+        env.client,
+        { images: [selfie], styles: [3], gender: 1, polling: FAST_POLLING },
+        rig.placement,
+      );
+      const [first, second, third, fourth] = listed;
+      const results = await submitCampaignReviews(
+        env.client,
+        campaign.campaignId,
+        {
+          reviews: [
+            { workflowId: first!.workflowId, decision: 'approve' },
+            { workflowId: second!.workflowId, decision: 'approve' },
+            { workflowId: third!.workflowId, decisions: [{ styleId: 9, decision: 'approve' }] },
+            { workflowId: outsider.workflowId, decision: 'approve' },
+            { workflowId: fourth!.workflowId, decision: 'approve' },
+          ],
+        },
+        { reviewer: { via: 'test' }, requestId: 'batch-1' },
+      );
+      expect(results.map((r) => [r.effect, r.decided, r.issues?.[0]?.path])).toEqual([
+        ['decided', 2, undefined],
+        ['decided', 2, undefined],
+        ['refused', 0, 'reviews.2.decisions.0.styleId'],
+        ['refused', 0, 'reviews.3.workflowId'],
+        ['decided', 2, undefined],
+      ]);
+      await outsider.result();
+      // The same batch again decides nothing twice: those runs have nothing left to decide.
+      const again = await submitCampaignReviews(
+        env.client,
+        campaign.campaignId,
+        { reviews: [{ workflowId: first!.workflowId, decision: 'approve' }] },
+        { reviewer: { via: 'test' } },
+      );
+      expect(again[0]).toMatchObject({ effect: 'refused', decided: 0 });
+      expect(again[0]!.issues![0]!.message).toMatch(/already ended|nothing of this run awaits a decision/);
+      await until(campaign, (p) => p.awaitingReview?.count === 1 && p.counts.done === 3);
+      await submitCampaignReviews(
+        env.client,
+        campaign.campaignId,
+        { reviews: [{ workflowId: third!.workflowId, decision: 'reject' }] },
+        { reviewer: { via: 'test' } },
+      );
+      return campaign.result();
+    });
+    expect(summary).toMatchObject({ total: 4, succeeded: 3, failed: 1, cancelled: 0, status: 'COMPLETED' });
+    // Approval changes no order: two styles each, ordered once.
+    expect(sim.stats().totals).toMatchObject({ modelsCreated: 5, generationOrdersCreated: 9 });
+  });
+});
