@@ -572,6 +572,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/campaigns/{id}/results.jsonl',
       '/v1/campaigns/{id}/resume',
       '/v1/campaigns/{id}/retry',
+      '/v1/campaigns/{id}/reviews',
       '/v1/campaigns/{id}/summary',
       '/v1/models',
       '/v1/models/{modelId}',

@@ -40,7 +40,8 @@ export function describeCampaignProgress(p: CampaignProgress): string {
   const c = p.counts;
   return (
     `state=${p.state} done=${c.done} partial=${c.partial} failed=${c.failed} cancelled=${c.cancelled} ` +
-    `running=${c.running} window=${p.window.size} (${p.window.reason}) pending=${c.pending} total=${p.total} rate=${p.throughputPerMinute.toFixed(1)}/min ` +
+    `running=${c.running}${p.awaitingReview ? ` awaiting-review=${p.awaitingReview.count}` : ''} ` +
+    `window=${p.window.size} (${p.window.reason}) pending=${c.pending} total=${p.total} rate=${p.throughputPerMinute.toFixed(1)}/min ` +
     `eta=${formatEta(p.etaMs)}`
   );
 }
