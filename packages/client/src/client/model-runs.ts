@@ -156,6 +156,7 @@ export async function startRetry(
     gender: found.model.gender,
     ...(plan.subjectId ? { subjectId: plan.subjectId } : {}),
     retry: { of: retriedId, kept: plan.kept },
+    ...(plan.reviewed ? { review: { required: true } } : {}),
   });
   await checkGenerationTarget(provider, input);
   const trainedBy = await trainerOfModel(client, options.tenant ?? DEFAULT_TENANT, plan.modelId);

@@ -55,6 +55,8 @@ export interface RetryPlan {
   styles: number[];
   /** Styles that ended DONE, with their avatars: kept as they are. */
   kept: GenerationResult[];
+  /** The run was held for review: its retry is too (review's default deadline and reminders). */
+  reviewed: boolean;
 }
 
 /** The run cannot be retried as it stands (still running, nothing failed, failed in training, …). */
@@ -85,7 +87,7 @@ export async function planRetry(client: Client, tenant: string, workflowId: stri
   if (status === 'RUNNING') {
     throw new RetryRefusedError(workflowId, 'is still running: retry it once it has ended');
   }
-  let ended: Pick<PipelineResult, 'modelId' | 'generations' | 'subjectId'>;
+  let ended: Pick<PipelineResult, 'modelId' | 'generations' | 'subjectId' | 'review'>;
   try {
     ended = (await handle.result()) as PipelineResult;
   } catch (err) {
@@ -104,6 +106,7 @@ export async function planRetry(client: Client, tenant: string, workflowId: stri
     ...(ended.subjectId ? { subjectId: ended.subjectId } : {}),
     styles,
     kept,
+    reviewed: ended.review !== undefined,
   };
 }
 

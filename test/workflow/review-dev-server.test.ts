@@ -3,7 +3,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { submitCampaignReviews } from '@avatar-pipeline/client/client/campaign-reviews';
 import { listPipelines } from '@avatar-pipeline/client/client/list-pipelines';
-import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { startRetry } from '@avatar-pipeline/client/client/model-runs';
+import { getPipeline, startPipeline } from '@avatar-pipeline/client/client/pipelines';
+import { submitReview } from '@avatar-pipeline/client/client/review';
+import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';
@@ -26,12 +29,14 @@ async function until(
 }
 
 /*
- * A campaign that requires review, on the dev server with real workers and the simulator: its
- * subjects' runs wait at their gates for a person, and the campaign's window does not wait with
- * them. With a window of one and nobody deciding, every subject still reaches its gate, one after
- * another (a window that counted them would hold at the first); then one batch decides for all.
+ * Review where the visibility store is needed (the time-skipping server has none), on the dev
+ * server with real workers and the simulator. A campaign that requires review: its subjects' runs
+ * wait at their gates for a person, and the campaign's window does not wait with them. With a
+ * window of one and nobody deciding, every subject still reaches its gate, one after another (a
+ * window that counted them would hold at the first); then one batch decides for all. And a retry
+ * of a reviewed run (which looks its model's trainer up in the listing) is reviewed too.
  */
-describe('a campaign with review', () => {
+describe('review on the dev server', () => {
   let env: TestWorkflowEnvironment;
   let sim: RunningSimulator;
   let selfie: string;
@@ -47,6 +52,7 @@ describe('a campaign with review', () => {
     sim = await startSimulator({
       progression: { mode: 'wall', trainingMs: 150, generationMs: 150 },
       avatarsPerOrder: 2,
+      failStyles: [19],
     });
   });
   afterAll(async () => {
@@ -54,14 +60,17 @@ describe('a campaign with review', () => {
     await env?.teardown();
   });
 
-  test('subjects at their gates leave the window; one batch approves them all; refusals name their run', async () => {
-    const rig = await CampaignRig.create({
+  const newRig = () =>
+    CampaignRig.create({
       connection: env.nativeConnection,
       client: env.client,
       providerUrl: sim.url,
       imageRoots: [imageRoot],
       blobDir,
     });
+
+  test('a campaign: subjects at their gates leave the window; one batch approves them all; refusals name their run', async () => {
+    const rig = await newRig();
     const summary = await rig.run(async () => {
       const campaign = await rig.start(subjects(4, selfie, [3, 5]), {
         options: { maxInFlight: 1, fixedWindow: true, polling: FAST_POLLING, review: { required: true } },
@@ -145,5 +154,40 @@ describe('a campaign with review', () => {
     expect(summary).toMatchObject({ total: 4, succeeded: 3, failed: 1, cancelled: 0, status: 'COMPLETED' });
     // Approval changes no order: two styles each, ordered once.
     expect(sim.stats().totals).toMatchObject({ modelsCreated: 5, generationOrdersCreated: 9 });
+  });
+
+  test('a retry of a reviewed run is held for review too; what was approved is kept without asking again', async () => {
+    const rig = await newRig();
+    const provider = new ProviderClient({ baseUrl: sim.url, apiKey: 'sim-key', timeoutMs: 30_000 });
+    await rig.run(async () => {
+      const placement = rig.placement;
+      const pipeline = await startPipeline(
+        env.client,
+        { images: [selfie], styles: [3, 19], gender: 1, polling: FAST_POLLING, review: { required: true } },
+        placement,
+      );
+      // Kept until style 3 is generated; style 19 fails in generation: nothing of it to review.
+      await submitReview(
+        env.client,
+        pipeline.workflowId,
+        { decisions: [{ styleId: 3, decision: 'approve' }] },
+        { reviewer: { via: 'test' } },
+      );
+      const result = await pipeline.result();
+      expect(result.generations.map((g) => [g.styleId, g.status])).toEqual([
+        [3, 'DONE'],
+        [19, 'ERROR'],
+      ]);
+      expect(result.review).toMatchObject({ approved: [3] });
+      const retry = await startRetry(env.client, provider, pipeline.workflowId, placement);
+      expect(retry.plan).toMatchObject({ styles: [19], reviewed: true });
+      const retried = getPipeline(env.client, retry.workflowId);
+      const progress = await retried.progress();
+      expect(progress.review).toMatchObject({
+        state: 'waiting',
+        styles: [{ styleId: 19, state: 'pending' }],
+      });
+      await retried.cancel();
+    });
   });
 });
