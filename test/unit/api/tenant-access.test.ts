@@ -214,6 +214,31 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
       });
     });
 
+    test('a campaign batch review: the review scope, a malformed batch 422, a run not of the campaign refused by name', async () => {
+      const body = { reviews: [{ workflowId: 'acme.run-review', decision: 'approve' }] };
+      expect((await call('POST', '/v1/campaigns/acme.camp-1/reviews', VIEWER, body)).status).toBe(403);
+      const malformed = await call('POST', '/v1/campaigns/acme.camp-1/reviews', ACME, { reviews: [] });
+      expect(malformed.status).toBe(422);
+      expect(JSON.stringify(malformed.body)).toContain('reviews');
+      const answer = await call('POST', '/v1/campaigns/acme.camp-1/reviews', ACME, body);
+      expect(answer).toMatchObject({
+        status: 200,
+        body: {
+          campaignId: 'acme.camp-1',
+          decided: 0,
+          refused: 1,
+          results: [
+            {
+              workflowId: 'acme.run-review',
+              effect: 'refused',
+              issues: [{ path: 'reviews.0.workflowId', message: 'is not a run of campaign acme.camp-1' }],
+            },
+          ],
+        },
+      });
+      expect((await call('POST', '/v1/campaigns/acme.camp-none/reviews', ACME, body)).status).toBe(404);
+    });
+
     test('review links are minted only with the review scope, for a run under review', async () => {
       const viewerLink = await call('POST', '/v1/pipelines/viewer.run-v/review-links', VIEWER);
       expect(viewerLink.status).toBe(403);
