@@ -201,3 +201,72 @@ test(
   },
   6 * STEP_MS,
 );
+
+test(
+  "a campaign's page lists its subjects awaiting review, each linked to its review page, and approves them all at once",
+  async () => {
+    const started = await api<{ campaignId: string }>('POST', '/v1/campaigns', {
+      subjects: ['person-0193', 'person-0194'].map((subjectId, i) => ({
+        subjectId,
+        gender: i + 1,
+        styles: [3],
+        selfies: images,
+      })),
+      campaignId: 'review-day',
+      options: { review: { required: true } },
+    });
+    expect(started.status).toBe(202);
+    const { campaignId } = started.body;
+    const desk = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    try {
+      const tab = await desk.newPage();
+      await tab.goto(`${stack.apiUrl}/console/`);
+      await tab.getByLabel('API token').fill(TOKEN);
+      await tab.getByLabel('API token').press('Enter');
+      await tab.getByRole('navigation', { name: 'Console' }).waitFor();
+      await tab.goto(`${stack.apiUrl}/console/#/campaigns/${encodeURIComponent(campaignId)}`);
+      const section = tab.getByRole('region', { name: 'Awaiting review (2)' });
+      await section.waitFor({ timeout: STEP_MS });
+      await section.getByRole('link', { name: 'Review person-0193' }).waitFor({ timeout: STEP_MS });
+      await section.getByRole('link', { name: 'Review person-0194' }).waitFor({ timeout: STEP_MS });
+      expect(await seriousAxeViolations(tab)).toEqual([]);
+      // Each link opens that run's review page.
+      await section.getByRole('link', { name: 'Review person-0193' }).click();
+      await tab.getByRole('heading', { level: 1, name: /^Review run / }).waitFor();
+      await tab.getByRole('group', { name: /^Decide on / }).waitFor();
+      // Signed in, the styles go by their names: one style, its three decisions.
+      expect(
+        await tab
+          .getByRole('group', { name: /^Decide on / })
+          .getByRole('button')
+          .count(),
+      ).toBe(3);
+      await tab.goBack();
+      await tab.getByRole('button', { name: 'Approve all 2 listed' }).click();
+      await tab.getByRole('status').filter({ hasText: '2 run(s) approved.' }).waitFor();
+      await waitFor(
+        'the campaign to end',
+        async () =>
+          (await api<{ status: string }>('GET', `/v1/campaigns/${campaignId}`)).body.status === 'COMPLETED',
+        STEP_MS,
+      );
+      const summary = await api<{ succeeded: number; total: number }>(
+        'GET',
+        `/v1/campaigns/${campaignId}/summary`,
+      );
+      expect(summary.body).toMatchObject({ total: 2, succeeded: 2 });
+      // The batch is audited as one campaign.review line naming both runs.
+      const batch = stack
+        .output()
+        .split('\n')
+        .find((line) => line.includes('"action":"campaign.review"'));
+      expect(batch).toBeDefined();
+      expect(
+        (JSON.parse(batch!.slice(batch!.indexOf('{'))) as { reviewedRuns: string[] }).reviewedRuns,
+      ).toHaveLength(2);
+    } finally {
+      await desk.close();
+    }
+  },
+  4 * STEP_MS,
+);
