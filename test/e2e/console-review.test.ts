@@ -117,6 +117,12 @@ test(
     expect(minted.status).toBe(201);
     const link = minted.body;
     expect(link.url.startsWith(`${stack.apiUrl}/console/#/review/`)).toBe(true);
+    // A link that expires within a second, and a read-only browser access token, for the end.
+    const shortLived = await api<{ token: string; expiresAt: string }>('POST', `${runPath}/review-links`, {
+      ttlSeconds: 1,
+    });
+    const readOnly = await api<{ token: string }>('POST', `${runPath}/access-tokens`, {});
+    expect([shortLived.status, readOnly.status]).toEqual([201, 201]);
 
     // A fresh context: no session, no API token, only the link. A phone's screen and touch.
     context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
@@ -134,6 +140,17 @@ test(
       PHONE.width,
     );
     expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // Neither the expired link nor the read-only token decides: each is answered as an unknown run.
+    const wait = Date.parse(shortLived.body.expiresAt) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 50));
+    const approve7 = { decisions: [{ styleId: 7, decision: 'approve' }] };
+    for (const token of [shortLived.body.token, readOnly.body.token]) {
+      expect(await api('POST', `${runPath}/review`, approve7, token)).toEqual({
+        status: 404,
+        body: { error: `No pipeline ${workflowId}`, issues: [] },
+      });
+    }
 
     // Style 3, with the keyboard: the button takes the focus and Enter presses it.
     const approve3 = page.getByRole('button', { name: 'Approve Style 3', exact: true });
