@@ -35,10 +35,16 @@ interface Outcome {
   makespanS: number;
   requests: number;
   limited: number;
-  /** Full-scale accepted requests/s: steady part, middle 10–90%, and while a review was pending. */
+  /**
+   * Full-scale accepted requests/s: steady part, middle 10–90%, while the provider work lasts
+   * (from one subject's time to 90% of the requests sent), and the same while a review was pending.
+   */
   steadyRps: number;
   middleRps: number;
+  workRps: number;
   pendingRps?: number;
+  /** Full-scale seconds from the start until 90% of the requests were sent. */
+  workS: number;
   /** Share of the makespan during which at least one review was pending. */
   pendingShare?: number;
   maxPending?: number;
@@ -140,6 +146,9 @@ async function runCampaign(
     const ended = Date.now();
     const makespanS = (ended - started) / 1000 / s;
     const steady = steadyPart(makespanS, subjectSeconds(scale));
+    // The provider work's part of the run: until 90% of its requests were sent. After it, the
+    // campaign waits (for its last generations, or for people), and no window could send more.
+    const work = rates.shareAtAccepted(0.9);
     const stats = sim.stats();
     const outcome: Outcome = {
       label,
@@ -149,6 +158,8 @@ async function runCampaign(
       limited: stats.rateLimited,
       steadyRps: rates.acceptedRate(steady.from, steady.to) * s,
       middleRps: rates.acceptedRate(MIDDLE_PART.from, MIDDLE_PART.to) * s,
+      workRps: rates.acceptedRate(steady.from, work) * s,
+      workS: work * makespanS,
     };
     if (reviewer) {
       // The longest span with a review pending, as shares of the run; its accepted rate.
@@ -158,7 +169,8 @@ async function runCampaign(
       const longest = spans.reduce((best, span) => (span[1] - span[0] > best[1] - best[0] ? span : best), [
         0, 0,
       ] as const);
-      outcome.pendingRps = rates.acceptedRate(longest[0], Math.min(longest[1], steady.to)) * s;
+      outcome.pendingRps =
+        rates.acceptedRate(Math.max(longest[0], steady.from), Math.min(longest[1], work)) * s;
       outcome.pendingShare = spans.reduce((sum, [a, b]) => sum + (b - a), 0);
       outcome.maxPending = reviewer.maxPending;
       outcome.approved = reviewer.approved;
@@ -206,7 +218,8 @@ async function main(): Promise<void> {
           makespan: `${o.makespanS.toFixed(0)} s`,
           'steady accepted': rps(o.steadyRps),
           '10–90% accepted': rps(o.middleRps),
-          'while a review was pending': rps(o.pendingRps),
+          'while the work lasts': `${rps(o.workRps)} (to ${o.workS.toFixed(0)} s)`,
+          'while the work lasts and a review was pending': rps(o.pendingRps),
           'reviews pending (max; share of run)':
             o.maxPending === undefined
               ? '-'
@@ -215,10 +228,11 @@ async function main(): Promise<void> {
         })),
       ),
     );
-    const ratio = (on.pendingRps ?? 0) / off.steadyRps;
+    const ratio = (on.pendingRps ?? 0) / off.workRps;
     say(
-      `- ${ratio >= 0.9 ? 'met' : 'MISSED'}: accepted rate while reviews are pending ≥ 90% of the same campaign's steady rate without review ` +
-        `(${(ratio * 100).toFixed(1)}%; steady part against steady part: ${((on.steadyRps / off.steadyRps) * 100).toFixed(1)}%)`,
+      `- ${ratio >= 0.9 ? 'met' : 'MISSED'}: accepted rate while reviews are pending (and provider work remains) ≥ 90% of the same campaign's ` +
+        `rate without review (${(ratio * 100).toFixed(1)}%; while the work lasts, against each other: ${((on.workRps / off.workRps) * 100).toFixed(1)}%; ` +
+        `steady parts: ${((on.steadyRps / off.steadyRps) * 100).toFixed(1)}%, the review campaign's ending with ${(on.makespanS - on.workS).toFixed(0)} s of waiting for people)`,
     );
     say(
       `- ${on.approved} runs approved by the reviewer script; all ${scale.subjects} done: ${on.done === scale.subjects ? 'yes' : 'NO'}`,

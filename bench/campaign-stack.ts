@@ -201,6 +201,20 @@ export class RateSampler {
     return b.at > a.at ? (b.total - b.limited - (a.total - a.limited)) / ((b.at - a.at) / 1000) : 0;
   }
 
+  /**
+   * The share of the run at which the accepted requests reached `fraction` of all of them: where
+   * a run's provider work is (that much) done, whatever it waits for after.
+   */
+  shareAtAccepted(fraction: number): number {
+    const first = this.samples[0];
+    const last = this.samples[this.samples.length - 1];
+    if (!first || !last || last.at === first.at) return 1;
+    const accepted = (s: { total: number; limited: number }) => s.total - s.limited;
+    const goal = accepted(first) + fraction * (accepted(last) - accepted(first));
+    const reached = this.samples.find((s) => accepted(s) >= goal) ?? last;
+    return (reached.at - first.at) / (last.at - first.at);
+  }
+
   /** Accepted requests per second in each of `parts` equal slices of the run, first to last. */
   acceptedProfile(parts: number): number[] {
     return Array.from({ length: parts }, (_, i) => this.acceptedRate(i / parts, (i + 1) / parts));
