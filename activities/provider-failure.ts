@@ -1,10 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory, WorkerInterceptors } from '@temporalio/worker';
 import {
-  INVALID_INPUT_FAILURE,
+  FAILURE_TYPES,
   NON_RETRYABLE_PROVIDER_KINDS,
   providerFailureType,
-} from '../src/contracts/activity-failures';
+} from '@avatar-pipeline/client/contracts/failure-types';
 import { AvatarPipelineError, InputError } from '@avatar-pipeline/client/errors';
 import {
   ProviderError,
@@ -23,7 +23,7 @@ import {
 export function toActivityFailure(err: unknown): unknown {
   if (err instanceof InputError) {
     return ApplicationFailure.create({
-      type: INVALID_INPUT_FAILURE,
+      type: FAILURE_TYPES.invalidInput,
       message: err.message,
       nonRetryable: true,
       details: [{ issues: err.issues }],
@@ -39,7 +39,7 @@ export function toActivityFailure(err: unknown): unknown {
   }
   if (err instanceof SettlingRetryError) {
     return ApplicationFailure.create({
-      type: SETTLING_RETRY_FAILURE,
+      type: FAILURE_TYPES.settlingRetry,
       message: err.message,
       nextRetryDelay: err.waitMs,
     });
@@ -126,9 +126,6 @@ export class SettlingRetryError extends AvatarPipelineError {
     );
   }
 }
-
-/** The failure type of a SettlingRetryError: retried, no provider error behind it. */
-export const SETTLING_RETRY_FAILURE = 'SettlingRetry';
 
 /**
  * Whether a failed write certainly never reached the provider: the connection was refused or the

@@ -10,6 +10,7 @@ import {
   type BlobStore,
 } from '../src/storage';
 import type { AddressRules } from '../src/outbound/checked-fetch';
+import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 export interface StorageDependencies {
   store: BlobStore;
@@ -17,9 +18,6 @@ export interface StorageDependencies {
   rules: AddressRules;
   limits?: AvatarArchiveLimits;
 }
-
-/** Failure types of a copy that retrying cannot fix: the provider forgot the image, or served something we refuse. */
-export const FINAL_ARCHIVE_FAILURES = ['AvatarSourceGone', 'AvatarRejected'] as const;
 
 export interface ArchiveAvatarInput {
   /** The run's tenant: two tenants' subjects of one id are two people, kept apart. */
@@ -62,14 +60,14 @@ export function createStorageActivities({ store, rules, limits }: StorageDepende
       } catch (err) {
         if (err instanceof AvatarSourceGoneError) {
           throw ApplicationFailure.create({
-            type: 'AvatarSourceGone',
+            type: FAILURE_TYPES.avatarSourceGone,
             message: err.message,
             nonRetryable: true,
           });
         }
         if (err instanceof AvatarRejectedError) {
           throw ApplicationFailure.create({
-            type: 'AvatarRejected',
+            type: FAILURE_TYPES.avatarRejected,
             message: err.message,
             nonRetryable: true,
           });

@@ -22,6 +22,7 @@ import { endpointKey } from '../src/webhooks/endpoint-secret';
 import { WebhookEndpointStore, type WebhookEndpoint } from '@avatar-pipeline/client/webhooks/endpoint-store';
 import { keyOfSecret, standardWebhookHeaders } from '../src/webhooks/standard-signature';
 import type { DeliveryOutcome, WebhookMetrics } from '../src/webhooks/webhook-metrics';
+import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 /** An endpoint whose deliveries all failed this long is disabled. */
 export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
@@ -91,14 +92,18 @@ export function createWebhookActivities(deps: WebhookDependencies) {
       } satisfies Destination;
     }
     const endpoint = await endpoints.get(tenant, target.endpointId);
-    if (!endpoint) throw ApplicationFailure.nonRetryable('the endpoint was removed', 'WebhookEndpointGone');
+    if (!endpoint)
+      throw ApplicationFailure.nonRetryable('the endpoint was removed', FAILURE_TYPES.webhookEndpointGone);
     if (endpoint.disabledAt && !input.redelivery) {
-      throw ApplicationFailure.nonRetryable('the endpoint is disabled', 'WebhookEndpointDisabled');
+      throw ApplicationFailure.nonRetryable(
+        'the endpoint is disabled',
+        FAILURE_TYPES.webhookEndpointDisabled,
+      );
     }
     if (!deps.webhookKey) {
       throw ApplicationFailure.nonRetryable(
         'WEBHOOK_SIGNING_KEY is not set on the worker, so the delivery cannot be signed',
-        'WebhookNotConfigured',
+        FAILURE_TYPES.webhookNotConfigured,
       );
     }
     const key = deps.webhookKey;
@@ -205,7 +210,7 @@ export function createWebhookActivities(deps: WebhookDependencies) {
       } catch (err) {
         if (err instanceof CallbackTargetError && !err.temporary) {
           await fail('refused', `url ${err.reason}`);
-          throw ApplicationFailure.nonRetryable(`url ${err.reason}`, 'WebhookRefused');
+          throw ApplicationFailure.nonRetryable(`url ${err.reason}`, FAILURE_TYPES.webhookRefused);
         }
         await fail('unreachable', err instanceof Error ? err.message : String(err));
         throw err;
@@ -242,7 +247,10 @@ export function createWebhookActivities(deps: WebhookDependencies) {
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         await fail('unreachable', message);
-        throw ApplicationFailure.create({ message: `not delivered: ${message}`, type: 'WebhookUnreachable' });
+        throw ApplicationFailure.create({
+          message: `not delivered: ${message}`,
+          type: FAILURE_TYPES.webhookUnreachable,
+        });
       }
       if (answer.status >= 200 && answer.status < 300) {
         count(input, 'delivered');
@@ -262,7 +270,7 @@ export function createWebhookActivities(deps: WebhookDependencies) {
       const retryAfterMs = parseRetryAfter(answer.retryAfter);
       throw ApplicationFailure.create({
         message: `${describe(input.target)} answered HTTP ${answer.status}${answer.redirect ? ' (redirects are not followed)' : ''}`,
-        type: 'WebhookRejected',
+        type: FAILURE_TYPES.webhookRejected,
         details: [{ ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }],
       });
     },
@@ -278,7 +286,8 @@ export function createWebhookActivities(deps: WebhookDependencies) {
     /** The event of a logged delivery, for a redelivery. */
     async loadDelivery(input: RedeliveryInput): Promise<{ event: WebhookEnvelope }> {
       const record = await log.get(input.tenant, input.endpointId, input.deliveryId);
-      if (!record) throw ApplicationFailure.nonRetryable('no such delivery in the log', 'DeliveryNotFound');
+      if (!record)
+        throw ApplicationFailure.nonRetryable('no such delivery in the log', FAILURE_TYPES.deliveryNotFound);
       return { event: record.event };
     },
   };

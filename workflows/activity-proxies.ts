@@ -1,7 +1,7 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { OrderDurationActivities } from '../activities/order-duration-activities';
 import type { ProviderActivities } from '../activities/provider-activities';
-import { NON_RETRYABLE_FAILURE_TYPES } from '../src/contracts/activity-failures';
+import { NON_RETRYABLE_FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 import {
   UPLOAD_HEARTBEAT_TIMEOUT_MS,
   UPLOAD_START_TO_CLOSE_MS,

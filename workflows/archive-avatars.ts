@@ -1,6 +1,7 @@
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { StorageActivities } from '../activities/storage-activities';
 import type { AvatarRef } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { FINAL_ARCHIVE_FAILURES } from '@avatar-pipeline/client/contracts/failure-types';
 import { Slots } from './slots';
 
 /**
@@ -16,7 +17,7 @@ const storage = proxyActivities<StorageActivities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '15 seconds',
-    nonRetryableErrorTypes: ['AvatarSourceGone', 'AvatarRejected'],
+    nonRetryableErrorTypes: [...FINAL_ARCHIVE_FAILURES],
   },
 });
 

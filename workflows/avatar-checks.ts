@@ -2,7 +2,7 @@ import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { CheckActivities, FaceOwnerInput } from '../activities/check-activities';
 import type { AvatarRef } from '@avatar-pipeline/client/contracts/pipeline-state';
 import type { RunChecks } from '@avatar-pipeline/client/contracts/quality-checks';
-import { NON_RETRYABLE_FAILURE_TYPES } from '../src/contracts/activity-failures';
+import { NON_RETRYABLE_FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 /**
  * Model inference on the check workers, which may be busy with a campaign's thousands of avatars:

@@ -20,6 +20,7 @@ import { collectStyle, type CollectSettings } from './style-avatars';
 import { archiveSlots } from './archive-avatars';
 import { checkAvatars, failureReasons, faceOwnerOf } from './avatar-checks';
 import { reviewGateOf, type ReviewGate } from './review-gate';
+import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 /** What generating needs besides the model and the styles. */
 export type GenerationSettings = Pick<
@@ -113,7 +114,7 @@ export function generationOutcome(
   if (succeeded === 0) {
     throw ApplicationFailure.nonRetryable(
       `No style succeeded for model ${modelId}: ${generations.map((g) => `style ${g.styleId}: ${g.error}`).join('; ')}`,
-      'NoStyleSucceeded',
+      FAILURE_TYPES.noStyleSucceeded,
       { modelId, generations },
     );
   }

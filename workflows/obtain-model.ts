@@ -12,6 +12,7 @@ import type { ModelOffer } from '../activities/provider-activities';
 import type { PipelineWorkflowInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { CLAIM_IDS_PER_ORDER, claimIdAt } from '@avatar-pipeline/client/contracts/workflow-ids';
 import { reads, writes, type ProviderRoute } from './activity-proxies';
+import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 /**
  * How many rounds (a create or a list, then claims) before giving up. Every round that ends
@@ -103,7 +104,7 @@ export async function obtainModel(
   }
   throw ApplicationFailure.nonRetryable(
     `Could not obtain a model of its own after ${MODEL_ROUNDS} rounds: every candidate was claimed by another pipeline`,
-    'ModelUnavailable',
+    FAILURE_TYPES.modelUnavailable,
   );
 }
 

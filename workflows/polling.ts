@@ -4,6 +4,7 @@ import { formatDuration } from '@avatar-pipeline/client/contracts/format-duratio
 import type { ExpectedDuration } from '../src/contracts/order-durations';
 import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { reads, type ProviderRoute } from './activity-proxies';
+import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 export const ORDER_POLLS_METRIC = 'avatar_pipeline_order_polls';
 
@@ -94,7 +95,7 @@ function settle(request: PollRequest, report: StatusReport, polls: number): Stat
 export function orderFailure(order: OrderLabel, report: StatusReport): ApplicationFailure {
   return ApplicationFailure.nonRetryable(
     `${capitalize(order.label)} ended in ERROR: ${report.message ?? 'the provider gave no reason'}`,
-    'ProviderOrderFailed',
+    FAILURE_TYPES.providerOrderFailed,
     { orderId: order.orderId, status: report.status, message: report.message },
   );
 }
@@ -104,7 +105,7 @@ export function deadlineFailure(order: OrderLabel, last: StatusReport): Applicat
   const progress = last.progress === undefined ? '' : `, ${last.progress}%`;
   return ApplicationFailure.nonRetryable(
     `${capitalize(order.label)} (order ${order.orderId}) did not finish within ${formatDuration(order.deadlineMs)} (last status ${last.status}${progress})`,
-    'PollDeadlineExceeded',
+    FAILURE_TYPES.pollDeadlineExceeded,
     { orderId: order.orderId, status: last.status, progress: last.progress },
   );
 }

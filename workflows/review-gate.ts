@@ -9,7 +9,8 @@ import type {
   ReviewSubmission,
   StyleReview,
 } from '@avatar-pipeline/client/contracts/review';
-import { reviewUpdate, REVIEW_REFUSED } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
+import { reviewUpdate } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import type { PipelineTracker } from './pipeline-tracker';
 import type { RunWebhooks } from './run-webhooks';
 
@@ -164,7 +165,7 @@ export class ReviewGate {
     if (outcome.approved.length === 0 && outcome.rejected.length > 0) {
       throw ApplicationFailure.nonRetryable(
         `No style was approved in review (rejected: ${outcome.rejected.join(', ')})`,
-        'NothingApproved',
+        FAILURE_TYPES.nothingApproved,
         { review: outcome },
       );
     }
@@ -213,7 +214,7 @@ export class ReviewGate {
     if (issues.length > 0) {
       throw ApplicationFailure.nonRetryable(
         issues.map((i) => `${i.path}: ${i.message}`).join('; '),
-        REVIEW_REFUSED,
+        FAILURE_TYPES.reviewRefused,
         {
           issues,
         },
@@ -379,9 +380,13 @@ export function reviewGateOf(
       const issues = [
         { path: 'decisions', message: 'this run was started without review: nothing waits for a decision' },
       ];
-      throw ApplicationFailure.nonRetryable(`${issues[0]!.path}: ${issues[0]!.message}`, REVIEW_REFUSED, {
-        issues,
-      });
+      throw ApplicationFailure.nonRetryable(
+        `${issues[0]!.path}: ${issues[0]!.message}`,
+        FAILURE_TYPES.reviewRefused,
+        {
+          issues,
+        },
+      );
     },
   });
   return undefined;

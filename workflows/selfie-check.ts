@@ -5,7 +5,7 @@ import type {
   SelfieCheckInput,
   SelfieCheckReport,
 } from '@avatar-pipeline/client/contracts/quality-checks';
-import { INVALID_INPUT_FAILURE, NON_RETRYABLE_FAILURE_TYPES } from '../src/contracts/activity-failures';
+import { FAILURE_TYPES, NON_RETRYABLE_FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 /**
  * A starter waits for this answer before it starts the run: attempts are short, and the whole is
@@ -61,7 +61,7 @@ export async function checkSelfiesInRun(images: string[], checks: RunChecks | un
   );
   if (report.issues.length === 0) return;
   throw ApplicationFailure.create({
-    type: INVALID_INPUT_FAILURE,
+    type: FAILURE_TYPES.invalidInput,
     message: `Selfies refused:\n${report.issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`,
     nonRetryable: true,
     details: [{ issues: report.issues }],

@@ -17,6 +17,7 @@ import {
 import type { BlobStore } from '@avatar-pipeline/client/storage/blob-store';
 import { readProviderQueue, type ProviderQueueReading } from './provider-queue-signals';
 import { countOpenCampaigns } from './tenant-campaigns';
+import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
 export interface CampaignActivityDependencies {
   /** The blob store (STORAGE_URL, else BLOB_DIR): starters store the campaigns' manifests there. */
@@ -104,7 +105,7 @@ async function manifestRead<T>(read: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof CampaignManifestError) {
       throw ApplicationFailure.create({
-        type: 'CampaignManifest',
+        type: FAILURE_TYPES.campaignManifest,
         message: err.message,
         nonRetryable: err.permanent,
       });

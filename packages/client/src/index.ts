@@ -101,5 +101,13 @@ export type {
   StyleReview,
 } from './contracts/review';
 
+// How runs fail: the failure types (ApplicationFailure.type) a run's error carries.
+export { FAILURE_TYPES, providerFailureType } from './contracts/failure-types';
+export type { FailureType } from './contracts/failure-types';
+// Batches of review decisions for a campaign's runs.
+export { submitCampaignReviews } from './client/campaign-reviews';
+export { campaignReviewsSchema } from './contracts/review';
+export type { CampaignReviewResult, CampaignReviews } from './contracts/review';
+
 // The provider: typed client and its errors.
 export * from './provider';

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createProviderActivities } from '../../../activities/provider-activities';
 import { activityFailureInterceptor, toActivityFailure } from '../../../activities/provider-failure';
-import { NON_RETRYABLE_FAILURE_TYPES } from '../../../src/contracts/activity-failures';
+import { NON_RETRYABLE_FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { ProviderError } from '@avatar-pipeline/client/provider/errors';

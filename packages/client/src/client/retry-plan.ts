@@ -7,6 +7,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import type { GenerationResult, PipelineResult } from '../contracts/pipeline-state';
 import { RUN_WORKFLOW_TYPES } from '../contracts/workflow-definitions';
+import { FAILURE_TYPES } from '../contracts/failure-types';
 import { InputError } from '../errors';
 import { runOfTenant } from './tenant-runs';
 
@@ -115,7 +116,7 @@ export function generationsOfNoStyleSucceeded(
   err: WorkflowFailedError,
 ): Pick<PipelineResult, 'modelId' | 'generations'> | undefined {
   const root = err.cause;
-  if (root instanceof ApplicationFailure && root.type === 'NoStyleSucceeded') {
+  if (root instanceof ApplicationFailure && root.type === FAILURE_TYPES.noStyleSucceeded) {
     const details = root.details?.[0] as { modelId?: unknown; generations?: unknown } | undefined;
     if (details && typeof details.modelId === 'number' && Array.isArray(details.generations)) {
       return { modelId: details.modelId, generations: details.generations as GenerationResult[] };

@@ -1,7 +1,8 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { reviewDecisionsSchema, type ReviewAnswer, type Reviewer } from '../contracts/review';
-import { REVIEW_REFUSED, reviewUpdate } from '../contracts/workflow-definitions';
+import { FAILURE_TYPES } from '../contracts/failure-types';
+import { reviewUpdate } from '../contracts/workflow-definitions';
 import { InputError, type InputIssue } from '../errors';
 
 export interface SubmitReviewOptions {
@@ -42,7 +43,7 @@ export async function submitReview(
 function refusal(err: unknown): InputError | undefined {
   if (!(err instanceof WorkflowUpdateFailedError)) return undefined;
   const cause = err.cause;
-  if (cause instanceof ApplicationFailure && cause.type === REVIEW_REFUSED) {
+  if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.reviewRefused) {
     const details = cause.details?.[0] as { issues?: InputIssue[] } | undefined;
     return new InputError(details?.issues ?? [{ path: 'decisions', message: cause.message }]);
   }

@@ -46,8 +46,7 @@ export const progressQuery = defineQuery<PipelineProgress>('progress');
 
 /**
  * A reviewer's decisions on a run that asked for review (contracts/review.ts). The run's validator
- * refuses decisions it cannot take with an ApplicationFailure of type REVIEW_REFUSED whose details
+ * refuses decisions it cannot take with an ApplicationFailure of type ReviewRefused (failure-types.ts) whose details
  * hold `{ issues: [{ path, message }] }`, paths into the submission (`decisions.0.styleId`).
  */
 export const reviewUpdate = defineUpdate<ReviewAnswer, [ReviewSubmission]>('review');
-export const REVIEW_REFUSED = 'ReviewRefused';
