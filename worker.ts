@@ -1,4 +1,5 @@
 /** The worker's entry point (`node dist/worker.js`); `avatar-pipeline worker` runs the same. */
+import { exitCodeFor } from './src/cli/exit-codes';
 import { runWorker } from './src/worker/run-worker';
 
 export { runWorker };
@@ -6,6 +7,6 @@ export { runWorker };
 if (require.main === module) {
   runWorker().catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
-    process.exit(err instanceof Error && err.name === 'ConfigError' ? 2 : 1);
+    process.exit(exitCodeFor(err));
   });
 }

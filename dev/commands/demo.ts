@@ -10,7 +10,6 @@ import { printableJson, writeLines } from '../../src/cli/printable';
 
 /** The styles the demo generates unless told otherwise: four that look clearly different. */
 const DEMO_STYLES = [3, 5, 7, 12];
-const INTERRUPTED = 130;
 
 interface DemoFlags {
   output: string;
@@ -111,7 +110,7 @@ export function registerDemoCommand(program: Command): void {
       try {
         process.exitCode = await demo(flags);
       } catch (err) {
-        if (err instanceof DemoInterrupted) process.exitCode = INTERRUPTED;
+        if (err instanceof DemoInterrupted) process.exitCode = EXIT.interrupted;
         else reportError(err);
       }
     });
@@ -122,7 +121,7 @@ async function demo(flags: DemoFlags): Promise<number> {
   quietTemporalRuntime();
   const stopRequested = stopSignal().then((signal) => {
     // A second Ctrl-C while stopping ends at once; the dev server dies with this process.
-    process.once('SIGINT', () => process.exit(INTERRUPTED));
+    process.once('SIGINT', () => process.exit(EXIT.interrupted));
     return signal;
   });
   const { report, stopped, kept } = await runDemo(
@@ -150,7 +149,11 @@ async function demo(flags: DemoFlags): Promise<number> {
     writeLines(process.stderr, kept);
     await stopped;
   }
-  return report.status === 'INTERRUPTED' ? INTERRUPTED : report.status === 'FAILED' ? EXIT.failed : EXIT.ok;
+  return report.status === 'INTERRUPTED'
+    ? EXIT.interrupted
+    : report.status === 'FAILED'
+      ? EXIT.failed
+      : EXIT.ok;
 }
 
 function describe(report: DemoReport): string {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { installErrorHandling } from '../../src/api/error-handler';
-import { exitCodeFor } from '../../src/cli/fail';
+import { exitCodeFor } from '../../src/cli/exit-codes';
 import { EXIT } from '../../src/cli/exit-codes';
 import { ModelNotFoundError } from '@avatar-pipeline/client/client/provider-catalog';
 import { RetryRefusedError } from '@avatar-pipeline/client/client/retry-plan';

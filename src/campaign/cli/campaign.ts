@@ -45,9 +45,6 @@ export interface CampaignCommandOptions {
   review?: boolean;
 }
 
-/** Exit code of a process ended by Ctrl-C, by shell convention. */
-const INTERRUPTED = 130;
-
 export function registerCampaignCommand(program: Command): void {
   program
     .command('campaign')
@@ -183,7 +180,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
         process.stderr,
         `stopped watching; campaign ${campaign.campaignId} keeps running. Follow it with: avatar-pipeline campaigns status ${campaign.campaignId}${tenant === DEFAULT_TENANT ? '' : ` --tenant ${tenant}`}`,
       );
-      return INTERRUPTED;
+      return EXIT.interrupted;
     }
     const { summary } = outcome;
     if (options.results) await writeResults(campaign, options.results);

@@ -32,9 +32,6 @@ interface RunOptions {
   json?: boolean;
 }
 
-/** Exit code of a process ended by Ctrl-C, by shell convention. */
-const INTERRUPTED = 130;
-
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
@@ -97,7 +94,7 @@ async function runPipeline(options: RunOptions): Promise<number> {
         process.stderr,
         `stopped watching; ${handle.workflowId} keeps running. Check it with: avatar-pipeline status ${handle.workflowId}`,
       );
-      return INTERRUPTED;
+      return EXIT.interrupted;
     }
     if (outcome.kind === 'failed') {
       writeLines(process.stderr, `pipeline ${handle.workflowId} failed: ${rootMessage(outcome.error)}`);
