@@ -11,6 +11,7 @@
  *   npm run bench:manifest                        (builds, then runs both manifest benchmarks)
  *   node dist/bench/manifest-upload.js --old-lines 8000,16000,32000
  */
+import { filesystemStorage } from '@avatar-pipeline/client/storage/storage-settings';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { performance, monitorEventLoopDelay } from 'node:perf_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
         blobDir: join(root, 'blobs'),
         maxFileBytes: 10 * 1024 * 1024,
       },
+      storage: filesystemStorage(join(root, 'blobs')),
       callbacks: { privateHosts: [] },
       placement: placementFrom({ taskQueue: 'q' }),
       campaigns: { maxInFlight: 4 },

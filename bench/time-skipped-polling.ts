@@ -1,3 +1,4 @@
+import { filesystemStorage } from '@avatar-pipeline/client/storage/storage-settings';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -108,6 +109,7 @@ function benchConfig(providerUrl: string, taskQueue: string, imageRoot: string):
     temporal: { address: 'unused', namespace: 'default', taskQueue },
     imageAccess: { roots: [imageRoot], urlHosts: [] },
     api: { tokens: [], port: 0, host: '127.0.0.1', blobDir: imageRoot, maxFileBytes: 1 },
+    storage: filesystemStorage(imageRoot),
     callbacks: { privateHosts: [] },
     placement: placementFrom({ taskQueue }),
     campaigns: { maxInFlight: 1 },

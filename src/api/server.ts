@@ -24,7 +24,7 @@ import { LiveLists } from './live-lists';
 import { ProgressHub, queryFollower } from './progress-hub';
 import { registerOpenApi } from './openapi';
 import { packageVersion } from './package-version';
-import { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH, openBlobStore, type StorageSettings } from '../storage';
+import { BlobLinkSigner, MAX_LINK_TOKEN_LENGTH, openBlobStore } from '../storage';
 import { registerAccessTokenRoutes } from './routes/access-tokens';
 import { registerArchiveRoute } from './routes/archive';
 import { registerCancelPipelineRoute } from './routes/cancel-pipeline';
@@ -100,7 +100,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   await app.register(fastifyMultipart);
   await registerOpenApi(app, { version: packageVersion(), maxFileBytes: config.api.maxFileBytes });
 
-  const store = openBlobStore(storageSettingsOf(config));
+  const store = openBlobStore(config.storage);
   app.addHook('onClose', () => store.close());
   const streamLimits = { perRun: limits.eventStreamsPerRun, perToken: limits.eventStreamsPerToken };
   const ctx = createApiContext({
@@ -108,7 +108,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     client: options.client,
     provider,
     store,
-    linkSigner: new BlobLinkSigner(config.storage?.linkSecret ?? randomBytes(32)),
+    linkSigner: new BlobLinkSigner(config.storage.linkSecret ?? randomBytes(32)),
     accessTokens: new AccessTokenSigner(config.api.accessTokenSecret),
     // The tenants file's share of each tenant's campaigns (fairness weight, priority ceiling).
     tenantCampaignSettings: (tenant) => {
@@ -132,7 +132,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   app.addHook('onClose', async () => janitor.stop());
   registerHealthRoutes(app, ctx);
   registerArchiveRoute(app, ctx.store, ctx.linkSigner);
-  await registerConsoleRoutes(app, { storage: storageSettingsOf(config) });
+  await registerConsoleRoutes(app, { storage: config.storage });
   const identityOf = callerIdentifier({
     credentials: credentialsOf(config.api.tokens),
     tenants: config.tenants,
@@ -240,16 +240,6 @@ function checkApiConfig(config: ApiConfig): void {
   }
   for (const reason of tokenProblems(config.api.tokens)) problems.push({ variable: 'API_TOKENS', reason });
   if (problems.length > 0) throw new ConfigError(problems);
-}
-
-/** The configured store; a hand-built configuration without one keeps everything in BLOB_DIR. */
-function storageSettingsOf(config: ApiConfig): StorageSettings {
-  return (
-    config.storage ?? {
-      target: { kind: 'fs', dir: config.api.blobDir },
-      s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-    }
-  );
 }
 
 function providerFrom(provider: AppConfig['provider'] | undefined): ApiContext['provider'] {

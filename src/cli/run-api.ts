@@ -80,7 +80,6 @@ export async function runApi(flags: ApiFlags): Promise<void> {
 }
 
 function storeLocation(config: ReturnType<typeof loadConfig>): string {
-  const target = config.storage?.target;
-  if (target === undefined) return config.api.blobDir;
+  const target = config.storage.target;
   return target.kind === 'fs' ? target.dir : `s3://${target.bucket}/${target.prefix}`;
 }

@@ -85,8 +85,11 @@ export interface AppConfig {
    * defaults. Optional for hand-built configurations; loadConfig always fills it in.
    */
   tenants?: TenantsConfig;
-  /** Optional for hand-built configurations: the filesystem at api.blobDir, no archiving. loadConfig always fills it in. */
-  storage?: StorageConfig;
+  /**
+   * The blob store: selfies, archived avatars, manifests, the package's records (STORAGE_URL, else
+   * the filesystem at BLOB_DIR). Resolved here once; neither the worker nor the API makes up another.
+   */
+  storage: StorageConfig;
   worker: {
     maxConcurrentActivities: number;
     maxConcurrentWorkflowTasks: number;

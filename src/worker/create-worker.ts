@@ -6,7 +6,6 @@ import {
   type WorkerInterceptors,
   type WorkerOptions,
 } from '@temporalio/worker';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { createCampaignActivities } from '../campaign/activities';
 import { createCheckActivities } from '../../activities/check-activities';
@@ -71,7 +70,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
     activities: {
       ...createStorageActivities({
         store: blobStoreOf(options.config),
-        rules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
+        rules: avatarAddressRules(config.provider.baseUrl, config.storage.avatarPrivateHosts),
       }),
       ...webhookActivities(options.config),
       ...createOrderDurationActivities({ store: blobStoreOf(options.config) }),
@@ -145,7 +144,7 @@ export async function createChecksWorker(options: PipelineWorkerOptions): Promis
       thresholds: checks.thresholds,
       avatarThresholds: checks.avatarThresholds,
       store: blobStoreOf(config),
-      avatarRules: avatarAddressRules(config.provider.baseUrl, config.storage?.avatarPrivateHosts),
+      avatarRules: avatarAddressRules(config.provider.baseUrl, config.storage.avatarPrivateHosts),
     }),
     maxConcurrentActivityTaskExecutions: checks.concurrency,
     shutdownGraceTime: config.worker.shutdownGraceMs,
@@ -290,7 +289,7 @@ function webhookActivities(config: PipelineWorkerOptions['config']) {
  */
 export function archiveLinker(config: PipelineWorkerOptions['config'], store: BlobStore) {
   const apiOrigin = config.api?.publicUrl;
-  const secret = config.storage?.linkSecret;
+  const secret = config.storage.linkSecret;
   const signer = apiOrigin && secret ? new BlobLinkSigner(secret) : undefined;
   return async (key: string): Promise<string | undefined> => {
     const presigned = await store.signedUrl(key, ARCHIVE_LINK_TTL_SECONDS);
@@ -303,15 +302,9 @@ export function archiveLinker(config: PipelineWorkerOptions['config'], store: Bl
 const ARCHIVE_LINK_TTL_SECONDS = 24 * 60 * 60;
 
 const stores = new Map<string, BlobStore>();
-/**
- * The configured blob store (uploaded selfies, archived avatars), one per process and settings;
- * a hand-built configuration without storage uses the filesystem at the first image root.
- */
+/** The configured blob store (uploaded selfies, archived avatars), one per process and settings. */
 function blobStoreOf(config: PipelineWorkerOptions['config']): BlobStore {
-  const settings = config.storage ?? {
-    target: { kind: 'fs' as const, dir: config.imageAccess.roots[0] ?? path.resolve('.blobs') },
-    s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-  };
+  const settings = config.storage;
   const id = JSON.stringify(settings);
   let store = stores.get(id);
   if (store === undefined) {

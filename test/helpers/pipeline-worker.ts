@@ -2,6 +2,7 @@ import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ActivityInboundCallsInterceptor, ActivityExecuteInput, Next } from '@temporalio/worker';
 import type { AppConfig } from '../../src/config/load-config';
+import { filesystemStorage } from '@avatar-pipeline/client/storage/storage-settings';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 
@@ -42,6 +43,8 @@ export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'inte
       maxFileBytes: 10 * 1024 * 1024,
     },
     callbacks: options.callbacks ?? { privateHosts: [] },
+    // BLOB_DIR's place in these tests: the first image root, which the API's blobDir names too.
+    storage: filesystemStorage(options.imageRoots[0] ?? process.cwd()),
     placement: placementFrom({ taskQueue: options.taskQueue, archiveAvatars: options.archiveAvatars }),
     campaigns: { maxInFlight: 50 },
     worker: {
@@ -95,8 +98,5 @@ export class SkippedClock {
 
 /** Storage settings of a filesystem blob store at `dir`, for a test's workers and starters to share. */
 export function fsStorage(dir: string): NonNullable<AppConfig['storage']> {
-  return {
-    target: { kind: 'fs', dir },
-    s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
-  };
+  return filesystemStorage(dir);
 }

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { API_TOKEN_PLACEHOLDER } from '../../../src/api/bearer-auth';
 import { createApiServer, DEFAULT_API_LIMITS, type ApiServerOptions } from '../../../src/api/server';
 import type { ApiLimits } from '../../../src/config/load-config';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const TOKEN = 'hardening-token-0123456789';
@@ -30,6 +30,7 @@ async function apiConfig(api: Partial<ApiServerOptions['config']['api']> = {}) {
     ...base,
     temporal: { ...base.temporal, address: '10.9.8.7:7233', namespace: 'secret-namespace' },
     api: { ...base.api, tokens: [TOKEN], blobDir: path.join(root, 'blobs'), ...api },
+    storage: fsStorage(api.blobDir ?? path.join(root, 'blobs')),
   };
 }
 

@@ -8,7 +8,7 @@ import { registerArchiveRoute } from '../../../src/api/routes/archive';
 import { createApiServer } from '../../../src/api/server';
 import { BlobLinkSigner, FsBlobStore, MAX_LINK_TOKEN_LENGTH } from '../../../src/storage';
 import { tinyPng } from '../../fixtures/images';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 
 const root = mkdtempSync(path.join(tmpdir(), 'archive-route-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -94,7 +94,11 @@ describe('GET /archive/{token} on the API server', () => {
   it('documents the route in OpenAPI: an image on 200, 404 for any link it did not make, 400 for a broken path', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'archive-openapi-'));
     const base = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
-    const config = { ...base, api: { ...base.api, tokens: ['archive-token-0123456789'], blobDir: root } };
+    const config = {
+      ...base,
+      api: { ...base.api, tokens: ['archive-token-0123456789'], blobDir: root },
+      storage: fsStorage(root),
+    };
     const client = { workflow: { getHandle: () => ({}) } } as unknown as Client;
     const app = await createApiServer({ config, client, provider: {} as never });
     try {

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { subjectPrefix, uploadBatchPrefix } from '../../../src/storage';
 import { tinyJpeg } from '../../fixtures/images';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const ACME = 'acme-token-0123456789abcdef';
@@ -43,6 +43,7 @@ describe('paths into the blob store, with the store inside an image root', () =>
         ...config,
         imageAccess: { ...config.imageAccess, excluded: [blobDir] },
         api: { ...config.api, tokens: [`acme:${ACME}`, `globex:${GLOBEX}`], blobDir },
+        storage: fsStorage(blobDir),
         campaigns: { maxInFlight: 4 },
       },
       client: {

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { MAX_MANIFEST_ROWS } from '../../../src/campaign/manifest';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const TOKEN = 'manifest-upload-token-0123456789';
@@ -24,6 +24,7 @@ describe('POST /v1/campaigns with a multipart manifest past the limits', () => {
       config: {
         ...config,
         api: { ...config.api, tokens: [TOKEN], blobDir: path.join(root, 'blobs') },
+        storage: fsStorage(path.join(root, 'blobs')),
         campaigns: { maxInFlight: 4 },
       },
       client: {} as Client,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const TOKEN = 'operator-options-token-0123456789';
@@ -23,6 +23,7 @@ describe('POST /v1/campaigns refuses the operator-only options', () => {
       config: {
         ...config,
         api: { ...config.api, tokens: [TOKEN], blobDir: path.join(root, 'blobs') },
+        storage: fsStorage(path.join(root, 'blobs')),
         campaigns: { maxInFlight: 4 },
       },
       client: {} as Client,

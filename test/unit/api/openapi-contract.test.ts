@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
 import { createApiServer } from '../../../src/api/server';
 import { MAX_LINK_TOKEN_LENGTH } from '../../../src/storage';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { openEventStream } from '../../helpers/sse-client';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
@@ -36,7 +36,11 @@ describe('the API keeps to its OpenAPI document', () => {
       },
     } as unknown as Client;
     app = await createApiServer({
-      config: { ...config, api: { ...config.api, tokens: [TOKEN], blobDir: path.join(root, 'blobs') } },
+      config: {
+        ...config,
+        api: { ...config.api, tokens: [TOKEN], blobDir: path.join(root, 'blobs') },
+        storage: fsStorage(path.join(root, 'blobs')),
+      },
       client,
       provider: {} as never,
     });

@@ -7,7 +7,7 @@ import { pipelineInputSchema } from '@avatar-pipeline/client/contracts/pipeline-
 import { loadConfig } from '../../../src/config/load-config';
 import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { tinyPng } from '../../fixtures/images';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 import { writeFileSync } from 'node:fs';
 
@@ -26,6 +26,7 @@ describe('polling intervals are bounded by the operator', () => {
     image = path.join(root, 'selfie.png');
     writeFileSync(image, tinyPng());
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
+    const pollingBlobs = path.join(temporaryDirectory('polling-blobs-'), 'b');
     const start = async (_type: unknown, options: { args: [{ polling: unknown }] }) => {
       started.push(options.args[0]);
       throw new Error('stop here: the test reads what would have started');
@@ -34,11 +35,8 @@ describe('polling intervals are bounded by the operator', () => {
       config: {
         ...config,
         placement: { ...config.placement, pollingBounds: BOUNDS },
-        api: {
-          ...config.api,
-          tokens: [TOKEN],
-          blobDir: path.join(temporaryDirectory('polling-blobs-'), 'b'),
-        },
+        api: { ...config.api, tokens: [TOKEN], blobDir: pollingBlobs },
+        storage: fsStorage(pollingBlobs),
       },
       client: { workflow: { start }, options: { namespace: 'default' } } as unknown as Client,
       provider: { listStyles: () => Promise.resolve([{ id: 3, name: 'Oil', ready: true }]) } as never,

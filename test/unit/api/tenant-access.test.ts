@@ -10,7 +10,7 @@ import { tenantsFileSchema } from '../../../src/config/tenants';
 import { TenantAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { logSink } from '../../helpers/log-sink';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 const ACME = 'acme-token-0123456789abcdef';
@@ -86,6 +86,7 @@ async function apiConfig(): Promise<AppConfig> {
       blobDir: path.join(root, 'blobs'),
       accessTokenSecret: SECRET,
     },
+    storage: fsStorage(path.join(root, 'blobs')),
     tenants: tenantsFileSchema.parse({
       tenants: { acme: { requestsPerMinute: 400 }, viewer: { scopes: ['read'] } },
     }).tenants,

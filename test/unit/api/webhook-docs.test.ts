@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
 import { WEBHOOK_EVENT_TYPES } from '@avatar-pipeline/client/contracts/webhook-events';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
 type Doc = {
@@ -17,7 +17,11 @@ describe('the OpenAPI document describes every webhook event', () => {
     const root = temporaryDirectory('webhook-docs-');
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
     app = await createApiServer({
-      config: { ...config, api: { ...config.api, tokens: ['docs-token-0123456789'], blobDir: root } },
+      config: {
+        ...config,
+        api: { ...config.api, tokens: ['docs-token-0123456789'], blobDir: root },
+        storage: fsStorage(root),
+      },
       client: {} as Client,
       provider: {} as never,
     });

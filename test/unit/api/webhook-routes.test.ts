@@ -9,7 +9,7 @@ import { FsBlobStore } from '../../../src/storage';
 import { DeliveryLog } from '@avatar-pipeline/client/webhooks/delivery-log';
 import { standardWebhookHeaders } from '../../../src/webhooks/standard-signature';
 import { endpointKey } from '../../../src/webhooks/endpoint-secret';
-import { testConfig } from '../../helpers/pipeline-worker';
+import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { apiCaller } from '../../helpers/test-api';
 import { SAMPLE_EVENT } from '../../helpers/webhook-attempt';
 
@@ -36,6 +36,7 @@ describe('/v1/webhooks', () => {
       config: {
         ...config,
         api: { ...config.api, tokens: [TOKEN], blobDir },
+        storage: fsStorage(blobDir),
         callbacks: { privateHosts: ['127.0.0.1'], webhookKey: KEY },
       },
       // Only redelivery reaches Temporal: it starts a workflow.
@@ -209,7 +210,7 @@ describe('/v1/webhooks without WEBHOOK_SIGNING_KEY', () => {
     const root = await mkdtemp(path.join(tmpdir(), 'webhook-routes-nokey-'));
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
     const app = await createApiServer({
-      config: { ...config, api: { ...config.api, tokens: [TOKEN], blobDir: root } },
+      config: { ...config, api: { ...config.api, tokens: [TOKEN], blobDir: root }, storage: fsStorage(root) },
       client: {} as Client,
       provider: {} as never,
     });

@@ -35,6 +35,14 @@ export const awsEnvSchema = z
     message: 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both or neither',
   });
 
+/** A filesystem store at `dir`: what BLOB_DIR gives, for configurations built by hand (tests, benchmarks). */
+export function filesystemStorage(dir: string): StorageSettings {
+  return {
+    target: { kind: 'fs', dir },
+    s3: { endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false },
+  };
+}
+
 export interface StorageSettingsIssue {
   variable: string;
   reason: string;
