@@ -6,7 +6,7 @@ import { ApiError } from './api-error';
 export const API_TOKEN_PLACEHOLDER = 'change-me-to-a-long-random-token';
 
 /** Why each API_TOKENS entry is unfit (1-based position), or nothing when all are fit. */
-export const tokenProblems = (entries: readonly string[]): string[] =>
+export const apiTokenProblems = (entries: readonly string[]): string[] =>
   credentialProblems(entries, API_TOKEN_PLACEHOLDER);
 
 export { tokenCheck } from '../http/bearer-auth';

@@ -14,7 +14,7 @@ import { credentialsOf } from '../config/api-credentials';
 import { tenantSettingsOf } from '../config/tenants';
 import { DEFAULT_SELFIE_RETENTION } from '@avatar-pipeline/client/config/selfie-retention';
 import { AccessTokenSigner, redactAccessToken } from './access-tokens';
-import { refuseCredential, tokenProblems } from './bearer-auth';
+import { apiTokenProblems, refuseCredential } from './bearer-auth';
 import { callerIdentifier, installCallerAuth } from './caller-auth';
 import { registerCampaignRoutes } from '../campaign/api/routes';
 import { registerConsoleRoutes } from './console-routes';
@@ -238,7 +238,7 @@ function checkApiConfig(config: ApiConfig): void {
       reason: 'is empty: the API refuses to run without bearer tokens (set API_TOKENS=token1,token2)',
     });
   }
-  for (const reason of tokenProblems(config.api.tokens)) problems.push({ variable: 'API_TOKENS', reason });
+  for (const reason of apiTokenProblems(config.api.tokens)) problems.push({ variable: 'API_TOKENS', reason });
   if (problems.length > 0) throw new ConfigError(problems);
 }
 

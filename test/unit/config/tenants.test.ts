@@ -1,7 +1,7 @@
 import type * as Crypto from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tokenProblems } from '../../../src/api/bearer-auth';
+import { apiTokenProblems } from '../../../src/api/bearer-auth';
 import { credentialsOf } from '../../../src/config/api-credentials';
 import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { loadConfig } from '../../../src/config/load-config';
@@ -18,7 +18,7 @@ describe('API_TOKENS entries: tenant:token', () => {
       { tenant: 'default', token: T1 },
       { tenant: 'acme', token: T2 },
     ]);
-    expect(tokenProblems([T1, `acme:${T2}`, `acme-2:${T1}x`])).toEqual([]);
+    expect(apiTokenProblems([T1, `acme:${T2}`, `acme-2:${T1}x`])).toEqual([]);
   });
 
   test.each([
@@ -40,7 +40,7 @@ describe('API_TOKENS entries: tenant:token', () => {
     ],
     ['a short tenant token', [T1, 'acme:short'], /token 2 is 5 characters; use at least 16/],
   ])('refuses %s', (_name, entries, reason) => {
-    const problems = tokenProblems(entries);
+    const problems = apiTokenProblems(entries);
     expect(problems.join('\n')).toMatch(reason);
     // A malformed entry is told as such, never echoed: its parts may be a secret.
     expect(problems.join('\n')).not.toContain(T1);

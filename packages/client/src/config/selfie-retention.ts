@@ -36,8 +36,8 @@ export const selfieRetentionSchema = z
 /** Pipeline stages after which training no longer needs the selfies. */
 const PAST_TRAINING = new Set(['generating', 'done', 'failed', 'cancelled']);
 
-/** What the janitor knows of an upload's pipeline. */
-export interface PipelineState {
+/** What the janitor knows of an upload's run: whether it has closed, and how far it got. */
+export interface UploadOwnerState {
   /** Undefined while it runs. */
   closedAt?: Date;
   /** The PipelineStage search attribute, when the namespace has it. */
@@ -45,7 +45,7 @@ export interface PipelineState {
 }
 
 /** Whether a pipeline's uploads may be deleted now, by the retention policy. */
-export function uploadsExpired(retention: SelfieRetention, state: PipelineState, now: number): boolean {
+export function uploadsExpired(retention: SelfieRetention, state: UploadOwnerState, now: number): boolean {
   if (retention.kind === 'after-training') {
     return state.closedAt !== undefined || (state.stage !== undefined && PAST_TRAINING.has(state.stage));
   }
