@@ -7,8 +7,13 @@ import { Alert } from './alert';
 /** POST /v1/campaigns/{id}/reviews. */
 interface BatchAnswer {
   decided: number;
+  unchanged: number;
   refused: number;
-  results: Array<{ workflowId: string; effect: 'decided' | 'refused'; issues?: Array<{ message: string }> }>;
+  results: Array<{
+    workflowId: string;
+    effect: 'decided' | 'unchanged' | 'refused';
+    issues?: Array<{ message: string }>;
+  }>;
 }
 
 const SHOWN = 50;

@@ -14,11 +14,14 @@ const batchAnswerSchema = z
     campaignId: z.string(),
     reviewer: z.string().describe('The credential that decided, as its digest (`token:…`); never the token'),
     decided: z.number().describe('Runs whose decisions were taken'),
+    unchanged: z
+      .number()
+      .describe('Runs with nothing left to decide for a whole-run `decision` (decided already, or ended)'),
     refused: z.number().describe('Runs that took none (each named in results, with its fields)'),
     results: z.array(
       z.object({
         workflowId: z.string(),
-        effect: z.enum(['decided', 'refused']),
+        effect: z.enum(['decided', 'unchanged', 'refused']),
         decided: z.number().describe('Decisions taken now or kept (repeats left out)'),
         issues: z
           .array(z.object({ path: z.string(), message: z.string() }))
@@ -74,8 +77,16 @@ export function registerCampaignReviewRoute(app: FastifyInstance, ctx: ApiContex
         reviewer: { via: reviewer },
         ...(key ? { requestId: `${reviewer}/${key}` } : {}),
       });
-      const decided = results.filter((r) => r.effect === 'decided').length;
-      return { campaignId: id, reviewer, decided, refused: results.length - decided, results };
+      const count = (effect: (typeof results)[number]['effect']) =>
+        results.filter((r) => r.effect === effect).length;
+      return {
+        campaignId: id,
+        reviewer,
+        decided: count('decided'),
+        unchanged: count('unchanged'),
+        refused: count('refused'),
+        results,
+      };
     },
   });
 }

@@ -61,11 +61,12 @@ export async function campaignReviews(
     );
   }
   const refused = results.filter((r) => r.effect === 'refused');
+  const decided = results.filter((r) => r.effect === 'decided').length;
   if (flags.json) process.stdout.write(printableJson(results));
   else
     writeLines(
       process.stdout,
-      `${campaignId}: ${results.length - refused.length} run(s) ${decision === 'approve' ? 'approved' : 'rejected'}`,
+      `${campaignId}: ${decided} run(s) ${decision === 'approve' ? 'approved' : 'rejected'}`,
     );
   for (const run of refused)
     writeLines(process.stderr, `  ${run.workflowId}: ${(run.issues ?? []).map((i) => i.message).join('; ')}`);

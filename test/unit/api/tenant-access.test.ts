@@ -227,6 +227,7 @@ describe('tenants, scopes, browser access tokens and audit at the API', () => {
         body: {
           campaignId: 'acme.camp-1',
           decided: 0,
+          unchanged: 0,
           refused: 1,
           results: [
             {

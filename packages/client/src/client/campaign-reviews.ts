@@ -17,7 +17,8 @@ const CONCURRENCY = 8;
  * A reviewer's decisions for many runs of one campaign (`campaignId`: its workflow id). Each run
  * is checked to be the campaign's, then decided as `submitReview` would; a run that refuses (or
  * is not the campaign's) is answered refused with its fields named (`reviews.3.decisions.0.styleId`)
- * and touches no other. A malformed batch is an InputError, and nothing is decided.
+ * and touches no other; a whole-run `decision` for a run with nothing left to decide is unchanged.
+ * A malformed batch is an InputError, and nothing is decided.
  * `requestId`: each run's update id is derived from it, so the same batch again decides nothing twice.
  */
 export async function submitCampaignReviews(
@@ -64,9 +65,12 @@ async function decideOne(
       described.memo?.campaignId === campaignId ||
       described.typedSearchAttributes.get(CampaignIdAttribute) === campaignId;
     if (!ofCampaign) return refused('workflowId', `is not a run of campaign ${campaignId}`);
-    if (described.status.name !== 'RUNNING') return refused('workflowId', 'the run has already ended');
+    const unchanged: CampaignReviewResult = { workflowId, effect: 'unchanged', decided: 0 };
+    // "Approve all" meets runs decided meanwhile (a listing lags a little): nothing to do there.
+    if (described.status.name !== 'RUNNING')
+      return 'decisions' in entry ? refused('workflowId', 'the run has already ended') : unchanged;
     const decisions = 'decisions' in entry ? entry.decisions : await everyStyle(handle, entry.decision);
-    if (decisions.length === 0) return refused('decision', 'nothing of this run awaits a decision');
+    if (decisions.length === 0) return unchanged;
     const answer = await submitReview(
       client,
       workflowId,

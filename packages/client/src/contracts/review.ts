@@ -194,10 +194,13 @@ export const campaignReviewsSchema = z.strictObject({
 });
 export type CampaignReviews = z.output<typeof campaignReviewsSchema>;
 
-/** What one run of a batch came to: its decisions taken, or refused with the fields named. */
+/**
+ * What one run of a batch came to: its decisions taken; unchanged (a whole-run decision for a run
+ * with nothing left to decide: decided already, or ended); or refused, with the fields named.
+ */
 export interface CampaignReviewResult {
   workflowId: string;
-  effect: 'decided' | 'refused';
+  effect: 'decided' | 'unchanged' | 'refused';
   /** Decisions taken now or kept (repeats left out). */
   decided: number;
   issues?: { path: string; message: string }[];
