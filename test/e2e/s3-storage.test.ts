@@ -22,7 +22,13 @@ import { FAST_POLLING, uniqueBasePath } from '../helpers/e2e-pipeline';
 import { testConfig } from '../helpers/pipeline-worker';
 import { startS3TestServer, type S3TestServer } from '../helpers/s3-server';
 import { writeSelfies } from '../helpers/selfie-files';
-import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
+import {
+  createDevServerEnv,
+  devServerUnderTest,
+  makeScratchDir,
+  uniqueName,
+  useOwnNamespace,
+} from '../helpers/temporal-env';
 
 const TOKEN = 'test-token-0123456789';
 const BUCKET = 'pipeline-objects';
@@ -51,6 +57,7 @@ describe('object storage end to end (S3 backend)', () => {
   let selfies: { dir: string; files: string[] };
   let storage: StorageConfig;
   let apiFiles: string;
+  let restoreNamespace: (() => void) | undefined;
 
   beforeAll(async () => {
     const scratch = await makeScratchDir('s3-storage');
@@ -59,6 +66,10 @@ describe('object storage end to end (S3 backend)', () => {
     await s3.createBucket(BUCKET);
     storage = storageSettingsFromEnv(s3.env(BUCKET, 'e2e'), path.join(scratch, 'unused'));
     bucket = new S3BlobStore({ bucket: BUCKET, prefix: '' }, s3.connection);
+    // A namespace of its own: forget finds runs by subject and model id, and every test's simulator
+    // numbers its models from 1001, so in a shared namespace it would find other tests' runs.
+    restoreNamespace = await useOwnNamespace(uniqueName('s3-storage'));
+    const { namespace } = devServerUnderTest();
     env = await createDevServerEnv();
     selfies = await writeSelfies(3, 's3-selfies-');
     // Avatar images are served through a proxy that answers each one 150 ms late, so archiving a
@@ -83,7 +94,7 @@ describe('object storage end to end (S3 backend)', () => {
     const taskQueue = uniqueName('s3');
     // The worker may read files only from an empty directory of its own: selfies must come from the bucket.
     const workerRoots = [path.join(scratch, 'worker-only')];
-    const workerConfig = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: workerRoots });
+    const workerConfig = testConfig({ namespace, taskQueue, providerUrl: sim.url, imageRoots: workerRoots });
     // Both workers, as deployed: the API sends provider calls to the provider task queue.
     worker = await PipelineWorkers.create({
       config: {
@@ -98,6 +109,7 @@ describe('object storage end to end (S3 backend)', () => {
     });
     workerRun = worker.run();
     const apiBase = testConfig({
+      namespace,
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],
@@ -126,6 +138,7 @@ describe('object storage end to end (S3 backend)', () => {
     await env?.teardown();
     bucket?.close();
     await s3?.stop();
+    restoreNamespace?.();
   });
 
   async function call(method: string, url: string, body?: FormData | object): Promise<Json> {

@@ -8,7 +8,13 @@ import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 import { uniqueBasePath } from './e2e-pipeline';
 import { fsStorage, testConfig } from './pipeline-worker';
 import { writeSelfies } from './selfie-files';
-import { createDevServerEnv, makeScratchDir, uniqueName } from './temporal-env';
+import {
+  createDevServerEnv,
+  devServerUnderTest,
+  makeScratchDir,
+  uniqueName,
+  useOwnNamespace,
+} from './temporal-env';
 import { startTestApi } from './test-api';
 
 export interface InProcessStackOptions {
@@ -61,6 +67,12 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
     for (const step of stops.reverse().splice(0)) await step();
   };
   try {
+    // A namespace of its own: erasure finds runs by search attributes (a subject, a model id), and
+    // every test's simulator numbers its models from 1001, so in a shared namespace one test's
+    // erasure would find (and delete) another's runs.
+    const restoreNamespace = await useOwnNamespace(uniqueName(options.name));
+    stops.push(async () => restoreNamespace());
+    const { namespace } = devServerUnderTest();
     const env = await createDevServerEnv();
     stops.push(() => env.teardown());
     const selfies = await writeSelfies(options.selfies, `${options.name}-`);
@@ -79,6 +91,7 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
     });
     stops.push(() => sim.stop());
     const base_ = testConfig({
+      namespace,
       taskQueue: uniqueName(options.name),
       providerUrl: sim.url,
       imageRoots: [selfies.dir, blobDir],
