@@ -169,7 +169,7 @@ describe('the avatar-pipeline command', () => {
     ],
     [['run', '--images', 'DIR', '--gender', '1'], /required option '--styles <ids>' not specified/],
     [['list', '--limit', '0'], /--limit.*must be a whole number from 1 to 1000/],
-    [['list', '--status', 'sleeping'], /--status.*must be one of running, completed/],
+    [['list', '--status', 'sleeping'], /--status.*must be one of running, awaiting-review, completed/],
   ])('exits 2 on bad input %j, naming the field', async (args, message) => {
     const outcome = await runCli(
       args.map((a) => (a === 'DIR' ? selfies.dir : a)),
