@@ -50,7 +50,6 @@ import { providerOfTenant } from '../../api/provider-read';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { registerListCampaignsRoute } from './list-campaigns-route';
-import { registerCampaignReviewRoute } from './review-route';
 import { exportResults } from '../export-results';
 
 const MANIFEST_FIELD = 'manifest';
@@ -92,7 +91,6 @@ export function registerCampaignRoutes(app: FastifyInstance, ctx: ApiContext): v
   const handle = (id: string): CampaignHandle => getCampaign(ctx.client, id, { store: ctx.store });
 
   registerListCampaignsRoute(app, ctx);
-  registerCampaignReviewRoute(app, ctx);
 
   api.route({
     method: 'POST',

@@ -22,7 +22,10 @@ describe('links to archived avatars in webhook events', () => {
   test('without the API address or the secret, a filesystem store gives no link (the event keeps archiveKey)', async () => {
     expect(await archiveLinker({ storage: { linkSecret: SECRET } } as never, fsStore)(KEY)).toBeUndefined();
     expect(
-      await archiveLinker({ api: { publicUrl: 'https://avatars.example.com' } } as never, fsStore)(KEY),
+      await archiveLinker(
+        { api: { publicUrl: 'https://avatars.example.com' }, storage: {} } as never,
+        fsStore,
+      )(KEY),
     ).toBeUndefined();
   });
 
