@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, WorkerInterceptors } from '@temporalio/worker';
 import {
@@ -110,3 +111,18 @@ export const FAST_POLLING = {
   maxIntervalMs: 400,
   backoffCoefficient: 1.5,
 };
+
+/** Waits until `check` passes, polling the campaign's progress; then that progress. */
+export async function progressUntil(
+  handle: CampaignHandle,
+  check: (p: Awaited<ReturnType<CampaignHandle['progress']>>) => boolean,
+  timeoutMs = 30_000,
+): Promise<Awaited<ReturnType<CampaignHandle['progress']>>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const progress = await handle.progress();
+    if (check(progress)) return progress;
+    if (Date.now() > deadline) throw new Error(`timed out; last progress ${JSON.stringify(progress)}`);
+    await delay(100);
+  }
+}

@@ -3,24 +3,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';
+import { CampaignRig, FAST_POLLING, progressUntil, subjects } from '../helpers/campaign-rig';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir } from '../helpers/temporal-env';
-
-/** Waits until `check` passes, polling the campaign's progress. */
-async function until(
-  handle: CampaignHandle,
-  check: (p: Awaited<ReturnType<CampaignHandle['progress']>>) => boolean,
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const progress = await handle.progress();
-    if (check(progress)) return progress;
-    if (Date.now() > deadline) throw new Error(`timed out; last progress ${JSON.stringify(progress)}`);
-    await delay(100);
-  }
-}
 
 describe('campaigns on the dev server', () => {
   let env: TestWorkflowEnvironment;
@@ -93,7 +78,7 @@ describe('campaigns on the dev server', () => {
     let campaign: CampaignHandle | undefined;
     const seen = await r.run(async () => {
       campaign = await r.start(subjects(6, selfie), { options: { maxInFlight: 2, polling: FAST_POLLING } });
-      return until(campaign, (p) => p.counts.done >= 2);
+      return progressUntil(campaign, (p) => p.counts.done >= 2);
     });
     // The worker has stopped: a query would find nobody to answer it.
     const first = await campaign!.progress();
@@ -117,11 +102,11 @@ describe('campaigns on the dev server', () => {
       const campaign = await r.start(subjects(12, selfie), {
         options: { maxInFlight: 2, polling: FAST_POLLING },
       });
-      await until(campaign, (p) => p.counts.done >= 2);
+      await progressUntil(campaign, (p) => p.counts.done >= 2);
 
       const paused = await campaign.pause();
       expect(paused.state).toBe('paused');
-      const drained = await until(campaign, (p) => p.counts.running === 0);
+      const drained = await progressUntil(campaign, (p) => p.counts.running === 0);
       const modelsAtPause = sim.stats().totals.modelsCreated;
       await delay(1_500);
       const still = await campaign.progress();
@@ -129,7 +114,7 @@ describe('campaigns on the dev server', () => {
       expect(sim.stats().totals.modelsCreated).toBe(modelsAtPause);
 
       expect((await campaign.resume()).state).toBe('running');
-      await until(campaign, (p) => p.counts.done >= drained.counts.done + 2 && p.counts.running > 0);
+      await progressUntil(campaign, (p) => p.counts.done >= drained.counts.done + 2 && p.counts.running > 0);
 
       const cancelling = await campaign.cancel();
       expect(['cancelling', 'cancelled']).toContain(cancelling.state);
@@ -178,9 +163,9 @@ describe('campaigns on the dev server', () => {
         subjects(5, selfie, (i) => (i === 0 ? [19] : [3])),
         { options: { maxInFlight: 1, polling: FAST_POLLING } },
       );
-      await until(running, (p) => p.counts.failed === 1);
+      await progressUntil(running, (p) => p.counts.failed === 1);
       sim.setOptions({ failStyles: [] });
-      await until(running, (p) => p.counts.done >= 1);
+      await progressUntil(running, (p) => p.counts.done >= 1);
       await expect(running.retry(['u2'])).rejects.toThrow(
         /DONE; only failed or cancelled subjects can be retried/,
       );
@@ -224,7 +209,7 @@ describe('campaigns on the dev server', () => {
         // A fixed window, far above what the 4/s limit serves: a deep backlog on purpose.
         options: { maxInFlight: 40, fixedWindow: true, polling: FAST_POLLING },
       });
-      await until(campaign, (p) => p.counts.running === 40);
+      await progressUntil(campaign, (p) => p.counts.running === 40);
       await delay(1_000); // a backlog of campaign activities builds up behind the 8/s limit
 
       const started = Date.now();

@@ -1,6 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { submitCampaignReviews } from '@avatar-pipeline/client/client/campaign-reviews';
 import { listPipelines } from '@avatar-pipeline/client/client/list-pipelines';
 import { startRetry } from '@avatar-pipeline/client/client/model-runs';
@@ -9,24 +8,9 @@ import { submitReview } from '@avatar-pipeline/client/client/review';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { InputError } from '@avatar-pipeline/client/errors';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { CampaignRig, FAST_POLLING, subjects } from '../helpers/campaign-rig';
+import { CampaignRig, FAST_POLLING, progressUntil, subjects } from '../helpers/campaign-rig';
 import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, makeScratchDir } from '../helpers/temporal-env';
-
-/** Waits until `check` passes, polling the campaign's progress. */
-async function until(
-  handle: CampaignHandle,
-  check: (p: Awaited<ReturnType<CampaignHandle['progress']>>) => boolean,
-  timeoutMs = 60_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const progress = await handle.progress();
-    if (check(progress)) return progress;
-    if (Date.now() > deadline) throw new Error(`timed out; last progress ${JSON.stringify(progress)}`);
-    await delay(100);
-  }
-}
 
 /*
  * Review where the visibility store is needed (the time-skipping server has none), on the dev
@@ -75,7 +59,7 @@ describe('review on the dev server', () => {
       const campaign = await rig.start(subjects(4, selfie, [3, 5]), {
         options: { maxInFlight: 1, fixedWindow: true, polling: FAST_POLLING, review: { required: true } },
       });
-      const waiting = await until(campaign, (p) => p.awaitingReview?.count === 4);
+      const waiting = await progressUntil(campaign, (p) => p.awaitingReview?.count === 4, 60_000);
       // Counted as running (their runs are open), the four of them, while the window holds one.
       expect(waiting.counts).toMatchObject({ running: 4, pending: 0, done: 0 });
       expect(waiting.window.size).toBe(1);
@@ -143,7 +127,7 @@ describe('review on the dev server', () => {
         { reviewer: { via: 'test' } },
       );
       expect(again[0]).toEqual({ workflowId: first!.workflowId, effect: 'unchanged', decided: 0 });
-      await until(campaign, (p) => p.awaitingReview?.count === 1 && p.counts.done === 3);
+      await progressUntil(campaign, (p) => p.awaitingReview?.count === 1 && p.counts.done === 3, 60_000);
       await submitCampaignReviews(
         env.client,
         campaign.campaignId,
