@@ -37,7 +37,10 @@ module.exports = {
       displayName: 'temporal',
       testMatch: ['<rootDir>/test/{workflow,e2e,replay,fuzz}/**/*.test.ts'],
       setupFiles: [...common.setupFiles, '<rootDir>/test/setup/quiet-temporal-runtime.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/setup/temporal-test-timeout.ts'],
+      setupFilesAfterEnv: [
+        '<rootDir>/test/setup/temporal-test-timeout.ts',
+        '<rootDir>/test/setup/namespace-per-file.ts',
+      ],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },

@@ -68,7 +68,13 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
     const taskQueue = uniqueName('api');
     const callbacks = { signingSecret: SECRET, privateHosts: ['127.0.0.1'] };
     const imageRoots = [blobDir, selfies.dir];
-    const base_ = testConfig({ taskQueue, providerUrl: sim.url, imageRoots, callbacks });
+    const base_ = testConfig({
+      namespace: env.namespace,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots,
+      callbacks,
+    });
     // Both workers, as deployed: the API sends provider calls to the provider task queue.
     worker = await PipelineWorkers.create({ config: base_, connection: env.nativeConnection });
     workerRun = worker.run();

@@ -39,6 +39,7 @@ describe(`archiving a page of ${AVATARS} avatars`, () => {
     });
     workers = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],

@@ -896,7 +896,12 @@ describe('bad-input matrix: the API and the CLI refuse bad input, naming the fie
     // calls to the provider queue.
     worker = await PipelineWorkers.create({
       connection: env.nativeConnection,
-      config: testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [files.allowed] }),
+      config: testConfig({
+        namespace: env.namespace,
+        taskQueue,
+        providerUrl: sim.url,
+        imageRoots: [files.allowed],
+      }),
     });
     workerRun = worker.run();
     const { address, namespace } = devServerUnderTest();

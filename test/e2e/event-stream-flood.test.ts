@@ -62,12 +62,18 @@ describe('an event-stream flood during training', () => {
     });
     workers = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],
     });
     workersRun = workers.run();
-    const config = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
+    const config = testConfig({
+      namespace: env.namespace,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+    });
     ({ app, base } = await startTestApi({
       // Neither the request rate limit nor the per-client connection cap is what this test is about:
       // 2,000 opens fit in the one, and closed streams the loaded server has yet to count stay

@@ -40,6 +40,7 @@ describe('workflow history of a pipeline with ten 5 MB selfies', () => {
     const taskQueue = uniqueName('history');
     const worker = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [dir],

@@ -44,6 +44,7 @@ describe('pipelines against a provider that loses answers and fails (dev server)
     const taskQueue = uniqueName('faults');
     const worker = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],

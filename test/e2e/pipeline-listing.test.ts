@@ -41,6 +41,7 @@ describe('GET /v1/pipelines: filters and cursor paging', () => {
     );
     others.push(other.workflowId);
     const config = testConfig({
+      namespace: env.namespace,
       taskQueue,
       providerUrl: 'http://127.0.0.1:9',
       imageRoots: [await makeScratchDir('listing-blobs'), selfies.dir],

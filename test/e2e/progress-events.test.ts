@@ -41,6 +41,7 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
     });
     workerRun = worker.run();
     const config = testConfig({
+      namespace: env.namespace,
       taskQueue,
       providerUrl: 'http://127.0.0.1:9',
       imageRoots: [await makeScratchDir('events')],
@@ -161,6 +162,7 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
 
   it('keeps a stream open past the API request deadline (it bounds receiving a request, not the answer)', async () => {
     const config = testConfig({
+      namespace: env.namespace,
       taskQueue,
       providerUrl: 'http://127.0.0.1:9',
       imageRoots: [await makeScratchDir('events')],
@@ -189,6 +191,7 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
 
   it('answers 429 past the streams allowed open at once per run and per token, and takes one again once closed', async () => {
     const config = testConfig({
+      namespace: env.namespace,
       taskQueue,
       providerUrl: 'http://127.0.0.1:9',
       imageRoots: [await makeScratchDir('events')],

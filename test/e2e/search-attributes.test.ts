@@ -33,6 +33,7 @@ describe('search attributes on the dev server', () => {
     const campaignId = uniqueName('campaign');
     const worker = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],

@@ -38,6 +38,7 @@ export class CampaignRig {
   static async create(options: CampaignRigOptions): Promise<CampaignRig> {
     const placement = placementFrom({ taskQueue: uniqueName('campaign') });
     const base = testConfig({
+      namespace: options.client.options.namespace,
       taskQueue: placement.taskQueue,
       providerUrl: options.providerUrl,
       imageRoots: options.imageRoots,

@@ -8,7 +8,11 @@ import { PipelineWorkers } from '../../src/worker/pipeline-workers';
 
 export interface TestWorkerOptions {
   connection: NativeConnection;
-  namespace?: string;
+  /**
+   * The namespace of the connection's environment (`env.namespace`): each test file of the
+   * temporal tier has its own (test/setup/namespace-pool.ts). `testConfig` alone defaults to 'default'.
+   */
+  namespace: string;
   taskQueue: string;
   providerUrl: string;
   imageRoots: string[];
@@ -25,7 +29,9 @@ export interface TestWorkerOptions {
   writeSettleMs?: number;
 }
 
-export function testConfig(options: Omit<TestWorkerOptions, 'connection' | 'interceptors'>): AppConfig {
+export function testConfig(
+  options: Omit<TestWorkerOptions, 'connection' | 'interceptors' | 'namespace'> & { namespace?: string },
+): AppConfig {
   return {
     provider: {
       baseUrl: options.providerUrl,

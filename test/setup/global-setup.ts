@@ -12,6 +12,7 @@ import { PIPELINE_SEARCH_ATTRIBUTE_DEFINITIONS } from '../../src/setup/search-at
 import { TEST_ENV } from '../helpers/test-env-vars';
 import { createTestRunDir } from './test-run-dir';
 import { saveTestServerState } from './test-server-state';
+import { registerNamespacePool } from './namespace-pool';
 
 /**
  * Once per jest run, for the `temporal` project: makes sure both Temporal binaries exist
@@ -56,6 +57,14 @@ export default async function globalSetup(): Promise<void> {
   const devServer = await startDevServer({ dbFile: path.join(runDir, 'temporal.db'), temporalCli });
   process.env[TEST_ENV.address] = devServer.address;
   process.env[TEST_ENV.namespace] = devServer.namespace;
+  // A server of the run's own: a namespace per test file (a server the developer keeps running is
+  // shared by its files in one namespace, as its namespaces outlive the run).
+  const connection = await Connection.connect({ address: devServer.address });
+  try {
+    process.env[TEST_ENV.namespacePoolSize] = String(await registerNamespacePool(connection));
+  } finally {
+    await connection.close();
+  }
   if (devServer.uiUrl) process.env[TEST_ENV.uiUrl] = devServer.uiUrl;
   saveTestServerState({ devServer, runDir });
 }

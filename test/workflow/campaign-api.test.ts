@@ -45,7 +45,12 @@ describe('campaign routes of the starter API', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     stop = release;
     running = rig.run(() => released);
-    const base_ = testConfig({ taskQueue: rig.taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
+    const base_ = testConfig({
+      namespace: env.namespace,
+      taskQueue: rig.taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+    });
     const config = {
       ...base_,
       api: { ...base_.api, tokens: [TOKEN], blobDir: path.join(selfies.dir, 'blobs') },

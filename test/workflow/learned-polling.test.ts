@@ -46,6 +46,7 @@ describe('training status reads timed by learned durations (time-skipping server
     const taskQueue = uniqueName('learned-polling');
     const worker = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],

@@ -71,6 +71,7 @@ describe('a generation order whose create answer is lost', () => {
     });
     const workers = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],
@@ -116,6 +117,7 @@ describe('a generation order whose create answer is lost', () => {
     const placement = placementFrom({ taskQueue });
     const workers = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],

@@ -79,6 +79,7 @@ describe('obtaining a model among many claimed by other pipelines', () => {
 
     const worker = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: provider.url,
       imageRoots: [selfies.dir],

@@ -54,6 +54,7 @@ describe('avatar pipeline on the time-skipping server', () => {
     const taskQueue = uniqueName('pipeline');
     const worker = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: provider.url,
       imageRoots: [selfies.dir],
@@ -189,6 +190,7 @@ describe('avatar pipeline on the time-skipping server', () => {
     const taskQueue = uniqueName('pipeline');
     const worker = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: provider.url,
       imageRoots: [selfies.dir],

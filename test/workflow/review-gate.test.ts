@@ -64,6 +64,7 @@ describe('the review gate on the time-skipping server', () => {
     const taskQueue = uniqueName(name);
     const workers = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [selfies.dir],
@@ -95,6 +96,7 @@ describe('the review gate on the time-skipping server', () => {
     const taskQueue = uniqueName('review-gate');
     const workers = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [storeDir, selfies.dir],

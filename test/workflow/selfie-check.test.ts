@@ -54,6 +54,7 @@ describe('the selfie check before the model is created', () => {
       const taskQueue = uniqueName('selfie-check');
       const worker = await createTestWorker({
         connection: env.nativeConnection,
+        namespace: env.namespace ?? 'default',
         taskQueue,
         providerUrl: sim.url,
         imageRoots: [selfies.dir],

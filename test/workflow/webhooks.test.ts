@@ -125,6 +125,7 @@ describe('webhook delivery on the time-skipping server', () => {
   function worker(taskQueue: string, providerUrl = 'http://127.0.0.1:9'): Promise<PipelineWorkers> {
     return createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl,
       imageRoots: [storeDir],
@@ -347,6 +348,7 @@ describe('webhook delivery on the time-skipping server', () => {
     const taskQueue = uniqueName('webhook-pipeline');
     const w = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [storeDir, selfies.dir],
@@ -436,6 +438,7 @@ describe('campaign webhook events on the dev server', () => {
     const taskQueue = uniqueName('webhook-campaign');
     const w = await createTestWorker({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       providerUrl: sim.url,
       imageRoots: [storeDir, selfies.dir],

@@ -50,7 +50,12 @@ describe('worker deployment versions on the dev server', () => {
     const taskQueue = uniqueName('versions');
     const placement = placementFrom({ taskQueue });
     const deploymentName = uniqueName('avatar-pipeline');
-    const base = testConfig({ taskQueue, providerUrl: sim.url, imageRoots: [selfies.dir] });
+    const base = testConfig({
+      namespace: env.namespace,
+      taskQueue,
+      providerUrl: sim.url,
+      imageRoots: [selfies.dir],
+    });
 
     /** Both workers of one build, polling as that Worker Deployment Version. */
     const startVersion = async (buildId: string) => {
