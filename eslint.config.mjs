@@ -35,7 +35,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
-    // Workflow code is bundled into Temporal's deterministic sandbox: no Node built-ins, network or clock.
+    // Workflow code (workflows/, the campaign's in workflows/campaign/) is bundled into Temporal's
+    // deterministic sandbox: no Node built-ins, network or clock. Paths are matched at any depth.
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -44,30 +45,19 @@ export default tseslint.config(
           patterns: [
             NODE_BUILT_INS,
             {
-              group: [
-                '../src/*',
-                '!../src/contracts',
-                '!../src/avatar-pages',
-                '!../src/campaign',
-                '../src/campaign/*',
-                '!../src/campaign/workflows',
-              ],
-              message:
-                "Workflows import only the shared contracts (and pure avatar page helpers) from src/, and the campaign slice's workflows.",
-            },
-            {
-              group: [
-                '../src/avatar-pages/*',
-                '!../src/avatar-pages/avatar-page-walk',
-                '!../src/avatar-pages/avatar-page-origin',
-              ],
-              message: PURE_PROVIDER_HELPERS,
+              regex: String.raw`^(\.\./)+src/(?!contracts/|avatar-pages/(avatar-page-walk|avatar-page-origin)$)`,
+              message: `Workflows import only the shared contracts from src/. ${PURE_PROVIDER_HELPERS}`,
             },
             CLIENT_PACKAGE_FOR_WORKFLOWS,
             {
-              group: ['../activities', '../activities/*'],
+              regex: String.raw`^(\.\./)+activities(/|$)`,
               message: 'Import activities as types only.',
               allowTypeImports: true,
+            },
+            {
+              regex: String.raw`^\.\./index$`,
+              message:
+                'Campaign workflows import the shared workflow helpers of workflows/, not its bundle entry.',
             },
           ],
         },
@@ -79,7 +69,7 @@ export default tseslint.config(
     // workflow and activity code; everything else talks to workflows through the contracts (the
     // client package's, and src/contracts for what workflows share with activities only).
     files: ['src/**/*.ts'],
-    ignores: ['src/worker/**', 'src/campaign/workflows/**'],
+    ignores: ['src/worker/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -95,41 +85,6 @@ export default tseslint.config(
               message:
                 'dev/ holds developer tooling (dev server, installers, demo); the product never loads it.',
             },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The campaign slice's workflows run in the same sandbox as workflows/**: the same rules, from
-    // one folder deeper. They may use the shared workflow helpers of workflows/.
-    files: ['src/campaign/workflows/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            NODE_BUILT_INS,
-            {
-              regex: String.raw`^\.\./(?!activities$|\.\./)`,
-              message:
-                "Campaign workflows import nothing else of the campaign slice: the campaign contracts are the client package's.",
-            },
-            {
-              regex: String.raw`^\.\./activities$`,
-              message: 'Import activities as types only.',
-              allowTypeImports: true,
-            },
-            {
-              regex: String.raw`^\.\./\.\./(?!contracts/|avatar-pages/(avatar-page-walk|avatar-page-origin)$|\.\./)`,
-              message: `Workflows import only the shared contracts from src/. ${PURE_PROVIDER_HELPERS}`,
-            },
-            {
-              regex: String.raw`^\.\./\.\./\.\./(?!workflows/(?!index$))`,
-              message:
-                'Campaign workflows import only contracts and the shared workflow helpers of workflows/ (not its bundle entry).',
-            },
-            CLIENT_PACKAGE_FOR_WORKFLOWS,
           ],
         },
       ],

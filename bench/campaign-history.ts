@@ -24,7 +24,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type * as CampaignActivitiesModule from '../src/campaign/activities';
+import type * as CampaignActivitiesModule from '../activities/campaign-activities';
 import type * as CampaignsModule from '@avatar-pipeline/client/campaign/campaigns';
 import type { CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
@@ -118,7 +118,7 @@ async function measure(
   subjectsPerRun: number | undefined,
 ): Promise<Figures> {
   const { createCampaignActivities } = (await import(
-    path.join(build.root, 'dist/src/campaign/activities.js')
+    path.join(build.root, 'dist/activities/campaign-activities.js')
   )) as typeof CampaignActivitiesModule;
   const { startCampaign, getCampaign } = (await import(
     path.join(build.root, 'packages/client/dist/campaign/campaigns.js')

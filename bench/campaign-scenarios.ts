@@ -12,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import { startPipeline } from '@avatar-pipeline/client/client/pipelines';
 import type { CampaignOptions, CampaignSubject } from '@avatar-pipeline/client/contracts/campaign/campaign';
-import { DEFAULT_WINDOW_TUNING } from '../src/campaign/workflows/window-controller';
+import { DEFAULT_WINDOW_TUNING } from '../workflows/campaign/window-controller';
 import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';

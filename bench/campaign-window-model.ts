@@ -15,10 +15,10 @@
  * previous one's answers, so a backlog delays the subjects as it does in the product. The campaign
  * starts a subject whenever fewer than the window are in flight and samples the controller every
  * `--sample` seconds while the window limits it, with the figures the activity reads.
- * `--controller` loads another build of src/campaign/workflows/window-controller.ts to compare.
+ * `--controller` loads another build of workflows/campaign/window-controller.ts to compare.
  */
 import path from 'node:path';
-import * as product from '../src/campaign/workflows/window-controller';
+import * as product from '../workflows/campaign/window-controller';
 import type {
   WindowSample,
   WindowState,

@@ -10,7 +10,7 @@ import {
   outcomeOfResult,
   reportAwaitingReview,
   reportToCampaign,
-} from '../src/campaign/workflows/report';
+} from './campaign/report';
 import { GenerationWatch } from './generation-watch';
 import { learnDurations } from './order-durations';
 import type { FinishBounds } from './polling';

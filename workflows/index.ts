@@ -4,6 +4,6 @@ export { modelTraining } from './model-training';
 export { avatarGeneration } from './avatar-generation';
 export { providerOrderClaim } from './obtain-model';
 export { webhookDelivery, webhookRedelivery } from './webhook-delivery';
-export { avatarCampaign } from '../src/campaign/workflows/campaign';
+export { avatarCampaign } from './campaign/campaign';
 export { providerGrantedRate } from './granted-rate';
 export { selfieCheck } from './selfie-check';

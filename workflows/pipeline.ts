@@ -9,7 +9,7 @@ import {
   outcomeOfResult,
   reportAwaitingReview,
   reportToCampaign,
-} from '../src/campaign/workflows/report';
+} from './campaign/report';
 import { PipelineTracker } from './pipeline-tracker';
 import { reviewGateOf } from './review-gate';
 import { RunWebhooks } from './run-webhooks';

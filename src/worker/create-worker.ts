@@ -7,7 +7,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
-import { createCampaignActivities } from '../campaign/activities';
+import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createCheckActivities } from '../../activities/check-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
@@ -23,7 +23,7 @@ import { pipelineDataConverter } from '../codec/data-converter';
 import type { AppConfig } from '../config/load-config';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { CallRecord } from '@avatar-pipeline/client/provider/http-transport';
-import { providerAnswerTally } from '../campaign/provider-queue-signals';
+import { providerAnswerTally } from '../../activities/provider-queue-signals';
 import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
 import { ProviderAnswerReporter } from './provider-answer-reporter';
 import { setProviderQueueRateLimit } from '../operations/provider-queue-rate';
@@ -158,7 +158,7 @@ export async function createChecksWorker(options: PipelineWorkerOptions): Promis
  * so a version's provider activities run the code its workflows were written for. Workflows are
  * pinned: a run finishes on the version it started on, and a new version takes only new runs
  * once it is made current. Campaigns, which run for days, move at their continue-as-new (see
- * src/campaign/workflows/campaign.ts). Without a build id the workers are unversioned.
+ * workflows/campaign/campaign.ts). Without a build id the workers are unversioned.
  */
 function deploymentVersion(
   config: PipelineWorkerOptions['config'],
@@ -250,7 +250,7 @@ async function removeLearnedRate(
 
 function providerActivities(options: PipelineWorkerOptions, reporter?: ProviderAnswerReporter) {
   const { writeSettleMs, ...clientOptions } = options.config.provider;
-  // The metrics, the totals the campaigns' auto window reads (src/campaign/provider-queue-signals.ts)
+  // The metrics, the totals the campaigns' auto window reads (activities/provider-queue-signals.ts)
   // and the rate controller's reports.
   const observeCall = combineCallObservers(
     providerCallObserver(Runtime.instance().metricMeter),

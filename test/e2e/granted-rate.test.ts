@@ -1,6 +1,6 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { createCampaignActivities } from '../../src/campaign/activities';
+import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createGrantedRateActivities } from '../../activities/granted-rate-activities';
 import {
   GRANTED_RATE_WORKFLOW_TYPE,

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
-import { createCampaignActivities } from '../../src/campaign/activities';
+import { createCampaignActivities } from '../../activities/campaign-activities';
 import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { subjects } from '../helpers/campaign-rig';

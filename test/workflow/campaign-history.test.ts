@@ -1,7 +1,7 @@
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { createCampaignActivities } from '../../src/campaign/activities';
+import { createCampaignActivities } from '../../activities/campaign-activities';
 import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
 import type { CampaignOptions } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import { subjects } from '../helpers/campaign-rig';

@@ -1,14 +1,14 @@
 /**
  * The campaign workflow with stand-ins for the avatar pipeline, for tests about the campaign
  * itself (continue-as-new, history size, the window across runs) at thousands of subjects. Like
- * the real pipeline, each stand-in reports its end to the campaign (src/campaign/workflows/report.ts).
+ * the real pipeline, each stand-in reports its end to the campaign (workflows/campaign/report.ts).
  */
 import { CancellationScope, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
 import type { PipelineInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
-import { failureOutcome, outcomeOfResult, reportToCampaign } from '../../src/campaign/workflows/report';
+import { failureOutcome, outcomeOfResult, reportToCampaign } from '../../workflows/campaign/report';
 
-export { avatarCampaign } from '../../src/campaign/workflows/campaign';
+export { avatarCampaign } from '../../workflows/campaign/campaign';
 
 function resultOf(input: PipelineInput): PipelineResult {
   const modelId = 1000 + Number(/\d+$/.exec(input.subjectId ?? '')?.[0] ?? 0);

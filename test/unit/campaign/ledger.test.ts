@@ -1,4 +1,4 @@
-import { CampaignLedger, MAX_ERROR_LENGTH } from '../../../src/campaign/workflows/ledger';
+import { CampaignLedger, MAX_ERROR_LENGTH } from '../../../workflows/campaign/ledger';
 
 const T0 = 1_700_000_000_000;
 

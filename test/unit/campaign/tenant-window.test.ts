@@ -2,7 +2,7 @@ import {
   DEFAULT_WINDOW_TUNING,
   initialWindow,
   nextWindow,
-} from '../../../src/campaign/workflows/window-controller';
+} from '../../../workflows/campaign/window-controller';
 import type { WindowSample, WindowState } from '@avatar-pipeline/client/contracts/campaign/window-state';
 import { campaignShare } from '@avatar-pipeline/client/contracts/campaign/campaign-share';
 import {
@@ -10,7 +10,7 @@ import {
   tenantSample,
   tenantTuning,
   type TenantShareOfWindow,
-} from '../../../src/campaign/workflows/tenant-window';
+} from '../../../workflows/campaign/tenant-window';
 
 /**
  * Campaigns of two tenants sample the same provider queue; each holds its part of its tenant's

@@ -3,7 +3,7 @@ import {
   DEFAULT_WINDOW_TUNING,
   initialWindow,
   nextWindow,
-} from '../../../src/campaign/workflows/window-controller';
+} from '../../../workflows/campaign/window-controller';
 import type {
   WindowSample,
   WindowState,

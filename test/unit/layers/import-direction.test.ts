@@ -84,7 +84,7 @@ describe('imports point one way: only src/worker loads workflows and activities'
         { text: DEV_IMPORT, file: 'src/cli/fake-import.ts' },
         { text: DEV_IMPORT, file: 'src/worker/fake-import.ts' },
         { text: CLIENT_IN_WORKFLOW, file: 'workflows/fake-import.ts' },
-        { text: CLIENT_IN_WORKFLOW, file: 'src/campaign/workflows/fake-import.ts' },
+        { text: CLIENT_IN_WORKFLOW, file: 'workflows/campaign/fake-import.ts' },
         { text: PLATFORM_IN_CLIENT, file: 'packages/client/src/client/fake-import.ts' },
       ],
       dirs: ['src', 'workflows', 'packages/client/src'],

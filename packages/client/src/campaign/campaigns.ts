@@ -227,7 +227,7 @@ export const DEFAULT_FIXED_WINDOW = 50;
 /** How often the auto window samples the provider's signals. */
 export const DEFAULT_WINDOW_SAMPLE_MS = 10_000;
 
-/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see src/campaign/workflows/window-controller.ts. */
+/** The window settings of a campaign: auto (capped) unless `fixedWindow`; see workflows/campaign/window-controller.ts. */
 function campaignWindow(
   settings: ReturnType<typeof campaignOptionsSchema.parse>,
   fallback: number | 'auto' | undefined,

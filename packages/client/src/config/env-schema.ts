@@ -16,7 +16,7 @@ export const DEFAULT_PROVIDER_TIMEOUT_MS = 30_000;
 export const DEFAULT_PROVIDER_WRITE_SETTLE_MS = 60_000;
 /** PROVIDER_POLL_MIN_INTERVAL_MS when unset: a run polls one order at most every 5 s. */
 export const DEFAULT_POLL_MIN_INTERVAL_MS = 5_000;
-/** CAMPAIGN_MAX_IN_FLIGHT when unset. `auto`: the campaign sizes its in-flight window from the provider's signals (src/campaign/workflows/window-controller.ts). */
+/** CAMPAIGN_MAX_IN_FLIGHT when unset. `auto`: the campaign sizes its in-flight window from the provider's signals (workflows/campaign/window-controller.ts). */
 export const DEFAULT_CAMPAIGN_MAX_IN_FLIGHT: number | 'auto' = 'auto';
 /** Where `avatar-pipeline api` listens by default. */
 export const DEFAULT_API_PORT = 8080;

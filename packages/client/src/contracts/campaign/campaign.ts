@@ -78,7 +78,7 @@ function operatorSetting(name: OperatorCampaignOption) {
 export const campaignOptionsSchema = z.strictObject({
   /**
    * Child pipelines running at once: `auto` (the default) sizes the window from the provider
-   * queue's backlog, 429s and errors (src/campaign/workflows/window-controller.ts); a number caps that
+   * queue's backlog, 429s and errors (workflows/campaign/window-controller.ts); a number caps that
    * window, or with `fixedWindow` is the window.
    */
   maxInFlight: z.union([z.literal('auto'), z.number().int().min(1).max(2000)]).optional(),

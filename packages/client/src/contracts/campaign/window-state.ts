@@ -1,7 +1,7 @@
 /**
  * The in-flight window's readings, tuning and state: what the campaign's activity returns, what it
  * carries through continue-as-new and shows in its progress. The controller that moves the window
- * is src/campaign/workflows/window-controller.ts.
+ * is workflows/campaign/window-controller.ts.
  */
 
 /** One reading, as the activity returns it (plain numbers: it goes into history). */

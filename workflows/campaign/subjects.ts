@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities';
+import type { CampaignActivities } from '../../activities/campaign-activities';
 import {
   ERASED_SUBJECT,
   isErased,

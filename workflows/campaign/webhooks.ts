@@ -1,7 +1,7 @@
 import { condition, sleep } from '@temporalio/workflow';
 import type { CampaignProgress } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 import { tenantOf } from '@avatar-pipeline/client/contracts/webhook-delivery';
-import { WebhookAnnouncer } from '../../../workflows/webhook-announcer';
+import { WebhookAnnouncer } from '../webhook-announcer';
 
 /** campaign.progress is sent at most this often. */
 const PROGRESS_EVERY = '30 seconds';

@@ -6,7 +6,7 @@ import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-defin
  * start memo names it (packages/client/src/campaign/campaigns.ts). Only campaigns on the same task queue
  * share a provider queue and so a window; campaigns of the tenant elsewhere in the namespace
  * (another deployment, another queue) do not. The tenant's in-flight window is divided among them
- * (src/campaign/workflows/tenant-window.ts). Read from visibility, so a campaign started moments
+ * (workflows/campaign/tenant-window.ts). Read from visibility, so a campaign started moments
  * ago may be missed for a sample; at least 1, the asking campaign.
  */
 export async function countOpenCampaigns(

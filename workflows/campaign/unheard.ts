@@ -1,5 +1,5 @@
 import { condition, log, proxyActivities, sleep } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities';
+import type { CampaignActivities } from '../../activities/campaign-activities';
 import type { ManifestRef, SubjectOutcome } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 
 const { findClosedChildren } = proxyActivities<CampaignActivities>({

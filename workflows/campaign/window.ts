@@ -1,5 +1,5 @@
 import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
-import type { CampaignActivities } from '../activities';
+import type { CampaignActivities } from '../../activities/campaign-activities';
 import { answersBetween, DEFAULT_WINDOW_TUNING, initialWindow, nextWindow } from './window-controller';
 import type {
   ProviderQueueReading,

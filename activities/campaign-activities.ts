@@ -37,7 +37,7 @@ export function createCampaignActivities({
   return {
     /**
      * The auto window's signals: the provider task queue's backlog and this worker's provider
-     * answers (src/campaign/provider-queue-signals.ts), and the subjects this worker can hold
+     * answers (activities/provider-queue-signals.ts), and the subjects this worker can hold
      * without replaying: its workflow cache, one workflow per subject (a subject's pipeline stays
      * open from start to end and collects its styles' avatars itself), and the quota: the
      * provider queue's rate limit as the server applies it, which the provider rate controller
