@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import { CLAIM_IDS_PER_ORDER, claimIdAt } from '@avatar-pipeline/client/contracts/workflow-ids';
-import type { ModelOffer } from './provider-activities';
+import type { ModelOffer } from '../src/contracts/provider-activity-results';
 
 /** What holds a claim's workflow id: a claim (another pipeline owns the order), something else, or nothing now. */
 export type ClaimHolder = 'claim' | 'other' | 'none';

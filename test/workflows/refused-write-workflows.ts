@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ProviderActivities, StatusReport } from '../../activities/provider-activities';
+import type { ProviderActivities } from '../../activities/provider-activities';
+import type { StatusReport } from '../../src/contracts/provider-activity-results';
 
 const { runOrder } = proxyActivities<Pick<ProviderActivities, 'runOrder'>>({
   startToCloseTimeout: '10 seconds',

@@ -7,7 +7,7 @@ import {
   type ClaimHolder,
   type DescribeWorkflow,
 } from '../../../activities/claim-activities';
-import type { ModelOffer } from '../../../activities/provider-activities';
+import type { ModelOffer } from '../../../src/contracts/provider-activity-results';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import {
   CLAIM_IDS_PER_ORDER,

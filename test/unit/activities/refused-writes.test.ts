@@ -1,12 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import {
-  createProviderActivities,
-  type ProviderActivities,
-  type StatusReport,
-  type WriteRefused,
-  type WriteSettled,
-} from '../../../activities/provider-activities';
+import { createProviderActivities, type ProviderActivities } from '../../../activities/provider-activities';
+import type { WriteRefused, WriteSettled } from '../../../activities/provider-write-attempt';
+import type { StatusReport } from '../../../src/contracts/provider-activity-results';
 import { activityFailureInterceptor } from '../../../activities/provider-failure';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';

@@ -2,11 +2,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import {
-  createProviderActivities,
-  type ProviderActivities,
-  type StatusReport,
-} from '../../../activities/provider-activities';
+import { createProviderActivities, type ProviderActivities } from '../../../activities/provider-activities';
+import type { StatusReport } from '../../../src/contracts/provider-activity-results';
 import { activityFailureInterceptor } from '../../../activities/provider-failure';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { ProviderTimeoutError, ProviderUnavailableError } from '@avatar-pipeline/client/provider/errors';
