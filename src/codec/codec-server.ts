@@ -1,7 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyCors from '@fastify/cors';
 import type { PayloadCodec } from '@temporalio/common';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { tokenProblems } from '../config/bearer-token-rules';
 import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { acceptedTokens, bearerAuth } from '../http/bearer-auth';
@@ -41,6 +41,14 @@ class CodecError extends Error {
   }
 }
 
+/** What guards the routes: the accepted tokens, wrong tokens per address, and the gates of work and sign-ins. */
+interface Guards {
+  accepts: (token: string) => boolean;
+  throttle: FailedTokenThrottle;
+  work: RequestGate;
+  logins: RequestGate;
+}
+
 /**
  * The Temporal codec server protocol (POST /encode, POST /decode with `{"payloads": [...]}`), so
  * the Temporal UI and `temporal` CLI can show encrypted payloads to operators who hold a token.
@@ -52,21 +60,40 @@ class CodecError extends Error {
  * only a few connections and send only a few wrong tokens a minute.
  */
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
-  if (options.tokens.length === 0) throw new Error('The codec server needs at least one token');
-  const weak = tokenProblems(options.tokens);
-  if (weak.length > 0)
-    throw new ConfigError(weak.map((reason) => ({ variable: 'CODEC_SERVER_TOKENS', reason })));
+  checkTokens(options.tokens);
   const app = Fastify({
     ...serverOptions(LIMITS),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   });
   capConnections(app.server, LIMITS);
-  const accepts = acceptedTokens(options.tokens);
-  const throttle = new FailedTokenThrottle(LIMITS.failedTokensPerMinute, 60_000);
-  const work = new RequestGate(LIMITS.concurrentRequests);
-  const logins = new RequestGate(LIMITS.concurrentLogins);
-  work.releaseOn(app);
-  logins.releaseOn(app);
+  const guards: Guards = {
+    accepts: acceptedTokens(options.tokens),
+    throttle: new FailedTokenThrottle(LIMITS.failedTokensPerMinute, 60_000),
+    work: new RequestGate(LIMITS.concurrentRequests),
+    logins: new RequestGate(LIMITS.concurrentLogins),
+  };
+  guards.work.releaseOn(app);
+  guards.logins.releaseOn(app);
+  await registerHandling(app, options);
+  app.get('/health', async () => ({ status: 'ok' }));
+  registerSignIn(app, guards);
+  await registerCodecRoutes(app, options, guards);
+  return listen(app, options);
+}
+
+/** At least one token, and every one strong enough (CODEC_SERVER_TOKENS). */
+function checkTokens(tokens: readonly string[]): void {
+  if (tokens.length === 0) throw new Error('The codec server needs at least one token');
+  const weak = tokenProblems(tokens);
+  if (weak.length > 0)
+    throw new ConfigError(weak.map((reason) => ({ variable: 'CODEC_SERVER_TOKENS', reason })));
+}
+
+/**
+ * What every route shares: the request log, cookies, CORS for the allowed origins, error and
+ * not-found answers, bodies read as text, and no caching of any answer.
+ */
+async function registerHandling(app: FastifyInstance, options: CodecServerOptions): Promise<void> {
   app.addHook('onResponse', async (request, reply) =>
     options.log?.(`${request.method} ${request.url.split('?')[0]} ${reply.statusCode}`),
   );
@@ -79,27 +106,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
     maxAge: 600,
   });
-  /**
-   * The answer to a wrong token: 403, or 429 once the address is past its wrong tokens a minute. The
-   * token is checked first, so an accepted token is served from any address whatever was guessed
-   * from it (wrong tokens sent from an operator's address cannot lock the operator out).
-   */
-  const wrongToken = (request: FastifyRequest, reply: FastifyReply) => {
-    const wait = throttle.retryAfterSeconds(request.socket.remoteAddress);
-    if (wait === 0) {
-      throttle.recordFailure(request.socket.remoteAddress);
-      return new CodecError(403, 'token not accepted');
-    }
-    void reply.header('Retry-After', String(wait));
-    return new CodecError(
-      429,
-      `too many wrong tokens from this address: at most ${LIMITS.failedTokensPerMinute} a minute; retry in ${wait} s`,
-    );
-  };
-  const busy = (reply: FastifyReply, what: string) => {
-    void reply.header('Retry-After', '1');
-    return new CodecError(503, `busy: too many ${what} at once; retry shortly`);
-  };
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _request, reply) => {
     if (err instanceof CodecError) return reply.code(err.statusCode).send({ error: err.message });
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'body too large' });
@@ -121,8 +127,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     void reply.header('Cache-Control', 'no-store');
     return payload;
   });
+}
 
-  app.get('/health', async () => ({ status: 'ok' }));
+/** GET /login, the sign-in page, and POST /login, which sets the token cookie; behind their own gate. */
+function registerSignIn(app: FastifyInstance, { accepts, throttle, logins }: Guards): void {
   app.get('/login', async (_request, reply) => reply.type('text/html; charset=utf-8').send(LOGIN_PAGE));
   const takeLoginSlot = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!logins.tryTake(request)) throw busy(reply, 'sign-ins');
@@ -140,7 +148,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     async (request, reply) => {
       const token =
         new URLSearchParams(typeof request.body === 'string' ? request.body : '').get('token') ?? '';
-      if (!accepts(token)) throw wrongToken(request, reply);
+      if (!accepts(token)) throw wrongToken(throttle, request, reply);
       return reply
         .setCookie(TOKEN_COOKIE, token, {
           httpOnly: true,
@@ -152,6 +160,17 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
         .send({ status: 'signed in: this browser may now decode payloads for 12 hours' });
     },
   );
+}
+
+/**
+ * POST /encode and /decode for a token (header or cookie), checked before the work gate, which
+ * comes before the body is read; other methods get 405.
+ */
+async function registerCodecRoutes(
+  app: FastifyInstance,
+  options: CodecServerOptions,
+  { throttle, work }: Guards,
+): Promise<void> {
   for (const path of ['/encode', '/decode'] as const) {
     app.route({
       method: ['GET', 'PUT', 'PATCH', 'DELETE'],
@@ -168,7 +187,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
           void reply.header('WWW-Authenticate', 'Bearer');
           return new CodecError(401, 'a token is required (Authorization: Bearer <token>)');
         }
-        return wrongToken(request, reply);
+        return wrongToken(throttle, request, reply);
       },
     });
     for (const path of ['/encode', '/decode'] as const) {
@@ -180,31 +199,56 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
             if (!work.tryTake(request)) throw busy(reply, 'requests');
           },
         },
-        async (request) => {
-          let json: unknown;
-          try {
-            json = JSON.parse(typeof request.body === 'string' ? request.body : '');
-          } catch {
-            throw new CodecError(400, 'body is not JSON');
-          }
-          const parsed = payloadsBodySchema.safeParse(json);
-          if (!parsed.success)
-            throw new CodecError(400, `body must be {"payloads": [...]}: ${parsed.error.message}`);
-          const payloads = payloadsFromJson(parsed.data);
-          try {
-            const out =
-              path === '/encode'
-                ? await options.codec.encode(payloads)
-                : await options.codec.decode(payloads);
-            return payloadsToJson(out);
-          } catch (err) {
-            throw new CodecError(400, err instanceof Error ? err.message : String(err));
-          }
-        },
+        async (request) => codePayloads(options.codec, path, request.body),
       );
     }
   });
+}
 
+/** The answer to POST /encode or /decode: the body's payloads, parsed, encoded or decoded. */
+async function codePayloads(codec: PayloadCodec, path: '/encode' | '/decode', body: unknown) {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof body === 'string' ? body : '');
+  } catch {
+    throw new CodecError(400, 'body is not JSON');
+  }
+  const parsed = payloadsBodySchema.safeParse(json);
+  if (!parsed.success) throw new CodecError(400, `body must be {"payloads": [...]}: ${parsed.error.message}`);
+  const payloads = payloadsFromJson(parsed.data);
+  try {
+    const out = path === '/encode' ? await codec.encode(payloads) : await codec.decode(payloads);
+    return payloadsToJson(out);
+  } catch (err) {
+    throw new CodecError(400, err instanceof Error ? err.message : String(err));
+  }
+}
+
+/**
+ * The answer to a wrong token: 403, or 429 once the address is past its wrong tokens a minute. The
+ * token is checked first, so an accepted token is served from any address whatever was guessed
+ * from it (wrong tokens sent from an operator's address cannot lock the operator out).
+ */
+function wrongToken(throttle: FailedTokenThrottle, request: FastifyRequest, reply: FastifyReply): CodecError {
+  const wait = throttle.retryAfterSeconds(request.socket.remoteAddress);
+  if (wait === 0) {
+    throttle.recordFailure(request.socket.remoteAddress);
+    return new CodecError(403, 'token not accepted');
+  }
+  void reply.header('Retry-After', String(wait));
+  return new CodecError(
+    429,
+    `too many wrong tokens from this address: at most ${LIMITS.failedTokensPerMinute} a minute; retry in ${wait} s`,
+  );
+}
+
+/** The answer when a gate is full: 503, retry in a second. */
+function busy(reply: FastifyReply, what: string): CodecError {
+  void reply.header('Retry-After', '1');
+  return new CodecError(503, `busy: too many ${what} at once; retry shortly`);
+}
+
+async function listen(app: FastifyInstance, options: CodecServerOptions): Promise<RunningCodecServer> {
   await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
