@@ -28,6 +28,7 @@ export const DOCUMENTED_FILES = [
   'docs/configuration.md',
   'docs/testing.md',
   'docs/webhooks.md',
+  'docs/glossary.md',
 ];
 
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell', 'console']);
