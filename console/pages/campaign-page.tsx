@@ -1,12 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { authHeaders, callApi, messageOf } from '../api';
 import type { CampaignProgress, CampaignStatus } from '../api-types';
-import { followStream, type StreamState } from '../event-stream';
+import { useCampaignLive } from '../campaign-live';
+import type { StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
 import { PageHeading } from '../parts/page-heading';
 import { CampaignReviews } from '../parts/campaign-reviews';
 import { ShareLink } from '../parts/share-link';
-import { sampleOf, ThroughputChart, type ThroughputSample } from '../parts/throughput-chart';
+import { ThroughputChart } from '../parts/throughput-chart';
 
 const COUNTS: Array<[keyof CampaignProgress['counts'], string]> = [
   ['done', 'Done'],
@@ -23,47 +24,9 @@ const COUNTS: Array<[keyof CampaignProgress['counts'], string]> = [
  */
 export function CampaignPage({ campaignId, readOnly = false }: { campaignId: string; readOnly?: boolean }) {
   const base = `/v1/campaigns/${encodeURIComponent(campaignId)}`;
-  const [status, setStatus] = useState<CampaignStatus | undefined>();
-  const [progress, setProgress] = useState<CampaignProgress | undefined>();
-  const [samples, setSamples] = useState<ThroughputSample[]>([]);
-  const [stream, setStream] = useState<StreamState>('connecting');
-  const [error, setError] = useState('');
+  const { status, progress, samples, stream, error, reload, followAgain } = useCampaignLive(campaignId);
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
-  // Bumped to follow the stream again: a retry restarts an ended campaign under its id.
-  const [following, setFollowing] = useState(0);
-
-  const load = async () => {
-    try {
-      const answer = await callApi<CampaignStatus>('GET', base);
-      setStatus(answer);
-      if (answer.progress) setProgress(answer.progress);
-      setError('');
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
-
-  useEffect(() => {
-    void load();
-    return followStream(
-      `${base}/events`,
-      (event) => {
-        if (event.event === 'progress') {
-          const data = JSON.parse(event.data) as { progress: CampaignProgress };
-          setProgress(data.progress);
-          setSamples((old) => [
-            ...old.filter((s) => s.elapsedMs !== data.progress.elapsedMs),
-            sampleOf(data.progress),
-          ]);
-        } else if (event.event === 'result' || event.event === 'error') void load();
-      },
-      setStream,
-      // Every snapshot the campaign still keeps, so the chart starts with its history.
-      '0',
-    );
-  }, [campaignId, following]);
-  useEffect(() => setSamples([]), [campaignId]);
 
   const act = (action: 'pause' | 'resume' | 'cancel' | 'retry', done: string) => async () => {
     setBusy(true);
@@ -71,8 +34,8 @@ export function CampaignPage({ campaignId, readOnly = false }: { campaignId: str
     try {
       await callApi('POST', `${base}/${action}`, action === 'retry' ? { body: {} } : {});
       setNotice(done);
-      await load();
-      if (action === 'retry' || action === 'resume') setFollowing((n) => n + 1);
+      await reload();
+      if (action === 'retry' || action === 'resume') followAgain();
     } catch (err) {
       setNotice(messageOf(err));
     } finally {
@@ -108,36 +71,7 @@ export function CampaignPage({ campaignId, readOnly = false }: { campaignId: str
       {status && (
         <section aria-labelledby="campaign-state-heading">
           <h2 id="campaign-state-heading">State</h2>
-          <dl class="facts">
-            <dt>State</dt>
-            <dd>
-              <span class={`state ${state ?? ''}`}>{state ?? status.status.toLowerCase()}</span>
-            </dd>
-            <dt>Updates</dt>
-            <dd>{stream === 'live' ? 'Live' : stream === 'ended' ? 'Finished' : stream}</dd>
-            {progress && (
-              <>
-                <dt>Subjects</dt>
-                <dd>{progress.total}</dd>
-                <dt>Window</dt>
-                <dd>
-                  {progress.window.size} ({progress.window.mode}): {progress.window.reason}
-                </dd>
-              </>
-            )}
-          </dl>
-          {progress && (
-            <div role="group" aria-label="Subjects by state">
-              <dl class="counts">
-                {COUNTS.map(([key, label]) => (
-                  <div key={key}>
-                    <dt>{label}</dt>
-                    <dd>{progress.counts[key]}</dd>
-                  </div>
-                ))}
-              </dl>
-            </div>
-          )}
+          <CampaignFacts status={status} progress={progress} stream={stream} />
           <div class="actions">
             {!readOnly && state === 'running' && (
               <button type="button" onClick={act('pause', 'Paused: no more subjects start.')} disabled={busy}>
@@ -189,6 +123,53 @@ export function CampaignPage({ campaignId, readOnly = false }: { campaignId: str
             ))}
           </ul>
         </section>
+      )}
+    </>
+  );
+}
+
+/** The campaign's state, its window and its subjects counted by state. */
+function CampaignFacts({
+  status,
+  progress,
+  stream,
+}: {
+  status: CampaignStatus;
+  progress: CampaignProgress | undefined;
+  stream: StreamState;
+}) {
+  const state = progress?.state;
+  return (
+    <>
+      <dl class="facts">
+        <dt>State</dt>
+        <dd>
+          <span class={`state ${state ?? ''}`}>{state ?? status.status.toLowerCase()}</span>
+        </dd>
+        <dt>Updates</dt>
+        <dd>{stream === 'live' ? 'Live' : stream === 'ended' ? 'Finished' : stream}</dd>
+        {progress && (
+          <>
+            <dt>Subjects</dt>
+            <dd>{progress.total}</dd>
+            <dt>Window</dt>
+            <dd>
+              {progress.window.size} ({progress.window.mode}): {progress.window.reason}
+            </dd>
+          </>
+        )}
+      </dl>
+      {progress && (
+        <div role="group" aria-label="Subjects by state">
+          <dl class="counts">
+            {COUNTS.map(([key, label]) => (
+              <div key={key}>
+                <dt>{label}</dt>
+                <dd>{progress.counts[key]}</dd>
+              </div>
+            ))}
+          </dl>
+        </div>
       )}
     </>
   );

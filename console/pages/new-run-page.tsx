@@ -1,16 +1,12 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { MAX_SELFIES } from '@avatar-pipeline/client/contracts/limits';
-import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from '@avatar-pipeline/client/images/image-dimensions';
+import { useRef, useState } from 'preact/hooks';
 import { ApiFailure, callApi, messageOf } from '../api';
 import type { RunStarted } from '../api-types';
 import { Alert } from '../parts/alert';
 import { FieldError, issuesByField } from '../parts/field-error';
 import { PageHeading } from '../parts/page-heading';
+import { localSelfieProblems, pixelProblems, SelfiePicker } from '../parts/selfie-picker';
 import { StyleChoices, useStyles } from '../parts/style-choices';
 import { navigate } from '../router';
-
-/** The API's own bounds (POST /v1/pipelines) are checked here first, so a mistake shows before uploading. */
-const SELFIE_TYPES = ['image/jpeg', 'image/png'];
 
 type Field = 'selfies' | 'styles' | 'gender' | 'subject' | 'polling';
 
@@ -38,15 +34,10 @@ export function NewRunPage() {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [general, setGeneral] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
-  const [dragging, setDragging] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
   // One key per filled-in form: sending it twice (a double click, a retry) starts one run.
   const idempotencyKey = useRef(crypto.randomUUID());
 
-  const previews = usePreviews(files);
-
-  const choose = (list: FileList | null) => {
-    const chosenFiles = Array.from(list ?? []);
+  const choose = (chosenFiles: File[]) => {
     setFiles(chosenFiles);
     idempotencyKey.current = crypto.randomUUID();
     const problems = localSelfieProblems(chosenFiles);
@@ -54,15 +45,6 @@ export function NewRunPage() {
     void pixelProblems(chosenFiles).then((more) => {
       if (more.length > 0) setErrors((old) => ({ ...old, selfies: [...(old.selfies ?? []), ...more] }));
     });
-  };
-
-  const drop = (event: DragEvent) => {
-    event.preventDefault();
-    setDragging(false);
-    const dropped = event.dataTransfer?.files;
-    if (!dropped || !input.current) return;
-    input.current.files = dropped;
-    choose(dropped);
   };
 
   const submit = async (event: Event) => {
@@ -121,63 +103,9 @@ export function NewRunPage() {
       <PageHeading title="New run">New run</PageHeading>
       <Alert>{stylesError}</Alert>
       <form onSubmit={submit} noValidate class="stack">
-        <div
-          class={`drop-zone${dragging ? ' dragging' : ''}`}
-          onDragOver={(e) => {
-            e.preventDefault();
-            setDragging(true);
-          }}
-          onDragLeave={() => setDragging(false)}
-          onDrop={drop}
-        >
-          <label for="selfies">Selfies</label>
-          <p class="hint" id="selfies-hint">
-            JPEG or PNG, up to {MAX_SELFIES}. Choose files or drop them here.
-          </p>
-          <input
-            ref={input}
-            id="selfies"
-            type="file"
-            multiple
-            accept={SELFIE_TYPES.join(',')}
-            onChange={(e) => choose(e.currentTarget.files)}
-            aria-invalid={errors.selfies ? true : undefined}
-            aria-describedby={described('selfies') ?? 'selfies-hint'}
-          />
-          <FieldError id="selfies-error" messages={errors.selfies} />
-          {previews.length > 0 && (
-            <ul class="previews" aria-label="Previews">
-              {previews.map((preview) => (
-                <li key={preview.url}>
-                  <img src={preview.url} alt={`Preview of ${preview.name}`} width={96} height={96} />
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
+        <SelfiePicker files={files} onChoose={choose} errors={errors.selfies} />
         <StyleChoices styles={styles} chosen={chosen} onChange={setChosen} errors={errors.styles} />
-        <fieldset aria-describedby={described('gender')} aria-invalid={errors.gender ? true : undefined}>
-          <legend>Gender</legend>
-          <ul class="choices">
-            {[
-              ['1', 'Woman'],
-              ['2', 'Man'],
-            ].map(([value, label]) => (
-              <li key={value}>
-                <input
-                  type="radio"
-                  name="gender"
-                  id={`gender-${value}`}
-                  value={value}
-                  checked={gender === value}
-                  onChange={() => setGender(value!)}
-                />
-                <label for={`gender-${value}`}>{label}</label>
-              </li>
-            ))}
-          </ul>
-          <FieldError id="gender-error" messages={errors.gender} />
-        </fieldset>
+        <GenderChoice gender={gender} onChange={setGender} errors={errors.gender} />
         <div>
           <label for="subject">Subject (optional)</label>
           <input
@@ -211,47 +139,38 @@ export function NewRunPage() {
   );
 }
 
-function localSelfieProblems(files: File[]): string[] {
-  const problems: string[] = [];
-  if (files.length > MAX_SELFIES) problems.push(`at most ${MAX_SELFIES} selfies, not ${files.length}`);
-  for (const file of files) {
-    if (file.type && !SELFIE_TYPES.includes(file.type))
-      problems.push(`${file.name} is not a JPEG or PNG image`);
-  }
-  return problems;
-}
-
-/** Selfies larger than the API decodes (by side or by pixels), named; unreadable ones are left to the API. */
-async function pixelProblems(files: File[]): Promise<string[]> {
-  const problems: string[] = [];
-  for (const file of files) {
-    const url = URL.createObjectURL(file);
-    try {
-      const image = new Image();
-      image.src = url;
-      await image.decode();
-      const { naturalWidth: width, naturalHeight: height } = image;
-      if (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE || width * height > MAX_IMAGE_PIXELS) {
-        problems.push(
-          `${file.name} is ${width} × ${height} pixels: at most ${MAX_IMAGE_SIDE} a side and ${MAX_IMAGE_PIXELS / 1e6} megapixels`,
-        );
-      }
-    } catch {
-      // Not decodable here: the API checks the content and names the file.
-    } finally {
-      URL.revokeObjectURL(url);
-    }
-  }
-  return problems;
-}
-
-/** Object URLs of the chosen files for previews, revoked when the choice changes. */
-function usePreviews(files: File[]): Array<{ name: string; url: string }> {
-  const [previews, setPreviews] = useState<Array<{ name: string; url: string }>>([]);
-  useEffect(() => {
-    const made = files.map((file) => ({ name: file.name, url: URL.createObjectURL(file) }));
-    setPreviews(made);
-    return () => made.forEach((preview) => URL.revokeObjectURL(preview.url));
-  }, [files]);
-  return previews;
+/** Woman or man, as the provider's models are trained. */
+function GenderChoice({
+  gender,
+  onChange,
+  errors,
+}: {
+  gender: string;
+  onChange: (gender: string) => void;
+  errors: string[] | undefined;
+}) {
+  return (
+    <fieldset aria-describedby={errors ? 'gender-error' : undefined} aria-invalid={errors ? true : undefined}>
+      <legend>Gender</legend>
+      <ul class="choices">
+        {[
+          ['1', 'Woman'],
+          ['2', 'Man'],
+        ].map(([value, label]) => (
+          <li key={value}>
+            <input
+              type="radio"
+              name="gender"
+              id={`gender-${value}`}
+              value={value}
+              checked={gender === value}
+              onChange={() => onChange(value!)}
+            />
+            <label for={`gender-${value}`}>{label}</label>
+          </li>
+        ))}
+      </ul>
+      <FieldError id="gender-error" messages={errors} />
+    </fieldset>
+  );
 }
