@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- each command's modules load on use (below) */
 import { Command } from 'commander';
 import type * as api from './commands/api';
-import type * as campaign from '../campaign/cli/campaign';
-import type * as campaigns from '../campaign/cli/campaigns';
+import type * as campaign from './commands/campaign';
+import type * as campaigns from './commands/campaigns';
 import type * as codecServer from './commands/codec-server';
 import type * as forget from './commands/forget';
 import type * as list from './commands/list';
@@ -33,8 +33,8 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Re
     ['train', 'generate', 'retry'],
     () => (require('./commands/model-runs') as typeof modelRuns).registerModelRunCommands,
   ],
-  [['campaign'], () => (require('../campaign/cli/campaign') as typeof campaign).registerCampaignCommand],
-  [['campaigns'], () => (require('../campaign/cli/campaigns') as typeof campaigns).registerCampaignsCommand],
+  [['campaign'], () => (require('./commands/campaign') as typeof campaign).registerCampaignCommand],
+  [['campaigns'], () => (require('./commands/campaigns') as typeof campaigns).registerCampaignsCommand],
   [['review'], () => (require('./commands/review') as typeof review).registerReviewCommand],
   [['status'], () => (require('./commands/status') as typeof status).registerStatusCommand],
   [['list'], () => (require('./commands/list') as typeof list).registerListCommand],

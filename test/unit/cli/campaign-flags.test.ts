@@ -1,4 +1,4 @@
-import { optionsFromFlags } from '../../../src/campaign/cli/campaign';
+import { optionsFromFlags } from '../../../src/cli/commands/campaign';
 import { InputError } from '@avatar-pipeline/client/errors';
 
 describe('campaign command flags', () => {

@@ -38,7 +38,7 @@ describe('the command-line program', () => {
       { encoding: 'utf8' },
     );
     const modules = JSON.parse(loaded) as string[];
-    expect(modules.some((m) => m.includes('/src/campaign/cli/campaigns.js'))).toBe(true);
+    expect(modules.some((m) => m.includes('/src/cli/commands/campaigns.js'))).toBe(true);
     for (const heavy of ['@temporalio/worker', 'fastify', 'csv-parse', '/src/worker/'])
       expect(modules.filter((m) => m.includes(heavy))).toEqual([]);
   });

@@ -1,7 +1,7 @@
-import { ManifestError } from '../manifest/manifest-issue';
-import { EXIT } from '../../cli/exit-codes';
-import { reportError } from '../../cli/fail';
-import { writeLines } from '../../cli/printable';
+import { ManifestError } from '../campaign/manifest/manifest-issue';
+import { EXIT } from './exit-codes';
+import { reportError } from './fail';
+import { writeLines } from './printable';
 
 /** Like reportError, with a refused manifest as bad input (exit 2). */
 export function reportCampaignError(err: unknown): void {

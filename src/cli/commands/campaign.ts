@@ -3,12 +3,12 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { describeIssue, loadManifestFile, ManifestError, type ModelCheck } from '../manifest';
+import { describeIssue, loadManifestFile, ManifestError, type ModelCheck } from '../../campaign/manifest';
 import { startCampaign, type CampaignHandle } from '@avatar-pipeline/client/campaign/campaigns';
-import { manifestModelCheck } from '../manifest/model-check';
+import { manifestModelCheck } from '../../campaign/manifest/model-check';
 import { askOfferedStyles } from '../../operations/offered-styles';
 import { connectClient } from '@avatar-pipeline/client/client/connect';
-import { tenantOption } from '../../cli/tenant-flag';
+import { tenantOption } from '../tenant-flag';
 import type {
   CampaignOptions,
   OperatorCampaignOption,
@@ -21,13 +21,13 @@ import { DEFAULT_TENANT, tenantSettingsOf } from '../../config/tenants';
 import { loadConfig } from '../../config/load-config';
 import { loadStarterSettings } from '@avatar-pipeline/client/config/starter-settings';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
-import { campaignViewFor, summarize, type CampaignView } from './view';
-import { reportCampaignError } from './campaign-errors';
-import { EXIT } from '../../cli/exit-codes';
-import { rootMessage } from '../../cli/root-message';
-import { printableJson, printableLines, writeLines } from '../../cli/printable';
+import { campaignViewFor, summarize, type CampaignView } from '../campaign-view';
+import { reportCampaignError } from '../campaign-errors';
+import { EXIT } from '../exit-codes';
+import { rootMessage } from '../root-message';
+import { printableJson, printableLines, writeLines } from '../printable';
 import { InputError } from '@avatar-pipeline/client/errors';
-import { exportResults } from '../export-results';
+import { exportResults } from '../../campaign/export-results';
 
 export interface CampaignCommandOptions {
   /** --tenant (commander fills in `default`). */

@@ -1,6 +1,6 @@
 import type { CampaignProgress, CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign';
-import { progressBar } from '../../cli/live-view-frame';
-import { printable, writeLines } from '../../cli/printable';
+import { progressBar } from './live-view-frame';
+import { printable, writeLines } from './printable';
 
 const ESC = '\u001b[';
 

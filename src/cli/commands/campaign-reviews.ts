@@ -4,8 +4,8 @@ import { submitCampaignReviews } from '@avatar-pipeline/client/client/campaign-r
 import { listPipelines } from '@avatar-pipeline/client/client/list-pipelines';
 import { MAX_REVIEWS_PER_BATCH } from '@avatar-pipeline/client/contracts/review';
 import { InputError } from '@avatar-pipeline/client/errors';
-import { EXIT } from '../../cli/exit-codes';
-import { printableJson, writeLines } from '../../cli/printable';
+import { EXIT } from '../exit-codes';
+import { printableJson, writeLines } from '../printable';
 
 export interface CampaignReviewsFlags {
   approveAll?: boolean;

@@ -9,14 +9,14 @@ import {
   getCampaign,
   type CampaignHandle,
 } from '@avatar-pipeline/client/campaign/campaigns';
-import { tenantOption } from '../../cli/tenant-flag';
+import { tenantOption } from '../tenant-flag';
 import { connectClient } from '@avatar-pipeline/client/client/connect';
-import { describeCampaignProgress, formatEta, summarize } from './view';
-import { EXIT } from '../../cli/exit-codes';
-import { reportCampaignError } from './campaign-errors';
-import { printableJson, printableLines, writeLines } from '../../cli/printable';
+import { describeCampaignProgress, formatEta, summarize } from '../campaign-view';
+import { EXIT } from '../exit-codes';
+import { reportCampaignError } from '../campaign-errors';
+import { printableJson, printableLines, writeLines } from '../printable';
 import { InputError } from '@avatar-pipeline/client/errors';
-import { exportResults } from '../export-results';
+import { exportResults } from '../../campaign/export-results';
 import { campaignReviews, type CampaignReviewsFlags } from './campaign-reviews';
 
 /** `avatar-pipeline campaigns <action> <campaignId>`: look at and steer a campaign already started. */
