@@ -34,7 +34,7 @@ import { runCli } from './cli-process';
 
 /** Temporal warns about a run's history past this many events. */
 export const HISTORY_EVENTS_WARNING = 10_240;
-/** The worker's memory target (issue 28). */
+/** The worker's memory target: peak RSS at most this many MB. */
 export const WORKER_RSS_TARGET_MB = 400;
 /** `campaigns status` must answer within this. */
 export const STATUS_TARGET_MS = 1_000;

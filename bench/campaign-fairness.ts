@@ -1,5 +1,5 @@
 /**
- * Benchmark: fairness against a tenant with many campaigns (issue #25). Tenant A runs 5 campaigns
+ * Benchmark: fairness against a tenant with many campaigns. Tenant A runs 5 campaigns
  * and tenant B runs 1, of the same size, against one provider quota (the bound), in three phases
  * measured in the same run, each on a fresh simulator, worker and task queues:
  *   (a) tenant keys, equal weights: B's share of the accepted provider requests while both are

@@ -1,7 +1,6 @@
 /**
- * Benchmark: manifests past the limits, uploaded to the real API (in this process) as multipart
- * (issue 23, findings 2 and 3): 20 MiB files of stray-quote lines and of blank lines (read to the
- * end), and one-row files of 420,000
+ * Benchmark: manifests past the limits, uploaded to the real API (in this process) as multipart:
+ * 20 MiB files of stray-quote lines and of blank lines (read to the end), and one-row files of 420,000
  * selfies and of 1,000,000 styles. For each it prints the answer, the event-loop time the upload
  * and its refusal took (performance.eventLoopUtilization, the sending client included), the
  * longest event-loop stall, and the slowest /healthz answer, polled every 50 ms from a worker

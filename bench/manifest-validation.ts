@@ -1,6 +1,6 @@
 /**
  * Benchmark: event-loop time and answer size when the API validates a 10,000-row manifest full of
- * duplicate subject ids (issue 14, finding 3), beside the duplicate check the validator had before,
+ * duplicate subject ids, beside the duplicate check the validator had before,
  * whose messages listed every line of every duplicate (quadratic in time, memory and answer size).
  *
  *   npm run bench:manifest                        (builds, then runs dist/bench/manifest-validation.js)

@@ -1,5 +1,5 @@
 /**
- * Benchmark: a provider key shared with the world (issue #28, "Shared quota" and "Quota halved").
+ * Benchmark: a provider key shared with the world (another client on the same quota; the quota halved).
  * A campaign runs against the simulator at the provider's ratios (bench/campaign-scale.ts) with
  * PROVIDER_MAX_RPS = R, twice side by side in the same run, each with its own simulator, worker
  * and task queues: with the provider rate controller (PROVIDER_RATE_CONTROL=adaptive) and with

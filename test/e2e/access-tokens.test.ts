@@ -5,7 +5,7 @@ import { openEventStream } from '../helpers/sse-client';
 import { apiCaller } from '../helpers/test-api';
 
 /*
- * Issue #25 item 6 on a real stack (dev server, workers, simulator, API, filesystem archive): an
+ * Browser access tokens on a real stack (dev server, workers, simulator, API, filesystem archive): an
  * app's browser token for run X streams X's events and opens X's archived avatars; on run Y it
  * gets exactly the unknown-id answer, on the list route an unknown route's, and on X an unknown id's once it has expired; and
  * after X's subject is erased it finds X unknown.

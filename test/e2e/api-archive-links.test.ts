@@ -19,8 +19,8 @@ import {
 } from '../helpers/worker-process';
 
 /*
- * Issue #24 item 1 and #23 finding 8d, with the `avatar-pipeline api` and `worker` commands as
- * deployed: a pipeline started through the API with uploaded selfies and a production-like
+ * Archived avatar links outlive the provider, with the `avatar-pipeline api` and `worker` commands
+ * as deployed: a pipeline started through the API with uploaded selfies and a production-like
  * workflow id (the longest Idempotency-Key) completes, the simulator stops, and every archived
  * avatar link still opens an image, on the filesystem store and on S3. The API runs with
  * IMAGE_ROOTS set and nothing else changed; workers may read files only from an empty directory,

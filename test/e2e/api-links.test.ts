@@ -8,7 +8,7 @@ import { makeScratchDir } from '../helpers/temporal-env';
 import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
 
 /*
- * Issue #24 item 3: every link the API hands out opens. A pipeline started with uploaded selfies
+ * Every link the API hands out opens. A pipeline started with uploaded selfies
  * and a production-like Idempotency-Key, and a campaign, through the `avatar-pipeline api`
  * process; every `links.*` URL, every `Location` header and every `archivedUrl` in their answers
  * is followed and answers 2xx (event streams: the first event is read). `cancel` is a POST, sent

@@ -8,7 +8,7 @@ import { makeScratchDir } from '../helpers/temporal-env';
 import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
 
 /*
- * Issue 41: avatars are checked when a style's order is done. Through the `avatar-pipeline api` and
+ * Avatars are checked when a style's order is done. Through the `avatar-pipeline api` and
  * `worker` processes with AVATAR_CHECKS on (one regeneration), on real photographs: the simulator's
  * first order of style 5 shows another person, and every order of style 7 the picture the NSFW
  * classifier flags. Style 5 is ordered again once and its result holds only the person; style 7's

@@ -21,7 +21,7 @@ import { requireCompiledCli } from '../helpers/worker-process';
 import { startTestApi } from '../helpers/test-api';
 
 /*
- * The bad-input matrix of issue 7: every kind of bad input, through the starter API (in process)
+ * The bad-input matrix: every kind of bad input, through the starter API (in process)
  * and the `avatar-pipeline` command (child processes), each answered with the expected HTTP
  * status or exit code and a message naming the field, and none starting a workflow. Every row
  * carries a request id (Idempotency-Key, --request-id, --campaign-id), so the workflow it would
@@ -501,7 +501,7 @@ const API_ROWS: ApiRow[] = [
     field: 'headers.idempotency-key',
     message: /letters, digits/,
   },
-  // Issue 14 (hardening): IPv6 spellings of private IPv4, image bombs, existence outside IMAGE_ROOTS.
+  // Hardening: IPv6 spellings of private IPv4, image bombs, existence outside IMAGE_ROOTS.
   {
     name: 'callbackUrl to loopback as IPv4-mapped IPv6',
     request: (f) => jsonRequest(f, { callbackUrl: 'http://[::ffff:127.0.0.1]:9000/hook' }),
@@ -523,7 +523,7 @@ const API_ROWS: ApiRow[] = [
     field: 'callbackUrl',
     message: /private address/,
   },
-  // Issue 23, finding 8a: documentation and other ranges that are not globally reachable.
+  // Documentation and other ranges that are not globally reachable.
   {
     name: 'callbackUrl to a documentation address (192.0.2.2, TEST-NET-1)',
     request: (f) => jsonRequest(f, { callbackUrl: 'http://192.0.2.2/hook' }),
@@ -552,7 +552,7 @@ const API_ROWS: ApiRow[] = [
     field: 'selfies.0',
     message: /declares 2147483647 × 2147483647 pixels, more than the limit/,
   },
-  // Issue 23: under the pixel limit, but 392 MB of 16-bit samples once decoded.
+  // Under the pixel limit, but 392 MB of 16-bit samples once decoded.
   {
     name: 'image bomb: a 7000 x 7000 PNG of 16-bit RGBA samples (multipart)',
     request: () =>
@@ -831,7 +831,7 @@ const CLI_ROWS: CliRow[] = [
     exit: 1,
     message: /Cannot reach Temporal at 127\.0\.0\.1:1 \(TEMPORAL_ADDRESS\)/,
   },
-  // Issue 23: a one-character codec token could be guessed.
+  // A codec token short enough to guess is refused at start.
   {
     name: 'codec-server: a one-character CODEC_SERVER_TOKENS',
     args: () => ['codec-server', '--port', '0'],

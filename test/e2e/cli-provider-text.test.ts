@@ -5,7 +5,7 @@ import { runCli } from '../helpers/run-cli';
 import { requireCompiledCli } from '../helpers/worker-process';
 
 /*
- * Issue 23, finding 8c: a style name carrying terminal escapes cleared the screen of whoever ran
+ * A style name carrying terminal escapes must not clear the screen of whoever runs
  * `avatar-pipeline styles`. Provider text (style names, order messages) goes to the terminal with
  * its control characters shown as escapes, in plain output and in --json alike.
  */

@@ -10,7 +10,7 @@ import { makeScratchDir, uniqueName, useOwnNamespace } from '../helpers/temporal
 import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
 
 /*
- * Issue #26, "what it must show": the web console in Debian's Chromium against a real stack (the
+ * What the web console must show, checked in Debian's Chromium against a real stack (the
  * run's dev server, a simulator, `avatar-pipeline worker` and `avatar-pipeline api`), elements
  * found by role and label only. One browser tab walks through the product in order; each page is
  * checked with axe-core. The run and campaign pages are photographed for the README.

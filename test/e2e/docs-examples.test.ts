@@ -7,7 +7,7 @@ import { makeScratchDir, uniqueName, useOwnNamespace } from '../helpers/temporal
 import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
 
 /*
- * Issue #24 item 3, docs as tests: every shell example of the README and docs/ either runs here,
+ * Docs as tests: every shell example of the README and docs/ either runs here,
  * as written, against a real stack (dev server, simulator, `avatar-pipeline worker` and `api`
  * processes), or says why it cannot (doc-blocks.ts). The blocks of one file run in order in one
  * directory, with the variables the docs name: API_URL, API_TOKEN, TEMPORAL_*, PROVIDER_*; the

@@ -34,7 +34,7 @@ const ONE_SECOND = {
 };
 
 /**
- * Issue #23, finding 1: watching a run must not write to its history. 2,000 opens of a training
+ * Watching a run must not write to its history. 2,000 opens of a training
  * run's event stream (half resuming with Last-Event-ID, half read up to their first event, half
  * closed at once), and direct calls of a progressChanges update (the run has no such handler),
  * write nothing to its history: no signal or update, and beside workflow tasks, activities and timers

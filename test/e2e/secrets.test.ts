@@ -19,7 +19,7 @@ import {
 } from '../helpers/worker-process';
 
 /*
- * Security checks of issue 7: after a full run (the API and a worker as real processes, debug
+ * Secrets stay out of histories and logs: after a full run (the API and a worker as real processes, debug
  * logging, the simulator demanding a live-looking provider key, a signed callback), neither the
  * provider key, nor the API tokens, nor the callback signing secret is in any stored history or
  * in either process's logs; and the selfies' bytes are in no history. With payload encryption on,

@@ -7,7 +7,7 @@ import { makeScratchDir } from '../helpers/temporal-env';
 import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
 
 /*
- * Issue 41: selfies are checked on the check worker before anything reaches the provider. Through
+ * Selfies are checked on the check worker before anything reaches the provider. Through
  * the `avatar-pipeline api` and `worker` processes with SELFIE_CHECKS on, on real photographs: a set
  * holding a photo with no face, and one holding another person, are each refused with 422 naming the
  * selfie, and the provider gets no write; a set of one person starts and ends DONE. A campaign's

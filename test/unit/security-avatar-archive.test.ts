@@ -15,8 +15,8 @@ import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-
 import { tinyPng } from '../fixtures/images';
 
 /*
- * Issue 23, finding 7: avatar URLs are the provider's word, and archiving followed them anywhere (a
- * 302 led the worker to 127.0.0.1). `provider` plays the provider's image host; `inside` is a
+ * Avatar URLs are the provider's word, and archiving must not follow them anywhere (a redirect to
+ * 127.0.0.1, say). `provider` plays the provider's image host; `inside` is a
  * service in the worker's network that no avatar URL may reach. Each row of the matrix gives the
  * address rules the worker would have and the URL the provider gave; every refusal is an
  * AvatarRejected failure (retrying cannot help) and leaves `inside` untouched and nothing stored.

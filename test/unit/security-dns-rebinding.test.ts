@@ -8,7 +8,7 @@ import { readImage } from '../../src/images/read-image';
 import { syntheticSelfiePng } from '../../src/samples/synthetic-selfie';
 
 /*
- * Issue 14, finding 2: the address that was checked is the address connected to. Each test gives a
+ * DNS rebinding: the address that was checked is the address connected to. Each test gives a
  * resolver for the check that differs from what the system resolver says for the same name, as a
  * rebinding DNS server would between the check and the connection.
  */

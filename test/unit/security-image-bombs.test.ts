@@ -16,7 +16,7 @@ import { jpegDeclaring, pngDeclaring, tinyJpeg, tinyPng } from '../fixtures/imag
 import { InputError } from '@avatar-pipeline/client/errors';
 import { temporaryDirectory } from '../helpers/temp-dir';
 
-/** Issue 14, finding 5: declared dimensions are checked before anything decodes. */
+/** Declared dimensions are checked before anything decodes. */
 const MAX = 2 ** 31 - 1;
 const bomb = pngDeclaring(MAX, MAX);
 
@@ -48,7 +48,7 @@ describe('image bombs', () => {
       /declares 65535 × 65535 pixels, more than the limit/,
     ],
     ['an 8,000 × 8,000 JPEG', jpegDeclaring(8_000, 8_000), /more than the limit of 50,000,000 pixels/],
-    // Issue 23, finding 8: under the pixel limit, but 392 MB once decoded.
+    // Under the pixel limit, but 392 MB once decoded: refused by the decoded size.
     [
       'a 7,000 × 7,000 PNG of 16-bit RGBA samples',
       pngDeclaring(7_000, 7_000, { bitDepth: 16, colorType: 6 }),

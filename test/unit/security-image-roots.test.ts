@@ -8,7 +8,7 @@ import { tinyPng } from '../fixtures/images';
 import { InputError } from '@avatar-pipeline/client/errors';
 
 /*
- * Issue 14, finding 7: outside IMAGE_ROOTS every reference gets the same answer, whether it exists,
+ * Outside IMAGE_ROOTS every reference gets the same answer, whether it exists,
  * is a folder, holds images or is an image; nothing outside is listed or read.
  */
 // Fixed names, so the cases can be listed before the files are made.

@@ -8,7 +8,7 @@ import { resolveImageReference } from '../../src/images/image-access';
 import { isPrivateAddress } from '../../src/outbound/private-address';
 import { InputError } from '@avatar-pipeline/client/errors';
 
-/** IPv6 spellings of loopback, private and metadata IPv4 addresses (issue 14, finding 1). */
+/** IPv6 spellings of loopback, private and metadata IPv4 addresses: private, as their IPv4 forms are. */
 const HIDDEN_IPV4 = [
   '::ffff:127.0.0.1',
   '::ffff:7f00:1',
@@ -41,8 +41,8 @@ describe('isPrivateAddress decides by address bytes', () => {
     '224.0.0.1',
   ])('%s is private', (address) => expect(isPrivateAddress(address)).toBe(true));
 
-  // Issue 23, finding 8a: ranges the IANA special-purpose registries mark as not globally
-  // reachable; 192.0.2.2 answered as the test machine itself.
+  // Ranges the IANA special-purpose registries mark as not globally reachable are private too
+  // (192.0.2.2 can answer as the machine itself).
   it.each([
     '192.0.2.2', // TEST-NET-1
     '198.51.100.7', // TEST-NET-2

@@ -13,7 +13,7 @@ import { selfieRetentionSchema, type SelfieRetention } from '@avatar-pipeline/cl
 import { FsBlobStore, uploadBatchPrefix, uploadClaimKey, type BlobStore } from '../../src/storage';
 import { tinyPng } from '../fixtures/images';
 
-/** Issue 14, finding 8: uploads are deleted when no longer needed, and a request's total is capped. */
+/** Uploads are deleted when no longer needed, and a request's total is capped. */
 
 type Run = { status: string; closeTime?: Date; stage?: string } | 'not-found' | 'unreachable';
 

@@ -153,7 +153,7 @@ describe('API limits: timeouts, connection cap, per-token rate limit', () => {
     expect(app.server.headersTimeout).toBeLessThanOrEqual(10_000);
   });
 
-  // Issue 23, finding 6: one address filled the whole connection cap with half-sent requests.
+  // One address must not fill the whole connection cap with half-sent requests.
   test('with 1,000 half-open sockets from one address, another address still gets answers', async () => {
     const { base } = await serve({ maxConnections: 1_000 });
     const { hostname, port } = new URL(base);

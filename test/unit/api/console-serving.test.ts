@@ -9,7 +9,7 @@ import {
 import type { StorageSettings } from '../../../src/storage';
 import { temporaryDirectory } from '../../helpers/temp-dir';
 
-/** Issue #26 (quality): the console is served at /console/ with a strict Content-Security-Policy. */
+/** The console is served at /console/ with a strict Content-Security-Policy. */
 describe('the console at /console/', () => {
   let app: FastifyInstance;
   let unbuilt: FastifyInstance;

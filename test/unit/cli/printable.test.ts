@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { printable, printableJson, printableLines, writeLines } from '../../../src/cli/printable';
 
-/** Issue 23, finding 8c: provider and run text printed by the CLI cannot drive the terminal. */
+/** Provider and run text printed by the CLI cannot drive the terminal. */
 const HOSTILE = 'Neon\u001b[2J\u001b[H\u009b31m\u007f\u0085\u2028\u202e\u{e0001}end';
 
 /** Nothing a terminal acts on: printable ASCII, newlines and ordinary non-control characters only. */

@@ -245,7 +245,7 @@ describe('codec server', () => {
       req.end(body);
     });
 
-  // Issue 23, finding 6: slow sign-ins (no token needed) held every slot, so everyone got 503.
+  // Slow sign-ins (no token needed) must not hold every slot and turn everyone away with 503.
   it('with 8 slow unauthenticated sign-ins held open, authenticated requests and /health still succeed', async () => {
     const slow = Array.from({ length: 8 }, () => slowSignIn());
     try {
@@ -291,7 +291,7 @@ describe('codec server', () => {
     }
   }, 15_000);
 
-  // Issue 23, finding 8: nothing slowed down guessing tokens.
+  // Guessing tokens is slowed down: an address sending wrong ones past the limit is answered 429.
   it(`answers 429 with Retry-After to an address past ${MAX_FAILED_TOKENS_PER_MINUTE} wrong tokens a minute`, async () => {
     const guesser = '127.0.0.3';
     const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
@@ -337,7 +337,7 @@ describe('codec server', () => {
     );
   });
 
-  // Issue 24, item 7: the codec server read bearer tokens by a looser rule of its own than the API's.
+  // The codec server reads bearer tokens by the API's rule, not by a looser one of its own.
   it("reads bearer tokens by the API's rule: a token after spaces or tabs, nothing else", async () => {
     /** Status of a POST /decode with this Authorization header, sent as Latin-1 bytes (as HTTP has them). */
     const decode = (authorization: string) =>

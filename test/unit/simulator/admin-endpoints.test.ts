@@ -83,7 +83,7 @@ describe('simulator controls under /__sim', () => {
     await admin('POST', '/options', { dialect: 'contract', pageSize: 4 });
   });
 
-  // Issue 23, finding 8: 10^8 avatars per order or per page were accepted.
+  // Avatars per order and per page are bounded: 10^8 of either is refused.
   it.each([
     [{ pageSize: 100_000_000 }, /pageSize: must be at most 5000/],
     [{ avatarsPerOrder: 100_000_000 }, /avatarsPerOrder: must be at most 5000/],
@@ -114,7 +114,7 @@ describe('simulator controls under /__sim', () => {
       req.end(method === 'POST' ? '{}' : undefined);
     });
 
-  // Issue 23, finding 8: a page on a rebinding host name could reset the simulator from a browser.
+  // A page on a rebinding host name must not reset the simulator from a browser.
   it('without an admin token, refuses controls addressed to a foreign Host (DNS rebinding)', async () => {
     await createModelWithSelfie(sim);
     expect(await withHost('attacker.example:4010', 'POST', '/reset')).toBe(403);

@@ -78,7 +78,7 @@ describe('simulator validation', () => {
       expect(answer.json).toEqual({ status: 'error', message: 'image: is not a JPEG or PNG image' });
     });
 
-    // Issue 23, finding 8: under the pixel limit, but 392 MB of 16-bit samples once decoded.
+    // Under the pixel limit, but 392 MB of 16-bit samples once decoded: refused by the decoded size.
     it('refuses a 7000 × 7000 16-bit PNG with 422 naming the decoded size, and keeps nothing', async () => {
       const answer = await upload(modelId, {
         gender: '1',
