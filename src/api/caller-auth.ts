@@ -15,7 +15,7 @@ import { ApiError, errorBodySchema } from './api-error';
 import { noRoute } from './error-handler';
 import { auditIdsOf, auditLog } from './audit';
 import type { Caller, Scope } from './caller';
-import { unknownCampaign } from '../campaign/api/routes';
+import { unknownCampaign } from '../campaign/api/known-campaign';
 import { ACCESS_TOKEN_SCHEME, BEARER_SCHEME } from './openapi';
 import { unknownPipeline } from './pipeline-view';
 import { routeAccessOf, type RouteAccess } from './route-access';

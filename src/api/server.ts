@@ -16,7 +16,6 @@ import { DEFAULT_SELFIE_RETENTION } from '@avatar-pipeline/client/config/selfie-
 import { AccessTokenSigner, redactAccessToken } from './access-tokens';
 import { apiTokenProblems, refuseCredential } from './bearer-auth';
 import { callerIdentifier, installCallerAuth } from './caller-auth';
-import { registerCampaignReviewRoute } from '../campaign/api/review-route';
 import { registerCampaignRoutes } from '../campaign/api/routes';
 import { registerConsoleRoutes } from './console-routes';
 import { declareCommonResponses } from './common-responses';
@@ -188,7 +187,6 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerModelRunRoutes(v1, ctx);
       registerForgetSubjectRoute(v1, ctx);
       registerCampaignRoutes(v1, ctx);
-      registerCampaignReviewRoute(v1, ctx);
       registerAccessTokenRoutes(v1, ctx);
       registerWebhookRoutes(v1, ctx);
     },

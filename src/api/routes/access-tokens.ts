@@ -8,7 +8,7 @@ import {
 } from '../access-tokens';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
-import { known } from '../../campaign/api/routes';
+import { known } from '../../campaign/api/known-campaign';
 import { BEARER_SCHEME } from '../openapi';
 import { describePipeline } from '../pipeline-view';
 

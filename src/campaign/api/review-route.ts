@@ -7,7 +7,7 @@ import { ApiError, errorBodySchema } from '../../api/api-error';
 import type { ApiContext } from '../../api/api-context';
 import { idempotencyKeySchema } from '../../api/idempotency';
 import { BEARER_SCHEME } from '../../api/openapi';
-import { known } from './routes';
+import { known } from './known-campaign';
 
 const batchAnswerSchema = z
   .object({

@@ -81,13 +81,16 @@ export function registerStartCampaignRoute(app: FastifyInstance, ctx: ApiContext
           share: campaignShare(request.caller.tenant, ctx.tenantCampaignSettings?.(request.caller.tenant)),
         });
         const links = campaignLinks(campaign.campaignId);
-        return await reply.code(202).header('location', links.self).send({
-          campaignId: campaign.campaignId,
-          total: validation.subjects.length,
-          skipped: validation.issues.slice(0, MAX_LISTED_ISSUES),
-          skippedTotal: validation.issues.length,
-          links,
-        });
+        return await reply
+          .code(202)
+          .header('location', links.self)
+          .send({
+            campaignId: campaign.campaignId,
+            total: validation.subjects.length,
+            skipped: validation.issues.slice(0, MAX_LISTED_ISSUES),
+            skippedTotal: validation.issues.length,
+            links,
+          });
       } catch (err) {
         if (err instanceof InputError) throw ApiError.fromInputError(err);
         if (err instanceof Error && err.name === 'CampaignManifestError')
