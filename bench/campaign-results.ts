@@ -1,7 +1,7 @@
 /**
- * bench/RESULTS.md keeps the campaign benchmark's output in a section of its own, between two
- * markers: `npm run bench:campaign -- --write` replaces that section, and `npm run bench`
- * (bench/report.ts), which rewrites the rest of the file, carries it over unchanged.
+ * bench/RESULTS.md keeps what a benchmark writes in a section of its own, between two markers:
+ * `npm run bench:campaign -- --write` replaces the campaign section and `npm run bench`
+ * (bench/report.ts) the report's; everything outside a benchmark's markers is left as it is.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,13 +12,25 @@ const END = '<!-- campaign benchmark: end -->';
 
 export const RESULTS_FILE = path.resolve(__dirname, '../../bench/RESULTS.md');
 
-/** The campaign section of bench/RESULTS.md as it stands (with its markers), or '' when there is none. */
-export function campaignSection(file = RESULTS_FILE): string {
+/** The section between `begin` and `end` of bench/RESULTS.md as it stands (with its markers), or ''. */
+export function sectionBetween(begin: string, end: string, file = RESULTS_FILE): string {
   if (!existsSync(file)) return '';
   const text = readFileSync(file, 'utf8');
-  const from = text.indexOf(BEGIN);
-  const to = text.indexOf(END);
-  return from >= 0 && to > from ? text.slice(from, to + END.length) : '';
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end, from);
+  return from >= 0 && to > from ? text.slice(from, to + end.length) : '';
+}
+
+/** Puts `section` (markers included) in place of the one between the same markers, or at the end. */
+export function replaceSection(begin: string, end: string, section: string, file = RESULTS_FILE): void {
+  const current = sectionBetween(begin, end, file);
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+  writeFileSync(file, current ? text.replace(current, () => section) : `${text.trimEnd()}\n\n${section}\n`);
+}
+
+/** The campaign section of bench/RESULTS.md as it stands (with its markers), or '' when there is none. */
+export function campaignSection(file = RESULTS_FILE): string {
+  return sectionBetween(BEGIN, END, file);
 }
 
 /** Replaces (or appends) the campaign section with this run's output. */
@@ -44,7 +56,6 @@ export function recordCampaignSection(
     '',
     END,
   ].join('\n');
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
-  writeFileSync(file, current ? text.replace(current, section) : `${text.trimEnd()}\n\n${section}\n`);
+  replaceSection(BEGIN, END, section, file);
   return file;
 }

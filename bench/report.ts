@@ -6,8 +6,8 @@
  *   node dist/bench/report.js [--pipelines 1000] [--write]
  *   node dist/bench/report.js --only polling       (the polling rows alone, printed; a minute)
  *
- * --write also records the table in bench/RESULTS.md with the machine's description, keeping the
- * campaign section that bench:campaign wrote.
+ * --write also records the table in bench/RESULTS.md with the machine's description, in place of
+ * the report section between its markers; the rest of the file stays as it is.
  * Parts: polling on a virtual clock against the simulator (bench/polling-rows.ts); then, on a dev server of its own
  * (database on tmpfs) with the product's worker as a child process: pipeline wall time, history
  * per pipeline, activity throughput, 1,000 pipelines in flight (the last two figures are also
@@ -21,7 +21,10 @@ import { findTemporalCli } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { measureActivityThroughput } from './activity-throughput';
 import { numberArg } from './cli-args';
-import { campaignSection } from './campaign-results';
+import { replaceSection, RESULTS_FILE } from './campaign-results';
+
+const BEGIN = '<!-- report: begin (written by npm run bench) -->';
+const END = '<!-- report: end -->';
 import { stackImageDir, startStack } from './campaign-stack';
 import { measurePipelineTiming } from './pipeline-timing';
 import { pollingRows } from './polling-rows';
@@ -78,9 +81,9 @@ async function main(): Promise<void> {
   const missed = rows.filter((row) => row.met === false);
   if (missed.length > 0) console.log(`Missed: ${missed.map((row) => row.figure).join('; ')}`);
   if (argv.includes('--write')) {
-    const file = path.resolve(__dirname, '../../bench/RESULTS.md');
-    writeFileSync(file, await resultsMarkdown(table, minutes, argv.slice(2), path.dirname(stack.dir)));
-    console.log(`Written to ${file}.`);
+    const section = await resultsMarkdown(table, minutes, argv.slice(2), path.dirname(stack.dir));
+    replaceSection(BEGIN, END, section);
+    console.log(`Written to ${RESULTS_FILE} (its report section).`);
   }
 }
 
@@ -99,7 +102,9 @@ async function resultsMarkdown(
     // Left as unknown: the report is still worth writing.
   }
   return [
-    '# Benchmark results',
+    BEGIN,
+    '',
+    '## The report: polling, pipeline time, history, throughput, memory (`npm run bench`)',
     '',
     `Written by \`${['node dist/bench/report.js', ...args].join(' ')}\` (\`npm run bench\`); every figure below comes from that one run.`,
     '',
@@ -113,8 +118,7 @@ async function resultsMarkdown(
     'How each figure is measured: see the header comments of bench/report.ts and the modules it calls',
     '(bench/simulated-polling.ts, pipeline-timing.ts, pipeline-history.ts, activity-throughput.ts, in-flight.ts).',
     '',
-    // Campaigns under a quota have their own command and section (bench/campaign.ts); kept as written.
-    ...(campaignSection() ? [campaignSection(), ''] : []),
+    END,
   ].join('\n');
 }
 
