@@ -22,7 +22,7 @@ const checks = proxyActivities<CheckActivities>({
 });
 
 /** Avatars one check activity reads: a few seconds of work, spread over the check workers. */
-export const AVATARS_PER_CHECK = 8;
+const AVATARS_PER_CHECK = 8;
 
 /** Whose face a run's avatars are compared with: the run that trained the model (this one, for a pipeline). */
 export function faceOwnerOf(run: {

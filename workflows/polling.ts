@@ -6,7 +6,7 @@ import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-
 import { reads, type ProviderRoute } from './activity-proxies';
 import { FAILURE_TYPES } from '@avatar-pipeline/client/contracts/failure-types';
 
-export const ORDER_POLLS_METRIC = 'avatar_pipeline_order_polls';
+const ORDER_POLLS_METRIC = 'avatar_pipeline_order_polls';
 
 export interface PollRequest {
   orderId: number;

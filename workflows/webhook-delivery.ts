@@ -25,7 +25,7 @@ export const RETRY_FOR_MS = 3 * 24 * 60 * 60 * 1000;
 /** Waits between attempts: 5 s, 30 s, 2 min, 10 min, 30 min, then every hour. */
 export const BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
 /** The longest wait a receiver's Retry-After can ask for. */
-export const RETRY_AFTER_CEILING_MS = 3_600_000;
+const RETRY_AFTER_CEILING_MS = 3_600_000;
 /**
  * Attempts one run makes before it continues as new: each attempt adds about ten history events,
  * so this keeps a run's history in the low thousands whatever the receivers answer.
@@ -253,7 +253,7 @@ async function deliverUntilDone(
  * The backoff step, or the receiver's Retry-After when it asks for longer (up to
  * RETRY_AFTER_CEILING_MS): a receiver can slow the retries down, never speed them up.
  */
-export function waitAfter(attempt: number, failure: unknown): number {
+function waitAfter(attempt: number, failure: unknown): number {
   const step = BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!;
   const details = failure instanceof ApplicationFailure ? failure.details?.[0] : undefined;
   const retryAfterMs =

@@ -6,9 +6,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * signed too, so a captured request cannot be replayed later than the receiver's tolerance.
  */
 export const SIGNATURE_HEADER = 'X-Avatar-Signature';
-export const SIGNATURE_VERSION = 'v1';
+const SIGNATURE_VERSION = 'v1';
 /** How old (or how far in the future) a signature may be by default, in seconds. */
-export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
+const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 function digest(secret: string, timestamp: number, body: string | Uint8Array): string {
   return createHmac('sha256', secret)

@@ -1,7 +1,7 @@
 import type { CampaignResultRow } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
 import { csvLine } from './manifest/csv';
 
-export const RESULT_COLUMNS = [
+const RESULT_COLUMNS = [
   'subjectId',
   'modelId',
   'styleId',

@@ -14,7 +14,7 @@ export function formatEta(ms: number | undefined): string {
 }
 
 /** The live view's lines for one progress snapshot. Pure, so it can be tested. */
-export function renderCampaignFrame(
+function renderCampaignFrame(
   p: CampaignProgress | undefined,
   campaignId: string,
   width = 30,
@@ -53,7 +53,7 @@ export interface CampaignView {
 }
 
 /** Redrawn in place on a terminal, cut to its width. */
-export class TerminalCampaignView implements CampaignView {
+class TerminalCampaignView implements CampaignView {
   readonly intervalMs = 500;
   private drawn = 0;
   private last: CampaignProgress | undefined;
@@ -80,7 +80,7 @@ export class TerminalCampaignView implements CampaignView {
 }
 
 /** A line per change, at most every few seconds. */
-export class LineCampaignView implements CampaignView {
+class LineCampaignView implements CampaignView {
   readonly intervalMs = 2_000;
   private lastLine = '';
 

@@ -15,7 +15,7 @@ import { InputError } from '@avatar-pipeline/client/errors';
  * that run's own uploads; an `s3://` location must lie under the store's bucket and prefix.
  * Anything else is refused, like a file outside IMAGE_ROOTS.
  */
-export function storedImageKey(
+function storedImageKey(
   reference: string,
   store: BlobStore | undefined,
   field: string,

@@ -5,7 +5,7 @@ export const RECENT_RUNS = 20;
 /** Fewer finished runs than this teach nothing yet: the poll schedule stays as it is without them. */
 export const MIN_RUNS = 3;
 /** The expected window reaches at least this share of the typical duration either side of it. */
-export const MIN_WINDOW_SHARE = 0.05;
+const MIN_WINDOW_SHARE = 0.05;
 
 export type FinishedRun = Pick<FinishedOrder, 'afterMs' | 'byMs' | 'seenDoneAt'>;
 

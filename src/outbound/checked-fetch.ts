@@ -17,7 +17,7 @@ export type ResolvedAddress = { address: string; family?: number };
 /** Resolves a host name to all its addresses (the system resolver unless a test gives another). */
 export type AddressLookup = (host: string) => Promise<ResolvedAddress[]>;
 
-export const systemLookup: AddressLookup = (host) => lookup(host, { all: true });
+const systemLookup: AddressLookup = (host) => lookup(host, { all: true });
 
 /** Who may be reached besides public addresses. Entries are host names or IP literals, lower case or not. */
 export interface AddressRules {
@@ -59,7 +59,7 @@ export class OutboundUrlError extends AvatarPipelineError {
 }
 
 /** The URL's host as compared with listings: lower case, IPv6 without brackets. */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
@@ -149,7 +149,7 @@ export async function pinnedFetch<T>(
 }
 
 /** A `net.connect` lookup that answers with the given addresses whatever the name. */
-export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
   const answers: LookupAddress[] = addresses.map(({ address, family }) => ({
     address,
     family: family ?? (address.includes(':') ? 6 : 4),

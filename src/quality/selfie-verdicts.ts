@@ -20,8 +20,8 @@ export interface SelfieReading {
 }
 
 /** Mean grey level of the face below which it is too dark to train on, and above which it is washed out. */
-export const MIN_FACE_BRIGHTNESS = 45;
-export const MAX_FACE_BRIGHTNESS = 215;
+const MIN_FACE_BRIGHTNESS = 45;
+const MAX_FACE_BRIGHTNESS = 215;
 
 /** Euclidean distance of two face descriptors: small for one person, large for two. */
 export function faceDistance(a: readonly number[], b: readonly number[]): number {

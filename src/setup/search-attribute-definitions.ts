@@ -25,7 +25,7 @@ const TYPE_NAMES: Record<SearchAttributeType, SearchAttributeTypeName> = {
 };
 
 /** `{ name: 'Keyword' | 'Int' | … }` for search attribute keys, as the dev server and setup take them. */
-export function searchAttributeDefinitions(
+function searchAttributeDefinitions(
   keys: readonly { name: string; type: SearchAttributeType }[],
 ): SearchAttributeDefinitions {
   return Object.fromEntries(keys.map((key) => [key.name, TYPE_NAMES[key.type]]));

@@ -11,7 +11,7 @@ const positiveCount = z.number().int('must be a whole number').min(1, 'must be a
  * What a wrong avatar shows: another real person's portrait, a pattern with no face, or a picture
  * that the NSFW classifier the checks use flags as unsafe (samples/avatars/README.md says how it was made).
  */
-export const wrongAvatarSchema = z.enum(['another-person', 'no-face', 'unsafe']);
+const wrongAvatarSchema = z.enum(['another-person', 'no-face', 'unsafe']);
 export type WrongAvatar = z.infer<typeof wrongAvatarSchema>;
 
 /** Bounds that keep a knob from making the simulator build millions of records or pages. */

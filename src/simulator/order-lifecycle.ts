@@ -20,7 +20,7 @@ export function settleOrder(context: LifecycleContext, order: OrderRecord): Orde
   return order;
 }
 
-export function materializeAvatarsIfDone(context: LifecycleContext, order: OrderRecord): void {
+function materializeAvatarsIfDone(context: LifecycleContext, order: OrderRecord): void {
   if (order.kind !== 'generation' || order.status !== 'DONE' || order.avatars.length > 0) return;
   const count = order.styles.length === 0 ? 0 : context.options.avatarsPerOrder;
   if (count === 0) return;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const orderStatusSchema = z.enum(['CREATED', 'STARTED', 'IN_PROGRESS', 'DONE', 'ERROR']);
 export type OrderStatus = z.infer<typeof orderStatusSchema>;
 
-export const genderSchema = z.union([z.literal(1), z.literal(2)]);
+const genderSchema = z.union([z.literal(1), z.literal(2)]);
 export type Gender = z.infer<typeof genderSchema>;
 
 const id = z.number().int().nonnegative();
@@ -14,7 +14,7 @@ const terminalOutcome = z.enum(['DONE', 'ERROR']);
  * Decided when an order is run and never changed afterwards, so later option changes do not
  * rewrite the fate of orders already running.
  */
-export const runPlanSchema = z.discriminatedUnion('mode', [
+const runPlanSchema = z.discriminatedUnion('mode', [
   z.object({
     mode: z.literal('wall'),
     startedAt: z.number(),
@@ -32,7 +32,7 @@ export const runPlanSchema = z.discriminatedUnion('mode', [
 ]);
 export type RunPlan = z.infer<typeof runPlanSchema>;
 
-export const avatarRecordSchema = z.object({
+const avatarRecordSchema = z.object({
   avatarId: id,
   styleId: z.number().int(),
   /** Position within the order; varies the picture between avatars of one style. */
@@ -41,7 +41,7 @@ export const avatarRecordSchema = z.object({
 export type AvatarRecord = z.infer<typeof avatarRecordSchema>;
 
 /** Per-order counters that let tests prove a client never duplicated a write. */
-export const orderCountersSchema = z.object({
+const orderCountersSchema = z.object({
   uploads: z.number().int().nonnegative(),
   runs: z.number().int().nonnegative(),
   runAttempts: z.number().int().nonnegative(),
@@ -50,7 +50,7 @@ export const orderCountersSchema = z.object({
 });
 export type OrderCounters = z.infer<typeof orderCountersSchema>;
 
-export const orderRecordSchema = z.object({
+const orderRecordSchema = z.object({
   id,
   parent: id,
   kind: z.enum(['model', 'generation']),
@@ -65,10 +65,10 @@ export const orderRecordSchema = z.object({
 });
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
 
-export const imageFormatSchema = z.enum(['jpeg', 'png']);
+const imageFormatSchema = z.enum(['jpeg', 'png']);
 export type ImageFormat = z.infer<typeof imageFormatSchema>;
 
-export const trainingImageMetaSchema = z.object({
+const trainingImageMetaSchema = z.object({
   id,
   orderId: id,
   format: imageFormatSchema,

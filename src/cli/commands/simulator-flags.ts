@@ -197,7 +197,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
   stateFile: '--state-file',
 };
 
-export function flagForOptionPath(path: readonly PropertyKey[]): string {
+function flagForOptionPath(path: readonly PropertyKey[]): string {
   const key = path.map(String).join('.');
   return (
     FLAG_OF_OPTION[key] ?? `--${String(path[0] ?? 'options').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
