@@ -66,6 +66,7 @@ describe('a generation order whose create answer is lost', () => {
     };
     const checks = await Worker.create({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue: checksQueue,
       activities: standIn,
     });
