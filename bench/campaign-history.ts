@@ -14,7 +14,7 @@
  *        [--baseline <checkout, built> --baseline-label "before, f1e5112"]
  *
  * With --baseline the same campaign first runs on that checkout's campaign workflow, stand-in and
- * activities (its dist/, packages/client/dist/ and test/workflows/), on the same server, and the
+ * activities (its dist/, packages/client/dist/ and test/stand-in-workflows/), on the same server, and the
  * figures are printed side by side. The baseline must keep campaign manifests in the blob store too
  * (a checkout from that change on).
  */
@@ -132,7 +132,7 @@ async function measure(
       namespace: stack.server.namespace,
       taskQueue,
       workflowBundle: await bundleWorkflowCode({
-        workflowsPath: path.join(build.root, 'test/workflows/campaign-stand-in.ts'),
+        workflowsPath: path.join(build.root, 'test/stand-in-workflows/campaign-stand-in.ts'),
         logger: new DefaultLogger('WARN'),
       }),
       activities: {

@@ -5,12 +5,7 @@ import { generationKind } from '../src/contracts/order-kinds';
 import type { GenerationResult, PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { AvatarPageOrigin } from '../src/avatar-pages/avatar-page-origin';
 import { writes } from './activity-proxies';
-import {
-  failureOutcome,
-  outcomeOfResult,
-  reportAwaitingReview,
-  reportToCampaign,
-} from './campaign/report';
+import { failureOutcome, outcomeOfResult, reportAwaitingReview, reportToCampaign } from './campaign/report';
 import { GenerationWatch } from './generation-watch';
 import { learnDurations } from './order-durations';
 import type { FinishBounds } from './polling';

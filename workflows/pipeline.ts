@@ -4,12 +4,7 @@ import { pollingWithin } from '@avatar-pipeline/client/contracts/polling-bounds'
 import type { PipelineResult } from '@avatar-pipeline/client/contracts/pipeline-state';
 import { generateStyles, generationOutcome } from './avatar-generation';
 import { trainModel } from './model-training';
-import {
-  failureOutcome,
-  outcomeOfResult,
-  reportAwaitingReview,
-  reportToCampaign,
-} from './campaign/report';
+import { failureOutcome, outcomeOfResult, reportAwaitingReview, reportToCampaign } from './campaign/report';
 import { PipelineTracker } from './pipeline-tracker';
 import { reviewGateOf } from './review-gate';
 import { RunWebhooks } from './run-webhooks';

@@ -14,11 +14,7 @@ export function formatEta(ms: number | undefined): string {
 }
 
 /** The live view's lines for one progress snapshot. Pure, so it can be tested. */
-function renderCampaignFrame(
-  p: CampaignProgress | undefined,
-  campaignId: string,
-  width = 30,
-): string[] {
+function renderCampaignFrame(p: CampaignProgress | undefined, campaignId: string, width = 30): string[] {
   if (!p) return [`${campaignId}  ·  starting`, '  waiting for a worker to pick the campaign up…'];
   const { counts } = p;
   const finished = counts.done + counts.partial + counts.failed + counts.cancelled;

@@ -16,7 +16,7 @@ import { createProviderWorker } from '../../src/worker/create-worker';
 import { pipelineWorkflowBundle } from '../../src/worker/workflow-bundle';
 import { createDevServerEnv, devServerUnderTest, makeScratchDir, uniqueName } from '../helpers/temporal-env';
 import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
-import { fanOutTouches } from '../workflows/queue-rate-workflows';
+import { fanOutTouches } from '../stand-in-workflows/queue-rate-workflows';
 
 // TASK_QUEUE_TYPE_ACTIVITY
 const TYPE_ACTIVITY = 2;
@@ -73,7 +73,7 @@ describe('the provider rate controller', () => {
         connection: env.nativeConnection,
         namespace: env.namespace,
         taskQueue: fanOutQueue,
-        workflowsPath: require.resolve('../workflows/queue-rate-workflows'),
+        workflowsPath: require.resolve('../stand-in-workflows/queue-rate-workflows'),
       }),
       providerWorker('a', env.nativeConnection),
       providerWorker('b', second),

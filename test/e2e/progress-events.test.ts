@@ -11,7 +11,7 @@ import { DEFAULT_TENANT, tenantWorkflowId } from '@avatar-pipeline/client/contra
 import { testConfig } from '../helpers/pipeline-worker';
 import { openEventStream, type EventStreamReader, type ReceivedEvent } from '../helpers/sse-client';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { advanceSignal } from '../workflows/progress-feed-stand-in';
+import { advanceSignal } from '../stand-in-workflows/progress-feed-stand-in';
 import { startTestApi, withApi } from '../helpers/test-api';
 
 const TOKEN = 'events-token-0123456789';
@@ -35,7 +35,7 @@ describe('GET /v1/pipelines/{id}/events (progress feed over Server-Sent Events)'
       namespace: env.namespace,
       taskQueue,
       workflowBundle: await bundleWorkflowCode({
-        workflowsPath: require.resolve('../workflows/progress-feed-stand-in'),
+        workflowsPath: require.resolve('../stand-in-workflows/progress-feed-stand-in'),
         logger: new DefaultLogger('WARN'),
       }),
     });

@@ -9,7 +9,7 @@ import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-defin
 import { claimWorkflowId } from '@avatar-pipeline/client/contracts/workflow-ids';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import type { RunningSimulator } from '../../src/simulator';
-import { obtainModelWorkflow } from '../workflows/model-claim-workflows';
+import { obtainModelWorkflow } from '../stand-in-workflows/model-claim-workflows';
 
 /** The shape every pipeline of a race asks for: one shape, so all of them compete for the same models. */
 export const RACE_SHAPE = { styles: [3], gender: 1 as const };
@@ -63,7 +63,7 @@ export async function runClaimRace(
     connection: env.nativeConnection,
     namespace: env.namespace,
     taskQueue,
-    workflowsPath: require.resolve('../workflows/model-claim-workflows'),
+    workflowsPath: require.resolve('../stand-in-workflows/model-claim-workflows'),
     interceptors: withActivityFailures({ activity: [() => ({ inbound: interceptor })] }),
     activities: {
       ...createProviderActivities({

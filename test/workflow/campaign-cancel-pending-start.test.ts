@@ -6,7 +6,7 @@ import { startCampaign } from '@avatar-pipeline/client/campaign/campaigns';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { subjects } from '../helpers/campaign-rig';
 import { createDevServerEnv, makeScratchDir, uniqueName } from '../helpers/temporal-env';
-import { releaseChildStartsSignal } from '../workflows/hold-child-starts';
+import { releaseChildStartsSignal } from '../stand-in-workflows/hold-child-starts';
 import { FsBlobStore } from '@avatar-pipeline/client/storage/fs-blob-store';
 
 /**
@@ -34,8 +34,8 @@ describe('a campaign cancelled while a subject is starting', () => {
       namespace: env.namespace,
       taskQueue,
       workflowBundle: await bundleWorkflowCode({
-        workflowsPath: require.resolve('../workflows/campaign-stand-in'),
-        workflowInterceptorModules: [require.resolve('../workflows/hold-child-starts')],
+        workflowsPath: require.resolve('../stand-in-workflows/campaign-stand-in'),
+        workflowInterceptorModules: [require.resolve('../stand-in-workflows/hold-child-starts')],
         logger: new DefaultLogger('WARN'),
       }),
       activities: {

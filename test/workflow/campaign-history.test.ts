@@ -33,7 +33,7 @@ describe('campaign history stays bounded (stand-in pipelines that finish at once
     env = await createDevServerEnv();
     store = new FsBlobStore(await makeScratchDir('campaign-history'));
     workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../workflows/campaign-stand-in'),
+      workflowsPath: require.resolve('../stand-in-workflows/campaign-stand-in'),
       logger: new DefaultLogger('WARN'),
     });
   });

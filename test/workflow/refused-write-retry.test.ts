@@ -6,7 +6,7 @@ import { ProviderClient } from '@avatar-pipeline/client/provider/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { modelWithSelfie } from '../helpers/model-with-selfie';
 import { createDevServerEnv, uniqueName } from '../helpers/temporal-env';
-import { runOrderWorkflow } from '../workflows/refused-write-workflows';
+import { runOrderWorkflow } from '../stand-in-workflows/refused-write-workflows';
 
 /**
  * The mark a write refused with a 429 leaves for the next attempt travels in the activity's
@@ -38,7 +38,7 @@ describe('a run refused with a 429, retried by Temporal', () => {
       connection: env.nativeConnection,
       namespace: env.namespace,
       taskQueue,
-      workflowsPath: require.resolve('../workflows/refused-write-workflows'),
+      workflowsPath: require.resolve('../stand-in-workflows/refused-write-workflows'),
       // As the product's workers do: a 429 becomes a failure retried after its Retry-After.
       interceptors: withActivityFailures(),
       activities: createProviderActivities({

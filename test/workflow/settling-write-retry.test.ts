@@ -20,7 +20,7 @@ import {
   createOrderWorkflow,
   uploadSelfieWorkflow,
   type WriteTimeouts,
-} from '../workflows/settling-write-workflows';
+} from '../stand-in-workflows/settling-write-workflows';
 
 /**
  * A provider write still on its way when its attempt ends must not be sent again by the retry:
@@ -63,7 +63,7 @@ describe('a write retried while the provider still holds the first one', () => {
       connection: env.nativeConnection,
       namespace: env.namespace,
       taskQueue,
-      workflowsPath: require.resolve('../workflows/settling-write-workflows'),
+      workflowsPath: require.resolve('../stand-in-workflows/settling-write-workflows'),
       interceptors: withActivityFailures(),
       ...PROVIDER_WORKER_HEARTBEATS,
       activities: createProviderActivities({

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDevServerEnv, createTimeSkippingEnv, uniqueName } from '../helpers/temporal-env';
-import { smokeWorkflow, type SmokeActivities } from '../workflows/smoke-workflows';
+import { smokeWorkflow, type SmokeActivities } from '../stand-in-workflows/smoke-workflows';
 
 const ONE_HOUR_MS = 60 * 60 * 1000;
 
@@ -15,7 +15,7 @@ async function runSmokeWorkflow(env: TestWorkflowEnvironment, sleepMs: number) {
     connection: env.nativeConnection,
     namespace: env.namespace,
     taskQueue,
-    workflowsPath: require.resolve('../workflows/smoke-workflows'),
+    workflowsPath: require.resolve('../stand-in-workflows/smoke-workflows'),
     activities,
   });
   return worker.runUntil(async () => {
