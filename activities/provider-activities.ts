@@ -10,9 +10,6 @@ import { createModelActivities } from './provider-model-activities';
 import { createOrderActivities } from './provider-order-activities';
 import { writeAttempts } from './provider-write-attempt';
 
-// Workflows still import the activities' answers from here; they live in src/contracts.
-export type { ModelOffer, StatusReport } from '../src/contracts/provider-activity-results';
-
 export interface ActivityDependencies {
   provider: ProviderClient;
   imageAccess: ImageAccessPolicy;

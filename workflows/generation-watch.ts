@@ -1,5 +1,5 @@
 import { condition } from '@temporalio/workflow';
-import type { StatusReport } from '../activities/provider-activities';
+import type { StatusReport } from '../src/contracts/provider-activity-results';
 import { formatDuration } from '@avatar-pipeline/client/contracts/format-duration';
 import type { ExpectedDuration } from '../src/contracts/order-durations';
 import type { PollingOptions } from '@avatar-pipeline/client/contracts/pipeline-input';

@@ -8,7 +8,7 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import type { ClaimActivities } from '../activities/claim-activities';
-import type { ModelOffer } from '../activities/provider-activities';
+import type { ModelOffer } from '../src/contracts/provider-activity-results';
 import type { PipelineWorkflowInput } from '@avatar-pipeline/client/contracts/pipeline-input';
 import { CLAIM_IDS_PER_ORDER, claimIdAt } from '@avatar-pipeline/client/contracts/workflow-ids';
 import { reads, writes, type ProviderRoute } from './activity-proxies';

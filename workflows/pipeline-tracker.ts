@@ -6,7 +6,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { StatusReport } from '../activities/provider-activities';
+import type { StatusReport } from '../src/contracts/provider-activity-results';
 import {
   STYLE_STAGES,
   type GenerationResult,
