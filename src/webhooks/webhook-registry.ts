@@ -23,7 +23,7 @@ import {
   type WebhookEndpoint,
 } from '@avatar-pipeline/client/webhooks/endpoint-store';
 
-/** The server has no WEBHOOK_SIGNING_KEY: endpoints cannot be registered (the API answers 503, the CLI exits 2). */
+/** The server has no WEBHOOK_SIGNING_KEY: endpoints cannot be registered (the CLI exits 2; the API serves no /v1/webhooks routes then: 404). */
 export class WebhooksNotConfiguredError extends ConfigError {
   constructor() {
     super([

@@ -1,11 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  endpointRequestSchema,
-  WebhooksNotConfiguredError,
-  type WebhookRegistry,
-} from '../../webhooks/webhook-registry';
+import { endpointRequestSchema, type WebhookRegistry } from '../../webhooks/webhook-registry';
 import { ApiError, errorBodySchema } from '../api-error';
 import { BEARER_SCHEME } from '../openapi';
 import { createdEndpointSchema, endpointIdSchema, endpointSchema } from '../webhook-schemas';
@@ -13,24 +9,10 @@ import { createdEndpointSchema, endpointIdSchema, endpointSchema } from '../webh
 export const unknownEndpoint = (what = 'webhook endpoint'): ApiError =>
   new ApiError(404, `No ${what} with this id`, []);
 
-/** A server without WEBHOOK_SIGNING_KEY answers 503: the request may be fine, the server cannot sign. */
-async function configured<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof WebhooksNotConfiguredError) {
-      throw new ApiError(503, 'Webhooks are not configured on this server (WEBHOOK_SIGNING_KEY is not set)');
-    }
-    throw err;
-  }
-}
-
-const notConfigured = errorBodySchema.describe('WEBHOOK_SIGNING_KEY is not set on the server');
-
 /**
  * The caller's tenant's webhook endpoints: POST /v1/webhooks (register), GET /v1/webhooks (list),
  * GET and DELETE /v1/webhooks/{id}, POST /v1/webhooks/{id}/rotate-secret. Another tenant's ids
- * answer 404.
+ * answer 404. Registered only on a server with WEBHOOK_SIGNING_KEY (webhooks.ts).
  */
 export function registerWebhookEndpointRoutes(app: FastifyInstance, registry: WebhookRegistry): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -51,11 +33,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, registry: We
         422: errorBodySchema.describe(
           'A field is refused (unknown event, private address, …); nothing is stored',
         ),
-        503: notConfigured,
       },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await configured(() => registry.add(request.caller.tenant, request.body))),
+      reply.code(201).send(await registry.add(request.caller.tenant, request.body)),
   });
 
   api.route({
@@ -118,11 +99,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, registry: We
         200: z.object({ id: z.string(), secret: z.string(), previousSecretValidUntil: z.string() }),
         401: errorBodySchema,
         404: errorBodySchema,
-        503: notConfigured,
       },
     },
     handler: async (request) => {
-      const rotated = await configured(() => registry.rotateSecret(request.caller.tenant, request.params.id));
+      const rotated = await registry.rotateSecret(request.caller.tenant, request.params.id);
       if (!rotated) throw unknownEndpoint();
       return rotated;
     },

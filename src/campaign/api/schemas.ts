@@ -158,10 +158,43 @@ export const campaignStartedSchema = z
   })
   .meta({ id: 'CampaignStarted' });
 
+/**
+ * One subject of a JSON campaign: an object. Its fields are checked row by row, as a manifest's
+ * rows are (every problem listed as `subjects.<index>.<field>`; skipInvalid leaves such a row out),
+ * so here they are described, not constrained.
+ */
+const campaignSubjectSchema = z.looseObject(
+  {
+    subjectId: z
+      .unknown()
+      .optional()
+      .describe('Required: the person\u2019s id (letters, digits and . _ @ + -, at most 128)'),
+    gender: z.unknown().optional().describe('Required: 1 (woman) or 2 (man)'),
+    styles: z.unknown().optional().describe('Required: style ids, a list (or text "3;5;7")'),
+    selfies: z
+      .unknown()
+      .optional()
+      .describe(
+        'Absolute paths under IMAGE_ROOTS, folders, or URLs on IMAGE_URL_HOSTS, a list (or text "a.jpg;b.jpg"); or a modelId instead',
+      ),
+    mainImage: z
+      .unknown()
+      .optional()
+      .describe('With selfies: the main one, by position (1 = first) or file name'),
+    modelId: z
+      .unknown()
+      .optional()
+      .describe(
+        'Instead of selfies: an existing DONE model of that gender at the provider; its styles are generated without training',
+      ),
+  },
+  { error: 'must be a subject (a JSON object)' },
+);
+
 /** The JSON body of POST /v1/campaigns (the multipart form is read field by field). */
 export const campaignJsonStartSchema = z.strictObject({
   subjects: z
-    .array(z.unknown())
+    .array(campaignSubjectSchema)
     .min(1)
     .max(MAX_MANIFEST_ROWS)
     .describe(

@@ -126,6 +126,68 @@ describe('the API keeps to its OpenAPI document', () => {
     expect(Object.keys(body.content).sort()).toEqual(['application/json', 'multipart/form-data']);
   });
 
+  test('a JSON campaign\u2019s subjects are objects, as documented: anything else is refused 422 naming it', async () => {
+    const body = doc.paths['/v1/campaigns']!.post!.requestBody as OpenAPIV3.RequestBodyObject;
+    const json = body.content['application/json']!.schema as OpenAPIV3.SchemaObject;
+    const subjects = json.properties!.subjects as OpenAPIV3.ArraySchemaObject;
+    expect((subjects.items as OpenAPIV3.SchemaObject).type).toBe('object');
+    const answer = await fetch(`${base}/v1/campaigns`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ subjects: [null, 7], skipInvalid: true }),
+    });
+    expect(answer.status).toBe(422);
+    expect(((await answer.json()) as { issues: unknown[] }).issues).toEqual([
+      { path: 'subjects.0', message: 'must be a subject (a JSON object)' },
+      { path: 'subjects.1', message: 'must be a subject (a JSON object)' },
+    ]);
+  });
+
+  test('every multipart text field says it takes a value (minLength 1); one sent empty is refused 422 naming it', async () => {
+    const forms = { '/v1/pipelines': 'selfies', '/v1/campaigns': 'manifest' } as const;
+    for (const [url, fileField] of Object.entries(forms)) {
+      const body = doc.paths[url]!.post!.requestBody as OpenAPIV3.RequestBodyObject;
+      const form = body.content['multipart/form-data']!.schema as OpenAPIV3.SchemaObject;
+      for (const [name, field] of Object.entries(form.properties!)) {
+        if (name === fileField) continue;
+        const { minLength, enum: values, pattern } = field as OpenAPIV3.SchemaObject;
+        // Each refuses the empty string: a minimum length, a list of values or a pattern without it.
+        const takesEmpty = values ? values.includes('') : pattern ? new RegExp(pattern).test('') : !minLength;
+        expect({ url, name, takesEmpty }).toEqual({ url, name, takesEmpty: false });
+      }
+    }
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    for (const name of ['subjectId', 'mainImageIndex', 'callbackUrl', 'polling', 'review']) {
+      const form = new FormData();
+      form.append('selfies', new Blob([png]), 'a.png');
+      form.append('styles', '3');
+      form.append('gender', '1');
+      form.append(name, '');
+      const answer = await fetch(`${base}/v1/pipelines`, { method: 'POST', headers: auth, body: form });
+      const { issues } = (await answer.json()) as { issues: { path: string }[] };
+      expect({ name, status: answer.status, paths: issues.map((i) => i.path) }).toEqual({
+        name,
+        status: 422,
+        paths: [name],
+      });
+    }
+    const manifest = new FormData();
+    manifest.append('manifest', new Blob(['subjectId,gender,styles,modelId\nu1,1,3,1001\n']), 'm.csv');
+    for (const name of ['campaignId', 'maxInFlight', 'skipInvalid', 'review']) manifest.append(name, '');
+    const answer = await fetch(`${base}/v1/campaigns`, { method: 'POST', headers: auth, body: manifest });
+    expect(answer.status).toBe(422);
+    const { issues } = (await answer.json()) as { issues: { path: string }[] };
+    expect([...new Set(issues.map((i) => i.path))].sort()).toEqual([
+      'campaignId',
+      'maxInFlight',
+      'review',
+      'skipInvalid',
+    ]);
+  });
+
   test('a path parameter longer than the router takes: 404 on /archive, 422 naming it elsewhere', async () => {
     const token = 'x'.repeat(MAX_LINK_TOKEN_LENGTH + 1);
     const archive = await fetch(`${base}/archive/${token}`);

@@ -87,6 +87,8 @@ async function apiConfig(): Promise<AppConfig> {
       accessTokenSecret: SECRET,
     },
     storage: fsStorage(path.join(root, 'blobs')),
+    // Every route of ROUTE_ACCESS served: the /v1/webhooks routes are a server's with WEBHOOK_SIGNING_KEY.
+    callbacks: { ...base.callbacks, webhookKey: 'tenant-access-webhook-key-0123456789abcdef' },
     tenants: tenantsFileSchema.parse({
       tenants: { acme: { requestsPerMinute: 400 }, viewer: { scopes: ['read'] } },
     }).tenants,

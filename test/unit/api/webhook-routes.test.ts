@@ -54,6 +54,25 @@ describe('/v1/webhooks', () => {
     await rm(path.dirname(blobDir), { recursive: true, force: true });
   });
 
+  test('with WEBHOOK_SIGNING_KEY the webhook routes are documented, none with a 5xx answer', async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/webhooks'));
+    expect(paths.sort()).toEqual([
+      '/v1/webhooks',
+      '/v1/webhooks/{id}',
+      '/v1/webhooks/{id}/deliveries',
+      '/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      '/v1/webhooks/{id}/rotate-secret',
+    ]);
+    for (const url of paths)
+      for (const [method, operation] of Object.entries(doc.paths[url]!)) {
+        const statuses = Object.keys(operation.responses).filter((status) => status.startsWith('5'));
+        expect({ method, url, statuses }).toEqual({ method, url, statuses: [] });
+      }
+  });
+
   test('POST registers an endpoint and answers its whsec_ secret once; GET lists it without; DELETE removes it', async () => {
     const created = await call('POST', '/v1/webhooks', {
       url: 'http://127.0.0.1:9/hooks',
@@ -206,7 +225,7 @@ describe('/v1/webhooks', () => {
 });
 
 describe('/v1/webhooks without WEBHOOK_SIGNING_KEY', () => {
-  test('registering answers 503 naming the setting, and nothing is stored', async () => {
+  test('no webhook route is documented; each answers 404 naming the setting, and nothing is stored', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'webhook-routes-nokey-'));
     const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
     const app = await createApiServer({
@@ -216,11 +235,36 @@ describe('/v1/webhooks without WEBHOOK_SIGNING_KEY', () => {
     });
     try {
       const base = await app.listen({ port: 0, host: '127.0.0.1' });
-      const answer = await apiCaller(() => base, TOKEN)('POST', '/v1/webhooks', {
-        url: 'http://127.0.0.1:9/h',
-      });
-      expect(answer.status).toBe(503);
-      expect(answer.text).toContain('WEBHOOK_SIGNING_KEY');
+      const call = apiCaller(() => base, TOKEN);
+      const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths).filter((p) => p.startsWith('/v1/webhooks'))).toEqual([]);
+      // The callback secret is another setting's (CALLBACK_SIGNING_SECRET): still documented.
+      expect(doc.paths['/v1/callbacks/secret']).toBeDefined();
+      const id = 'ep_0123456789abcdef01234567';
+      for (const [method, url, body] of [
+        ['POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h' }],
+        ['GET', '/v1/webhooks'],
+        ['GET', `/v1/webhooks/${id}`],
+        ['DELETE', `/v1/webhooks/${id}`],
+        ['POST', `/v1/webhooks/${id}/rotate-secret`],
+        ['GET', `/v1/webhooks/${id}/deliveries`],
+        ['POST', `/v1/webhooks/${id}/deliveries/evt_00000000-0000-4000-8000-000000000000/redeliver`],
+      ] as const) {
+        const answer = await call(method, url, body);
+        expect({ method, url, status: answer.status, body: answer.body }).toEqual({
+          method,
+          url,
+          status: 404,
+          body: {
+            error: 'Webhooks are not configured on this server (WEBHOOK_SIGNING_KEY is not set)',
+            issues: [],
+          },
+        });
+      }
+      // As on any route: the token first, and a method not served there is 405 with Allow.
+      expect((await fetch(`${base}/v1/webhooks`)).status).toBe(401);
+      const put = await call('PUT', '/v1/webhooks');
+      expect(put.status).toBe(405);
       expect(await readdir(root)).toEqual([]);
     } finally {
       await app.close();

@@ -86,7 +86,12 @@ export const pipelineInputSchema = z
     styles: stylesSchema.max(MAX_STYLES, `must name at most ${MAX_STYLES} styles`),
     gender: genderSchema,
     /** Index into images of the main training image; the first by default. */
-    mainImageIndex: z.number().int('must be an integer').nonnegative('must not be negative').default(0),
+    mainImageIndex: z
+      .number()
+      .int('must be an integer')
+      .nonnegative('must not be negative')
+      .default(0)
+      .describe('Index into images of the main training image (less than their count); the first by default'),
     /** A caller's name for the person, shown in the Temporal UI and used by campaigns. */
     subjectId: subjectIdSchema.optional(),
     /** Set by the campaign that starts the pipeline; starters refuse it from callers (see callerFieldProblems). */
@@ -99,7 +104,11 @@ export const pipelineInputSchema = z
     /** Receives the run's webhook events, signed (Standard Webhooks); see src/webhooks. */
     callbackUrl: callbackUrlSchema.optional(),
     /** The events callbackUrl receives (names, `<group>.*`, `*`); by default the run's end. */
-    callbackEvents: eventFilterSchema.optional(),
+    callbackEvents: eventFilterSchema
+      .optional()
+      .describe(
+        "The events callbackUrl receives (names, <group>.* or *), with a callbackUrl only; by default the run's end",
+      ),
     /** Hold the generated styles for a person's decisions before they end in the result (contracts/review.ts). */
     review: reviewOptionsSchema.optional(),
   })

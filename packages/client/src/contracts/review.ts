@@ -26,7 +26,11 @@ export const reviewOptionsSchema = z
     /** A `review.reminder` event this long after the gate opens, and again every time it passes, until decided. */
     reminderEveryMs: reviewDurationMs.default(24 * HOUR_MS),
     /** One `review.reminder` marked `escalation: true` this long after the gate opens; none when absent. */
-    escalateAfterMs: reviewDurationMs.optional(),
+    escalateAfterMs: reviewDurationMs
+      .optional()
+      .describe(
+        'One reminder marked as an escalation this long after the gate opens; must be shorter than deadlineMs',
+      ),
   })
   .refine((r) => r.escalateAfterMs === undefined || r.escalateAfterMs < r.deadlineMs, {
     path: ['escalateAfterMs'],
