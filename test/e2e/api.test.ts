@@ -224,7 +224,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       links: {
         self: `/v1/pipelines/${id}`,
         cancel: `/v1/pipelines/${id}/cancel`,
-        temporalUi: `${UI_URL}/namespaces/default/workflows/${id}`,
+        temporalUi: `${UI_URL}/namespaces/${env.namespace}/workflows/${id}`,
       },
     });
     expect(started.headers.get('location')).toBe(`/v1/pipelines/${id}`);
