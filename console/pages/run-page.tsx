@@ -10,6 +10,7 @@ import { ShareLink } from '../parts/share-link';
 import { styleName, useStyles } from '../parts/style-choices';
 import { href, navigate } from '../router';
 import { isOpen, useRunStatus } from '../run-status';
+import { runStateWord } from '@avatar-pipeline/client/views/progress-states';
 
 const STREAM_WORDS: Record<StreamState, string> = {
   connecting: 'Connecting to live updates…',
@@ -69,6 +70,7 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
     .filter((g) => g.status !== 'DONE')
     .map((g) => styleName(styles, g.styleId));
   const ended = status !== undefined && !isOpen(status.state);
+  const stateWord = status && runStateWord(status.state, result?.status);
   // Once retried, the run offers its retry (which can itself be retried), not a second one.
   const retriedBy = status?.retry;
   const canRetry =
@@ -87,7 +89,7 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
           <dl class="facts">
             <dt>State</dt>
             <dd>
-              <span class={`state ${status.state}`}>{status.state}</span>
+              <span class={`state ${stateWord}`}>{stateWord}</span>
             </dd>
             <dt>Stage</dt>
             <dd>{progress?.stage ?? '—'}</dd>

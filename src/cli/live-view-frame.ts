@@ -1,4 +1,5 @@
 import type { PipelineProgress, StyleProgress } from '@avatar-pipeline/client/contracts/pipeline-state';
+import { styleView, trainingView } from '@avatar-pipeline/client/views/progress-states';
 
 export interface FrameOptions {
   workflowId: string;
@@ -28,36 +29,12 @@ function percent(value: number | undefined): string {
   return value === undefined ? '' : `${Math.round(value)}%`;
 }
 
-function pastTraining(p: PipelineProgress): boolean {
-  return p.stage === 'generating' || p.stage === 'awaiting-review' || p.stage === 'done';
-}
-
-/** How far training is: the provider's figure while it runs, full once the pipeline moved past it. */
-function trainingFraction(p: PipelineProgress): number {
-  if (pastTraining(p)) return 1;
-  if (p.stage !== 'training') return 0;
-  return (p.training.progress ?? 0) / 100;
-}
-
 function trainingNote(p: PipelineProgress): string {
-  if (pastTraining(p)) return 'trained';
-  if (p.stage !== 'training') return p.stage === 'failed' || p.stage === 'cancelled' ? p.stage : 'waiting';
+  const { state } = trainingView(p);
+  if (state === 'done') return 'trained';
+  if (state !== 'active') return state;
   const status = p.training.providerStatus ?? 'starting';
   return [percent(p.training.progress), status].filter(Boolean).join(' ');
-}
-
-/** A style's bar: the provider's progress while polling, full once its avatars are in. */
-function styleFraction(s: StyleProgress): number {
-  switch (s.stage) {
-    case 'collecting':
-    case 'checking':
-    case 'done':
-      return 1;
-    case 'polling':
-      return (s.progress ?? 0) / 100;
-    default:
-      return 0;
-  }
 }
 
 function styleNote(s: StyleProgress): string {
@@ -103,9 +80,9 @@ export function renderFrame(p: PipelineProgress | undefined, options: FrameOptio
   const model = p.modelId === undefined ? '' : `   model ${p.modelId}`;
   const lines = [header];
   lines.push(row('selfies', `${p.uploads.done}/${p.uploads.total} uploaded${model}`));
-  lines.push(row('training', `${progressBar(trainingFraction(p), width)} ${trainingNote(p)}`));
+  lines.push(row('training', `${progressBar(trainingView(p).fraction, width)} ${trainingNote(p)}`));
   p.styles.forEach((s, i) => {
-    lines.push(row(styleLabels[i] ?? '', `${progressBar(styleFraction(s), width)} ${styleNote(s)}`));
+    lines.push(row(styleLabels[i] ?? '', `${progressBar(styleView(s).fraction, width)} ${styleNote(s)}`));
   });
   const avatars = p.styles.reduce((sum, s) => sum + (s.avatarCount ?? 0), 0);
   const finished = p.styles.filter((s) => s.stage === 'done').length;
