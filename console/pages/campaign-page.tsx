@@ -2,8 +2,11 @@ import { useState } from 'preact/hooks';
 import { authHeaders, callApi, messageOf } from '../api';
 import type { CampaignProgress, CampaignStatus } from '../api-types';
 import { useCampaignLive } from '../campaign-live';
+import { formatDuration } from '@avatar-pipeline/client/contracts/format-duration';
+import { windowWords } from '@avatar-pipeline/client/views/window-words';
 import type { StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
+import { ConfirmButton } from '../parts/confirm-button';
 import { PageHeading } from '../parts/page-heading';
 import { CampaignReviews } from '../parts/campaign-reviews';
 import { ShareLink } from '../parts/share-link';
@@ -84,9 +87,14 @@ export function CampaignPage({ campaignId, readOnly = false }: { campaignId: str
               </button>
             )}
             {!readOnly && open && (
-              <button type="button" onClick={act('cancel', 'Cancellation requested.')} disabled={busy}>
-                Cancel campaign
-              </button>
+              <ConfirmButton
+                label="Cancel campaign"
+                question="Cancel this campaign?"
+                explanation="No more subjects start, and the runs under way are cancelled; subjects already done keep their avatars. A cancelled campaign's failed and cancelled subjects can be retried."
+                confirm="Yes, cancel the campaign"
+                onConfirm={act('cancel', 'Cancellation requested.')}
+                disabled={busy}
+              />
             )}
             {!readOnly && retryable && (
               <button type="button" onClick={act('retry', 'Failed subjects started again.')} disabled={busy}>
@@ -139,6 +147,7 @@ function CampaignFacts({
   stream: StreamState;
 }) {
   const state = progress?.state;
+  const open = state === 'running' || state === 'paused';
   return (
     <>
       <dl class="facts">
@@ -152,10 +161,24 @@ function CampaignFacts({
           <>
             <dt>Subjects</dt>
             <dd>{progress.total}</dd>
-            <dt>Window</dt>
+            <dt>Started</dt>
             <dd>
-              {progress.window.size} ({progress.window.mode}): {progress.window.reason}
+              <time dateTime={progress.startedAt}>{new Date(progress.startedAt).toLocaleString()}</time>
             </dd>
+            <dt>Elapsed</dt>
+            <dd>{formatDuration(progress.elapsedMs)}</dd>
+            <dt>{open ? 'Rate' : 'Average rate'}</dt>
+            <dd>{rateOf(progress, open)} subjects a minute</dd>
+            {open && (
+              <>
+                <dt>Time left</dt>
+                <dd>
+                  {progress.etaMs === undefined ? 'not known yet' : `about ${formatDuration(progress.etaMs)}`}
+                </dd>
+              </>
+            )}
+            <dt>Subjects at once</dt>
+            <dd>{windowWords(progress.window)}</dd>
           </>
         )}
       </dl>
@@ -173,4 +196,15 @@ function CampaignFacts({
       )}
     </>
   );
+}
+
+/**
+ * Subjects finished a minute: the campaign's recent rate while it runs (which falls to 0 once
+ * nothing is left to finish), over its whole time once it has ended.
+ */
+function rateOf(progress: CampaignProgress, open: boolean): number {
+  if (open) return progress.throughputPerMinute;
+  const { done, partial, failed, cancelled } = progress.counts;
+  const minutes = progress.elapsedMs / 60_000;
+  return minutes > 0 ? Math.round(((done + partial + failed + cancelled) / minutes) * 10) / 10 : 0;
 }

@@ -3,6 +3,7 @@ import { callApi, messageOf } from '../api';
 import type { PipelineResult, RunStarted } from '../api-types';
 import type { StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
+import { ConfirmButton } from '../parts/confirm-button';
 import { AvatarGallery, galleryOfProgress, galleryOfResult, useSteadyLinks } from '../parts/avatar-gallery';
 import { PageHeading } from '../parts/page-heading';
 import { ProgressBars } from '../parts/progress-bars';
@@ -10,7 +11,8 @@ import { ShareLink } from '../parts/share-link';
 import { styleName, useStyles } from '../parts/style-choices';
 import { href, navigate } from '../router';
 import { isOpen, useRunStatus } from '../run-status';
-import { runStateWord } from '@avatar-pipeline/client/views/progress-states';
+import { formatDuration } from '@avatar-pipeline/client/contracts/format-duration';
+import { runStateWord, trainingView } from '@avatar-pipeline/client/views/progress-states';
 
 const STREAM_WORDS: Record<StreamState, string> = {
   connecting: 'Connecting to live updates…',
@@ -71,6 +73,10 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
     .map((g) => styleName(styles, g.styleId));
   const ended = status !== undefined && !isOpen(status.state);
   const stateWord = status && runStateWord(status.state, result?.status);
+  const subjectId = result?.subjectId;
+  // More styles need a trained model: not offered on one whose training failed or was cancelled.
+  const trained =
+    generations.length > 0 || (progress !== undefined && trainingView(progress).state === 'done');
   // Once retried, the run offers its retry (which can itself be retried), not a second one.
   const retriedBy = status?.retry;
   const canRetry =
@@ -99,10 +105,20 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
                 <dd>{modelId}</dd>
               </>
             )}
-            {result?.subjectId && (
+            {subjectId && (
               <>
                 <dt>Subject</dt>
-                <dd>{result.subjectId}</dd>
+                <dd>{subjectId}</dd>
+              </>
+            )}
+            <dt>Started</dt>
+            <dd>
+              <time dateTime={status.startedAt}>{new Date(status.startedAt).toLocaleString()}</time>
+            </dd>
+            {status.closedAt && (
+              <>
+                <dt>Took</dt>
+                <dd>{formatDuration(Date.parse(status.closedAt) - Date.parse(status.startedAt))}</dd>
               </>
             )}
             <dt>Updates</dt>
@@ -112,9 +128,14 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
           {!readOnly && (
             <div class="actions">
               {isOpen(status.state) && (
-                <button type="button" onClick={cancel} disabled={busy}>
-                  Cancel run
-                </button>
+                <ConfirmButton
+                  label="Cancel run"
+                  question="Cancel this run?"
+                  explanation="Its orders at the provider are left to finish or are stopped, and no more avatars are made; styles already done keep their avatars."
+                  confirm="Yes, cancel the run"
+                  onConfirm={cancel}
+                  disabled={busy}
+                />
               )}
               {progress?.review && progress.review.state !== 'closed' && isOpen(status.state) && (
                 <a class="button" href={href(['review', workflowId])}>
@@ -129,11 +150,11 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
               {retriedBy && (
                 <a href={href(['runs', retriedBy.workflowId])}>Failed styles retried ({retriedBy.state})</a>
               )}
-              {modelId !== undefined && ended && (
+              {modelId !== undefined && ended && trained && (
                 // More avatars of the run's subject are that subject's: erasing them erases these too.
                 <a
                   class="button"
-                  href={href(['models', String(modelId), 'generate'], { subject: result?.subjectId })}
+                  href={href(['models', String(modelId), 'generate'], { subject: subjectId })}
                 >
                   Generate more styles
                 </a>

@@ -364,6 +364,15 @@ describe('the web console', () => {
       const retry = page.getByRole('button', { name: 'Retry failed styles' });
       await retry.waitFor({ timeout: 60_000 });
       await expectBarDone('Watercolor');
+      // The style the provider failed is shown failed (an empty bar: none of its avatars came), not
+      // done, and the run as partial.
+      const cyberpunk = page.getByRole('progressbar', { name: 'Cyberpunk', exact: true });
+      expect(await cyberpunk.evaluate((el) => (el as unknown as { value: number }).value)).toBeLessThan(100);
+      expect(await page.getByRole('listitem').filter({ has: cyberpunk }).textContent()).toContain('failed');
+      await page
+        .getByRole('definition')
+        .filter({ hasText: /^partial$/ })
+        .waitFor();
       stack.sim.setOptions({ failStyles: [] });
       await retry.click();
       await page.getByRole('heading', { level: 1, name: new RegExp(`^Run ${failed}/retry`) }).waitFor();
@@ -392,6 +401,44 @@ describe('the web console', () => {
         .stats()
         .orders.filter((o) => o.kind === 'generation' && o.styles.includes(8));
       expect(cyberpunkOrders.map((o) => o.status)).toEqual(['ERROR', 'DONE']);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'cancels a run in training only once asked twice; its training is then shown cancelled, not done',
+    async () => {
+      stack.sim.setOptions({ progression: { ...SIM_PROGRESSION, trainingMs: 60_000 } });
+      try {
+        await fillNewRun(['Watercolor'], 'console-cal');
+        await page.getByRole('button', { name: 'Start' }).click();
+        await startedRunId();
+        await page
+          .getByRole('definition')
+          .filter({ hasText: /^training$/ })
+          .waitFor({ timeout: 60_000 });
+        await page.getByRole('button', { name: 'Cancel run' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Cancel this run?' });
+        await dialog.waitFor();
+        // "Keep" changes nothing: the run still trains.
+        await dialog.getByRole('button', { name: 'Keep' }).click();
+        expect(await dialog.isVisible()).toBe(false);
+        await page.getByRole('button', { name: 'Cancel run' }).click();
+        await dialog.getByRole('button', { name: 'Yes, cancel the run' }).click();
+        await page
+          .getByRole('definition')
+          .filter({ hasText: /^cancelled$/ })
+          .waitFor({ timeout: 60_000 });
+        const training = page.getByRole('progressbar', { name: 'Training', exact: true });
+        expect(await training.evaluate((el) => (el as unknown as { value: number }).value)).toBeLessThan(100);
+        expect(await page.getByRole('listitem').filter({ has: training }).textContent()).toContain(
+          'cancelled',
+        );
+        // More styles need a trained model: not offered.
+        expect(await page.getByRole('link', { name: 'Generate more styles' }).count()).toBe(0);
+      } finally {
+        stack.sim.setOptions({ progression: SIM_PROGRESSION });
+      }
     },
     STEP_MS,
   );

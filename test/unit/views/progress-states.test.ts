@@ -42,9 +42,12 @@ describe('what a run part is to someone watching it', () => {
     expect(trainingView(early)).toEqual({ state: 'waiting', fraction: 0 });
   });
 
-  test('a failed style is failed (its bar where it stopped), never full; a pending one waits with an empty bar', () => {
-    expect(styleView(style({ stage: 'failed', progress: 30 }))).toEqual({ state: 'failed', fraction: 0.3 });
-    expect(styleView(style({ stage: 'failed' }))).toEqual({ state: 'failed', fraction: 0 });
+  test("a failed style is failed with an empty bar, even at the provider's 100%; a pending one waits with an empty bar", () => {
+    expect(styleView(style({ stage: 'failed', progress: 100 }))).toEqual({ state: 'failed', fraction: 0 });
+    expect(styleView(style({ stage: 'cancelled', progress: 30 }))).toEqual({
+      state: 'cancelled',
+      fraction: 0,
+    });
     expect(styleView(style({ stage: 'pending' }))).toEqual({ state: 'waiting', fraction: 0 });
     expect(styleView(style({ stage: 'polling', progress: 55 }))).toEqual({ state: 'active', fraction: 0.55 });
     expect(styleView(style({ stage: 'checking' }))).toEqual({ state: 'active', fraction: 1 });

@@ -2,8 +2,8 @@
  * What a run's progress means to someone watching it, in one place for every view (the console's
  * bars, the CLI's live frame): whether a part of the run is waiting, under way, done, failed or
  * cancelled, and how full its bar is. A bar is full only for what is really done: a failed style
- * is not drawn as a finished one, a training cut off by a cancel is not "done", and a part that is
- * only waiting shows an empty bar, not a busy one.
+ * is drawn empty (none of its avatars came), a training cut off by a cancel stops where it was and
+ * is not "done", and a part that is only waiting shows an empty bar, not a busy one.
  */
 import type { PipelineProgress, StyleProgress } from '../contracts/pipeline-state';
 
@@ -42,10 +42,11 @@ export function styleView(s: Pick<StyleProgress, 'stage' | 'progress'>): PartVie
   switch (s.stage) {
     case 'done':
       return { state: 'done', fraction: 1 };
+    // No avatars came of it, whatever the provider's figure had reached (it reports 100 with an error too).
     case 'failed':
-      return { state: 'failed', fraction: sofar };
+      return { state: 'failed', fraction: 0 };
     case 'cancelled':
-      return { state: 'cancelled', fraction: sofar };
+      return { state: 'cancelled', fraction: 0 };
     case 'collecting':
     case 'checking':
       return { state: 'active', fraction: 1 };
