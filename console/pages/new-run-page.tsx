@@ -97,6 +97,13 @@ export function NewRunPage() {
   };
 
   const described = (field: Field) => (errors[field] ? `${field}-error` : undefined);
+  // A field's messages go once it is changed: they were about what it held before.
+  const edited =
+    <T,>(field: Field, set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      if (errors[field]) setErrors(({ [field]: _gone, ...rest }) => rest);
+    };
 
   return (
     <>
@@ -104,14 +111,19 @@ export function NewRunPage() {
       <Alert>{stylesError}</Alert>
       <form onSubmit={submit} noValidate class="stack">
         <SelfiePicker files={files} onChoose={choose} errors={errors.selfies} />
-        <StyleChoices styles={styles} chosen={chosen} onChange={setChosen} errors={errors.styles} />
-        <GenderChoice gender={gender} onChange={setGender} errors={errors.gender} />
+        <StyleChoices
+          styles={styles}
+          chosen={chosen}
+          onChange={edited('styles', setChosen)}
+          errors={errors.styles}
+        />
+        <GenderChoice gender={gender} onChange={edited('gender', setGender)} errors={errors.gender} />
         <div>
           <label for="subject">Subject (optional)</label>
           <input
             id="subject"
             value={subject}
-            onInput={(e) => setSubject(e.currentTarget.value)}
+            onInput={(e) => edited('subject', setSubject)(e.currentTarget.value)}
             aria-invalid={errors.subject ? true : undefined}
             aria-describedby={described('subject')}
           />
@@ -124,7 +136,7 @@ export function NewRunPage() {
             id="poll-ms"
             inputMode="numeric"
             value={pollMs}
-            onInput={(e) => setPollMs(e.currentTarget.value)}
+            onInput={(e) => edited('polling', setPollMs)(e.currentTarget.value)}
             aria-invalid={errors.polling ? true : undefined}
             aria-describedby={described('polling')}
           />

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { callApi, messageOf } from '../api';
 import { Alert } from './alert';
+import { CopyableLink } from './copyable-link';
 
 /** POST /v1/pipelines/{id}/review-links. */
 interface ReviewLinkAnswer {
@@ -17,14 +18,12 @@ interface ReviewLinkAnswer {
 export function ReviewLink({ workflowId }: { workflowId: string }) {
   const [link, setLink] = useState<ReviewLinkAnswer | undefined>();
   const [error, setError] = useState('');
-  const [copied, setCopied] = useState('');
   const [busy, setBusy] = useState(false);
   useEffect(() => setLink(undefined), [workflowId]);
 
   const create = async () => {
     setBusy(true);
     setError('');
-    setCopied('');
     try {
       setLink(
         await callApi<ReviewLinkAnswer>(
@@ -41,15 +40,6 @@ export function ReviewLink({ workflowId }: { workflowId: string }) {
       setBusy(false);
     }
   };
-  const copy = async () => {
-    if (!link) return;
-    try {
-      await navigator.clipboard.writeText(link.url);
-      setCopied('Copied.');
-    } catch {
-      setCopied('Copying was refused by the browser: select the link and copy it.');
-    }
-  };
 
   return (
     <>
@@ -59,27 +49,11 @@ export function ReviewLink({ workflowId }: { workflowId: string }) {
         </button>
       </div>
       {link && (
-        <div class="share">
-          <label for="review-link">Review link for this run</label>
-          <div class="copyable">
-            <input
-              id="review-link"
-              readOnly
-              value={link.url}
-              aria-describedby="review-link-expiry"
-              onFocus={(e) => e.currentTarget.select()}
-            />
-            <button type="button" class="quiet" onClick={copy}>
-              Copy
-            </button>
-          </div>
-          <p class="hint" id="review-link-expiry">
-            Whoever opens this link can approve, reject and regenerate this run’s styles until{' '}
-            <time dateTime={link.expiresAt}>{new Date(link.expiresAt).toLocaleString()}</time> or until the
-            review is done; nothing else. Its decisions are recorded as {link.reviewer.slice(0, 17)}….
-          </p>
-          <Alert kind="info">{copied}</Alert>
-        </div>
+        <CopyableLink id="review-link" label="Review link for this run" url={link.url}>
+          Whoever opens this link can approve, reject and regenerate this run’s styles until{' '}
+          <time dateTime={link.expiresAt}>{new Date(link.expiresAt).toLocaleString()}</time> or until the
+          review is done; nothing else. Its decisions are recorded as {link.reviewer.slice(0, 17)}….
+        </CopyableLink>
       )}
       <Alert>{error}</Alert>
     </>

@@ -3,6 +3,7 @@ import { callApi, messageOf } from '../api';
 import type { SharedSection } from '../session';
 import { sharedLinkUrl } from '../shared-link';
 import { Alert } from './alert';
+import { CopyableLink } from './copyable-link';
 
 /** POST /v1/{pipelines,campaigns}/{id}/access-tokens. */
 interface AccessToken {
@@ -53,21 +54,11 @@ export function ShareLink({ section, id }: { section: SharedSection; id: string 
         </button>
       </div>
       {shared && (
-        <div class="share">
-          <label for={field}>Read-only link to this {WHAT[section]}</label>
-          <input
-            id={field}
-            readOnly
-            value={shared.url}
-            aria-describedby={`${field}-expiry`}
-            onFocus={(e) => e.currentTarget.select()}
-          />
-          <p class="hint" id={`${field}-expiry`}>
-            Anyone with this link can watch this {WHAT[section]} ({SHOWS[section]}) until{' '}
-            <time dateTime={shared.expiresAt}>{new Date(shared.expiresAt).toLocaleString()}</time>; nothing
-            else.
-          </p>
-        </div>
+        <CopyableLink id={field} label={`Read-only link to this ${WHAT[section]}`} url={shared.url}>
+          Anyone with this link can watch this {WHAT[section]} ({SHOWS[section]}) until{' '}
+          <time dateTime={shared.expiresAt}>{new Date(shared.expiresAt).toLocaleString()}</time>; nothing
+          else.
+        </CopyableLink>
       )}
       <Alert>{error}</Alert>
     </>

@@ -258,6 +258,12 @@ describe('the web console', () => {
       });
       expect(await styles.getAttribute('aria-invalid')).toBe('true');
       await checkAccessibility('new run with errors');
+      // Ticking a style takes its message away (it was about no style); the gender's stays.
+      await page.getByRole('checkbox', { name: 'Watercolor', exact: true }).check();
+      await eventually(async () => expect(await descriptionOf(styles)).toBe(''));
+      expect(await styles.getAttribute('aria-invalid')).toBeNull();
+      expect(await descriptionOf(gender)).toMatch(/\w/);
+      await page.getByRole('checkbox', { name: 'Watercolor', exact: true }).uncheck();
       // A selfie wider than the API decodes is named next to "Selfies" before anything is sent.
       const wide = new PNG({ width: 16_385, height: 1 });
       wide.data.fill(255);
@@ -470,6 +476,19 @@ describe('the web console', () => {
       const link = await linkField.inputValue();
       expect(link).toContain(`/console/#/runs/${encodeURIComponent(firstRun)}?access_token=at1.`);
       expect(await descriptionOf(linkField)).toMatch(/until \S+/);
+      // "Copy" puts the whole link on the clipboard.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: new URL(stack.apiUrl).origin,
+      });
+      await page.getByRole('button', { name: 'Copy', exact: true }).click();
+      await page.getByText('Copied.').waitFor();
+      expect(
+        await page.evaluate(() =>
+          (
+            globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+          ).navigator.clipboard.readText(),
+        ),
+      ).toBe(link);
       await checkAccessibility('run with its shared link');
 
       const guest = await browser.newContext({ viewport: { width: 1200, height: 900 } });
