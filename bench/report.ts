@@ -21,7 +21,7 @@ import { findTemporalCli } from '../dev/devserver';
 import { syntheticSelfiePng } from '../src/samples/synthetic-selfie';
 import { measureActivityThroughput } from './activity-throughput';
 import { numberArg } from './cli-args';
-import { replaceSection, RESULTS_FILE } from './campaign-results';
+import { replaceSection, RESULTS_FILE } from './results-file';
 
 const BEGIN = '<!-- report: begin (written by npm run bench) -->';
 const END = '<!-- report: end -->';

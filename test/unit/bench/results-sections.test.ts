@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { campaignSection, recordCampaignSection, replaceSection } from '../../../bench/campaign-results';
+import { campaignSection, recordCampaignSection } from '../../../bench/campaign-results';
+import { replaceSection } from '../../../bench/results-file';
 
 const BEGIN = '<!-- report: begin (written by npm run bench) -->';
 const END = '<!-- report: end -->';
