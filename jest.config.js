@@ -1,4 +1,5 @@
 /** @type {import('jest').Config} */
+const TEMPORAL_TIER_DIRS = require('./test/setup/temporal-tier-dirs');
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }];
 // ES-module-only dependencies (content-disposition, under @fastify/swagger-ui; cookie, which @fastify/cookie
 // imports dynamically; swagger-parser's ref parser) compiled to CommonJS, which jest's runtime needs; Node
@@ -35,7 +36,7 @@ module.exports = {
     {
       ...common,
       displayName: 'temporal',
-      testMatch: ['<rootDir>/test/{workflow,e2e,replay,fuzz}/**/*.test.ts'],
+      testMatch: [`<rootDir>/test/{${TEMPORAL_TIER_DIRS.join(',')}}/**/*.test.ts`],
       setupFiles: [...common.setupFiles, '<rootDir>/test/setup/quiet-temporal-runtime.ts'],
       setupFilesAfterEnv: [
         '<rootDir>/test/setup/temporal-test-timeout.ts',

@@ -16,7 +16,8 @@ import { TEST_ENV } from '../helpers/test-env-vars';
  */
 const PREFIX = 'file-';
 const AT_ONCE = 8;
-const TIER_DIRS = ['workflow', 'e2e', 'replay', 'fuzz'];
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- shared with jest.config.js, which is CommonJS
+const TIER_DIRS = require('./temporal-tier-dirs') as string[];
 
 function testFilesUnder(dir: string): number {
   try {
@@ -44,12 +45,15 @@ export async function registerNamespacePool(connection: Connection): Promise<num
 
 /**
  * The next namespace of the pool no file has taken (a directory per taken one in the run's
- * directory, created atomically), or undefined when the pool is spent.
+ * directory, created atomically); undefined when the run has no pool (a server the developer keeps
+ * running). A spent pool is an error: falling back to a shared namespace would bring back the
+ * collisions the pool exists to prevent.
  */
 export function takeNamespace(): string | undefined {
   const runDir = process.env[TEST_ENV.runDir];
-  const size = Number(process.env[TEST_ENV.namespacePoolSize] ?? 0);
-  if (!runDir) return undefined;
+  const poolSize = process.env[TEST_ENV.namespacePoolSize];
+  if (!runDir || poolSize === undefined) return undefined;
+  const size = Number(poolSize);
   const taken = path.join(runDir, 'namespaces-taken');
   mkdirSync(taken, { recursive: true });
   for (let index = 0; index < size; index++) {
@@ -60,5 +64,7 @@ export function takeNamespace(): string | undefined {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }
-  return undefined;
+  throw new Error(
+    `All ${size} test namespaces are taken: the pool counts the test files under ${TIER_DIRS.join(', ')} (test/setup/namespace-pool.ts); a file elsewhere needs its folder added there`,
+  );
 }
