@@ -7,3 +7,4 @@ export { webhookDelivery, webhookRedelivery } from './webhook-delivery';
 export { avatarCampaign } from './campaign/campaign';
 export { providerGrantedRate } from './granted-rate';
 export { selfieCheck } from './selfie-check';
+export { budgetMeter } from './budget/budget-meter';

@@ -7,6 +7,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
+import { createBudgetActivities } from '../../activities/budget-activities';
 import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createCheckActivities } from '../../activities/check-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
@@ -81,6 +82,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
         providerMaxRps: config.worker.providerMaxRequestsPerSecond,
       }),
+      ...createBudgetActivities(),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,

@@ -22,6 +22,8 @@ export const FAILURE_TYPES = {
   nothingApproved: 'NothingApproved',
   /** Review decisions the gate refused, none taken. Details: `{ issues }`, each naming its field. */
   reviewRefused: 'ReviewRefused',
+  /** A start a tenant's hard budget cannot hold (the budget meter's reservation refused it); the API answers 402. */
+  budgetExceeded: 'BudgetExceeded',
   /** A campaign's stored manifest could not be read. */
   campaignManifest: 'CampaignManifest',
   /** An avatar to archive is gone at its source; archiving it again cannot help. */

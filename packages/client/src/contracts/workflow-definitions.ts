@@ -22,6 +22,8 @@ export const WORKFLOW_TYPES = {
   campaign: 'avatarCampaign',
   /** A starter's check of a run's selfies before the run starts (`<run>/selfie-check`). */
   selfieCheck: 'selfieCheck',
+  /** A tenant's budget meter (`budget-meter:<tenant>`): what its provider orders cost, and what it holds reserved. */
+  budgetMeter: 'budgetMeter',
 } as const;
 
 /**

@@ -13,12 +13,15 @@ export const TRAINING_WORKFLOW_ID_PREFIX = 'avatar-model-';
 export const GENERATION_WORKFLOW_ID_PREFIX = 'avatar-generation-';
 /** Claims of provider orders (workflows/obtain-model.ts): one id per provider account and model. */
 export const CLAIM_WORKFLOW_ID_PREFIX = 'provider-claim:';
+/** A tenant's budget meter (contracts/budget-meter.ts). */
+export const BUDGET_METER_WORKFLOW_ID_PREFIX = 'budget-meter:';
 
 export const RESERVED_WORKFLOW_ID_PREFIXES: readonly string[] = [
   PIPELINE_WORKFLOW_ID_PREFIX,
   TRAINING_WORKFLOW_ID_PREFIX,
   GENERATION_WORKFLOW_ID_PREFIX,
   CLAIM_WORKFLOW_ID_PREFIX,
+  BUDGET_METER_WORKFLOW_ID_PREFIX,
 ];
 
 /** True when `id` starts with a prefix of internal ids (compared without case, to leave no near miss). */

@@ -1,0 +1,75 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  BUDGET_EXCEEDED,
+  chargeOrderSignal,
+  reserveBudgetUpdate,
+  settleRunSignal,
+  usageQuery,
+  type BudgetMeterInput,
+} from '@avatar-pipeline/client/contracts/budget-meter';
+import type { BudgetActivities } from '../../activities/budget-activities';
+import { MeterLedger, type MeterLedgerState } from './meter-ledger';
+
+/** Reservations of runs that ended without settling (a failure, a cancel, a start that never ran) are swept. */
+const SWEEP = { everyMs: 2 * 60_000, graceMs: 5 * 60_000 };
+
+const { endedRuns } = proxyActivities<BudgetActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', maximumInterval: '1 minute' },
+});
+
+/**
+ * A tenant's budget meter: one long-lived workflow per tenant (`budget-meter:<tenant>`) keeping
+ * its MeterLedger. Starts reserve by update, so a start past a hard budget is refused by the
+ * validator before it is written to history, and two starts at once are decided one after the
+ * other; orders and settlements arrive as signals, each counted once. Reservations whose run has
+ * ended are swept, so a run that never settles does not hold its reservation forever.
+ */
+export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
+  const ledger = input.carried
+    ? new MeterLedger(input.carried as MeterLedgerState)
+    : MeterLedger.empty(input.tenant);
+
+  setHandler(
+    reserveBudgetUpdate,
+    (request) => {
+      ledger.setBudget(request.budget);
+      const answer = ledger.reserve(request, Date.now());
+      if (!answer.reserved) throw ApplicationFailure.nonRetryable(answer.reason, BUDGET_EXCEEDED);
+      return answer.usage;
+    },
+    {
+      validator: (request) => {
+        const previous = ledger.state.budget;
+        ledger.setBudget(request.budget);
+        const refusal = Object.hasOwn(ledger.state.reservations, request.runId)
+          ? undefined
+          : ledger.refusalOf(request.credits, Date.now());
+        ledger.setBudget(previous);
+        if (refusal !== undefined) throw ApplicationFailure.nonRetryable(refusal, BUDGET_EXCEEDED);
+      },
+    },
+  );
+  setHandler(chargeOrderSignal, (order) => void ledger.charge(order));
+  setHandler(settleRunSignal, ({ runId }) => ledger.settle(runId));
+  setHandler(usageQuery, () => ledger.usage(Date.now()));
+
+  const sweep = input.sweep ?? SWEEP;
+  for (;;) {
+    await condition(() => workflowInfo().continueAsNewSuggested, sweep.everyMs);
+    if (workflowInfo().continueAsNewSuggested) break;
+    const runs = ledger.reservedRuns(Date.now() - sweep.graceMs);
+    if (runs.length === 0) continue;
+    for (const runId of (await endedRuns({ runIds: runs })).ended) ledger.settle(runId);
+  }
+  await condition(allHandlersFinished);
+  return continueAsNew<typeof budgetMeter>({ ...input, carried: ledger.state });
+}
