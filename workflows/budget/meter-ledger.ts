@@ -8,13 +8,8 @@
  * most; its orders spend from it as they are counted, and what is still reserved is the part not
  * spent yet, released when the run is settled.
  */
-import {
-  ORDER_KINDS,
-  type Budget,
-  type OrderCharge,
-  type OrderKind,
-  type Usage,
-} from '@avatar-pipeline/client/contracts/usage';
+import { ORDER_KINDS, type OrderKind } from '@avatar-pipeline/client/contracts/order-kinds';
+import type { Budget, OrderCharge, Usage } from '@avatar-pipeline/client/contracts/usage';
 
 interface Tally {
   orders: number;

@@ -1,14 +1,13 @@
 /**
  * What provider work costs and what a tenant may spend: the prices an operator sets, a tenant's
  * budget, an order as the meter counts it, and the usage it answers. Imported by workflow code (the
- * meter's ledger): zod and types only.
+ * meter's ledger) for its types only: the ledger's values come from order-kinds.ts, without zod.
  */
 import { z } from 'zod';
+import { ORDER_KINDS, type OrderKind } from './order-kinds';
 
-/** The kinds of provider work the meter counts: a training (a model), one style generated, a regeneration. */
-export const ORDER_KINDS = ['training', 'generation', 'regeneration'] as const;
+export { ORDER_KINDS, type OrderKind };
 export const orderKindSchema = z.enum(ORDER_KINDS);
-export type OrderKind = z.output<typeof orderKindSchema>;
 
 const credits = z.number().min(0, 'must be 0 or more').max(1e9, 'must be at most 1000000000');
 
