@@ -47,13 +47,9 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
       return answer.usage;
     },
     {
+      // Refused here, a start leaves nothing in the meter's history.
       validator: (request) => {
-        const previous = ledger.state.budget;
-        ledger.setBudget(request.budget);
-        const refusal = Object.hasOwn(ledger.state.reservations, request.runId)
-          ? undefined
-          : ledger.refusalOf(request.credits, Date.now());
-        ledger.setBudget(previous);
+        const refusal = ledger.refusalOf(request, Date.now(), { budget: request.budget });
         if (refusal !== undefined) throw ApplicationFailure.nonRetryable(refusal, BUDGET_EXCEEDED);
       },
     },

@@ -42,6 +42,11 @@ export interface MeterLedgerState {
   alerted: Record<string, number[]>;
 }
 
+/** The budget a question is asked under. */
+interface BudgetUnder {
+  budget?: Budget | undefined;
+}
+
 export type ReserveAnswer =
   { reserved: true; usage: Usage } | { reserved: false; reason: string; usage: Usage };
 
@@ -70,12 +75,9 @@ export class MeterLedger {
    * a repeated request reserves nothing more.
    */
   reserve(request: ReserveRequest, at: number): ReserveAnswer {
-    if (Object.hasOwn(this.state.reservations, request.runId)) {
-      return { reserved: true, usage: this.usage(at) };
-    }
-    const refusal = this.refusalOf(request.credits, at);
+    const refusal = this.refusalOf(request, at);
     if (refusal !== undefined) return { reserved: false, reason: refusal, usage: this.usage(at) };
-    this.state.reservations[request.runId] = {
+    this.state.reservations[request.runId] ??= {
       credits: request.credits,
       spent: 0,
       at,
@@ -84,16 +86,20 @@ export class MeterLedger {
     return { reserved: true, usage: this.usage(at) };
   }
 
-  /** Why reserving `credits` more is refused now; undefined when it may be. */
-  refusalOf(credits: number, at: number): string | undefined {
-    const { budget } = this.state;
+  /**
+   * Why `reserve(request, at)` would be refused under `budget` (by default the ledger's own; an
+   * explicit `{ budget: undefined }` is none); undefined when it would be taken. Changes nothing,
+   * so an update's validator can ask it.
+   */
+  refusalOf(request: ReserveRequest, at: number, { budget }: BudgetUnder = this.state): string | undefined {
     if (budget === undefined || budget.mode === 'soft') return undefined;
-    const usage = this.usage(at);
-    if (usage.spent + usage.reserved + credits <= budget.credits) return undefined;
+    if (Object.hasOwn(this.state.reservations, request.runId)) return undefined;
+    const usage = this.usage(at, { budget });
+    if (usage.spent + usage.reserved + request.credits <= budget.credits) return undefined;
     return (
       `tenant "${this.state.tenant}" has a budget of ${budget.credits} credits` +
       `${budget.period === 'monthly' ? ` a month (${usage.period})` : ''}: ` +
-      `${usage.spent} spent and ${usage.reserved} reserved leave ${usage.left ?? 0}, and this needs ${credits}`
+      `${usage.spent} spent and ${usage.reserved} reserved leave ${usage.left ?? 0}, and this needs ${request.credits}`
     );
   }
 
@@ -103,7 +109,7 @@ export class MeterLedger {
    */
   charge(order: OrderCharge): { counted: boolean; crossed: number[] } {
     if (Object.hasOwn(this.state.counted, order.key)) return { counted: false, crossed: [] };
-    const period = this.periodOf(order.at);
+    const period = periodOf(order.at, this.state.budget);
     if (!Object.hasOwn(this.state.periods, period)) this.forgetKeysBefore(period);
     this.state.counted[order.key] = period;
     const totals = (this.state.periods[period] ??= { byKind: {}, byCampaign: {} });
@@ -131,8 +137,9 @@ export class MeterLedger {
       .map(([runId]) => runId);
   }
 
-  usage(at: number): Usage {
-    const period = this.periodOf(at);
+  /** Usage in the period of `at`, under `budget` (by default the ledger's own). */
+  usage(at: number, { budget }: BudgetUnder = this.state): Usage {
+    const period = periodOf(at, budget);
     const totals = this.state.periods[period] ?? { byKind: {}, byCampaign: {} };
     const byKind = Object.fromEntries(
       ORDER_KINDS.map((kind) => [kind, { ...(totals.byKind[kind] ?? { orders: 0, credits: 0 }) }]),
@@ -142,7 +149,6 @@ export class MeterLedger {
       (sum, r) => sum + Math.max(0, r.credits - r.spent),
       0,
     );
-    const { budget } = this.state;
     return {
       tenant: this.state.tenant,
       period,
@@ -153,11 +159,6 @@ export class MeterLedger {
       // No structuredClone in the workflow sandbox.
       byCampaign: Object.fromEntries(Object.entries(totals.byCampaign).map(([id, t]) => [id, { ...t }])),
     };
-  }
-
-  private periodOf(at: number): string {
-    if (this.state.budget?.period === 'none') return 'all';
-    return new Date(at).toISOString().slice(0, 7);
   }
 
   /** On a period's first order: keeps the keys of it and of the latest period before it. */
@@ -182,6 +183,11 @@ export class MeterLedger {
     if (crossed.length > 0) this.state.alerted[period] = [...done, ...crossed].sort((a, b) => a - b);
     return crossed;
   }
+}
+
+/** The period `at` counts in: its calendar month (UTC), or `all` for a budget without a period. */
+function periodOf(at: number, budget: Budget | undefined): string {
+  return budget?.period === 'none' ? 'all' : new Date(at).toISOString().slice(0, 7);
 }
 
 function add(tally: Tally, credits: number): void {

@@ -78,6 +78,16 @@ describe('a run reserves its most, and its orders spend from the reservation', (
     });
   });
 
+  it('asked under the budget a start brings, the ledger answers by that one, changing nothing', () => {
+    const ledger = ledgerWith(10);
+    expect(ledger.refusalOf({ runId: 'r1', credits: 14 }, DEC)).toMatch(/budget of 10 credits/);
+    expect(ledger.refusalOf({ runId: 'r1', credits: 14 }, DEC, { budget: undefined })).toBeUndefined();
+    expect(
+      ledger.refusalOf({ runId: 'r1', credits: 14 }, DEC, { budget: budgetSchema.parse({ credits: 20 }) }),
+    ).toBeUndefined();
+    expect(ledger.usage(DEC)).toMatchObject({ reserved: 0, left: 10 });
+  });
+
   it('without a budget nothing is refused and usage has no budget or left', () => {
     const ledger = MeterLedger.empty('acme');
     expect(ledger.reserve({ runId: 'r1', credits: 1e6 }, DEC).reserved).toBe(true);
