@@ -9,6 +9,7 @@ import { createAvatarPageActivities } from './provider-avatar-activities';
 import { createModelActivities } from './provider-model-activities';
 import { createOrderActivities } from './provider-order-activities';
 import { writeAttempts } from './provider-write-attempt';
+import type { MeterOrder } from './order-meter';
 
 export interface ActivityDependencies {
   provider: ProviderClient;
@@ -21,6 +22,8 @@ export interface ActivityDependencies {
   providerTimeoutMs?: number;
   /** Where the provider's avatar pages start, as this worker learns from its reads; its own by default. */
   pageStart?: AvatarPageStart;
+  /** Tells the tenants' budget meters of each order (orderMeter); by default nothing is metered. */
+  meterOrder?: MeterOrder;
 }
 
 /**
@@ -45,11 +48,12 @@ export function createProviderActivities({
   writeSettleMs = DEFAULT_PROVIDER_WRITE_SETTLE_MS,
   providerTimeoutMs = DEFAULT_PROVIDER_TIMEOUT_MS,
   pageStart = new AvatarPageStart(),
+  meterOrder = async () => {},
 }: ActivityDependencies) {
   const writeAttempt = writeAttempts({ writeSettleMs, providerTimeoutMs });
   return {
-    ...createModelActivities({ provider, imageAccess, providerScope, writeAttempt }),
-    ...createOrderActivities({ provider, writeAttempt }),
+    ...createModelActivities({ provider, imageAccess, providerScope, writeAttempt, meterOrder }),
+    ...createOrderActivities({ provider, writeAttempt, meterOrder }),
     ...createAvatarPageActivities({ provider, pageStart }),
   };
 }

@@ -11,6 +11,7 @@ import { UPLOAD_HEARTBEAT_THROTTLE_MS } from '@avatar-pipeline/client/contracts/
 import type { ModelOffer } from '../src/contracts/provider-activity-results';
 import { call } from './provider-call';
 import type { RunWriteAttempt } from './provider-write-attempt';
+import type { MeterOrder } from './order-meter';
 
 export interface ModelActivityDependencies {
   provider: ProviderClient;
@@ -18,6 +19,7 @@ export interface ModelActivityDependencies {
   /** Identifies the provider account in claim ids (ActivityDependencies). */
   providerScope: string;
   writeAttempt: RunWriteAttempt;
+  meterOrder: MeterOrder;
 }
 
 /**
@@ -29,6 +31,7 @@ export function createModelActivities({
   imageAccess,
   providerScope,
   writeAttempt,
+  meterOrder,
 }: ModelActivityDependencies) {
   const claimIdFor = (modelId: number) => claimWorkflowId(providerScope, modelId);
 
@@ -134,9 +137,14 @@ export function createModelActivities({
       );
     },
 
-    /** Selecting the same image twice is harmless, so no reconciliation is needed. */
+    /**
+     * Selecting the same image twice is harmless, so no reconciliation is needed. The training is
+     * metered here: only the run that owns a model selects its main image, once its claim is won,
+     * right before it runs the training.
+     */
     async selectMainImage(input: { modelId: number; imageId: number }): Promise<void> {
       await provider.selectTrainingImage(input.modelId, input.imageId, call());
+      await meterOrder('training', `model:${input.modelId}`);
     },
   };
 }

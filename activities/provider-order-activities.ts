@@ -6,17 +6,19 @@ import { hasStarted, type OrderStatus } from '@avatar-pipeline/client/provider/s
 import type { StatusReport } from '../src/contracts/provider-activity-results';
 import { call } from './provider-call';
 import type { RunWriteAttempt } from './provider-write-attempt';
+import type { MeterOrder } from './order-meter';
 
 export interface OrderActivityDependencies {
   provider: ProviderClient;
   writeAttempt: RunWriteAttempt;
+  meterOrder: MeterOrder;
 }
 
 /**
  * The provider activities of orders, a model's training order and its generation orders: running
  * one, reading their statuses, creating a generation order. Part of createProviderActivities.
  */
-export function createOrderActivities({ provider, writeAttempt }: OrderActivityDependencies) {
+export function createOrderActivities({ provider, writeAttempt, meterOrder }: OrderActivityDependencies) {
   return {
     async runOrder(input: { orderId: number }): Promise<StatusReport> {
       return writeAttempt(async ({ lookFirst, write }) => {
@@ -68,7 +70,7 @@ export function createOrderActivities({ provider, writeAttempt }: OrderActivityD
       /** Orders of this style the run made before (avatars that failed their checks): never adopted as this one. */
       knownOrderIds?: number[];
     }): Promise<{ orderId: number; reconciled: boolean }> {
-      return writeAttempt(async ({ lookFirst, write }) => {
+      const created = await writeAttempt(async ({ lookFirst, write }) => {
         if (lookFirst) {
           const known = new Set(input.knownOrderIds ?? []);
           const existing = (await provider.listModelOrders(input.modelId, call())).find(
@@ -87,6 +89,12 @@ export function createOrderActivities({ provider, writeAttempt }: OrderActivityD
         );
         return { orderId: order.id, reconciled: false };
       });
+      // Made or adopted, the order is this run's: a run only adopts orders of its own model.
+      await meterOrder(
+        input.knownOrderIds?.length ? 'regeneration' : 'generation',
+        `order:${created.orderId}`,
+      );
+      return created;
     },
   };
 }

@@ -4,6 +4,7 @@ import { NamespaceNotSetUpError } from '@avatar-pipeline/client/client/start-run
 import { SelfieChecksUnansweredError } from '@avatar-pipeline/client/client/selfie-check';
 import { ApiError, type ApiIssue } from './api-error';
 import { InputError } from '@avatar-pipeline/client/errors';
+import { BudgetExceededError } from '@avatar-pipeline/client/client/budget';
 
 /** Friendlier words for the errors of Fastify and its multipart parser, by code. */
 const KNOWN_ERRORS: Record<string, { status: number; message: string; path?: string }> = {
@@ -29,7 +30,7 @@ const MALFORMED_MULTIPART = /^(Unexpected end of multipart data|Multipart: Bound
 /**
  * One error shape for every answer that is not a success: `{ error, issues: [{ path, message }] }`.
  * 400 for a request that cannot be parsed, 422 for one that parses but breaks the schema, and the
- * status of the condition otherwise (401, 404, 409, 413, 415, 502, 503: Temporal's namespace not set
+ * status of the condition otherwise (401, 402: past the tenant's budget, 404, 409, 413, 415, 502, 503: Temporal's namespace not set
  * up, the selfie checks unanswered). Unexpected errors are
  * logged and answered 500 without details.
  */
@@ -37,6 +38,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return reply.code(err.statusCode).send(err.body());
     if (err instanceof InputError) return reply.code(422).send(ApiError.fromInputError(err).body());
+    if (err instanceof BudgetExceededError) return reply.code(402).send({ error: err.message, issues: [] });
     if (err instanceof NamespaceNotSetUpError || err instanceof SelfieChecksUnansweredError)
       return reply.code(503).send({ error: err.message, issues: [] });
     if (hasZodFastifySchemaValidationErrors(err)) {

@@ -27,8 +27,8 @@ const read = { scope: 'read' } as const;
  *
  * - start: start pipelines, trainings, generations and campaigns; add, remove and rotate webhook
  *   endpoints and redeliver their events;
- * - read: list, status, events, models, orders, results, webhook endpoints and their delivery
- *   logs, and issue browser access tokens;
+ * - read: list, status, events, models, orders, results, usage, webhook endpoints and their
+ *   delivery logs, and issue browser access tokens;
  * - cancel: cancel, retry, pause and resume runs and campaigns;
  * - erase: erase subjects;
  * - review: decide on the work of runs held for review, and mint review links for them.
@@ -78,6 +78,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/webhooks/:id/deliveries/:deliveryId/redeliver': { scope: 'start', audit: 'webhook.redeliver' },
   // The secret signs what the tenant's callbackUrl receives: whoever may set a callback may read it.
   'GET /v1/callbacks/secret': { scope: 'start' },
+  'GET /v1/usage': read,
 };
 
 /** The entry of a route as Fastify adds it (a method or several; HEAD as its GET). */

@@ -40,6 +40,7 @@ import { registerPipelineStatusRoute } from './routes/pipeline-status';
 import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
 import { registerStylesRoute } from './routes/styles';
+import { registerUsageRoute } from './routes/usage';
 import { answerUndeclaredMethods } from './undeclared-methods';
 import { startUploadJanitor } from './upload-janitor';
 
@@ -189,6 +190,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerCampaignRoutes(v1, ctx);
       registerAccessTokenRoutes(v1, ctx);
       registerWebhookRoutes(v1, ctx);
+      registerUsageRoute(v1, ctx);
     },
     { prefix: '/v1' },
   );

@@ -15,6 +15,7 @@ import type * as status from './commands/status';
 import type * as review from './commands/review';
 import type * as styles from './commands/styles';
 import type * as subjectQuery from './commands/subject-query';
+import type * as usage from './commands/usage';
 import type * as webhooks from './commands/webhooks';
 import type * as worker from './commands/worker';
 
@@ -38,6 +39,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], load: () => Re
   [['review'], () => (require('./commands/review') as typeof review).registerReviewCommand],
   [['status'], () => (require('./commands/status') as typeof status).registerStatusCommand],
   [['list'], () => (require('./commands/list') as typeof list).registerListCommand],
+  [['usage'], () => (require('./commands/usage') as typeof usage).registerUsageCommand],
   [['styles'], () => (require('./commands/styles') as typeof styles).registerStylesCommand],
   [
     ['models', 'orders'],

@@ -4,6 +4,7 @@ import { providerSettingsOf, type ProviderSettings } from '@avatar-pipeline/clie
 import { parseEnv, parseEnvOf } from '@avatar-pipeline/client/config/parse-env';
 import { envSchema, type Env } from '@avatar-pipeline/client/config/env-schema';
 import { loadTenantsFile, type TenantsConfig } from './tenants';
+import type { Costs } from '@avatar-pipeline/client/contracts/usage';
 import type { RunPlacement } from '@avatar-pipeline/client/config/run-placement';
 import {
   starterSettingsOf,
@@ -86,6 +87,11 @@ export interface AppConfig {
    */
   tenants?: TenantsConfig;
   /**
+   * What provider work costs (API_TENANTS_FILE's `costs`): with it, starts reserve from their
+   * tenant's budget and provider workers meter every order. The API and the workers read one file.
+   */
+  costs?: Costs;
+  /**
    * The blob store: selfies, archived avatars, manifests, the package's records (STORAGE_URL, else
    * the filesystem at BLOB_DIR). Resolved here once; neither the worker nor the API makes up another.
    */
@@ -149,7 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       ...(e.API_PUBLIC_URL ? { publicUrl: e.API_PUBLIC_URL } : {}),
       ...(e.API_ACCESS_TOKEN_SECRET ? { accessTokenSecret: e.API_ACCESS_TOKEN_SECRET } : {}),
     },
-    tenants: e.API_TENANTS_FILE ? loadTenantsFile(e.API_TENANTS_FILE, cwd) : {},
+    ...(e.API_TENANTS_FILE ? loadTenantsFile(e.API_TENANTS_FILE, cwd) : { tenants: {} }),
     callbacks: {
       ...(e.CALLBACK_SIGNING_SECRET ? { signingSecret: e.CALLBACK_SIGNING_SECRET } : {}),
       privateHosts: e.CALLBACK_PRIVATE_HOSTS.map((host) => host.toLowerCase()),

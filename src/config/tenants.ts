@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '@avatar-pipeline/client/config/config-error';
+import type { Pricing } from '@avatar-pipeline/client/client/budget';
+import { budgetSchema, costsSchema, type Costs } from '@avatar-pipeline/client/contracts/usage';
 
 /** What a credential may do: start runs, read them, cancel or retry them, erase subjects, decide reviews. */
 export const SCOPES = ['start', 'read', 'cancel', 'erase', 'review'] as const;
@@ -38,12 +40,34 @@ const tenantSettingsSchema = z.strictObject({
     .array(z.enum(SCOPES))
     .min(1, 'must name at least one scope (start, read, cancel, erase, review)')
     .default([...SCOPES]),
+  /** What the tenant may spend on provider work, in the credits of the file's `costs`. */
+  budget: budgetSchema.optional(),
 });
 
 /** The tenants file (API_TENANTS_FILE), YAML or JSON: `tenants: { <id>: { …settings } }`. */
-export const tenantsFileSchema = z.strictObject({
-  tenants: z.record(z.string().regex(TENANT_ID, TENANT_ID_RULE), tenantSettingsSchema),
-});
+export const tenantsFileSchema = z
+  .strictObject({
+    /** What provider work costs, in credits: with it, every order is metered per tenant. */
+    costs: costsSchema.optional(),
+    tenants: z.record(z.string().regex(TENANT_ID, TENANT_ID_RULE), tenantSettingsSchema).default({}),
+  })
+  .superRefine((file, ctx) => {
+    if (file.costs !== undefined) return;
+    for (const [tenant, settings] of Object.entries(file.tenants)) {
+      if (settings.budget === undefined) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', tenant, 'budget'],
+        message: 'needs `costs` at the top of the file (credits per training and per generation)',
+      });
+    }
+  });
+
+/** The tenants file as read: per-tenant settings, and the prices of provider work if it gives them. */
+export interface TenantsFile {
+  tenants: TenantsConfig;
+  costs?: Costs;
+}
 
 export type TenantSettings = z.output<typeof tenantSettingsSchema>;
 /** Per-tenant settings by tenant id; a tenant the file does not name has the defaults. */
@@ -60,6 +84,16 @@ export function tenantSettingsOf(config: { tenants?: TenantsConfig }, tenant: st
   return Object.hasOwn(config.tenants ?? {}, tenant) ? config.tenants![tenant]! : DEFAULT_TENANT_SETTINGS;
 }
 
+/** What the tenant's work costs and may cost, when the tenants file prices provider work; else undefined (not metered). */
+export function pricingOf(
+  config: { tenants?: TenantsConfig; costs?: Costs },
+  tenant: string,
+): Pricing | undefined {
+  if (config.costs === undefined) return undefined;
+  const { budget } = tenantSettingsOf(config, tenant);
+  return { costs: config.costs, ...(budget !== undefined ? { budget } : {}) };
+}
+
 /** The scopes a tenant's API tokens hold. */
 export function tenantScopes(config: { tenants?: TenantsConfig }, tenant: string): ReadonlySet<Scope> {
   return new Set(tenantSettingsOf(config, tenant).scopes);
@@ -69,7 +103,7 @@ export function tenantScopes(config: { tenants?: TenantsConfig }, tenant: string
  * Reads and validates the tenants file; any problem (unreadable, not YAML/JSON, a field breaking its
  * schema) is a ConfigError naming API_TENANTS_FILE and the field's path. JSON is YAML, so one parser reads both.
  */
-export function loadTenantsFile(path: string, cwd: string): TenantsConfig {
+export function loadTenantsFile(path: string, cwd: string): TenantsFile {
   const variable = 'API_TENANTS_FILE';
   const absolute = resolve(cwd, path);
   let text: string;
@@ -98,5 +132,6 @@ export function loadTenantsFile(path: string, cwd: string): TenantsConfig {
       })),
     );
   }
-  return parsed.data.tenants;
+  const { tenants, costs } = parsed.data;
+  return { tenants, ...(costs !== undefined ? { costs } : {}) };
 }

@@ -12,6 +12,7 @@ import { createCampaignActivities } from '../../activities/campaign-activities';
 import { createCheckActivities } from '../../activities/check-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
+import { orderMeter } from '../../activities/order-meter';
 import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
 import { createOrderDurationActivities } from '../../activities/order-duration-activities';
@@ -39,6 +40,8 @@ export interface PipelineWorkerOptions {
     AppConfig,
     'provider' | 'temporal' | 'imageAccess' | 'worker' | 'placement' | 'campaigns' | 'storage'
   > & {
+    /** API_TENANTS_FILE's prices: with them, provider workers meter every order per tenant. */
+    costs?: AppConfig['costs'];
     callbacks?: AppConfig['callbacks'];
     /** API_PUBLIC_URL only: the base of the API's archive links that webhook events carry. */
     api?: Pick<AppConfig['api'], 'publicUrl'>;
@@ -269,6 +272,7 @@ function providerActivities(options: PipelineWorkerOptions, reporter?: ProviderA
     providerScope: providerScope(clientOptions.baseUrl),
     ...(writeSettleMs !== undefined ? { writeSettleMs } : {}),
     providerTimeoutMs: clientOptions.timeoutMs,
+    meterOrder: orderMeter(options.config.costs, options.config.placement.taskQueue),
   });
 }
 

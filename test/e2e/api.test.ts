@@ -594,6 +594,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/pipelines/{id}/review-links',
       '/v1/styles',
       '/v1/subjects/{subjectId}',
+      '/v1/usage',
       // No /v1/webhooks routes: this server has no WEBHOOK_SIGNING_KEY (webhook-routes.test.ts has both).
     ]);
 

@@ -34,6 +34,8 @@ export interface InProcessStackOptions {
   callbacks?: AppConfig['callbacks'];
   /** The API server's logger; none when absent. */
   logger?: ApiServerOptions['logger'];
+  /** API_TENANTS_FILE as read (tenants' settings, the prices of provider work), for the workers and the API. */
+  tenantsFile?: Pick<AppConfig, 'tenants' | 'costs'>;
 }
 
 export interface InProcessStack {
@@ -102,6 +104,7 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
       ...base_,
       api: { ...base_.api, tokens: options.tokens, blobDir, ...options.api },
       campaigns: { maxInFlight: 4 },
+      ...options.tenantsFile,
       // As loadConfig fills it in: the API and the workers share one store, so uploads reach the runs.
       storage: fsStorage(blobDir),
     };

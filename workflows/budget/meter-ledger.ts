@@ -8,7 +8,7 @@
  * most; its orders spend from it as they are counted, and what is still reserved is the part not
  * spent yet, released when the run is settled.
  */
-import { ORDER_KINDS, type OrderKind } from '@avatar-pipeline/client/contracts/order-kinds';
+import { ORDER_KINDS, usagePeriod, type OrderKind } from '@avatar-pipeline/client/contracts/order-kinds';
 import type { Budget, OrderCharge, Usage } from '@avatar-pipeline/client/contracts/usage';
 
 interface Tally {
@@ -114,10 +114,12 @@ export class MeterLedger {
     this.state.counted[order.key] = period;
     const totals = (this.state.periods[period] ??= { byKind: {}, byCampaign: {} });
     add((totals.byKind[order.kind] ??= { orders: 0, credits: 0 }), order.credits);
-    if (order.campaignId !== undefined) {
-      add((totals.byCampaign[order.campaignId] ??= { orders: 0, credits: 0 }), order.credits);
-    }
     const reservation = this.state.reservations[order.runId];
+    // Activities know the run, not its campaign: the run's reservation does.
+    const campaignId = order.campaignId ?? reservation?.campaignId;
+    if (campaignId !== undefined) {
+      add((totals.byCampaign[campaignId] ??= { orders: 0, credits: 0 }), order.credits);
+    }
     if (reservation !== undefined) reservation.spent += order.credits;
     return { counted: true, crossed: this.newlyCrossed(period) };
   }
@@ -187,7 +189,7 @@ export class MeterLedger {
 
 /** The period `at` counts in: its calendar month (UTC), or `all` for a budget without a period. */
 function periodOf(at: number, budget: Budget | undefined): string {
-  return budget?.period === 'none' ? 'all' : new Date(at).toISOString().slice(0, 7);
+  return usagePeriod(at, budget?.period);
 }
 
 function add(tally: Tally, credits: number): void {

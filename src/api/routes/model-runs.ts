@@ -22,6 +22,7 @@ import { checkRequest } from '../request-checks';
 import { providerOfTenant } from '../provider-read';
 import { linksSchema, pipelineIdParamsSchema } from '../response-schemas';
 import { InputError } from '@avatar-pipeline/client/errors';
+import { pricingOf } from '../../config/tenants';
 
 const runStartedSchema = z
   .object({
@@ -49,6 +50,7 @@ const idempotencyHeaders = z.looseObject({ 'idempotency-key': idempotencyKeySche
 const failures = {
   400: errorBodySchema.describe('Malformed request'),
   401: errorBodySchema.describe('Missing or wrong bearer token'),
+  402: errorBodySchema.describe('The run would take the tenant past its budget: nothing was started'),
   502: errorBodySchema.describe('The provider could not be asked'),
   503: errorBodySchema.describe(
     'The Temporal namespace is not set up for pipelines, or the selfie checks did not answer (no check worker)',
@@ -61,6 +63,7 @@ export function registerModelRunRoutes(app: FastifyInstance, ctx: ApiContext): v
   const options = (tenant: string, requestId: string | undefined, request: unknown) => ({
     ...ctx.config.placement,
     tenant,
+    pricing: pricingOf(ctx.config, tenant),
     requestFingerprint: fingerprintOf(request),
     ...(requestId ? { requestId } : {}),
   });

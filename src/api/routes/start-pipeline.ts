@@ -20,6 +20,7 @@ import { startedSchema } from '../response-schemas';
 import type { UploadBatch } from '@avatar-pipeline/client/storage/upload-batch';
 import { answerStart, refuseReusedKey } from '../start-answer';
 import { InputError } from '@avatar-pipeline/client/errors';
+import { pricingOf } from '../../config/tenants';
 
 /** A validated request, with the uploads it stored (if any) and what identifies its images. */
 interface PreparedRequest {
@@ -48,6 +49,7 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         202: startedSchema.describe('Started'),
         400: errorBodySchema.describe('Malformed request'),
         401: errorBodySchema.describe('Missing or wrong bearer token'),
+        402: errorBodySchema.describe('The run would take the tenant past its budget: nothing was started'),
         413: errorBodySchema.describe('Too many files, a file too large, or files together too large'),
         415: errorBodySchema.describe('Not JSON or multipart, or a file that is not JPEG/PNG'),
         422: errorBodySchema.describe('Invalid fields, with their paths'),
@@ -66,6 +68,7 @@ export function registerStartPipelineRoute(app: FastifyInstance, ctx: ApiContext
         const run = await startPipelineRun(ctx.client, prepared.input, {
           ...ctx.config.placement,
           tenant,
+          pricing: pricingOf(ctx.config, tenant),
           requestFingerprint: fingerprint,
           workflowId,
           // The run deletes its uploads the moment training is over; the janitor is the backstop.

@@ -8,6 +8,7 @@ import {
   validateTrainingRequest,
   type StartModelRunOptions,
 } from '@avatar-pipeline/client/client/model-runs';
+import { pricingFromEnv } from '../cli-pricing';
 import { createPipelineClient, type PipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
 import { tenantOption } from '../tenant-flag';
 import { getPipeline } from '@avatar-pipeline/client/client/pipelines';
@@ -175,9 +176,11 @@ async function withClient(
 }
 
 function runOptions(pipelines: PipelineClient, requestId: string | undefined): StartModelRunOptions {
+  const pricing = pricingFromEnv(pipelines.tenant);
   return {
     ...pipelines.placement,
     tenant: pipelines.tenant,
+    ...(pricing ? { pricing } : {}),
     ...(requestId ? { requestId } : {}),
   };
 }

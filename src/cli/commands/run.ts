@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { askOfferedStyles } from '../../operations/offered-styles';
 import { createPipelineClient } from '@avatar-pipeline/client/client/pipeline-client';
+import { pricingFromEnv } from '../cli-pricing';
 import { tenantOption } from '../tenant-flag';
 import { validatePipelineRequest } from '@avatar-pipeline/client/client/pipelines';
 import type { PipelineRequest } from '@avatar-pipeline/client/contracts/pipeline-input';
@@ -76,7 +77,8 @@ async function runPipeline(options: RunOptions): Promise<number> {
     input.styles,
     await askOfferedStyles((line) => process.stderr.write(printableLines(line))),
   );
-  const pipelines = await createPipelineClient({ tenant: options.tenant });
+  const pricing = pricingFromEnv(options.tenant);
+  const pipelines = await createPipelineClient({ tenant: options.tenant, ...(pricing ? { pricing } : {}) });
   try {
     const handle = await pipelines.start(input, options.requestId ? { requestId: options.requestId } : {});
     writeLines(process.stderr, `started ${handle.workflowId}`);

@@ -25,7 +25,7 @@ import type { FaceOwner } from '../contracts/quality-checks';
 import { progressQuery, WORKFLOW_TYPES, type ModelTrainingWorkflow } from '../contracts/workflow-definitions';
 import type { ProviderClient } from '../provider/client';
 import { checkGenerationTarget, REQUEST_FIELD_NAMES, type GenerationFieldNames } from './generation-check';
-import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
+import { reservationOf, startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { ProviderCatalog } from './provider-catalog';
 import { planRetry, RetryRefusedError, retryWorkflowId, type RetryPlan } from './retry-plan';
 import { trainerOfModel } from './model-trainer';
@@ -91,6 +91,7 @@ export async function startTraining(
     taskQueue: options.taskQueue,
     input,
     requestFingerprint: options.requestFingerprint,
+    reserve: reservationOf(options.pricing, { trains: true, styles: 0 }),
     summary: `Model for ${input.subjectId ?? 'one person'}: ${input.images.length} selfies`,
   });
 }
@@ -193,6 +194,7 @@ async function startGenerationRun(
     taskQueue: options.taskQueue,
     input,
     requestFingerprint: options.requestFingerprint,
+    reserve: reservationOf(options.pricing, { trains: false, styles: input.styles.length }),
     summary: input.retry ? `Retry of ${input.retry.of}: ${what}` : `Avatars in ${what}`,
     memo: { modelId: input.modelId, ...(input.retry ? { retryOf: input.retry.of } : {}) },
   });

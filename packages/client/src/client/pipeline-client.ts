@@ -33,6 +33,7 @@ import {
 } from './list-pipelines';
 import { getPipeline, startPipeline, validatePipelineRequest, type PipelineHandle } from './pipelines';
 import { DEFAULT_TENANT } from '../contracts/workflow-ids';
+import type { Pricing } from './budget';
 import {
   referencesOnly,
   startWithSelfieBytes,
@@ -80,6 +81,11 @@ export type PipelineClientSettings = Partial<TemporalConfig> & {
    * URLs or references the workers read themselves.
    */
   selfieStore?: SelfieStore;
+  /**
+   * What the tenant's provider work costs and may cost (the operator's tenants file): every start
+   * reserves from its budget first, and one past a hard budget is refused (BudgetExceededError).
+   */
+  pricing?: Pricing;
 };
 
 /** Starts, finds and lists avatar pipelines on one Temporal cluster. */
@@ -158,6 +164,7 @@ export async function createPipelineClient(
     provider: _provider,
     selfieStore,
     tenant = DEFAULT_TENANT,
+    pricing,
     ...temporalSettings
   } = settings;
   const resolved = starterSettingsOf(env, parseStarterEnv(env), process.cwd(), {
@@ -172,6 +179,7 @@ export async function createPipelineClient(
   const runOptions = (requestId: string | undefined) => ({
     ...placement,
     tenant,
+    ...(pricing ? { pricing } : {}),
     ...(requestId ? { requestId } : {}),
   });
   return {

@@ -16,7 +16,7 @@ import {
   WORKFLOW_TYPES,
   type AvatarPipelineWorkflow,
 } from '../contracts/workflow-definitions';
-import { startRunOnce, type StartedRun, type StartOptions } from './start-run';
+import { reservationOf, startRunOnce, type StartedRun, type StartOptions } from './start-run';
 import { InputError } from '../errors';
 import { runResult } from './pipeline-failed';
 import { checkSelfiesBeforeStart, runChecksOf } from './selfie-check';
@@ -105,6 +105,7 @@ export async function startPipelineRun(
     taskQueue: options.taskQueue,
     input,
     requestFingerprint: options.requestFingerprint,
+    reserve: reservationOf(options.pricing, { trains: true, styles: input.styles.length }),
     ...pipelineDescription(input),
   });
 }

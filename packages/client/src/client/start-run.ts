@@ -12,6 +12,8 @@ import type { RunPlacement } from '../config/run-placement';
 import { pipelineStartAttributes } from '../contracts/search-attributes';
 import { tenantOfWorkflowId } from '../contracts/workflow-ids';
 import { AvatarPipelineError } from '../errors';
+import { maxRunCost } from '../contracts/usage';
+import { BudgetExceededError, reserveRunBudget, settleRunBudget, type Pricing } from './budget';
 
 /** What every start of a pipeline, training or generation takes: its placement, and how a repeated request is recognised. */
 export interface StartOptions extends RunPlacement {
@@ -28,6 +30,11 @@ export interface StartOptions extends RunPlacement {
    * be told apart from a reused one (the API refuses an Idempotency-Key sent with a different request).
    */
   requestFingerprint?: string;
+  /**
+   * What the tenant's work costs and may cost (its tenants-file entry): the start reserves its
+   * run's most from the tenant's budget first, and is refused (BudgetExceededError) past a hard one.
+   */
+  pricing?: Pricing;
 }
 
 /**
@@ -57,6 +64,8 @@ export interface RunStart {
   searchAttributes?: TypedSearchAttributes;
   /** How the server orders the run's tasks among others (a campaign's priority key); none by default. */
   priority?: Priority;
+  /** The reservation the run needs first: its pricing, and what it may cost at most under it (maxRunCost). */
+  reserve?: { pricing: Pricing; credits: number } | undefined;
 }
 
 export interface StartedRun {
@@ -92,6 +101,36 @@ export async function startRunOnce(client: Client, start: RunStart): Promise<Sta
     ...(subjectId ? { subjectId } : {}),
     ...(campaignId ? { campaignId } : {}),
   };
+  const meter = { tenant, taskQueue: start.taskQueue };
+  if (start.reserve) {
+    await reserveRunBudget(client, meter, {
+      runId: start.workflowId,
+      credits: start.reserve.credits,
+      campaignId,
+      budget: start.reserve.pricing.budget,
+    }).catch(async (err: unknown) => {
+      // A repeated request for a run that exists is answered with that run, budget or not.
+      if (!(err instanceof BudgetExceededError) || !(await runExists(client, start.workflowId))) throw err;
+    });
+  }
+  const started = await startOnce(client, start, memo, subjectKey).catch(async (err: unknown) => {
+    if (start.reserve) await settleRunBudget(client, tenant, start.workflowId);
+    throw err;
+  });
+  // A repeated start of a run that has ended reserved again what it no longer needs.
+  if (start.reserve && !started.created && (await runEnded(client, start.workflowId))) {
+    await settleRunBudget(client, tenant, start.workflowId);
+  }
+  return started;
+}
+
+async function startOnce(
+  client: Client,
+  start: RunStart,
+  memo: Record<string, unknown>,
+  subjectKey: string | undefined,
+): Promise<StartedRun> {
+  const { tenant, campaignId } = start.input;
   try {
     await client.workflow.start(start.workflowType, {
       taskQueue: start.taskQueue,
@@ -152,6 +191,18 @@ export function missingSearchAttributesError(
     return undefined;
   }
   return new NamespaceNotSetUpError(client.options.namespace, cause.details, { cause: err });
+}
+
+/** The reservation of a run that trains (or not) and generates `styles` styles, when its tenant's work is priced. */
+export function reservationOf(
+  pricing: Pricing | undefined,
+  run: { trains: boolean; styles: number },
+): RunStart['reserve'] {
+  return pricing ? { pricing, credits: maxRunCost(pricing.costs, run) } : undefined;
+}
+
+async function runEnded(client: Client, workflowId: string): Promise<boolean> {
+  return (await client.workflow.getHandle(workflowId).describe()).status.name !== 'RUNNING';
 }
 
 /** Whether a run has this workflow id; an unanswered describe propagates. */

@@ -329,6 +329,12 @@ export function subjectWorkflowId(
   return `${campaignId}/${subject.searchKey ?? subject.subjectId}`;
 }
 
+/** The campaign a subject's run (subjectWorkflowId) belongs to; undefined for a run of no campaign (campaign ids hold no "/"). */
+export function campaignOfRun(workflowId: string): string | undefined {
+  const slash = workflowId.indexOf('/');
+  return slash > 0 ? workflowId.slice(0, slash) : undefined;
+}
+
 export const STATUS_CODES: Readonly<Record<Exclude<SubjectStatus, 'RUNNING'>, string>> = {
   PENDING: '.',
   DONE: 'D',
