@@ -11,7 +11,15 @@ import type { TenantCampaignSettings } from '@avatar-pipeline/client/contracts/c
 
 export type ApiConfig = Pick<
   AppConfig,
-  'api' | 'temporal' | 'imageAccess' | 'callbacks' | 'placement' | 'campaigns' | 'storage' | 'tenants' | 'costs'
+  | 'api'
+  | 'temporal'
+  | 'imageAccess'
+  | 'callbacks'
+  | 'placement'
+  | 'campaigns'
+  | 'storage'
+  | 'tenants'
+  | 'costs'
 >;
 
 /** What the routes share: configuration, the Temporal client, the provider client and the blob store. */

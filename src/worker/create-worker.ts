@@ -13,6 +13,7 @@ import { createCheckActivities } from '../../activities/check-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { orderMeter } from '../../activities/order-meter';
+import { pricingOf } from '../config/tenants';
 import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
 import { createOrderDurationActivities } from '../../activities/order-duration-activities';
@@ -42,6 +43,8 @@ export interface PipelineWorkerOptions {
   > & {
     /** API_TENANTS_FILE's prices: with them, provider workers meter every order per tenant. */
     costs?: AppConfig['costs'];
+    /** API_TENANTS_FILE's tenants: their budgets, which campaigns' subjects reserve from. */
+    tenants?: AppConfig['tenants'];
     callbacks?: AppConfig['callbacks'];
     /** API_PUBLIC_URL only: the base of the API's archive links that webhook events carry. */
     api?: Pick<AppConfig['api'], 'publicUrl'>;
@@ -85,7 +88,7 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
         providerMaxRps: config.worker.providerMaxRequestsPerSecond,
       }),
-      ...createBudgetActivities(),
+      ...createBudgetActivities({ pricingOf: (tenant) => pricingOf(config, tenant) }),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,

@@ -12,9 +12,13 @@ const COSTS = { training: 10, generation: 2 };
 /** acme may spend 25 credits a month (hard); beta's work is metered but has no budget. */
 const TENANTS_FILE = {
   costs: COSTS,
-  tenants: { acme: { budget: { credits: 25 } }, beta: {} },
+  tenants: { acme: { budget: { credits: 25 } }, beta: {}, gamma: { budget: { credits: 25 } } },
 };
-const TOKENS = { acme: 'acme-budget-token-0123456789abcdef', beta: 'beta-budget-token-0123456789abcdef' };
+const TOKENS = {
+  acme: 'acme-budget-token-0123456789abcdef',
+  beta: 'beta-budget-token-0123456789abcdef',
+  gamma: 'gamma-budget-token-0123456789abcdef',
+};
 type Tenant = keyof typeof TOKENS;
 
 interface Usage {
@@ -233,4 +237,57 @@ describe('budgets and usage (dev server, workers, simulator, API)', () => {
       strip(await acme('GET', `/v1/usage?campaignId=${encodeURIComponent(campaignId)}`), campaignId),
     ).toEqual(unknown);
   }, 180_000);
+
+  test('gamma’s campaign pauses at the budget with the reason, and ends all DONE once the budget is raised and it is resumed', async () => {
+    const gamma = as('gamma');
+    const subject = (n: number) => ({
+      subjectId: `person-g${n}`,
+      gender: 1,
+      styles: [3],
+      selfies: [stack.selfies.files[0]!],
+    });
+    // 12 credits a subject: two fit in 25, the third does not.
+    const started = await gamma('POST', '/v1/campaigns', {
+      campaignId: uniqueName('autumn'),
+      subjects: [subject(1), subject(2), subject(3)],
+      options: { polling: FAST_POLLING, maxInFlight: 3 },
+    });
+    expect(started.status).toBe(202);
+    const campaignId = (started.body as { campaignId: string }).campaignId;
+    const url = `/v1/campaigns/${encodeURIComponent(campaignId)}`;
+    type Status = {
+      status: string;
+      progress?: { state: string; pausedFor?: string; counts: { done: number; pending: number } };
+    };
+    async function until(what: string, test: (status: Status) => boolean): Promise<Status> {
+      for (let i = 0; i < 600; i++) {
+        const status = (await gamma('GET', url)).body as Status;
+        if (test(status)) return status;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      throw new Error(`campaign ${campaignId}: ${what} never came`);
+    }
+
+    const paused = await until('the pause', (s) => s.progress?.state === 'paused');
+    expect(paused.progress!.pausedFor).toMatch(/tenant "gamma" has a budget of 25 credits a month/);
+    expect(paused.progress!.pausedFor).toContain('this needs 12');
+    // The two that fit run to the end; the third waits, not failed.
+    const held = await until('two subjects done', (s) => s.progress?.counts.done === 2);
+    expect(held.progress).toMatchObject({ state: 'paused', counts: { done: 2, pending: 1 } });
+
+    // The operator raises the budget (the tenants file the API and workers read), then resumes.
+    Object.assign(stack.config.tenants!['gamma']!.budget!, { credits: 100 });
+    expect((await gamma('POST', `${url}/resume`)).status).toBe(200);
+    await until('the end', (s) => s.status === 'COMPLETED');
+    const summary = (await gamma('GET', `${url}/summary`)).body as {
+      subjects: { subjectId: string; status: string }[];
+    };
+    expect(summary.subjects.map((s) => s.status)).toEqual(['DONE', 'DONE', 'DONE']);
+    const usage = await usageWhenSpent('gamma', 36);
+    expect(usage).toMatchObject({
+      spent: 36,
+      left: 64,
+      byCampaign: { [campaignId]: { orders: 6, credits: 36 } },
+    });
+  }, 240_000);
 });

@@ -33,6 +33,7 @@ import {
 } from '@avatar-pipeline/client/contracts/campaign/definitions';
 import { CampaignLedger } from './ledger';
 import { failureOutcome } from './report';
+import { reserveSubject } from './subject-budget';
 import { startSubject } from './start-subject';
 import { SubjectPages } from './subjects';
 import { watchUnheardChildren, type RunningChild } from './unheard';
@@ -160,6 +161,7 @@ export class CampaignRun {
     return {
       campaignId: this.campaignId,
       state: this.state(),
+      ...(ledger.paused && ledger.pausedFor !== undefined ? { pausedFor: ledger.pausedFor } : {}),
       total: ledger.total,
       counts: ledger.counts(),
       maxInFlight: input.maxInFlight,
@@ -241,8 +243,9 @@ export class CampaignRun {
     );
   }
 
-  private setPaused(paused: boolean): CampaignProgress {
+  private setPaused(paused: boolean, reason?: string): CampaignProgress {
     this.ledger.paused = paused;
+    this.ledger.pausedFor = reason;
     this.changed();
     return this.progress();
   }
@@ -407,6 +410,19 @@ export class CampaignRun {
       ledger.finished(index, '', { status: 'CANCELLED' }, Date.now());
       this.changed();
       return;
+    }
+    if (this.input.budgeted) {
+      const refusal = await reserveSubject(
+        this.input.tenant,
+        subjectWorkflowId(this.campaignId, subject),
+        subject,
+      );
+      if (refusal !== undefined) {
+        // Held at the cap rather than failed: the subject waits, first in line, for a resume.
+        ledger.putBack(index);
+        this.setPaused(true, refusal);
+        return;
+      }
     }
     void this.launch(index, subject);
   }

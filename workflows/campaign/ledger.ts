@@ -31,6 +31,8 @@ export class CampaignLedger {
   private samples: [number, number][];
   private recentFailures: { subjectId: string; error: string; index?: number }[];
   paused: boolean;
+  /** Why the campaign paused itself (its budget); cleared on resume. */
+  pausedFor: string | undefined;
   cancelled: boolean;
   readonly run: number;
   readonly startedAtMs: number;
@@ -51,6 +53,7 @@ export class CampaignLedger {
     this.samples = carried?.samples ? [...carried.samples] : [[nowMs, 0]];
     this.recentFailures = [...(carried?.recentFailures ?? [])];
     this.paused = carried?.paused ?? false;
+    this.pausedFor = carried?.pausedFor;
     this.cancelled = carried?.cancelled ?? false;
     this.run = (carried?.run ?? 0) + 1;
     this.startedAtMs = carried?.startedAtMs ?? nowMs;
@@ -210,6 +213,7 @@ export class CampaignLedger {
       retryQueue: [...this.retryQueue],
       outcomes: this.outcomes(),
       paused: this.paused,
+      ...(this.pausedFor !== undefined ? { pausedFor: this.pausedFor } : {}),
       cancelled: this.cancelled,
       startedAtMs: this.startedAtMs,
       samples: this.samples.slice(-8),

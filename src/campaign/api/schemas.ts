@@ -32,6 +32,12 @@ export const campaignProgressSchema = answering<CampaignProgress>()(
     .object({
       campaignId: z.string(),
       state: z.enum(CAMPAIGN_STATES),
+      pausedFor: z
+        .string()
+        .optional()
+        .describe(
+          'Why a paused campaign paused itself: its tenant\u2019s budget refused the next subject. Raise the budget, then resume (or cancel)',
+        ),
       total: z.number(),
       counts: countsSchema,
       maxInFlight: z.number().describe("The in-flight window's cap (auto) or size (fixed)"),

@@ -1,3 +1,5 @@
+import type { Pricing } from '@avatar-pipeline/client/client/budget';
+import { pricingOf } from '../../config/tenants';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
@@ -79,6 +81,7 @@ export function registerStartCampaignRoute(app: FastifyInstance, ctx: ApiContext
           ...(form.campaignId ? { campaignId: form.campaignId } : {}),
           // The share is the operator's: the caller's tenant with its settings, never the body's.
           share: campaignShare(request.caller.tenant, ctx.tenantCampaignSettings?.(request.caller.tenant)),
+          ...pricingOption(pricingOf(ctx.config, request.caller.tenant)),
         });
         const links = campaignLinks(campaign.campaignId);
         return await reply
@@ -117,4 +120,8 @@ function apiIssues(issues: ManifestIssue[], json: boolean, prefix: string) {
 function manifestMessage(validation: ManifestValidation): string {
   const rows = validation.invalidRows.length;
   return `The manifest has ${validation.issues.length} problem(s) in ${rows} of ${validation.rows} row(s); nothing was started`;
+}
+
+function pricingOption(pricing: Pricing | undefined): { pricing?: Pricing } {
+  return pricing ? { pricing } : {};
 }

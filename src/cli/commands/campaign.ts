@@ -1,3 +1,4 @@
+import { pricingFromEnv } from '../cli-pricing';
 import { openBlobStoreFromEnv } from '@avatar-pipeline/client/storage/env-blob-store';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -142,6 +143,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
     );
   }
 
+  const pricing = pricingFromEnv(tenant);
   const store = openBlobStoreFromEnv();
   const client = await connectClient(settings.temporal).catch((err: unknown) => {
     store.close();
@@ -156,6 +158,7 @@ async function runCampaign(options: CampaignCommandOptions): Promise<number> {
       options: campaignOptions,
       share,
       ...(options.campaignId ? { campaignId: options.campaignId } : {}),
+      ...(pricing ? { pricing } : {}),
     });
     writeLines(
       process.stderr,

@@ -9,9 +9,15 @@ import { syntheticSelfiePng } from '../../../src/samples/synthetic-selfie';
 import type { SimulatorOptions } from '../../../src/simulator';
 import { makeScratchDir, uniqueName } from '../../helpers/temporal-env';
 import { killAllSpawned, startWorkerProcess, type CliProcess } from '../../helpers/worker-process';
+import { readUsage } from '@avatar-pipeline/client/client/budget';
+import type { Usage } from '@avatar-pipeline/client/contracts/usage';
 import { ChaosProvider } from './chaos-provider';
 import { CHAOS_POLLING, type ChaosSize } from './chaos-size';
 import { ownTemporal, sharedTemporal, type ChaosTemporal } from './chaos-temporal';
+
+/** Credits per training and per style: any prices do, the meter's counts are what is compared. */
+export const CHAOS_COSTS = { training: 10, generation: 2 };
+const TENANTS_FILE_NAME = 'tenants.json';
 
 export interface ChaosStageOptions {
   /** Names the task queue, scratch directories and campaign. */
@@ -32,6 +38,11 @@ export interface ChaosStageOptions {
  */
 export class ChaosStage {
   readonly taskQueue: string;
+  /**
+   * The campaign's tenant, one per stage: scenarios share a dev server, and a tenant's budget
+   * meter runs on the task queue of the workers that first started it.
+   */
+  readonly tenant: string;
   private readonly workers = new Set<CliProcess>();
 
   private constructor(
@@ -43,6 +54,7 @@ export class ChaosStage {
     readonly blobDir: string,
   ) {
     this.taskQueue = uniqueName(`chaos-${options.name}`);
+    this.tenant = `${options.name}-${this.taskQueue.slice(-8)}`.toLowerCase();
   }
 
   static async open(options: ChaosStageOptions): Promise<ChaosStage> {
@@ -55,6 +67,8 @@ export class ChaosStage {
       files.push(file);
     }
     const blobDir = await makeScratchDir(`chaos-${options.name}-blobs`);
+    // Priced, so every order the workers make is metered, as a production deployment with budgets is.
+    await writeFile(path.join(blobDir, TENANTS_FILE_NAME), JSON.stringify({ costs: CHAOS_COSTS }));
     const temporal =
       options.temporal === 'own' ? await ownTemporal(`chaos-${options.name}`) : await sharedTemporal();
     const provider = await ChaosProvider.start(`chaos-${options.name}`, {
@@ -92,6 +106,7 @@ export class ChaosStage {
       // (a 30 s timeout plus 60 s of settling) would only make every scenario wait.
       PROVIDER_TIMEOUT_MS: '5000',
       PROVIDER_WRITE_SETTLE_MS: '3000',
+      API_TENANTS_FILE: path.join(this.blobDir, TENANTS_FILE_NAME),
       ...this.options.workerEnv,
       ...extra,
     };
@@ -137,6 +152,7 @@ export class ChaosStage {
   startCampaign(): Promise<CampaignHandle> {
     return startCampaign(this.temporal.client, this.subjects(), {
       ...placementFrom({ taskQueue: this.taskQueue }),
+      tenant: this.tenant,
       store: new FsBlobStore(this.blobDir),
       campaignId: uniqueName(`chaos-${this.options.name}`),
       options: { maxInFlight: this.size.maxInFlight, polling: CHAOS_POLLING },
@@ -167,6 +183,20 @@ export class ChaosStage {
       await delay(500);
     }
     return handle.result();
+  }
+
+  /**
+   * The stage tenant's meter once it has counted `orders` orders (its signals may still be on
+   * their way when the campaign ends), or as it stands after `timeoutMs`.
+   */
+  async meterUsage(orders: number, timeoutMs = 30_000): Promise<Usage> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const usage = await readUsage(this.temporal.client, this.tenant, undefined);
+      const counted = Object.values(usage.byKind).reduce((sum, kind) => sum + kind.orders, 0);
+      if (counted >= orders || Date.now() > deadline) return usage;
+      await delay(500);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CampaignSummary } from '@avatar-pipeline/client/contracts/campaign/campaign';
 import type { SimulatorStats } from '../../../src/simulator';
+import type { Usage } from '@avatar-pipeline/client/contracts/usage';
 import { AVATARS_PER_ORDER, type ChaosSize } from './chaos-size';
+import { CHAOS_COSTS } from './chaos-stage';
 
 /** What the provider holds for one subject, found from its own records by the subject's model. */
 interface SubjectFootprint {
@@ -106,4 +108,29 @@ export function describeProviderLoad(stats: SimulatorStats): string {
     `${faults.slowResponses} slow`,
     `${stats.rateLimited} 429`,
   ].join(', ');
+}
+
+/**
+ * The budget meter against the provider's own records: one training per model that was run and
+ * one generation per generation order that was run, no more and no fewer, all of them the
+ * campaign's, priced as CHAOS_COSTS says. Lost answers, retries and killed workers must neither
+ * drop an order nor count one twice.
+ */
+export function expectMeterMatches(usage: Usage, campaignId: string, stats: SimulatorStats): void {
+  const ran = (kind: 'model' | 'generation') =>
+    stats.orders.filter((o) => o.kind === kind && o.runs > 0).length;
+  const trainings = ran('model');
+  const generations = ran('generation');
+  const credits = trainings * CHAOS_COSTS.training + generations * CHAOS_COSTS.generation;
+  expect({
+    training: usage.byKind.training.orders,
+    generation: usage.byKind.generation.orders + usage.byKind.regeneration.orders,
+    campaign: usage.byCampaign[campaignId],
+    spent: usage.spent,
+  }).toEqual({
+    training: trainings,
+    generation: generations,
+    campaign: { orders: trainings + generations, credits },
+    spent: credits,
+  });
 }

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ChaosStage } from '../harness/chaos-stage';
 import type { ChaosSize } from '../harness/chaos-size';
-import { describeProviderLoad, expectExactCounts } from '../harness/exact-counts';
+import { describeProviderLoad, expectExactCounts, expectMeterMatches } from '../harness/exact-counts';
 import { reported, ScenarioReport } from '../harness/scenario-report';
 
 /**
@@ -65,6 +65,9 @@ export async function providerChaosScenario(size: ChaosSize): Promise<void> {
       report.note(
         `campaign ended: ${summary.succeeded}/${summary.total} succeeded after ${bursts.count} 429 bursts`,
       );
+      // The meter is a workflow: asked while a worker still runs.
+      const usage = await stage.meterUsage(stage.provider.stats().totals.runs);
+      report.note(`meter: ${usage.spent} credits`);
       expect(await stage.stopWorker(worker)).toBe(0);
       const stats = stage.provider.stats();
       report.note(`provider: ${describeProviderLoad(stats)}`);
@@ -83,6 +86,7 @@ export async function providerChaosScenario(size: ChaosSize): Promise<void> {
         rateLimited: true,
       });
       expectExactCounts(summary, stats, size);
+      expectMeterMatches(usage, campaign.campaignId, stats);
     });
   } finally {
     bursts.stopped = true;

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { SeededRandom } from '../../../src/simulator/seeded-random';
 import { ChaosStage } from '../harness/chaos-stage';
 import type { ChaosSize } from '../harness/chaos-size';
-import { describeProviderLoad, expectExactCounts } from '../harness/exact-counts';
+import { describeProviderLoad, expectExactCounts, expectMeterMatches } from '../harness/exact-counts';
 import { reported, ScenarioReport } from '../harness/scenario-report';
 
 export interface WorkerKillsOptions {
@@ -46,10 +46,14 @@ export async function workerKillsScenario(size: ChaosSize, options: WorkerKillsO
       }
       const summary = await stage.campaignSummary(campaign, size.scenarioTimeoutMs);
       report.note(`campaign ended: ${summary.succeeded}/${summary.total} succeeded`);
+      // The meter is a workflow: asked while a worker still runs.
+      const usage = await stage.meterUsage(stage.provider.stats().totals.runs);
+      report.note(`meter: ${usage.spent} credits`);
       expect(await stage.stopWorker(worker)).toBe(0);
       const stats = stage.provider.stats();
       report.note(`provider: ${describeProviderLoad(stats)}`);
       expectExactCounts(summary, stats, size);
+      expectMeterMatches(usage, campaign.campaignId, stats);
     });
   } finally {
     await stage.close();

@@ -1,3 +1,4 @@
+import type { Pricing } from '../client/budget';
 import { randomBytes } from 'node:crypto';
 import { pollingWithin } from '../contracts/polling-bounds';
 import type {
@@ -74,6 +75,11 @@ export interface StartCampaignOptions extends RunPlacement {
    * and priority ceiling apply (campaign-share.ts). Default: tenant `default`, weight 1, priority 4.
    */
   share?: CampaignShare;
+  /**
+   * The tenant's work is priced (the operator's tenants file): each subject's run reserves from
+   * the tenant's budget before it starts, and the campaign pauses at the budget (CampaignInput.budgeted).
+   */
+  pricing?: Pricing;
   /** Workflow type of the children; tests use a stand-in. */
   pipelineWorkflowType?: string;
   /** Workflow type of the children of subjects with a modelId; tests use a stand-in. */
@@ -160,6 +166,7 @@ export async function startCampaign(
     subjectsPerRun: settings.subjectsPerRun,
     pageSize: settings.pageSize,
     childCheckMs: settings.childCheckMs,
+    ...(options.pricing ? { budgeted: true } : {}),
     pipeline: {
       trainingDeadlineMs: settings.trainingDeadlineMs,
       generationDeadlineMs: settings.generationDeadlineMs,

@@ -83,6 +83,8 @@ export interface CarriedLedger {
   retryQueue: number[];
   outcomes: LedgerOutcomes;
   paused: boolean;
+  /** Why the campaign paused itself (the budget's refusal); absent when paused by an operator, or running. */
+  pausedFor?: string;
   cancelled: boolean;
   startedAtMs: number;
   /** Recent [time, finished count] samples for the throughput figure. */
@@ -174,6 +176,12 @@ export interface CampaignInput {
     /** Every subject's run waits for a person's decisions once generated (review-gate.ts). */
     review?: ReviewOptions;
   };
+  /**
+   * The starter's tenants file prices provider work: each subject's run reserves what it may cost
+   * from the tenant's budget before it starts (as the workers' tenants file says), and a refusal
+   * pauses the campaign, with the reason in its progress, until it is resumed or cancelled.
+   */
+  budgeted?: boolean;
   carried?: CarriedLedger;
   /** Subjects to run again when a campaign that had ended is restarted (applied once, not carried). */
   retry?: RetryRequest;
@@ -197,6 +205,11 @@ export interface SubjectCounts {
 export interface CampaignProgress {
   campaignId: string;
   state: CampaignState;
+  /**
+   * Why a paused campaign paused itself: the tenant's budget refused the next subject's run (the
+   * refusal's words). Absent when an operator paused it. Resume once the budget is raised, or cancel.
+   */
+  pausedFor?: string;
   total: number;
   counts: SubjectCounts;
   maxInFlight: number;
