@@ -50,6 +50,9 @@ import { PipelineWorkers } from '../src/worker/pipeline-workers';
 import { fetchFamilyHistories } from '../src/histories/fetch-family';
 import { historyToJson } from '../src/histories/history-json';
 import { REPLAY_ENCRYPTION } from './replay-encryption';
+import { budgetMeterWorkflowId } from '@avatar-pipeline/client/contracts/budget-meter';
+import { DEFAULT_TENANT_SETTINGS } from '../src/config/tenants';
+import { setTimeout as delay } from 'node:timers/promises';
 
 interface Scenario {
   /** In the file names: `<label>-<name>--<workflow>.json`. */
@@ -230,6 +233,9 @@ async function main(): Promise<void> {
       if (only.length === 0 || only.includes('campaign-review')) {
         console.log(`campaign-review: ${(await recordCampaign(context, { review: true })).join(', ')}`);
       }
+      if (only.length === 0 || only.includes('campaign-budget')) {
+        console.log(`campaign-budget: ${(await recordBudgetCampaign(context)).join(', ')}`);
+      }
     } finally {
       await connection.close();
       await workerConnection.close();
@@ -404,6 +410,61 @@ async function recordCampaign(
   }
 }
 
+/**
+ * A priced campaign of two subjects (14 credits each) under a budget of 25: the first runs, the
+ * second is refused and the campaign pauses; the budget is raised to 100 and the campaign
+ * resumed, and both end DONE. Written: the campaign's family and the tenant's budget meter (still
+ * running, as meters always are: replayed as far as it got).
+ */
+async function recordBudgetCampaign(context: RecordContext): Promise<string[]> {
+  const sim = await startSimulator({
+    progression: { mode: 'calls', trainingCalls: 2, generationCalls: 1 },
+    avatarsPerOrder: 2,
+  });
+  const name = 'campaign-budget';
+  const tenant = 'replay-budget';
+  try {
+    const taskQueue = `record-${name}`;
+    const budget = { credits: 25, period: 'none' as const, mode: 'hard' as const, alerts: [50, 80, 100] };
+    const config: AppConfig = {
+      ...configFor(sim, taskQueue, context),
+      costs: { training: 10, generation: 2 },
+      tenants: { [tenant]: { ...DEFAULT_TENANT_SETTINGS, budget } },
+    };
+    const workers = await PipelineWorkers.create({ config, connection: context.workerConnection });
+    const campaignId = await workers.runUntil(async () => {
+      const subject = (n: number, gender: 1 | 2) => ({
+        subjectId: `replay-b${n}`,
+        gender,
+        styles: [3, 5],
+        images: context.selfies,
+        mainImageIndex: 0,
+        row: n + 1,
+      });
+      const campaign = await startCampaign(context.client, [subject(1, 1), subject(2, 2)], {
+        ...placementFrom({ taskQueue }),
+        tenant,
+        store: openBlobStore(config.storage!),
+        campaignId: `replay-${name}`,
+        options: { maxInFlight: 2, polling: POLLING },
+        pricing: { costs: config.costs!, budget },
+      });
+      while ((await campaign.progress()).state !== 'paused') await delay(200);
+      // The operator raises the budget (the workers read it at each reservation) and resumes.
+      budget.credits = 100;
+      await campaign.resume();
+      await campaign.result();
+      return campaign.campaignId;
+    });
+    return [
+      ...(await writeFamily(context, name, campaignId, 'campaign')),
+      ...(await writeFamily(context, name, budgetMeterWorkflowId(tenant), 'budget-meter')),
+    ];
+  } finally {
+    await sim.stop();
+  }
+}
+
 /** A reviewer who approves every run of the campaign that waits at its gate, until the campaign ends. */
 async function approveAsTheyArrive(client: Client, campaign: CampaignHandle): Promise<void> {
   let ended = false;
@@ -453,7 +514,7 @@ async function writeFamily(
   context: RecordContext,
   scenario: string,
   rootId: string,
-  rootRole: 'pipeline' | 'campaign' | 'training' | 'generation' | 'retry' | 'selfie-check',
+  rootRole: 'pipeline' | 'campaign' | 'training' | 'generation' | 'retry' | 'selfie-check' | 'budget-meter',
 ): Promise<string[]> {
   const histories = await fetchFamilyHistories(context.client, rootId);
   const written: string[] = [];

@@ -21,6 +21,10 @@ const WHEN: Record<WebhookEventType, string> = {
   'review.decided': 'Decisions were taken on a run under review, by a reviewer or by its deadline.',
   'campaign.progress': 'A campaign\u2019s counts changed (at most one event every 30 seconds).',
   'campaign.completed': 'A campaign ended (completed or cancelled).',
+  'budget.threshold':
+    'A tenant\u2019s spending reached one of its budget\u2019s alert percentages (once each a period).',
+  'budget.exhausted':
+    'Nothing is left of a tenant\u2019s budget (spent and reserved reach it; once a period): starts past it are refused.',
 };
 
 /**

@@ -6,13 +6,14 @@ import { startInProcessStack, type InProcessStack } from '../helpers/in-process-
 import { devServerUnderTest, uniqueName } from '../helpers/temporal-env';
 import { runCli } from '../helpers/run-cli';
 import { apiCaller, type ApiAnswer } from '../helpers/test-api';
+import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
 
 /** Credits per training and per generated style, as an operator would price them. */
 const COSTS = { training: 10, generation: 2 };
 /** acme may spend 25 credits a month (hard); beta's work is metered but has no budget. */
 const TENANTS_FILE = {
   costs: COSTS,
-  tenants: { acme: { budget: { credits: 25 } }, beta: {}, gamma: { budget: { credits: 25 } } },
+  tenants: { acme: { budget: { credits: 25 } }, beta: {}, gamma: { budget: { credits: 24 } } },
 };
 const TOKENS = {
   acme: 'acme-budget-token-0123456789abcdef',
@@ -39,6 +40,8 @@ interface Usage {
  */
 describe('budgets and usage (dev server, workers, simulator, API)', () => {
   let stack: InProcessStack;
+  /** gamma's webhook endpoint. */
+  let receiver: TestHttpServer;
   const as = (tenant: Tenant) => apiCaller(() => stack.base, TOKENS[tenant]);
   const acme = (method: string, url: string, body?: unknown) => as('acme')(method, url, body);
   const beta = (method: string, url: string, body?: unknown) => as('beta')(method, url, body);
@@ -93,12 +96,14 @@ describe('budgets and usage (dev server, workers, simulator, API)', () => {
     });
 
   beforeAll(async () => {
+    receiver = await startTestHttpServer((_req, res) => res.writeHead(200).end('ok'));
     stack = await startInProcessStack({
       name: 'budgets',
       tokens: Object.entries(TOKENS).map(([tenant, token]) => `${tenant}:${token}`),
       selfies: 1,
       simulator: { trainingMs: 3_000, generationMs: 1_000, avatarsPerOrder: 1 },
       archive: false,
+      callbacks: { privateHosts: ['127.0.0.1'], webhookKey: 'budget-webhook-key-for-tests-0123456789' },
       // As the API and the workers read API_TENANTS_FILE.
       tenantsFile: tenantsFileSchema.parse(TENANTS_FILE),
     });
@@ -106,6 +111,7 @@ describe('budgets and usage (dev server, workers, simulator, API)', () => {
 
   afterAll(async () => {
     await stack?.stop();
+    await receiver?.close();
   });
 
   test('acme starts runs until the next would pass its budget: 402, nothing started, nothing ordered', async () => {
@@ -240,13 +246,18 @@ describe('budgets and usage (dev server, workers, simulator, API)', () => {
 
   test('gamma’s campaign pauses at the budget with the reason, and ends all DONE once the budget is raised and it is resumed', async () => {
     const gamma = as('gamma');
+    const registered = await gamma('POST', '/v1/webhooks', {
+      url: `${receiver.origin}/hooks`,
+      events: ['budget.*'],
+    });
+    expect(registered.status).toBe(201);
     const subject = (n: number) => ({
       subjectId: `person-g${n}`,
       gender: 1,
       styles: [3],
       selfies: [stack.selfies.files[0]!],
     });
-    // 12 credits a subject: two fit in 25, the third does not.
+    // 12 credits a subject: two fit in 24, the third does not.
     const started = await gamma('POST', '/v1/campaigns', {
       campaignId: uniqueName('autumn'),
       subjects: [subject(1), subject(2), subject(3)],
@@ -269,7 +280,7 @@ describe('budgets and usage (dev server, workers, simulator, API)', () => {
     }
 
     const paused = await until('the pause', (s) => s.progress?.state === 'paused');
-    expect(paused.progress!.pausedFor).toMatch(/tenant "gamma" has a budget of 25 credits a month/);
+    expect(paused.progress!.pausedFor).toMatch(/tenant "gamma" has a budget of 24 credits a month/);
     expect(paused.progress!.pausedFor).toContain('this needs 12');
     // The two that fit run to the end; the third waits, not failed.
     const held = await until('two subjects done', (s) => s.progress?.counts.done === 2);

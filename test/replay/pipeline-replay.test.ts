@@ -193,6 +193,39 @@ describe('recorded pipeline and campaign histories', () => {
     }
   });
 
+  test('cover a priced campaign: each subject reserved, the refused one pausing it until resumed, and the tenant\u2019s meter', () => {
+    const campaigns = recorded.filter((r) => r.file.endsWith('-campaign-budget--campaign.json'));
+    expect(campaigns.length).toBeGreaterThan(0);
+    for (const campaign of campaigns) {
+      const events = campaign.history.events ?? [];
+      const reservations = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'reserveRunBudget',
+      );
+      expect({
+        file: campaign.file,
+        ending: campaign.ending,
+        // replay-b1, replay-b2 refused, replay-b2 again after the resume.
+        reservations: reservations.length,
+        resumed: events.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes),
+      }).toEqual({
+        file: campaign.file,
+        ending: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+        reservations: 3,
+        resumed: true,
+      });
+    }
+    const meters = recorded.filter((r) => r.file.endsWith('-campaign-budget--budget-meter.json'));
+    expect(meters.length).toBeGreaterThan(0);
+    for (const meter of meters) {
+      const events = meter.history.events ?? [];
+      const signals = events.filter(
+        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'chargeOrder',
+      );
+      // Two trainings and four styles, each told once or more (a retry tells again; counted once).
+      expect({ file: meter.file, charges: signals.length >= 6 }).toEqual({ file: meter.file, charges: true });
+    }
+  });
+
   test('every one replays against the workflow bundle the worker runs', async () => {
     // Encrypted histories replay as an encrypting worker runs them: with the codec and the bundle
     // whose failure converter encodes messages.

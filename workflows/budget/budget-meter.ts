@@ -16,6 +16,7 @@ import {
   type BudgetMeterInput,
 } from '@avatar-pipeline/client/contracts/budget-meter';
 import type { BudgetActivities } from '../../activities/budget-activities';
+import { WebhookAnnouncer } from '../webhook-announcer';
 import { MeterLedger, type MeterLedgerState } from './meter-ledger';
 
 /** Reservations of runs that ended without settling (a failure, a cancel, a start that never ran) are swept. */
@@ -38,12 +39,31 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
     ? new MeterLedger(input.carried as MeterLedgerState)
     : MeterLedger.empty(input.tenant);
 
+  const announcing = new Set<Promise<void>>();
+  /** The tenant's webhook endpoints hear of alerts as they happen; the meter never waits on them. */
+  const announce = (crossed: number[]): void => {
+    const at = Date.now();
+    const exhausted = ledger.newlyExhausted(at);
+    if (crossed.length === 0 && !exhausted) return;
+    const { tenant, period, budget, spent, reserved } = ledger.usage(at);
+    const figures = { tenant, period, credits: budget?.credits ?? 0, spent, reserved };
+    // A new announcer each time: an endpoint the tenant registered since is heard from then on.
+    const webhooks = new WebhookAnnouncer({ tenant });
+    const told = (async () => {
+      for (const percent of crossed) await webhooks.announce('budget.threshold', { ...figures, percent });
+      if (exhausted) await webhooks.announce('budget.exhausted', figures);
+    })();
+    announcing.add(told);
+    void told.finally(() => announcing.delete(told));
+  };
+
   setHandler(
     reserveBudgetUpdate,
     (request) => {
       ledger.setBudget(request.budget);
       const answer = ledger.reserve(request, Date.now());
       if (!answer.reserved) throw ApplicationFailure.nonRetryable(answer.reason, BUDGET_EXCEEDED);
+      announce([]);
       return answer.usage;
     },
     {
@@ -54,7 +74,7 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
       },
     },
   );
-  setHandler(chargeOrderSignal, (order) => void ledger.charge(order));
+  setHandler(chargeOrderSignal, (order) => announce(ledger.charge(order).crossed));
   setHandler(settleRunSignal, ({ runId }) => ledger.settle(runId));
   setHandler(usageQuery, () => ledger.usage(Date.now()));
 
@@ -66,6 +86,6 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
     if (runs.length === 0) continue;
     for (const runId of (await endedRuns({ runIds: runs })).ended) ledger.settle(runId);
   }
-  await condition(allHandlersFinished);
+  await condition(() => allHandlersFinished() && announcing.size === 0);
   return continueAsNew<typeof budgetMeter>({ ...input, carried: ledger.state });
 }

@@ -40,6 +40,8 @@ export interface MeterLedgerState {
   reservations: Record<string, Reservation>;
   /** The alert percentages already announced, by period. */
   alerted: Record<string, number[]>;
+  /** The periods in which the budget was announced exhausted. */
+  exhausted?: string[];
 }
 
 /** The budget a question is asked under. */
@@ -161,6 +163,20 @@ export class MeterLedger {
       // No structuredClone in the workflow sandbox.
       byCampaign: Object.fromEntries(Object.entries(totals.byCampaign).map(([id, t]) => [id, { ...t }])),
     };
+  }
+
+  /**
+   * Whether nothing is left of the budget in the period of `at` (spent and reserved reach its
+   * credits) for the first time this period: true once a period, to announce once.
+   */
+  newlyExhausted(at: number): boolean {
+    const usage = this.usage(at);
+    if (usage.budget === undefined || usage.left !== 0) return false;
+    const announced = (this.state.exhausted ??= []);
+    if (announced.includes(usage.period)) return false;
+    // Only the latest periods matter: the list stays short however long the meter runs.
+    this.state.exhausted = [...announced.slice(-11), usage.period];
+    return true;
   }
 
   /** On a period's first order: keeps the keys of it and of the latest period before it. */

@@ -137,3 +137,35 @@ describe('periods and alerts', () => {
     expect(ledger.usage(JAN)).toMatchObject({ period: 'all', spent: 20, left: 5 });
   });
 });
+
+describe('exhaustion', () => {
+  test('is announced once a period, when spent and reserved reach the budget, and again in the next period', () => {
+    const ledger = ledgerWith(24);
+    expect(ledger.reserve({ runId: 'r1', credits: 12 }, DEC).reserved).toBe(true);
+    expect(ledger.newlyExhausted(DEC)).toBe(false);
+    expect(ledger.reserve({ runId: 'r2', credits: 12 }, DEC).reserved).toBe(true);
+    expect(ledger.newlyExhausted(DEC)).toBe(true);
+    expect(ledger.newlyExhausted(DEC)).toBe(false);
+    ledger.settle('r1');
+    ledger.settle('r2');
+    ledger.charge(order('model:1', 'training', 'r3', JAN));
+    ledger.charge(order('order:2', 'generation', 'r3', JAN));
+    expect(ledger.newlyExhausted(JAN)).toBe(false);
+    ledger.charge(order('model:3', 'training', 'r4', JAN));
+    ledger.charge(order('order:4', 'generation', 'r4', JAN));
+    expect(ledger.newlyExhausted(JAN)).toBe(true);
+  });
+
+  test('never without a budget', () => {
+    const ledger = MeterLedger.empty('acme');
+    ledger.charge(order('model:1', 'training', 'r1'));
+    expect(ledger.newlyExhausted(DEC)).toBe(false);
+  });
+
+  test('an order of a campaign subject counts for its campaign through the run’s reservation', () => {
+    const ledger = ledgerWith(100);
+    ledger.reserve({ runId: 'acme.spring/p1', credits: 12, campaignId: 'acme.spring' }, DEC);
+    ledger.charge(order('model:1', 'training', 'acme.spring/p1'));
+    expect(ledger.usage(DEC).byCampaign).toEqual({ 'acme.spring': { orders: 1, credits: 10 } });
+  });
+});

@@ -200,7 +200,7 @@ export const envSchema = z.object({
     'Bearer tokens of the starter API, comma separated, each at least 16 characters; `avatar-pipeline api` refuses to start without one. An entry `tenant:token` gives the token to that tenant (ids `[a-z0-9-]{1,40}`); a bare token belongs to tenant `default`. A token under two tenants is refused.',
   ),
   API_TENANTS_FILE: optional(z.string()).describe(
-    'A YAML or JSON file of per-tenant settings (fairness weight, campaign priority ceiling, requests a minute, scopes); see docs/tenants.md. Unset: every tenant has the defaults (weight 1, ceiling 3, API_RATE_LIMIT_PER_MINUTE per token, every scope).',
+    'A YAML or JSON file of per-tenant settings (fairness weight, campaign priority ceiling, requests a minute, scopes, budget) and the prices of provider work (`costs`); see docs/tenants.md and docs/budgets.md. Read by the API and the workers alike. Unset: every tenant has the defaults (weight 1, ceiling 3, API_RATE_LIMIT_PER_MINUTE per token, every scope) and nothing is metered.',
   ),
   API_ACCESS_TOKEN_SECRET: optional(z.string().min(32, 'must be at least 32 characters')).describe(
     'Signs browser access tokens (`POST …/access-tokens`), 32+ characters; every API replica needs the same one. Unset: a random key per API process, so access tokens stop working when the API restarts and are refused by other replicas.',

@@ -24,6 +24,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'review.decided',
   'campaign.progress',
   'campaign.completed',
+  'budget.threshold',
+  'budget.exhausted',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -80,6 +82,14 @@ const reviewSummarySchema = reviewProgressSchema.omit({ openedAt: true, styles: 
 });
 
 const countsSchema = z.record(z.string(), z.number()).describe('Subjects by status');
+
+const budgetFields = {
+  tenant: z.string(),
+  period: z.string().describe('`2026-12` for a monthly budget, `all` without a period'),
+  credits: z.number().describe('The budget'),
+  spent: z.number().describe('Credits spent this period'),
+  reserved: z.number().describe('Credits unfinished runs hold reserved'),
+};
 
 /** The `data` of each event type. */
 export const WEBHOOK_EVENT_DATA = {
@@ -150,6 +160,11 @@ export const WEBHOOK_EVENT_DATA = {
     total: z.number(),
     counts: countsSchema,
   }),
+  'budget.threshold': z.object({
+    ...budgetFields,
+    percent: z.number().describe('The alert percentage of the budget that spending reached (budget.alerts)'),
+  }),
+  'budget.exhausted': z.object(budgetFields),
 } satisfies Record<WebhookEventType, z.ZodType>;
 
 export type WebhookEventData<T extends WebhookEventType = WebhookEventType> = z.output<
