@@ -123,7 +123,7 @@ export function CampaignPage({ campaignId, readOnly = false }: { campaignId: str
       {progress && progress.recentFailures.length > 0 && (
         <section aria-labelledby="failures-heading">
           <h2 id="failures-heading">Recent failures</h2>
-          <ul>
+          <ul class="failures">
             {progress.recentFailures.map((f) => (
               <li key={f.subjectId}>
                 {f.subjectId}: {f.error}

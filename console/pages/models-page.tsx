@@ -25,7 +25,7 @@ export function ModelsPage() {
       ) : models.length === 0 ? (
         <p>No models yet: start a run to train one.</p>
       ) : (
-        <table>
+        <table class="cards">
           <caption>Newest first</caption>
           <thead>
             <tr>
@@ -41,11 +41,15 @@ export function ModelsPage() {
           <tbody>
             {models.map((model) => (
               <tr key={model.modelId}>
-                <th scope="row">{model.modelId}</th>
-                <td>{model.status}</td>
-                <td>{model.gender ? GENDERS[model.gender] : ''}</td>
-                <td>{model.createdAt ? new Date(model.createdAt).toLocaleString() : ''}</td>
-                <td>
+                <th scope="row" data-label="Model">
+                  {model.modelId}
+                </th>
+                <td data-label="Status">{model.status}</td>
+                <td data-label="Gender">{model.gender ? GENDERS[model.gender] : ''}</td>
+                <td data-label="Created">
+                  {model.createdAt ? new Date(model.createdAt).toLocaleString() : ''}
+                </td>
+                <td data-label="">
                   {model.status === 'DONE' && (
                     <a
                       class="button"

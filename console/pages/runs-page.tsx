@@ -55,7 +55,7 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
       ) : runs.length === 0 ? (
         <p role="status">No runs{state || subject ? ' match these filters' : ' yet'}.</p>
       ) : (
-        <table>
+        <table class="cards">
           <caption>Newest first</caption>
           <thead>
             <tr>
@@ -70,16 +70,18 @@ export function RunsPage({ query }: { query: URLSearchParams }) {
           <tbody>
             {runs.map((run) => (
               <tr key={run.workflowId}>
-                <td>
+                <td data-label="Run" class="id">
                   <a href={href(['runs', run.workflowId])}>{run.workflowId}</a>
                 </td>
-                <td>{run.kind}</td>
-                <td>
+                <td data-label="Kind">{run.kind}</td>
+                <td data-label="State">
                   <span class={`state ${run.state}`}>{run.state}</span>
                 </td>
-                <td>{run.stage ?? ''}</td>
-                <td>{run.subjectId ?? ''}</td>
-                <td>
+                <td data-label="Stage">{run.stage ?? ''}</td>
+                <td data-label="Subject" class="id">
+                  {run.subjectId ?? ''}
+                </td>
+                <td data-label="Started">
                   <time dateTime={run.startedAt}>{new Date(run.startedAt).toLocaleString()}</time>
                 </td>
               </tr>

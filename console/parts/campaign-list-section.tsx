@@ -37,7 +37,7 @@ export function CampaignListSection() {
       {listed === undefined && !listError && <p role="status">Loading campaigns…</p>}
       {listed?.length === 0 && <p role="status">No campaigns yet.</p>}
       {listed && listed.length > 0 && (
-        <table>
+        <table class="cards">
           <caption>Campaigns, newest first</caption>
           <thead>
             <tr>
@@ -50,14 +50,14 @@ export function CampaignListSection() {
           <tbody>
             {listed.map((campaign) => (
               <tr key={campaign.campaignId}>
-                <td>
+                <td data-label="Campaign" class="id">
                   <a href={href(['campaigns', campaign.campaignId])}>{campaign.campaignId}</a>
                 </td>
-                <td>
+                <td data-label="State">
                   <span class={`state ${campaign.state}`}>{campaign.state}</span>
                 </td>
-                <td>{campaign.total ?? '—'}</td>
-                <td>
+                <td data-label="Subjects">{campaign.total ?? '—'}</td>
+                <td data-label="Started">
                   <time dateTime={campaign.startedAt}>{new Date(campaign.startedAt).toLocaleString()}</time>
                 </td>
               </tr>

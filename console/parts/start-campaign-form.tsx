@@ -120,7 +120,7 @@ export function StartCampaignForm() {
         </button>
       </form>
       {rows.length > 0 && (
-        <table>
+        <table class="cards">
           <caption>Invalid rows</caption>
           <thead>
             <tr>
@@ -132,9 +132,9 @@ export function StartCampaignForm() {
           <tbody>
             {rows.map((row, index) => (
               <tr key={index}>
-                <td>{row.row}</td>
-                <td>{row.field}</td>
-                <td>{row.reason}</td>
+                <td data-label="Row">{row.row}</td>
+                <td data-label="Field">{row.field}</td>
+                <td data-label="Reason">{row.reason}</td>
               </tr>
             ))}
           </tbody>

@@ -13,12 +13,20 @@ import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
  * What the web console must show, checked in Debian's Chromium against a real stack (the
  * run's dev server, a simulator, `avatar-pipeline worker` and `avatar-pipeline api`), elements
  * found by role and label only. One browser tab walks through the product in order; each page is
- * checked with axe-core. The run and campaign pages are photographed for the README.
+ * checked with axe-core. The run and campaign pages are photographed for the README. Every page
+ * is then opened again on a phone (390 × 844) and a desktop (1440 × 900), where it must fit the
+ * screen's width with every word whole, and is photographed at both sizes for docs/console.md.
  */
 const ROOT = path.join(__dirname, '..', '..');
 const TOKEN = 'console-token-0123456789abcdef';
 const SCREENSHOTS = path.join(ROOT, 'docs', 'images');
 const STEP_MS = 120_000;
+/** The screens every page must fit: a common phone and a common laptop. */
+const SCREENS = {
+  phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+  desktop: { viewport: { width: 1440, height: 900 }, isMobile: false, hasTouch: false },
+} as const;
+type Screen = keyof typeof SCREENS;
 /** The stack's simulator timings (startApiStack). */
 const SIM_PROGRESSION = { mode: 'wall', trainingMs: 1_500, generationMs: 300 } as const;
 
@@ -188,6 +196,90 @@ async function loadedAvatars(on: Page = page): Promise<number> {
   );
   expect(widths.every((width) => width > 0)).toBe(true);
   return widths.length;
+}
+
+/**
+ * Run in the page (a script, as this file has no DOM types): what does not fit the screen's width.
+ * The page must not scroll sideways, no element may reach past the right edge (unless an ancestor
+ * clips it, as the visually hidden table headings are), and no word may be broken across lines:
+ * each run of letters and digits of every rendered text has one box, unless the text may break
+ * anywhere (overflow-wrap: anywhere, for long ids). States and times must sit on one line.
+ */
+const MISFITS_SCRIPT = `(() => {
+  const width = document.documentElement.clientWidth;
+  const misfits = [];
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+    (typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\\s+/).join('.') : '') +
+    ' "' + (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40) + '"';
+  if (document.documentElement.scrollWidth > width) {
+    misfits.push('the page is ' + document.documentElement.scrollWidth + ' px wide in ' + width);
+  }
+  const clipped = (el) => {
+    for (let up = el.parentElement; up; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (['hidden', 'clip'].includes(style.overflowX) || style.clipPath !== 'none') return true;
+    }
+    return false;
+  };
+  for (const el of document.body.querySelectorAll('*')) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    if (box.right > width + 0.5 && !clipped(el)) misfits.push(name(el) + ' reaches ' + Math.round(box.right) + ' px');
+  }
+  const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+    const parent = text.parentElement;
+    if (!parent || getComputedStyle(parent).overflowWrap === 'anywhere') continue;
+    for (const word of text.data.matchAll(/[\\p{L}\\p{N}]+/gu)) {
+      const range = document.createRange();
+      range.setStart(text, word.index);
+      range.setEnd(text, word.index + word[0].length);
+      if (range.getClientRects().length > 1) misfits.push('"' + word[0] + '" is broken in ' + name(parent));
+    }
+  }
+  for (const el of document.querySelectorAll('.state, time')) {
+    if (el.getClientRects().length > 1) misfits.push(name(el) + ' takes more than one line');
+  }
+  return misfits;
+})()`;
+
+async function checkFits(name: string, tab: Page): Promise<void> {
+  const misfits = await tab.evaluate<string[]>(MISFITS_SCRIPT);
+  expect({ page: name, misfits }).toEqual({ page: name, misfits: [] });
+}
+
+/** Lists are photographed one screen high: their length says nothing about the layout. */
+const ONE_SCREEN_PHOTOS = new Set(['runs', 'menu', 'models', 'campaigns']);
+
+/** A page at one screen size: it fits, axe-core finds nothing serious, and, named so, it is photographed. */
+async function checkScreen(name: string, screen: Screen, tab: Page, photo?: string): Promise<void> {
+  await checkFits(`${name} (${screen})`, tab);
+  await checkAccessibility(`${name} (${screen})`, tab);
+  if (photo) {
+    await tab.screenshot({
+      path: path.join(SCREENSHOTS, `console-${photo}-${screen}.png`),
+      fullPage: !ONE_SCREEN_PHOTOS.has(photo),
+    });
+  }
+}
+
+/**
+ * One of the console's sections by its header: on a phone by touch through "Menu" (closed again
+ * once the page opens), on a desktop by its link in the row.
+ */
+async function goOn(tab: Page, screen: Screen, link: string): Promise<void> {
+  const nav = tab.getByRole('navigation', { name: 'Console' });
+  if (screen === 'phone') {
+    expect(await nav.isVisible()).toBe(false);
+    await tab.getByRole('button', { name: 'Menu', expanded: false }).tap();
+    await tab.getByRole('button', { name: 'Menu', expanded: true }).waitFor();
+    await nav.getByRole('link', { name: link, exact: true }).tap();
+  } else {
+    expect(await tab.getByRole('button', { name: 'Menu' }).count()).toBe(0);
+    await nav.getByRole('link', { name: link, exact: true }).click();
+  }
+  await tab.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
+  if (screen === 'phone') await tab.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
 }
 
 describe('the web console', () => {
@@ -863,6 +955,184 @@ describe('the web console', () => {
       }
     },
     STEP_MS,
+  );
+
+  it(
+    'fits every page on a phone and a desktop: no sideways scrolling, no word broken, nothing for axe-core, and on a phone the links behind "Menu"',
+    async () => {
+      const post = async <T>(url: string, body: unknown): Promise<T> => {
+        const answer = await fetch(`${stack.apiUrl}${url}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(answer.status).toBeLessThan(300);
+        return (await answer.json()) as T;
+      };
+      // A run held for review, for the review page (signed in and through a review link).
+      const { workflowId: reviewRun } = await post<{ workflowId: string }>('/v1/pipelines', {
+        images: selfies,
+        styles: [3],
+        gender: 1,
+        subjectId: 'console-screens',
+        review: { required: true },
+        polling: { initialIntervalMs: 300, minIntervalMs: 200, maxIntervalMs: 1_000 },
+      });
+      const reviewPath = `/v1/pipelines/${encodeURIComponent(reviewRun)}`;
+      const runToken = await post<{ token: string }>(
+        `/v1/pipelines/${encodeURIComponent(firstRun)}/access-tokens`,
+        {},
+      );
+      const campaignToken = await post<{ token: string }>(
+        `/v1/campaigns/${encodeURIComponent(ratesCampaign)}/access-tokens`,
+        {},
+      );
+      const consoleUrl = `${stack.apiUrl}/console/`;
+      let reviewUrl = '';
+      try {
+        for (const screen of ['phone', 'desktop'] as const) {
+          const { viewport, isMobile, hasTouch } = SCREENS[screen];
+          const screenContext = await browser.newContext({ viewport, isMobile, hasTouch });
+          try {
+            const tab = await screenContext.newPage();
+            await tab.goto(consoleUrl);
+            await tab.getByRole('heading', { level: 1 }).waitFor();
+            await checkScreen('sign in', screen, tab);
+            await tab.getByLabel('API token').fill(TOKEN);
+            await tab.getByLabel('API token').press('Enter');
+            await tab.getByRole('table', { name: 'Newest first' }).waitFor();
+            await checkScreen('runs', screen, tab, 'runs');
+            if (screen === 'phone') {
+              // By keyboard: "Menu" opens with Enter, Escape closes it and gives "Menu" the focus back.
+              const menu = tab.getByRole('button', { name: 'Menu' });
+              await menu.focus();
+              await tab.keyboard.press('Enter');
+              await tab.getByRole('button', { name: 'Menu', expanded: true }).waitFor();
+              await tab.getByRole('button', { name: 'Sign out' }).waitFor();
+              await checkScreen('menu', screen, tab, 'menu');
+              await tab.keyboard.press('Tab');
+              await tab.keyboard.press('Escape');
+              await tab.getByRole('button', { name: 'Menu', expanded: false }).waitFor();
+              expect(
+                await menu.evaluate(
+                  (el) => el === (el.ownerDocument as { activeElement: unknown }).activeElement,
+                ),
+              ).toBe(true);
+              // And a link followed by keyboard: Enter, Tab past "Runs", Enter on "New run".
+              await tab.keyboard.press('Enter');
+              await tab.keyboard.press('Tab');
+              await tab.keyboard.press('Tab');
+              await tab.keyboard.press('Enter');
+              await tab.getByRole('heading', { level: 1, name: 'New run', exact: true }).waitFor();
+              await goOn(tab, screen, 'Runs');
+            }
+            await goOn(tab, screen, 'New run');
+            await tab.getByRole('checkbox', { name: 'Watercolor', exact: true }).waitFor();
+            await checkScreen('new run', screen, tab, 'new-run');
+            await goOn(tab, screen, 'Models');
+            await tab
+              .getByRole('link', { name: /^Generate/ })
+              .first()
+              .waitFor();
+            await checkScreen('models', screen, tab, 'models');
+            await tab
+              .getByRole('link', { name: /^Generate/ })
+              .first()
+              .click();
+            await tab.getByRole('checkbox', { name: 'Film Noir', exact: true }).waitFor();
+            await checkScreen('generate', screen, tab);
+            await goOn(tab, screen, 'Campaigns');
+            await tab.getByRole('table', { name: 'Campaigns, newest first' }).waitFor();
+            await checkScreen('campaigns', screen, tab, 'campaigns');
+            // The manifest with a bad row (refused: nothing starts) has its rows listed in a table too.
+            await tab.getByLabel('Manifest').setInputFiles(path.join(dir, 'bad.csv'));
+            await tab.getByLabel('Campaign id (optional)').fill('console-bad');
+            await tab.getByRole('button', { name: 'Start campaign' }).click();
+            await tab.getByRole('table', { name: 'Invalid rows' }).waitFor();
+            await checkScreen('campaigns with invalid rows', screen, tab);
+            await goOn(tab, screen, 'Subjects');
+            await tab.getByLabel('Subject').waitFor();
+            await checkScreen('subjects', screen, tab);
+
+            await tab.goto(`${consoleUrl}#/no-such-page/42`);
+            await tab.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+            await checkScreen('page not found', screen, tab);
+            await tab.goto(`${consoleUrl}#/campaigns/${encodeURIComponent(ratesCampaign)}`);
+            await tab.getByRole('group', { name: 'Subjects by state' }).waitFor();
+            await tab.getByRole('img', { name: /requests per second/ }).waitFor();
+            await tab.getByRole('button', { name: 'Share' }).click();
+            await tab.getByLabel('Read-only link to this campaign').waitFor();
+            await checkScreen('campaign with its shared link', screen, tab, 'campaign');
+            await tab.goto(`${consoleUrl}#/runs/${encodeURIComponent(firstRun)}`);
+            await tab.getByRole('link', { name: 'Generate more styles' }).waitFor();
+            expect(await loadedAvatars(tab)).toBeGreaterThanOrEqual(2);
+            await tab.getByRole('button', { name: 'Share' }).click();
+            await tab.getByLabel('Read-only link to this run').waitFor();
+            await checkScreen('run with its shared link', screen, tab, 'run');
+            await tab.goto(`${consoleUrl}#/review/${encodeURIComponent(reviewRun)}`);
+            await tab.getByRole('group', { name: /^Decide on / }).waitFor({ timeout: 60_000 });
+            await tab.getByRole('button', { name: 'Create a review link' }).click();
+            await tab.getByLabel('Review link for this run').waitFor();
+            await checkScreen('review', screen, tab);
+
+            // Shared links, each in a tab of its own (a tab keeps one link).
+            const shared = async (url: string, ready: (other: Page) => Promise<void>, name: string) => {
+              const other = await screenContext.newPage();
+              await other.goto(url);
+              await other.getByRole('note').waitFor();
+              await ready(other);
+              await checkScreen(name, screen, other, name === 'shared run' ? 'shared-run' : undefined);
+              await other.close();
+            };
+            await shared(
+              `${consoleUrl}#/runs/${encodeURIComponent(firstRun)}?access_token=${runToken.token}`,
+              async (other) => {
+                await eventually(async () =>
+                  expect(await other.getByRole('progressbar').count()).toBeGreaterThanOrEqual(3),
+                );
+                await loadedAvatars(other);
+              },
+              'shared run',
+            );
+            await shared(
+              `${consoleUrl}#/campaigns/${encodeURIComponent(ratesCampaign)}?access_token=${campaignToken.token}`,
+              async (other) => {
+                await other.getByRole('img', { name: /requests per second/ }).waitFor();
+              },
+              'shared campaign',
+            );
+            if (!reviewUrl) {
+              await eventually(async () => {
+                const answer = await fetch(`${stack.apiUrl}${reviewPath}`, {
+                  headers: { authorization: `Bearer ${TOKEN}` },
+                });
+                expect(((await answer.json()) as { state: string }).state).toBe('awaiting-review');
+              }, 60_000);
+              reviewUrl = (await post<{ url: string }>(`${reviewPath}/review-links`, { ttlSeconds: 3600 }))
+                .url;
+            }
+            await shared(
+              reviewUrl,
+              async (other) => {
+                await other
+                  .getByRole('button', { name: /^Approve / })
+                  .first()
+                  .waitFor();
+              },
+              'review through a review link',
+            );
+          } finally {
+            await screenContext.close();
+          }
+        }
+      } finally {
+        await fetch(`${stack.apiUrl}${reviewPath}/cancel`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
+      }
+    },
+    4 * STEP_MS,
   );
 
   it(
