@@ -10,6 +10,7 @@ import type {
   campaignStatusSchema,
 } from '../src/campaign/api/schemas';
 import type { modelListSchema } from '../src/api/model-schemas';
+import type { usageSchema } from '@avatar-pipeline/client/contracts/usage';
 import type {
   pipelineProgressSchema,
   pipelineResultSchema,
@@ -28,6 +29,7 @@ export type CampaignStatus = z.infer<typeof campaignStatusSchema>;
 export type CampaignProgress = z.infer<typeof campaignProgressSchema>;
 export type CampaignStarted = z.infer<typeof campaignStartedSchema>;
 export type CampaignList = z.infer<typeof campaignListSchema>;
+export type Usage = z.infer<typeof usageSchema>;
 
 /** One row of GET /v1/pipelines. */
 export interface PipelineListItem {

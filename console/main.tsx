@@ -12,6 +12,7 @@ import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 import { SignInPage } from './pages/sign-in-page';
 import { SubjectsPage } from './pages/subjects-page';
+import { UsagePage } from './pages/usage-page';
 import { Navigation } from './parts/navigation';
 import { SharedLinkBanner } from './parts/shared-link-banner';
 import { useRoute, type Route } from './router';
@@ -29,6 +30,7 @@ function Page({ route }: { route: Route }) {
   if (section === 'campaigns' && id) return <CampaignPage campaignId={id} />;
   if (section === 'campaigns') return <CampaignsPage />;
   if (section === 'subjects') return <SubjectsPage />;
+  if (section === 'usage') return <UsagePage />;
   if (section === 'runs') return <RunsPage query={route.query} />;
   return <NotFoundPage path={route.path} />;
 }

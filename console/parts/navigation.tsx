@@ -7,6 +7,7 @@ const SECTIONS: Array<{ section: string; label: string; path: string[] }> = [
   { section: 'models', label: 'Models', path: ['models'] },
   { section: 'campaigns', label: 'Campaigns', path: ['campaigns'] },
   { section: 'subjects', label: 'Subjects', path: ['subjects'] },
+  { section: 'usage', label: 'Usage', path: ['usage'] },
 ];
 
 /**

@@ -7,6 +7,7 @@ import { devServerUnderTest, uniqueName } from '../helpers/temporal-env';
 import { runCli } from '../helpers/run-cli';
 import { apiCaller, type ApiAnswer } from '../helpers/test-api';
 import { startTestHttpServer, type TestHttpServer } from '../fixtures/http-test-server';
+import { launchChromium, seriousAxeViolations } from '../helpers/browser';
 
 /** Credits per training and per generated style, as an operator would price them. */
 const COSTS = { training: 10, generation: 2 };
@@ -300,5 +301,53 @@ describe('budgets and usage (dev server, workers, simulator, API)', () => {
       left: 64,
       byCampaign: { [campaignId]: { orders: 6, credits: 36 } },
     });
+
+    // Its endpoint heard the budget run out (the second subject's reservation left 0) and each
+    // alert percentage as spending reached it, each once in the period, raised budget or not.
+    const heard = () =>
+      receiver.requests.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+    for (let i = 0; i < 100 && heard().length < 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const events = heard();
+    expect(events.filter((e) => e.type === 'budget.exhausted').map((e) => e.data)).toEqual([
+      expect.objectContaining({ tenant: 'gamma', period: usage.period, credits: 24 }),
+    ]);
+    expect(events.filter((e) => e.type === 'budget.threshold').map((e) => e.data.percent)).toEqual([
+      50, 80, 100,
+    ]);
+    expect(events).toHaveLength(4);
+
+    // The console's usage page says the same, and draws it: spent is 36 of the 100 credits.
+    const browser = await launchChromium();
+    try {
+      for (const viewport of [
+        { width: 390, height: 844 },
+        { width: 1440, height: 900 },
+      ]) {
+        const page = await browser.newPage({ viewport });
+        await page.goto(`${stack.base}/console/`);
+        await page.getByLabel('API token').fill(TOKENS.gamma);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+        await page.goto(`${stack.base}/console/#/usage`);
+        await page.getByText('36 of 100 credits spent', { exact: false }).waitFor();
+        const bar = page.getByRole('img', { name: 'Budget: 36 spent, 0 reserved, 64 left of 100' });
+        expect(await bar.locator('rect.spent').getAttribute('width')).toBe('36');
+        expect(await page.getByRole('link', { name: campaignId }).getAttribute('href')).toBe(
+          `#/campaigns/${encodeURIComponent(campaignId)}`,
+        );
+        expect(
+          await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'),
+        ).toBe(true);
+        expect({ viewport, violations: await seriousAxeViolations(page) }).toEqual({
+          viewport,
+          violations: [],
+        });
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
   }, 240_000);
 });

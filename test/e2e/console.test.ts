@@ -1053,6 +1053,9 @@ describe('the web console', () => {
             await goOn(tab, screen, 'Subjects');
             await tab.getByLabel('Subject').waitFor();
             await checkScreen('subjects', screen, tab);
+            await goOn(tab, screen, 'Usage');
+            await tab.getByText(/credits spent/).waitFor();
+            await checkScreen('usage', screen, tab);
 
             await tab.goto(`${consoleUrl}#/no-such-page/42`);
             await tab.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
