@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { BudgetExceededError, reserveRunBudget, type Pricing } from '@avatar-pipeline/client/client/budget';
 import { campaignOfRun } from '@avatar-pipeline/client/contracts/campaign/campaign-state';
-import { maxRunCost } from '@avatar-pipeline/client/contracts/usage';
+import { maxRunCost, type Usage } from '@avatar-pipeline/client/contracts/usage';
+import type { BudgetMetrics } from '../src/worker/budget-metrics';
 
 /** Runs described at once by one sweep: a tenant may hold thousands of reservations in a campaign. */
 const DESCRIBE_AT_ONCE = 8;
@@ -15,8 +16,14 @@ const DESCRIBE_AT_ONCE = 8;
  */
 export function createBudgetActivities({
   pricingOf = () => undefined,
-}: { pricingOf?: (tenant: string) => Pricing | undefined } = {}) {
+  metrics,
+}: { pricingOf?: (tenant: string) => Pricing | undefined; metrics?: BudgetMetrics } = {}) {
   return {
+    /** The meter's usage as this worker's gauges (BudgetMetrics). */
+    async reportUsage(usage: Usage): Promise<void> {
+      metrics?.report(usage);
+    },
+
     /**
      * Reserves a campaign subject's run from its tenant's budget before the campaign starts it.
      * Answers `refused` with the meter's reason past a hard budget; a tenant whose work is not

@@ -13,6 +13,7 @@ import { createCheckActivities } from '../../activities/check-activities';
 import { createClaimActivities } from '../../activities/claim-activities';
 import { createProviderActivities } from '../../activities/provider-activities';
 import { orderMeter } from '../../activities/order-meter';
+import { BudgetMetrics } from './budget-metrics';
 import { pricingOf } from '../config/tenants';
 import { withActivityFailures } from '../../activities/provider-failure';
 import { createStorageActivities } from '../../activities/storage-activities';
@@ -88,7 +89,10 @@ export async function createPipelineWorker(options: PipelineWorkerOptions): Prom
         maxCachedWorkflows: config.worker.maxCachedWorkflows,
         providerMaxRps: config.worker.providerMaxRequestsPerSecond,
       }),
-      ...createBudgetActivities({ pricingOf: (tenant) => pricingOf(config, tenant) }),
+      ...createBudgetActivities({
+        pricingOf: (tenant) => pricingOf(config, tenant),
+        metrics: new BudgetMetrics(Runtime.instance().metricMeter),
+      }),
     },
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { budgetSchema } from '@avatar-pipeline/client/contracts/usage';
+import { BUDGET_METRICS } from '../../src/worker/budget-metrics';
 import { placementFrom } from '@avatar-pipeline/client/config/run-placement';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -14,6 +17,7 @@ import { writeSelfies } from '../helpers/selfie-files';
 import { createDevServerEnv, devServerUnderTest, uniqueName } from '../helpers/temporal-env';
 
 const ROOT = path.join(__dirname, '..', '..');
+const COSTS = { training: 10, generation: 2 };
 const PROVIDER_KEY = `key-${randomUUID()}`;
 
 /**
@@ -47,6 +51,12 @@ describe('worker metrics, logs and traces', () => {
     });
     collector = await OtlpReceiver.start();
     const port = await findFreePort();
+    // Priced, so the tenant's meter reports its usage to the worker's gauges.
+    const tenantsFile = path.join(selfies.dir, 'tenants.json');
+    await writeFile(
+      tenantsFile,
+      JSON.stringify({ costs: COSTS, tenants: { default: { budget: { credits: 100 } } } }),
+    );
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     worker = spawn(process.execPath, [path.join(ROOT, 'bin', 'avatar-pipeline.js'), 'worker'], {
       cwd: ROOT,
@@ -63,6 +73,7 @@ describe('worker metrics, logs and traces', () => {
         LOG_LEVEL: 'debug',
         LOG_FORMAT: 'json',
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        API_TENANTS_FILE: tenantsFile,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -86,7 +97,10 @@ describe('worker metrics, logs and traces', () => {
         subjectId: 'metrics-subject',
         polling: { initialIntervalMs: 200, minIntervalMs: 200, maxIntervalMs: 400 },
       },
-      placementFrom({ taskQueue }),
+      {
+        ...placementFrom({ taskQueue }),
+        pricing: { costs: COSTS, budget: budgetSchema.parse({ credits: 100 }) },
+      },
     );
     workflowId = pipeline.workflowId;
     await waitUntil('a request answered 429', () => sim.stats().rateLimited > 0, worker);
@@ -131,6 +145,19 @@ describe('worker metrics, logs and traces', () => {
     expect(
       sumOf(samples, 'temporal_activity_execution_latency_count', { activity_type: 'uploadSelfie' }),
     ).toBeGreaterThanOrEqual(2);
+  });
+
+  test("the budget gauges show the tenant's usage: one training and two styles spent of its budget", async () => {
+    // The meter reports at most every 15 s after a change.
+    let samples = await scrape();
+    for (let i = 0; i < 150 && sumOf(samples, BUDGET_METRICS.spent, { tenant: 'default' }) < 14; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      samples = await scrape();
+    }
+    expect({
+      spent: sumOf(samples, BUDGET_METRICS.spent, { tenant: 'default' }),
+      budget: sumOf(samples, BUDGET_METRICS.budget, { tenant: 'default' }),
+    }).toEqual({ spent: COSTS.training + 2 * COSTS.generation, budget: 100 });
   });
 
   test('the provider metrics agree with what the provider saw', async () => {

@@ -5,6 +5,7 @@ import {
   continueAsNew,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -26,6 +27,14 @@ const { endedRuns } = proxyActivities<BudgetActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute' },
 });
+// A report that cannot be made is skipped: the next change reports again.
+const { reportUsage } = proxyActivities<BudgetActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
+/** Changes are reported as metrics at most this often, so a burst of orders makes one report. */
+const REPORT_EVERY = '15 seconds';
 
 /**
  * A tenant's budget meter: one long-lived workflow per tenant (`budget-meter:<tenant>`) keeping
@@ -38,6 +47,21 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
   const ledger = input.carried
     ? new MeterLedger(input.carried as MeterLedgerState)
     : MeterLedger.empty(input.tenant);
+
+  /** Changes of the ledger, and how many of them the metrics have been told of. */
+  let changes = 1;
+  let reported = 0;
+  let stopping = false;
+  const reporting = (async () => {
+    for (;;) {
+      await condition(() => stopping || changes > reported);
+      if (stopping) return;
+      const upTo = changes;
+      await reportUsage(ledger.usage(Date.now())).catch(() => undefined);
+      reported = upTo;
+      await sleep(REPORT_EVERY);
+    }
+  })();
 
   const announcing = new Set<Promise<void>>();
   /** The tenant's webhook endpoints hear of alerts as they happen; the meter never waits on them. */
@@ -63,6 +87,7 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
       ledger.setBudget(request.budget);
       const answer = ledger.reserve(request, Date.now());
       if (!answer.reserved) throw ApplicationFailure.nonRetryable(answer.reason, BUDGET_EXCEEDED);
+      changes++;
       announce([]);
       return answer.usage;
     },
@@ -74,8 +99,15 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
       },
     },
   );
-  setHandler(chargeOrderSignal, (order) => announce(ledger.charge(order).crossed));
-  setHandler(settleRunSignal, ({ runId }) => ledger.settle(runId));
+  setHandler(chargeOrderSignal, (order) => {
+    const { counted, crossed } = ledger.charge(order);
+    if (counted) changes++;
+    announce(crossed);
+  });
+  setHandler(settleRunSignal, ({ runId }) => {
+    ledger.settle(runId);
+    changes++;
+  });
   setHandler(usageQuery, () => ledger.usage(Date.now()));
 
   const sweep = input.sweep ?? SWEEP;
@@ -84,8 +116,13 @@ export async function budgetMeter(input: BudgetMeterInput): Promise<never> {
     if (workflowInfo().continueAsNewSuggested) break;
     const runs = ledger.reservedRuns(Date.now() - sweep.graceMs);
     if (runs.length === 0) continue;
-    for (const runId of (await endedRuns({ runIds: runs })).ended) ledger.settle(runId);
+    for (const runId of (await endedRuns({ runIds: runs })).ended) {
+      ledger.settle(runId);
+      changes++;
+    }
   }
+  stopping = true;
+  await reporting;
   await condition(() => allHandlersFinished() && announcing.size === 0);
   return continueAsNew<typeof budgetMeter>({ ...input, carried: ledger.state });
 }
