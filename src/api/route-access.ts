@@ -60,7 +60,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/campaigns': { scope: 'start', audit: 'campaign.start' },
   'GET /v1/campaigns': read,
   'GET /v1/campaigns/:id': { scope: 'read', runToken: 'campaign' },
-  'GET /v1/campaigns/:id/summary': read,
+  // A shared campaign link lists its subjects, as its results (results.csv) already name them.
+  'GET /v1/campaigns/:id/summary': { scope: 'read', runToken: 'campaign' },
   'GET /v1/campaigns/:id/events': { scope: 'read', runToken: 'campaign' },
   'POST /v1/campaigns/:id/pause': { scope: 'cancel', audit: 'campaign.pause' },
   'POST /v1/campaigns/:id/resume': { scope: 'cancel', audit: 'campaign.resume' },
