@@ -8,6 +8,7 @@ import type {
   campaignProgressSchema,
   campaignStartedSchema,
   campaignStatusSchema,
+  campaignSummarySchema,
 } from '../src/campaign/api/schemas';
 import type { modelListSchema } from '../src/api/model-schemas';
 import type { usageSchema } from '@avatar-pipeline/client/contracts/usage';
@@ -30,6 +31,7 @@ export type CampaignProgress = z.infer<typeof campaignProgressSchema>;
 export type CampaignStarted = z.infer<typeof campaignStartedSchema>;
 export type CampaignList = z.infer<typeof campaignListSchema>;
 export type Usage = z.infer<typeof usageSchema>;
+export type CampaignSummary = z.infer<typeof campaignSummarySchema>;
 
 /** One row of GET /v1/pipelines. */
 export interface PipelineListItem {

@@ -9,6 +9,7 @@ import { Alert } from '../parts/alert';
 import { ConfirmButton } from '../parts/confirm-button';
 import { PageHeading } from '../parts/page-heading';
 import { CampaignReviews } from '../parts/campaign-reviews';
+import { CampaignSubjects } from '../parts/campaign-subjects';
 import { ShareLink } from '../parts/share-link';
 import { ThroughputChart } from '../parts/throughput-chart';
 
@@ -120,6 +121,7 @@ export function CampaignPage({ campaignId, readOnly = false }: { campaignId: str
         <h2 id="chart-heading">Throughput</h2>
         <ThroughputChart samples={samples} />
       </section>
+      {status && <CampaignSubjects campaignId={campaignId} progress={progress} readOnly={readOnly} />}
       {progress && progress.recentFailures.length > 0 && (
         <section aria-labelledby="failures-heading">
           <h2 id="failures-heading">Recent failures</h2>

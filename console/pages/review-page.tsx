@@ -3,6 +3,7 @@ import { ApiFailure, callApi, messageOf } from '../api';
 import type { PipelineProgress } from '../api-types';
 import { Alert } from '../parts/alert';
 import { galleryOfProgress, useSteadyLinks, type GalleryAvatar } from '../parts/avatar-gallery';
+import { useFreshLinks } from '../fresh-links';
 import { PageHeading } from '../parts/page-heading';
 import { ReviewLink } from '../parts/review-link';
 import { styleName, useStyles, type Style } from '../parts/style-choices';
@@ -44,11 +45,12 @@ const GATE_WORDS: Record<Review['state'], string> = {
  */
 export function ReviewPage({ workflowId, viaLink = false }: { workflowId: string; viaLink?: boolean }) {
   const { styles } = useStyles(!viaLink);
-  const { status, progress, error, setProgress } = useRunStatus(workflowId);
+  const { status, progress, error, setProgress, reload } = useRunStatus(workflowId);
   const [notice, setNotice] = useState('');
   const [refusal, setRefusal] = useState('');
   const [busy, setBusy] = useState(false);
-  const gallery = useSteadyLinks(galleryOfProgress(progress));
+  const gallery = useSteadyLinks(galleryOfProgress(progress), status?.linksExpireAt);
+  const linkBroken = useFreshLinks(status?.linksExpireAt, reload);
   const review = progress?.review;
 
   const decide = async (request: DecisionRequest, words: string) => {
@@ -115,6 +117,7 @@ export function ReviewPage({ workflowId, viaLink = false }: { workflowId: string
           styles={styles}
           disabled={busy || ended || review.state === 'closed'}
           decide={decide}
+          onBroken={linkBroken}
         />
       ))}
     </>
@@ -127,8 +130,9 @@ function StyleUnderReview(props: {
   styles: Style[] | undefined;
   disabled: boolean;
   decide: (request: DecisionRequest, words: string) => Promise<void>;
+  onBroken: (key: string) => void;
 }) {
-  const { style, styles, disabled, decide } = props;
+  const { style, styles, disabled, decide, onBroken } = props;
   const name = styleName(styles, style.styleId);
   const open = style.state === 'awaiting' || (style.state === 'pending' && style.kept === undefined);
   // The avatars shown are the order under review's (a regenerated style's old ones are gone), with
@@ -192,7 +196,14 @@ function StyleUnderReview(props: {
               <li key={avatar.avatarId}>
                 <figure>
                   {avatar.archivedUrl ? (
-                    <img src={avatar.archivedUrl} alt={label} loading="lazy" width={160} height={160} />
+                    <img
+                      src={avatar.archivedUrl}
+                      alt={label}
+                      loading="lazy"
+                      width={160}
+                      height={160}
+                      onError={() => onBroken(`${style.styleId}/${avatar.avatarId}`)}
+                    />
                   ) : (
                     <p class="hint">Avatar {avatar.avatarId} (not archived)</p>
                   )}

@@ -3,6 +3,7 @@ import { callApi, messageOf } from '../api';
 import type { PipelineResult, RunStarted } from '../api-types';
 import type { StreamState } from '../event-stream';
 import { Alert } from '../parts/alert';
+import { useFreshLinks } from '../fresh-links';
 import { ConfirmButton } from '../parts/confirm-button';
 import { AvatarGallery, galleryOfProgress, galleryOfResult, useSteadyLinks } from '../parts/avatar-gallery';
 import { PageHeading } from '../parts/page-heading';
@@ -67,13 +68,16 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
   // Each style's avatars as soon as it is done; the result's once the run has ended.
   const gallery = useSteadyLinks(
     result && 'generations' in result ? galleryOfResult(result) : galleryOfProgress(progress),
+    status?.linksExpireAt,
   );
+  const linkBroken = useFreshLinks(status?.linksExpireAt, load);
   const failedStyles = generations
     .filter((g) => g.status !== 'DONE')
     .map((g) => styleName(styles, g.styleId));
   const ended = status !== undefined && !isOpen(status.state);
   const stateWord = status && runStateWord(status.state, result?.status);
-  const subjectId = result?.subjectId;
+  // The progress names the subject while the run runs; the result once it has ended.
+  const subjectId = result?.subjectId ?? progress?.subjectId;
   // More styles need a trained model: not offered on one whose training failed or was cancelled.
   const trained =
     generations.length > 0 || (progress !== undefined && trainingView(progress).state === 'done');
@@ -171,7 +175,15 @@ export function RunPage({ workflowId, readOnly = false }: { workflowId: string; 
         </section>
       )}
       {progress && <ProgressBars progress={progress} styles={styles} />}
-      {status && <AvatarGallery gallery={gallery} styles={styles} running={!ended} />}
+      {status && (
+        <AvatarGallery
+          gallery={gallery}
+          styles={styles}
+          running={!ended}
+          workflowId={workflowId}
+          onBroken={linkBroken}
+        />
+      )}
     </>
   );
 }

@@ -1,10 +1,42 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { callApi, messageOf } from '../api';
 import type { ForgetReport, PipelineListItem } from '../api-types';
 import { PageHeading } from '../parts/page-heading';
+import { href } from '../router';
 
-/** Erases a person after a confirmation naming what goes, then shows the erasure report. */
+/** Runs read for the list: the newest, as many as one page of the listing holds. */
+const RUNS_READ = 1000;
+
+interface KnownSubject {
+  subjectId: string;
+  runs: number;
+  lastStartedAt: string;
+}
+
+/** The subjects the runs name, the one with the newest run first. */
+function subjectsOf(runs: PipelineListItem[]): KnownSubject[] {
+  const bySubject = new Map<string, KnownSubject>();
+  for (const run of runs) {
+    if (!run.subjectId) continue;
+    const known = bySubject.get(run.subjectId);
+    if (!known)
+      bySubject.set(run.subjectId, { subjectId: run.subjectId, runs: 1, lastStartedAt: run.startedAt });
+    else {
+      known.runs += 1;
+      if (Date.parse(run.startedAt) > Date.parse(known.lastStartedAt)) known.lastStartedAt = run.startedAt;
+    }
+  }
+  return [...bySubject.values()].sort((a, b) => Date.parse(b.lastStartedAt) - Date.parse(a.lastStartedAt));
+}
+
+/**
+ * The tenant's subjects (those its runs name, from the runs listing: the API keeps no register of
+ * people apart from their runs), each with its runs; and erasure of a person after a confirmation
+ * naming what goes, then the erasure report.
+ */
 export function SubjectsPage() {
+  const [known, setKnown] = useState<{ subjects: KnownSubject[]; more: boolean } | undefined>();
+  const [listError, setListError] = useState('');
   const [subject, setSubject] = useState('');
   const [runs, setRuns] = useState<PipelineListItem[] | undefined>();
   const [report, setReport] = useState<ForgetReport | undefined>();
@@ -12,6 +44,15 @@ export function SubjectsPage() {
   const [busy, setBusy] = useState(false);
   const dialog = useRef<HTMLDialogElement>(null);
   const id = subject.trim();
+
+  const list = () =>
+    callApi<{ pipelines: PipelineListItem[]; nextCursor?: string }>('GET', `/v1/pipelines?limit=${RUNS_READ}`)
+      .then((answer) => {
+        setKnown({ subjects: subjectsOf(answer.pipelines), more: answer.nextCursor !== undefined });
+        setListError('');
+      })
+      .catch((err: unknown) => setListError(`The subjects could not be listed: ${messageOf(err)}`));
+  useEffect(() => void list(), []);
 
   const ask = async (event: Event) => {
     event.preventDefault();
@@ -34,6 +75,7 @@ export function SubjectsPage() {
       const answer = await callApi<ForgetReport>('DELETE', `/v1/subjects/${encodeURIComponent(id)}`);
       setReport(answer);
       dialog.current?.close();
+      void list();
     } catch (err) {
       setError(messageOf(err));
       dialog.current?.close();
@@ -45,6 +87,48 @@ export function SubjectsPage() {
   return (
     <>
       <PageHeading title="Subjects">Subjects</PageHeading>
+      <section aria-labelledby="subject-list-heading">
+        <h2 id="subject-list-heading">Subjects of your runs</h2>
+        {listError && <p class="field-error">{listError}</p>}
+        {known === undefined ? (
+          !listError && <p role="status">Loading subjects…</p>
+        ) : known.subjects.length === 0 ? (
+          <p>No run names a subject yet.</p>
+        ) : (
+          <table class="cards">
+            <caption>
+              {known.more
+                ? `From your newest ${RUNS_READ} runs, the subject with the newest run first`
+                : 'The subject with the newest run first'}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Subject</th>
+                <th scope="col">Runs</th>
+                <th scope="col">Last run started</th>
+              </tr>
+            </thead>
+            <tbody>
+              {known.subjects.map((s) => (
+                <tr key={s.subjectId}>
+                  <th scope="row" data-label="Subject" class="id">
+                    {s.subjectId}
+                  </th>
+                  <td data-label="Runs">
+                    <a href={href(['runs'], { subject: s.subjectId })}>
+                      {s.runs} run{s.runs === 1 ? '' : 's'} of {s.subjectId}
+                    </a>
+                  </td>
+                  <td data-label="Last run started">
+                    <time dateTime={s.lastStartedAt}>{new Date(s.lastStartedAt).toLocaleString()}</time>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <h2>Erase a subject</h2>
       <form onSubmit={ask} noValidate class="stack">
         <div>
           <label for="erase-subject">Subject</label>

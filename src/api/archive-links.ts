@@ -1,7 +1,15 @@
 import type { BlobLinkSigner, BlobStore } from '../storage';
 
-/** How long a link to an archived avatar works; a fresh one comes with every GET. */
+/** How long a link to an archived avatar works unless API_ARCHIVE_LINK_TTL_SECONDS says; a fresh one comes with every GET. */
 export const ARCHIVE_LINK_TTL_SECONDS = 15 * 60;
+
+/**
+ * When links signed at `nowMs` stop working, down to the second as the signed token holds it: an
+ * answer that carries links says so (`linksExpireAt`), so a reader can ask for fresh ones in time.
+ */
+export function linksExpiry(nowMs: number, ttlSeconds = ARCHIVE_LINK_TTL_SECONDS): Date {
+  return new Date(Math.floor((nowMs + ttlSeconds * 1000) / 1000) * 1000);
+}
 
 /** The path (below the API's origin) that serves filesystem objects to holders of a signed token. */
 export const ARCHIVE_ROUTE_PREFIX = '/archive/';
@@ -28,6 +36,7 @@ export async function linkArchivedAvatars<T extends LinkableResult>(
   /** The API's base URL (API_PUBLIC_URL, else the request's origin), without a trailing slash. */
   apiOrigin: string,
   nowMs = Date.now(),
+  ttlSeconds = ARCHIVE_LINK_TTL_SECONDS,
 ): Promise<T> {
   const keys = result.generations.flatMap((g) =>
     g.avatars.flatMap((a) => (a.archiveKey ? [a.archiveKey] : [])),
@@ -37,9 +46,9 @@ export async function linkArchivedAvatars<T extends LinkableResult>(
   for (const owner of new Set(keys.map(ownerOf))) {
     for (const key of await store.listKeys(owner)) existing.add(key);
   }
-  const expiresAtMs = nowMs + ARCHIVE_LINK_TTL_SECONDS * 1000;
+  const expiresAtMs = nowMs + ttlSeconds * 1000;
   const linkOf = async (key: string): Promise<string> =>
-    (await store.signedUrl(key, ARCHIVE_LINK_TTL_SECONDS)) ??
+    (await store.signedUrl(key, ttlSeconds)) ??
     `${apiOrigin}${ARCHIVE_ROUTE_PREFIX}${signer.sign(key, expiresAtMs)}`;
   const generations = await Promise.all(
     result.generations.map(async (generation) => ({
@@ -76,6 +85,7 @@ export async function linkProgressAvatars<T extends LinkableProgress>(
   signer: BlobLinkSigner,
   apiOrigin: string,
   nowMs = Date.now(),
+  ttlSeconds = ARCHIVE_LINK_TTL_SECONDS,
 ): Promise<T> {
   if (!progress.styles.some((style) => style.avatars !== undefined)) return progress;
   const linked = await linkArchivedAvatars(
@@ -84,6 +94,7 @@ export async function linkProgressAvatars<T extends LinkableProgress>(
     signer,
     apiOrigin,
     nowMs,
+    ttlSeconds,
   );
   return {
     ...progress,

@@ -154,15 +154,19 @@ const styleProgressSchema = answering<ServedStyleProgress>()(
   }),
 );
 
-/** The pipeline's progress without who it is for: the status answer names the run already. */
+/**
+ * The pipeline's progress without its run's ids (the status answer names the run already), but with
+ * its subject: watchers see whom a run is for while it runs, before its result names them.
+ */
 export const pipelineProgressSchema = answering<
-  Omit<PipelineProgress, 'workflowId' | 'subjectId' | 'campaignId' | 'styles'> & {
+  Omit<PipelineProgress, 'workflowId' | 'campaignId' | 'styles'> & {
     styles: ServedStyleProgress[];
   }
 >()(
   z
     .object({
       stage: z.enum(PIPELINE_STAGES),
+      subjectId: z.string().optional().describe('The person the run is for, when the start named one'),
       modelId: z.number().optional(),
       uploads: z.object({ done: z.number(), total: z.number() }),
       training: z.object({
@@ -218,6 +222,12 @@ export const pipelineStatusSchema = z
       .optional()
       .describe(
         'The retry of the styles that did not end DONE (POST /v1/pipelines/{workflowId}/retry), once one was started: asking again answers this one',
+      ),
+    linksExpireAt: z.iso
+      .datetime()
+      .optional()
+      .describe(
+        'When the archivedUrl links in this answer stop working (API_ARCHIVE_LINK_TTL_SECONDS after it was made); present when it holds any. Ask again before then for fresh ones',
       ),
     links: linksSchema,
   })

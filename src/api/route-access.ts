@@ -38,6 +38,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/pipelines': read,
   'GET /v1/pipelines/:id': { scope: 'read', runToken: 'pipeline' },
   'GET /v1/pipelines/:id/events': { scope: 'read', runToken: 'pipeline' },
+  // A shared link shows the run's avatars, and may take them home as the signed links already allow.
+  'GET /v1/pipelines/:id/styles/:styleId/avatars.zip': { scope: 'read', runToken: 'pipeline' },
   'POST /v1/pipelines/:id/cancel': { scope: 'cancel', audit: 'pipeline.cancel' },
   'POST /v1/pipelines/:id/retry': { scope: 'cancel', audit: 'pipeline.retry' },
   'POST /v1/pipelines/:id/review': {
@@ -58,7 +60,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/campaigns': { scope: 'start', audit: 'campaign.start' },
   'GET /v1/campaigns': read,
   'GET /v1/campaigns/:id': { scope: 'read', runToken: 'campaign' },
-  'GET /v1/campaigns/:id/summary': read,
+  // A shared campaign link lists its subjects, as its results (results.csv) already name them.
+  'GET /v1/campaigns/:id/summary': { scope: 'read', runToken: 'campaign' },
   'GET /v1/campaigns/:id/events': { scope: 'read', runToken: 'campaign' },
   'POST /v1/campaigns/:id/pause': { scope: 'cancel', audit: 'campaign.pause' },
   'POST /v1/campaigns/:id/resume': { scope: 'cancel', audit: 'campaign.resume' },

@@ -37,6 +37,7 @@ import { registerModelRunRoutes } from './routes/model-runs';
 import { registerPipelineEventsRoute } from './routes/pipeline-events';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { registerPipelineStatusRoute } from './routes/pipeline-status';
+import { registerStyleAvatarsZipRoute } from './routes/style-avatars-zip';
 import { registerProviderModelRoutes } from './routes/provider-models';
 import { registerStartPipelineRoute } from './routes/start-pipeline';
 import { registerStylesRoute } from './routes/styles';
@@ -180,6 +181,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
       registerListPipelinesRoute(v1, ctx);
       registerPipelineStatusRoute(v1, ctx);
       registerPipelineEventsRoute(v1, ctx);
+      registerStyleAvatarsZipRoute(v1, ctx);
       registerCancelPipelineRoute(v1, ctx);
       registerReviewPipelineRoute(v1, ctx);
       registerReviewLinkRoute(v1, ctx);

@@ -64,6 +64,8 @@ export interface AppConfig {
     accessTokenSecret?: string;
     /** API_PUBLIC_URL: the base of links the API hands out; unset, each request's Host header. */
     publicUrl?: string;
+    /** API_ARCHIVE_LINK_TTL_SECONDS: how long archived-avatar links work; ARCHIVE_LINK_TTL_SECONDS when absent. */
+    archiveLinkTtlSeconds?: number;
     /** API_REQUEST_TIMEOUT_MS, API_MAX_CONNECTIONS(_PER_CLIENT), API_RATE_LIMIT_PER_MINUTE, API_EVENT_STREAMS_*; the API's defaults when absent. */
     limits?: ApiLimits;
   };
@@ -143,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxFileBytes: e.API_MAX_FILE_BYTES,
       maxRequestBytes: e.API_MAX_REQUEST_BYTES,
       selfieRetention: e.SELFIE_RETENTION,
+      archiveLinkTtlSeconds: e.API_ARCHIVE_LINK_TTL_SECONDS,
       limits: {
         requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
         maxConnections: e.API_MAX_CONNECTIONS,

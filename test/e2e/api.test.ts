@@ -592,6 +592,7 @@ describe('workflow starter API over HTTP (dev server, worker, simulator)', () =>
       '/v1/pipelines/{id}/retry',
       '/v1/pipelines/{id}/review',
       '/v1/pipelines/{id}/review-links',
+      '/v1/pipelines/{id}/styles/{styleId}/avatars.zip',
       '/v1/styles',
       '/v1/subjects/{subjectId}',
       '/v1/usage',

@@ -49,7 +49,7 @@ export function registerAccessTokenRoutes(app: FastifyInstance, ctx: ApiContext)
       url: `/${kind}s/:id/access-tokens`,
       schema: {
         summary: `A browser access token for this ${kind}: read-only, this run only, expiring`,
-        description: `The token opens GET /v1/${kind}s/{id} and GET /v1/${kind}s/{id}/events${kind === 'campaign' ? ' and its results (results.csv, results.jsonl)' : ''} of this ${kind} only, as the bearer token or as \`?access_token=\`; its archived avatar links need no token. Another run answers as an unknown id, any other route 401. It expires after ttlSeconds (default 1 hour, at most 24 hours) and stops working when the run is erased. It holds the tenant, the run (as a digest) and the expiry, signed with API_ACCESS_TOKEN_SECRET.`,
+        description: `The token opens GET /v1/${kind}s/{id} and GET /v1/${kind}s/{id}/events${kind === 'campaign' ? ', its summary and its results (results.csv, results.jsonl)' : ', its styles\u2019 avatars as zips'} of this ${kind} only, as the bearer token or as \`?access_token=\`; its archived avatar links need no token. Another run answers as an unknown id, any other route 401. It expires after ttlSeconds (default 1 hour, at most 24 hours) and stops working when the run is erased. It holds the tenant, the run (as a digest) and the expiry, signed with API_ACCESS_TOKEN_SECRET.`,
         tags: [`${kind}s`],
         security: [{ [BEARER_SCHEME]: [] }],
         params: z.object({

@@ -48,7 +48,15 @@ export function registerPipelineEventsRoute(app: FastifyInstance, ctx: ApiContex
       await streamProgressEvents<PipelineProgress, PipelineResult>(request, reply, ctx.progressHub, id, {
         afterVersion: after,
         // Each done style's avatars with links to their archived copies, as GET /pipelines/{id} serves them.
-        presentProgress: (progress) => linkProgressAvatars(progress, ctx.store, ctx.linkSigner, origin),
+        presentProgress: (progress) =>
+          linkProgressAvatars(
+            progress,
+            ctx.store,
+            ctx.linkSigner,
+            origin,
+            Date.now(),
+            ctx.config.api.archiveLinkTtlSeconds,
+          ),
       });
     },
   });

@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errorBodySchema } from '../api-error';
 import type { ApiContext } from '../api-context';
-import { linkArchivedAvatars, linkProgressAvatars } from '../archive-links';
+import { linkArchivedAvatars, linkProgressAvatars, linksExpiry } from '../archive-links';
 import { BEARER_SCHEME } from '../openapi';
 import { pipelineStatus } from '../pipeline-view';
-import { pipelineIdParamsSchema, pipelineStatusSchema } from '../response-schemas';
+import { pipelineIdParamsSchema, pipelineStatusSchema, type PipelineStatus } from '../response-schemas';
 
 export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContext): void {
   app.withTypeProvider<ZodTypeProvider>().route({
@@ -32,15 +32,24 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
         ctx.links(request.params.id),
       );
       const origin = archiveOrigin(ctx, request);
+      const nowMs = Date.now();
+      const ttl = ctx.config.api.archiveLinkTtlSeconds;
       const progress =
-        status.progress && (await linkProgressAvatars(status.progress, ctx.store, ctx.linkSigner, origin));
-      const linked = { ...status, ...(progress ? { progress } : {}) };
+        status.progress &&
+        (await linkProgressAvatars(status.progress, ctx.store, ctx.linkSigner, origin, nowMs, ttl));
       // A training run's result has no avatars to link.
-      if (status.result === undefined || !('generations' in status.result)) return linked;
-      return {
-        ...linked,
-        result: await linkArchivedAvatars(status.result, ctx.store, ctx.linkSigner, origin),
+      const result =
+        status.result === undefined || !('generations' in status.result)
+          ? status.result
+          : await linkArchivedAvatars(status.result, ctx.store, ctx.linkSigner, origin, nowMs, ttl);
+      const linked = {
+        ...status,
+        ...(progress ? { progress } : {}),
+        ...(result ? { result } : {}),
       };
+      return hasArchivedLinks(linked)
+        ? { ...linked, linksExpireAt: linksExpiry(nowMs, ttl).toISOString() }
+        : linked;
     },
   });
 }
@@ -48,4 +57,15 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
 /** Where archive links point: the configured public address, else the address this request came to (its Host header). */
 export function archiveOrigin(ctx: ApiContext, request: FastifyRequest): string {
   return ctx.config.api.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/** Whether an answer hands out any archived-avatar link (and so says when they expire). */
+function hasArchivedLinks(status: PipelineStatus): boolean {
+  const avatars = [
+    ...(status.progress?.styles ?? []).flatMap((style) => style.avatars ?? []),
+    ...(status.result && 'generations' in status.result ? status.result.generations : []).flatMap(
+      (generation) => generation.avatars,
+    ),
+  ];
+  return avatars.some((avatar) => avatar.archivedUrl !== undefined);
 }

@@ -224,6 +224,9 @@ export const envSchema = z.object({
   ).describe(
     "The API's address as clients reach it (e.g. https://avatars.example.com, a path prefix allowed): the base of the links it hands out to archived avatars of a filesystem store. Unset: each answer takes the origin from the request's Host header, which a client can set to anything; set it in production.",
   ),
+  API_ARCHIVE_LINK_TTL_SECONDS: withDefault(positiveInt, 15 * 60).describe(
+    'How long a link to an archived avatar (`archivedUrl`, a presigned S3 URL or the API\u2019s own signed link) works, in seconds. Every status answer signs fresh ones and says when they stop working (`linksExpireAt`); the console asks again before then.',
+  ),
   BLOB_DIR: withDefault(z.string().min(1), '.blobs').describe(
     'The filesystem blob store (uploaded selfies, archived avatars) when STORAGE_URL is unset. Workers read uploads through the store, not through IMAGE_ROOTS, and it must lie outside every IMAGE_ROOTS entry; workers on other machines need it shared, or an S3 STORAGE_URL.',
   ),
