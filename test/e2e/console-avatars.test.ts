@@ -183,7 +183,7 @@ describe('avatars in the console', () => {
       await page.goto(`${stack.apiUrl}/console/`);
       await page.getByLabel('API token').fill(TOKEN);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('navigation', { name: 'Console' }).waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
     },
     RUN_MS,
   );

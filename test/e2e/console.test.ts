@@ -664,7 +664,7 @@ describe('the web console', () => {
         expect(await table.getByRole('row').nth(1).getByRole('link').textContent()).toBe(newest),
       );
       await checkAccessibility('runs');
-      await page.getByLabel('Subject').fill('console-ana');
+      await page.getByRole('textbox', { name: 'Subject' }).fill('console-ana');
       await page.getByRole('button', { name: 'Filter' }).click();
       // The first run and what was generated later under its model are the subject's.
       const ofAna = (await runsOfApi('&subjectId=console-ana')).map((r) => r.workflowId);
@@ -1051,7 +1051,7 @@ describe('the web console', () => {
             await tab.getByRole('table', { name: 'Invalid rows' }).waitFor();
             await checkScreen('campaigns with invalid rows', screen, tab);
             await goOn(tab, screen, 'Subjects');
-            await tab.getByLabel('Subject').waitFor();
+            await tab.getByRole('textbox', { name: 'Subject' }).waitFor();
             await checkScreen('subjects', screen, tab);
             await goOn(tab, screen, 'Usage');
             await tab.getByText(/credits spent/).waitFor();
@@ -1157,7 +1157,7 @@ describe('the web console', () => {
     async () => {
       await go('Subjects');
       await checkAccessibility('subjects');
-      await page.getByLabel('Subject').fill('console-ana');
+      await page.getByRole('textbox', { name: 'Subject' }).fill('console-ana');
       await page.getByRole('button', { name: 'Erase subject…' }).click();
       const dialog = page.getByRole('dialog', { name: 'Erase console-ana?' });
       await dialog.waitFor();
