@@ -52,7 +52,7 @@ export function CampaignSubjects(props: {
       {summary === undefined ? (
         !error && <p role="status">Loading subjects…</p>
       ) : (
-        <table class="cards">
+        <table>
           <caption>
             {subjects.length > SHOWN
               ? `The first ${SHOWN} of ${subjects.length}: the results CSV holds them all`
