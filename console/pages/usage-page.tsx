@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { callApi, messageOf } from '../api';
 import type { Usage } from '../api-types';
@@ -60,54 +61,64 @@ function UsageView({ usage }: { usage: Usage }) {
       </p>
       <BudgetBar usage={usage} />
       <h2>By kind</h2>
-      <table class="cards">
-        <thead>
-          <tr>
-            <th scope="col">Kind</th>
-            <th scope="col">Orders</th>
-            <th scope="col">Credits</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(Object.keys(KIND_WORDS) as Array<keyof Usage['byKind']>).map((kind) => (
-            <tr key={kind}>
-              <th scope="row" data-label="Kind">
-                {KIND_WORDS[kind]}
-              </th>
-              <td data-label="Orders">{usage.byKind[kind].orders}</td>
-              <td data-label="Credits">{usage.byKind[kind].credits}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <TallyTable
+        heading="Kind"
+        rows={(Object.keys(KIND_WORDS) as Array<keyof Usage['byKind']>).map((kind) => ({
+          key: kind,
+          name: KIND_WORDS[kind],
+          tally: usage.byKind[kind],
+        }))}
+      />
       <h2>By campaign</h2>
       {campaigns.length === 0 ? (
         <p>No campaign work {period}.</p>
       ) : (
-        <table class="cards">
-          <thead>
-            <tr>
-              <th scope="col">Campaign</th>
-              <th scope="col">Orders</th>
-              <th scope="col">Credits</th>
-            </tr>
-          </thead>
-          <tbody>
-            {campaigns.map(([id, tally]) => (
-              <tr key={id}>
-                <th scope="row" data-label="Campaign">
-                  <a class="id" href={href(['campaigns', id])}>
-                    {id}
-                  </a>
-                </th>
-                <td data-label="Orders">{tally.orders}</td>
-                <td data-label="Credits">{tally.credits}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TallyTable
+          heading="Campaign"
+          rows={campaigns.map(([id, tally]) => ({
+            key: id,
+            name: (
+              <a class="id" href={href(['campaigns', id])}>
+                {id}
+              </a>
+            ),
+            tally,
+          }))}
+        />
       )}
     </>
+  );
+}
+
+/** Orders and credits, one row per kind or campaign. */
+function TallyTable({
+  heading,
+  rows,
+}: {
+  heading: string;
+  rows: Array<{ key: string; name: ComponentChildren; tally: { orders: number; credits: number } }>;
+}) {
+  return (
+    <table class="cards">
+      <thead>
+        <tr>
+          <th scope="col">{heading}</th>
+          <th scope="col">Orders</th>
+          <th scope="col">Credits</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.key}>
+            <th scope="row" data-label={heading}>
+              {row.name}
+            </th>
+            <td data-label="Orders">{row.tally.orders}</td>
+            <td data-label="Credits">{row.tally.credits}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
