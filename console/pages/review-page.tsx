@@ -6,7 +6,7 @@ import { galleryOfProgress, useSteadyLinks, type GalleryAvatar } from '../parts/
 import { useFreshLinks } from '../fresh-links';
 import { PageHeading } from '../parts/page-heading';
 import { ReviewLink } from '../parts/review-link';
-import { styleName, useStyles, type Style } from '../parts/style-choices';
+import { styleName, useRunStyles, type Style } from '../parts/style-choices';
 import { href } from '../router';
 import { isOpen, useRunStatus } from '../run-status';
 import { savedSharedLink } from '../session';
@@ -44,8 +44,8 @@ const GATE_WORDS: Record<Review['state'], string> = {
  * `viaLink`: opened from a review link, whose token reads and decides on this run only.
  */
 export function ReviewPage({ workflowId, viaLink = false }: { workflowId: string; viaLink?: boolean }) {
-  const { styles } = useStyles(!viaLink);
   const { status, progress, error, setProgress, reload } = useRunStatus(workflowId);
+  const styles = useRunStyles(status, !viaLink);
   const [notice, setNotice] = useState('');
   const [refusal, setRefusal] = useState('');
   const [busy, setBusy] = useState(false);

@@ -9,7 +9,7 @@ import { AvatarGallery, galleryOfProgress, galleryOfResult, useSteadyLinks } fro
 import { PageHeading } from '../parts/page-heading';
 import { ProgressBars } from '../parts/progress-bars';
 import { ShareLink } from '../parts/share-link';
-import { styleName, useStyles } from '../parts/style-choices';
+import { styleName, useRunStyles } from '../parts/style-choices';
 import { href, navigate } from '../router';
 import { isOpen, useRunStatus } from '../run-status';
 import { formatDuration } from '@avatar-pipeline/client/contracts/format-duration';
@@ -29,8 +29,8 @@ const STREAM_WORDS: Record<StreamState, string> = {
  * share a read-only link). `readOnly`: opened from a shared link, whose token reads this run only.
  */
 export function RunPage({ workflowId, readOnly = false }: { workflowId: string; readOnly?: boolean }) {
-  const { styles } = useStyles(!readOnly);
   const { status, progress, stream, error, reload: load } = useRunStatus(workflowId);
+  const styles = useRunStyles(status, !readOnly);
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
 

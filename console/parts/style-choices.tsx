@@ -29,6 +29,18 @@ export function useStyles(
   return { styles, error };
 }
 
+/**
+ * The names of a run's styles: the status answer names them (a shared or review link's token reads
+ * nothing else); a signed-in tab falls back on the catalogue while the provider cannot be asked.
+ */
+export function useRunStyles(
+  status: { styleNames?: Style[] } | undefined,
+  signedIn: boolean,
+): Style[] | undefined {
+  const { styles } = useStyles(signedIn);
+  return status?.styleNames ?? styles;
+}
+
 function keptStyles(): Style[] | undefined {
   try {
     const kept: unknown = JSON.parse(sessionStorage.getItem(STYLES_KEY) ?? 'null');

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AppConfig } from '../config/load-config';
 import type { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import type { Style } from '@avatar-pipeline/client/provider/schemas';
 import type { AccessTokenSigner } from './access-tokens';
 import type { BlobLinkSigner, BlobStore } from '../storage';
 import { pipelineLinks, type PipelineLinks } from './links';
@@ -40,8 +41,8 @@ export interface ApiContext {
   liveLists: LiveLists;
   /** The tenants file's campaign settings of a tenant (fairness weight, priority ceiling), when it has any. */
   tenantCampaignSettings?: (tenant: string) => TenantCampaignSettings | undefined;
-  /** The provider's style ids (cached), or undefined while the provider cannot be asked. */
-  offeredStyles(): Promise<number[] | undefined>;
+  /** The provider's styles (cached), or undefined while the provider cannot be asked. */
+  offeredStyles(): Promise<Style[] | undefined>;
 }
 
 export function createApiContext(parts: Omit<ApiContext, 'links' | 'offeredStyles'>): ApiContext {

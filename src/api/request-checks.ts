@@ -19,12 +19,12 @@ export async function checkRequest(
     callbacks: AppConfig['callbacks'];
     /** Only for references given by the caller; uploaded selfies are the API's own files. */
     imageAccess?: ImageAccessPolicy;
-    /** The provider's style ids, or undefined when they cannot be had (the styles go unchecked). */
-    offeredStyles?: () => Promise<number[] | undefined>;
+    /** The provider's styles, or undefined when they cannot be had (the styles go unchecked). */
+    offeredStyles?: () => Promise<ReadonlyArray<{ id: number }> | undefined>;
   },
 ): Promise<void> {
   const issues: ApiIssue[] = [];
-  const offered = await options.offeredStyles?.();
+  const offered = (await options.offeredStyles?.())?.map((style) => style.id);
   if (offered) {
     input.styles.forEach((style, index) => {
       if (!offered.includes(style)) {

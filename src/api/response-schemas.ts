@@ -193,6 +193,13 @@ export const PIPELINE_STATES = [
 ] as const;
 export type PipelineState = (typeof PIPELINE_STATES)[number];
 
+/** A style as the provider names it. */
+const namedStyleSchema = answering<Pick<Style, 'id' | 'name'>>()(
+  z.object({ id: z.number(), name: z.string() }),
+);
+
+export const stylesSchema = z.object({ styles: z.array(namedStyleSchema) }).meta({ id: 'Styles' });
+
 export const pipelineStatusSchema = z
   .object({
     workflowId: z.string(),
@@ -223,6 +230,12 @@ export const pipelineStatusSchema = z
       .describe(
         'The retry of the styles that did not end DONE (POST /v1/pipelines/{workflowId}/retry), once one was started: asking again answers this one',
       ),
+    styleNames: z
+      .array(namedStyleSchema)
+      .optional()
+      .describe(
+        "The names of the run's styles, as GET /v1/styles lists them (a shared link's token cannot read that list); missing while the provider cannot be asked",
+      ),
     linksExpireAt: z.iso
       .datetime()
       .optional()
@@ -237,12 +250,6 @@ export type PipelineStatus = z.infer<typeof pipelineStatusSchema>;
 export const cancelAcceptedSchema = z
   .object({ workflowId: z.string(), state: z.literal('cancelling'), links: linksSchema })
   .meta({ id: 'PipelineCancelling' });
-
-export const stylesSchema = z
-  .object({
-    styles: z.array(answering<Pick<Style, 'id' | 'name'>>()(z.object({ id: z.number(), name: z.string() }))),
-  })
-  .meta({ id: 'Styles' });
 
 export const healthSchema = z.object({ status: z.string() });
 

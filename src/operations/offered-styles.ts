@@ -1,6 +1,7 @@
 import { ConfigError } from '@avatar-pipeline/client/config/config-error';
 import { loadConfig } from '../config/load-config';
 import { ProviderClient } from '@avatar-pipeline/client/provider/client';
+import type { Style } from '@avatar-pipeline/client/provider/schemas';
 
 /** The list changes rarely; asking once in a while keeps start requests off the provider's quota. */
 const KNOWN_FOR_MS = 5 * 60_000;
@@ -32,27 +33,27 @@ export async function askOfferedStyles(note: (line: string) => void): Promise<nu
 }
 
 /**
- * The provider's style ids for checking start requests in a long-running server (the API), cached: undefined while the provider
- * cannot be asked (then unknown ids are left for the pipeline to refuse).
+ * The provider's styles for a long-running server (the API), cached: the ids check start requests,
+ * the names label a run's styles in its status answer. Undefined while the provider cannot be asked
+ * (then unknown ids are left for the pipeline to refuse, and styles go unnamed).
  */
 export function offeredStylesCache(
   provider: Pick<ProviderClient, 'listStyles'>,
   now: () => number = Date.now,
-): () => Promise<number[] | undefined> {
-  let cached: { ids: number[] | undefined; until: number } | undefined;
-  let asking: Promise<number[] | undefined> | undefined;
+): () => Promise<Style[] | undefined> {
+  let cached: { styles: Style[] | undefined; until: number } | undefined;
+  let asking: Promise<Style[] | undefined> | undefined;
   return () => {
-    if (cached && now() < cached.until) return Promise.resolve(cached.ids);
+    if (cached && now() < cached.until) return Promise.resolve(cached.styles);
     asking ??= provider
       .listStyles({ timeoutMs: ASK_TIMEOUT_MS })
       .then(
         (styles) => {
-          const ids = styles.map((style) => style.id);
-          cached = { ids, until: now() + KNOWN_FOR_MS };
-          return ids;
+          cached = { styles, until: now() + KNOWN_FOR_MS };
+          return styles;
         },
         () => {
-          cached = { ids: undefined, until: now() + UNKNOWN_FOR_MS };
+          cached = { styles: undefined, until: now() + UNKNOWN_FOR_MS };
           return undefined;
         },
       )

@@ -11,10 +11,10 @@ import { killAllSpawned, requireCompiledCli } from '../helpers/worker-process';
 /*
  * The avatars of a run in the console, against a real stack (dev server, simulator, `avatar-pipeline
  * worker` and `api`): a thumbnail opens its avatar full size in a modal dialog that offers it as a
- * download and moves to the next one by keyboard, a style's avatars come as one zip, and a tab left
- * open past the archived links' lifetime (API_ARCHIVE_LINK_TTL_SECONDS, made short here) still shows
- * every avatar as it is scrolled to, because the page fetched fresh links before the old ones
- * expired. A campaign's page lists its subjects with links that open their runs.
+ * download and moves to the next one by keyboard or, on a phone, by a swipe, a style's avatars
+ * come as one zip, and a tab left open past the archived links' lifetime
+ * (API_ARCHIVE_LINK_TTL_SECONDS, made short here) still shows every avatar as it is scrolled to,
+ * because the page fetched fresh links before the old ones expired. A campaign's page lists its subjects with links that open their runs.
  */
 const ROOT = path.join(__dirname, '..', '..');
 const TOKEN = 'console-avatars-token-0123456789';
@@ -287,6 +287,62 @@ describe('avatars in the console', () => {
         60_000,
       );
       expect(await images.last().getAttribute('src')).not.toBe(firstSrcOfLast);
+    },
+    STEP_MS,
+  );
+
+  it(
+    'on a phone, a swipe across the open avatar shows the next or the previous one',
+    async () => {
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+      });
+      try {
+        const tab = await phone.newPage();
+        await tab.goto(`${stack.apiUrl}/console/`);
+        await tab.getByLabel('API token').fill(TOKEN);
+        await tab.getByRole('button', { name: 'Sign in' }).tap();
+        await tab.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+        await tab.goto(`${stack.apiUrl}/console/#/runs/${encodeURIComponent(workflowId)}`);
+        const style = styleNames[0]!;
+        await tab
+          .getByRole('button', { name: new RegExp(`^${style} avatar \\d+$`) })
+          .first()
+          .tap();
+        const shown = (n: number) =>
+          tab.getByRole('dialog', { name: `${style} avatars: ${n} of ${AVATARS_PER_STYLE}` });
+        await shown(1).waitFor();
+        // Real touches, as a finger makes them: the browser turns them into pointer events.
+        const touch = await phone.newCDPSession(tab);
+        const box = (await tab.getByRole('dialog').getByRole('img').boundingBox())!;
+        const swipe = async (dx: number, dy: number) => {
+          const x = box.x + box.width / 2;
+          const y = box.y + box.height / 2;
+          await touch.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+          for (let step = 1; step <= 5; step++) {
+            await touch.send('Input.dispatchTouchEvent', {
+              type: 'touchMove',
+              touchPoints: [{ x: x + (dx * step) / 5, y: y + (dy * step) / 5 }],
+            });
+          }
+          await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+        };
+        await swipe(-150, 10);
+        await shown(2).waitFor();
+        await swipe(150, -10);
+        await shown(1).waitFor();
+        // Back from the first wraps round to the last. A move mostly down is no swipe: the next
+        // swipe on from the last wraps to the first only if that move changed nothing.
+        await swipe(150, 0);
+        await shown(AVATARS_PER_STYLE).waitFor();
+        await swipe(20, 160);
+        await swipe(-150, 0);
+        await shown(1).waitFor();
+      } finally {
+        await phone.close();
+      }
     },
     STEP_MS,
   );

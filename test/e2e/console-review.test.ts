@@ -88,8 +88,11 @@ interface Status {
   };
 }
 
+/** The simulator's names of the run's styles: the review page names them although its link's token cannot read GET /v1/styles. */
+const NAMES: Record<number, string> = { 3: 'Watercolor', 7: 'Film Noir', 12: 'Pixel Hero' };
+
 const styleSection = (styleId: number) =>
-  page.getByRole('region', { name: new RegExp(`^Style ${styleId} `) });
+  page.getByRole('region', { name: new RegExp(`^${NAMES[styleId]!} `) });
 
 test(
   'a reviewer with a review link approves, regenerates and decides avatars on a phone; only approved work is delivered',
@@ -152,21 +155,21 @@ test(
       });
     }
 
-    // Style 3, with the keyboard: the button takes the focus and Enter presses it.
-    const approve3 = page.getByRole('button', { name: 'Approve Style 3', exact: true });
+    // Watercolor (3), with the keyboard: the button takes the focus and Enter presses it.
+    const approve3 = page.getByRole('button', { name: 'Approve Watercolor', exact: true });
     await approve3.focus();
     await page.keyboard.press('Enter');
     await styleSection(3).getByText('approved', { exact: true }).waitFor();
     expect(await styleSection(3).getByText('Approved', { exact: true }).count()).toBe(2);
 
-    // Style 7, by touch: regenerate. Its old avatars leave the page until the new order is in.
+    // Film Noir (7), by touch: regenerate. Its old avatars leave the page until the new order is in.
     const before = (await api<Status>('GET', runPath)).body.progress!.review!.styles.find(
       (s) => s.styleId === 7,
     )!;
-    await page.getByRole('button', { name: 'Regenerate Style 7', exact: true }).tap();
-    await page.getByRole('status').filter({ hasText: 'Regenerate Style 7: done.' }).waitFor();
+    await page.getByRole('button', { name: 'Regenerate Film Noir', exact: true }).tap();
+    await page.getByRole('status').filter({ hasText: 'Regenerate Film Noir: done.' }).waitFor();
 
-    // Style 12, avatar by avatar: the first rejected, the second approved; the style is then decided.
+    // Pixel Hero (12), avatar by avatar: the first rejected, the second approved; the style is then decided.
     const avatars12 = styleSection(12).getByRole('img');
     const [first, second] = await Promise.all([0, 1].map((i) => avatars12.nth(i).getAttribute('alt')));
     await page.getByRole('button', { name: `Reject ${first!}` }).tap();
@@ -178,7 +181,7 @@ test(
     await styleSection(7).getByText('awaiting your decision').waitFor({ timeout: STEP_MS });
     await styleSection(7).getByRole('img').first().waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await page.getByRole('button', { name: 'Approve Style 7', exact: true }).tap();
+    await page.getByRole('button', { name: 'Approve Film Noir', exact: true }).tap();
     await page.getByText('The review is done: every style is decided.').waitFor({ timeout: STEP_MS });
 
     await waitFor(
@@ -193,7 +196,7 @@ test(
     expect(review.regenerated).toEqual([{ styleId: 7, orderIds: [before.orderId] }]);
     const delivered = Object.fromEntries(done.result!.generations.map((g) => [g.styleId, g]));
     expect(delivered[7]!.orderId).not.toBe(before.orderId);
-    expect(delivered[12]!.avatars.map((a) => `Style 12 avatar ${a.avatarId}`)).toEqual([second]);
+    expect(delivered[12]!.avatars.map((a) => `Pixel Hero avatar ${a.avatarId}`)).toEqual([second]);
     expect(delivered[3]!.avatars).toHaveLength(2);
     // Exactly one new order for the regenerated style: four generation orders in all.
     expect(stack.sim.stats().totals).toMatchObject({ modelsCreated: 1, generationOrdersCreated: 4 });

@@ -597,6 +597,10 @@ describe('the web console', () => {
         await eventually(async () =>
           expect(await tab.getByRole('progressbar').count()).toBeGreaterThanOrEqual(3),
         );
+        // The styles by name, as the run's status answers them: the token cannot read GET /v1/styles.
+        for (const style of ['Watercolor', 'Pop Art'])
+          await tab.getByRole('progressbar', { name: style, exact: true }).waitFor();
+        expect(await tab.getByRole('img', { name: /^Style \d+ avatar/ }).count()).toBe(0);
         expect(await loadedAvatars(tab)).toBeGreaterThanOrEqual(2);
         // Read-only: no navigation to other pages, no action on the run.
         expect(await tab.getByRole('navigation').count()).toBe(0);

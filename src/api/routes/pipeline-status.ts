@@ -42,14 +42,17 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
         status.result === undefined || !('generations' in status.result)
           ? status.result
           : await linkArchivedAvatars(status.result, ctx.store, ctx.linkSigner, origin, nowMs, ttl);
-      const linked = {
+      const linked: PipelineStatus = {
         ...status,
         ...(progress ? { progress } : {}),
         ...(result ? { result } : {}),
       };
-      return hasArchivedLinks(linked)
-        ? { ...linked, linksExpireAt: linksExpiry(nowMs, ttl).toISOString() }
-        : linked;
+      const styleNames = namesOfStyles(linked, await ctx.offeredStyles());
+      return {
+        ...linked,
+        ...(styleNames ? { styleNames } : {}),
+        ...(hasArchivedLinks(linked) ? { linksExpireAt: linksExpiry(nowMs, ttl).toISOString() } : {}),
+      };
     },
   });
 }
@@ -57,6 +60,26 @@ export function registerPipelineStatusRoute(app: FastifyInstance, ctx: ApiContex
 /** Where archive links point: the configured public address, else the address this request came to (its Host header). */
 export function archiveOrigin(ctx: ApiContext, request: FastifyRequest): string {
   return ctx.config.api.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/** The ids of the styles a run answers about, in progress or in its result. */
+function styleIdsOf(status: PipelineStatus): Set<number> {
+  return new Set([
+    ...(status.progress?.styles ?? []).map((style) => style.styleId),
+    ...(status.result && 'generations' in status.result ? status.result.generations : []).map(
+      (generation) => generation.styleId,
+    ),
+  ]);
+}
+
+/** The run's styles by name, from the provider's cached list; undefined when it has none to name. */
+function namesOfStyles(
+  status: PipelineStatus,
+  offered: ReadonlyArray<{ id: number; name: string }> | undefined,
+): Array<{ id: number; name: string }> | undefined {
+  const ids = styleIdsOf(status);
+  const named = (offered ?? []).filter((style) => ids.has(style.id)).map(({ id, name }) => ({ id, name }));
+  return named.length > 0 ? named : undefined;
 }
 
 /** Whether an answer hands out any archived-avatar link (and so says when they expire). */

@@ -52,7 +52,7 @@ export function registerStartCampaignRoute(app: FastifyInstance, ctx: ApiContext
     },
     handler: async (request, reply) => {
       const form = request.isMultipart() ? await readManifestForm(request) : readJsonBody(request.body);
-      const knownStyles = await ctx.offeredStyles();
+      const knownStyles = (await ctx.offeredStyles())?.map((style) => style.id);
       const check = {
         imageAccess: ctx.config.imageAccess,
         ...(knownStyles ? { knownStyles } : {}),

@@ -13,8 +13,8 @@ describe('offeredStylesCache', () => {
     };
     const offered = offeredStylesCache(provider, () => now);
     expect(await Promise.all([offered(), offered()])).toEqual([
-      [3, 5],
-      [3, 5],
+      [{ id: 3 }, { id: 5 }],
+      [{ id: 3 }, { id: 5 }],
     ]);
     now += 60_000;
     await offered();
@@ -41,6 +41,6 @@ describe('offeredStylesCache', () => {
     expect(await offered()).toBeUndefined();
     expect(asked).toBe(1);
     now += 30_000;
-    expect(await offered()).toEqual([7]);
+    expect(await offered()).toEqual([{ id: 7 }]);
   });
 });
