@@ -25,6 +25,12 @@ export function sampleOf(progress: CampaignProgress): ThroughputSample {
 const WIDTH = 640;
 const HEIGHT = 260;
 const PAD = { left: 48, right: 48, top: 16, bottom: 36 };
+/**
+ * Room above each axis's highest figure. Unequal, so a full window and the quota (each its own
+ * axis's highest figure while a campaign runs at its bound) are drawn apart, not one over the other.
+ */
+const RATE_HEADROOM = 1.1;
+const WINDOW_HEADROOM = 1.35;
 
 /**
  * Accepted provider requests/s against the quota (left axis) and the in-flight window (right
@@ -35,8 +41,8 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
   const last = points[points.length - 1];
   const maxT = Math.max(1_000, ...points.map((p) => p.elapsedMs));
   const rates = points.flatMap((p) => [p.servedRps ?? 0, p.quotaRps ?? 0]);
-  const maxRate = Math.max(1, ...rates) * 1.1;
-  const maxWindow = Math.max(1, ...points.flatMap((p) => [p.windowSize, p.inFlight])) * 1.1;
+  const maxRate = Math.max(1, ...rates) * RATE_HEADROOM;
+  const maxWindow = Math.max(1, ...points.flatMap((p) => [p.windowSize, p.inFlight])) * WINDOW_HEADROOM;
   const x = (t: number) => PAD.left + ((WIDTH - PAD.left - PAD.right) * t) / maxT;
   const yRate = (r: number) => HEIGHT - PAD.bottom - ((HEIGHT - PAD.top - PAD.bottom) * r) / maxRate;
   const yWindow = (w: number) => HEIGHT - PAD.bottom - ((HEIGHT - PAD.top - PAD.bottom) * w) / maxWindow;
@@ -93,14 +99,14 @@ export function ThroughputChart({ samples }: { samples: ThroughputSample[] }) {
           x2={WIDTH - PAD.right}
           y2={HEIGHT - PAD.bottom}
         />
-        <text class="tick" x={PAD.left - 6} y={yRate(maxRate / 1.1) + 4} text-anchor="end">
-          {(maxRate / 1.1).toFixed(1)}
+        <text class="tick" x={PAD.left - 6} y={yRate(maxRate / RATE_HEADROOM) + 4} text-anchor="end">
+          {(maxRate / RATE_HEADROOM).toFixed(1)}
         </text>
         <text class="tick" x={PAD.left - 6} y={HEIGHT - PAD.bottom + 4} text-anchor="end">
           0
         </text>
-        <text class="tick" x={WIDTH - PAD.right + 6} y={yWindow(maxWindow / 1.1) + 4}>
-          {Math.round(maxWindow / 1.1)}
+        <text class="tick" x={WIDTH - PAD.right + 6} y={yWindow(maxWindow / WINDOW_HEADROOM) + 4}>
+          {Math.round(maxWindow / WINDOW_HEADROOM)}
         </text>
         <text class="tick" x={WIDTH - PAD.right + 6} y={HEIGHT - PAD.bottom + 4}>
           0
