@@ -1,11 +1,9 @@
 import path from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyInstance } from 'fastify';
 import { createApiServer } from '../../../src/api/server';
-import { TenantAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
 import type { Style } from '@avatar-pipeline/client/provider/schemas';
+import { fakeTemporalClient } from '../../helpers/fake-temporal-client';
 import { logSink } from '../../helpers/log-sink';
 import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
@@ -31,28 +29,6 @@ const OFFERED = [
   { id: 12, name: 'Anime' },
 ] as Style[];
 
-/** Just enough of a Temporal client for one running run's status and access tokens. */
-function fakeTemporal(): Client {
-  const getHandle = (id: string) => ({
-    describe: async () => {
-      if (id !== RUN) throw new WorkflowNotFoundError('not found', id, undefined);
-      return {
-        type: WORKFLOW_TYPES.pipeline,
-        runId: `${id}-run`,
-        status: { name: 'RUNNING' },
-        startTime: new Date('2026-12-01T09:00:00Z'),
-        typedSearchAttributes: new TypedSearchAttributes([{ key: TenantAttribute, value: 'acme' }]),
-      };
-    },
-    query: async () => PROGRESS,
-  });
-  return {
-    workflow: { getHandle },
-    withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
-    connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
-  } as unknown as Client;
-}
-
 async function startApi(listStyles: () => Promise<Style[]>): Promise<{ app: FastifyInstance; base: string }> {
   const root = temporaryDirectory('style-names-');
   const config = testConfig({ taskQueue: 'q', providerUrl: 'http://127.0.0.1:1', imageRoots: [root] });
@@ -67,7 +43,14 @@ async function startApi(listStyles: () => Promise<Style[]>): Promise<{ app: Fast
       },
       storage: fsStorage(path.join(root, 'blobs')),
     },
-    client: fakeTemporal(),
+    client: fakeTemporalClient({
+      [RUN]: {
+        type: WORKFLOW_TYPES.pipeline,
+        tenant: 'acme',
+        progress: PROGRESS,
+        startTime: new Date('2026-12-01T09:00:00Z'),
+      },
+    }),
     provider: { listStyles } as never,
     logger: { level: 'warn', stream: logSink(() => undefined) },
   });

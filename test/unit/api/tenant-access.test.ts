@@ -1,14 +1,13 @@
 import path from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { AccessTokenSigner } from '../../../src/api/access-tokens';
 import { createApiServer, DEFAULT_API_LIMITS } from '../../../src/api/server';
 import { ROUTE_ACCESS } from '../../../src/api/route-access';
 import type { AppConfig } from '../../../src/config/load-config';
 import { tenantsFileSchema } from '../../../src/config/tenants';
-import { TenantAttribute } from '@avatar-pipeline/client/contracts/search-attributes';
 import { WORKFLOW_TYPES } from '@avatar-pipeline/client/contracts/workflow-definitions';
+import { fakeTemporalClient, type FakeRun } from '../../helpers/fake-temporal-client';
 import { logSink } from '../../helpers/log-sink';
 import { fsStorage, testConfig } from '../../helpers/pipeline-worker';
 import { temporaryDirectory } from '../../helpers/temp-dir';
@@ -33,7 +32,7 @@ const REVIEW_PROGRESS = {
 };
 
 /** Runs the fake Temporal knows, by id: their workflow type and tenant (AvatarTenant; none: started outside the package), and progress. */
-const RUNS: Record<string, { type: string; tenant?: string; progress?: unknown }> = {
+const RUNS: Record<string, FakeRun> = {
   'acme.run-review': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme', progress: REVIEW_PROGRESS },
   'acme.run-x': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
   'acme.run-y': { type: WORKFLOW_TYPES.pipeline, tenant: 'acme' },
@@ -46,21 +45,7 @@ const RUNS: Record<string, { type: string; tenant?: string; progress?: unknown }
 
 /** Just enough of a Temporal client for status, events, cancel and access-token routes on running runs. */
 function fakeTemporal(): Client {
-  const getHandle = (id: string) => ({
-    describe: async () => {
-      const run = RUNS[id];
-      if (run === undefined) throw new WorkflowNotFoundError('not found', id, undefined);
-      return {
-        type: run.type,
-        runId: `${id}-run`,
-        status: { name: 'RUNNING' },
-        startTime: new Date(0),
-        typedSearchAttributes: new TypedSearchAttributes(
-          run.tenant === undefined ? [] : [{ key: TenantAttribute, value: run.tenant }],
-        ),
-      };
-    },
-    query: async () => RUNS[id]?.progress,
+  return fakeTemporalClient(RUNS, {
     cancel: async () => undefined,
     // The review update, as a gate that takes every decision.
     executeUpdate: async (_update: unknown, options: { args: [{ decisions: unknown[] }] }) => ({
@@ -68,11 +53,6 @@ function fakeTemporal(): Client {
       review: REVIEW_PROGRESS.review,
     }),
   });
-  return {
-    workflow: { getHandle },
-    withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
-    connection: { withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn() },
-  } as unknown as Client;
 }
 
 async function apiConfig(): Promise<AppConfig> {
